@@ -1,0 +1,91 @@
+# Whistle — build, test, run, bench. See README.md.
+CC      ?= cc
+PKGS    := libmicrohttpd jansson sqlite3 libsodium
+BUILD   ?= build
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=c17 -Wall -Wextra -Werror -Wshadow -Wformat=2 -D_GNU_SOURCE -Isrc -MMD -MP
+LDLIBS  += -lpthread -lm
+
+# ASan + UBSan build of the same program and suite: make test SANITIZE=1
+ifeq ($(SANITIZE),1)
+BUILD   := build/asan
+CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDFLAGS += -fsanitize=address,undefined
+endif
+
+# Debian packages: build, test and bench needs (make deps installs what is missing)
+DEPS_BUILD := build-essential pkg-config libmicrohttpd-dev libjansson-dev libsqlite3-dev \
+              libsodium-dev
+DEPS_TEST  := libcmocka-dev python3 python3-pytest python3-requests python3-jsonschema \
+              sqlite3 clang-format nodejs npm
+DEPS_BENCH := wrk nginx-light curl sqlite3
+
+SRC_DIRS := src src/util src/store src/domain src/http src/api src/cli
+SRCS     := $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c))
+OBJS     := $(SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/migrations.o $(BUILD)/gen/openapi.o
+LIB_OBJS := $(filter-out $(BUILD)/src/main.o,$(OBJS))
+MIGRATIONS := $(sort $(wildcard src/store/migrations/*.sql))
+
+UNIT_SRCS  := $(wildcard tests/unit/test_*.c)
+UNIT_BINS  := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+
+.PHONY: all deps deps-bench run test unit style lint-openapi bench clean
+
+all: $(BUILD)/whistle
+
+deps:
+	@scripts/deps.sh $(DEPS_BUILD) $(DEPS_TEST)
+
+deps-bench:
+	@scripts/deps.sh $(DEPS_BENCH)
+
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -c $< -o $@
+
+$(BUILD)/gen/migrations.c: $(MIGRATIONS) scripts/embed.sh
+	@mkdir -p $(dir $@)
+	@: > $@
+	@for f in $(MIGRATIONS); do n=$$(basename $$f .sql | cut -d_ -f1); \
+	  scripts/embed.sh migration_$$n $$f >> $@; done
+
+$(BUILD)/gen/openapi.c: src/api/openapi.json scripts/embed.sh
+	@mkdir -p $(dir $@)
+	scripts/embed.sh openapi_json $< > $@
+
+$(BUILD)/gen/%.o: $(BUILD)/gen/%.c
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/whistle: $(OBJS)
+	$(CC) $(LDFLAGS) $^ $(PKG_LIBS) $(LDLIBS) -o $@
+
+$(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) $(LDFLAGS) $< $(LIB_OBJS) $(PKG_LIBS) -lcmocka $(LDLIBS) -o $@
+
+run: deps all
+	$(BUILD)/whistle import --if-empty data/demo.json --db whistle.db
+	$(BUILD)/whistle serve --db whistle.db
+
+style:
+	@scripts/check-banned.sh
+	@clang-format --dry-run --Werror $(SRCS) $(wildcard src/*/*.h) $(UNIT_SRCS)
+
+lint-openapi:
+	@bash tests/lint-openapi.sh
+
+unit: $(UNIT_BINS)
+
+test: deps all unit
+	@WHISTLE_BIN=$(BUILD)/whistle UNIT_BINS="$(UNIT_BINS)" bash tests/run.sh
+
+bench: deps deps-bench all
+	WHISTLE_BIN=$(BUILD)/whistle bash bench/run.sh
+
+clean:
+	rm -rf build
+
+-include $(OBJS:.o=.d)

@@ -1,0 +1,48 @@
+#ifndef WHISTLE_API_API_H
+#define WHISTLE_API_API_H
+
+#include <stddef.h>
+
+#include "http/http.h"
+
+/* The route table of the public API and the human pages (routes.c). */
+extern const struct route api_routes[];
+extern const size_t api_nroutes;
+
+/* Handlers, one file per resource. */
+void api_games_list(struct request *req);
+void api_games_get(struct request *req);
+void api_incidents_list(struct request *req);
+void api_incidents_get(struct request *req);
+void api_openapi(struct request *req);
+void api_healthz(struct request *req);
+void api_readyz(struct request *req);
+
+/* Common list rules (api-v1.md): the shared parameters of both list endpoints. */
+#define API_OFFSET_MAX 100000
+#define API_COMMON_LIST_PARAMS                                                                \
+    {"limit", QP_INT, 1, 100, 20, NULL}, {"offset", QP_INT, 0, API_OFFSET_MAX, 0, NULL},      \
+        {"season", QP_INT, 2000, 2100, 0, NULL}, {"week", QP_INT, 0, 30, 0, NULL},            \
+        {"team_id", QP_ID, 0, 0, 0, NULL}, {"league", QP_ENUM, 0, 0, 0, api_leagues},          \
+        {"season_type", QP_ENUM, 0, 0, 0, api_season_types}, {"from", QP_TIME, 0, 0, 0, NULL}, \
+        {"to", QP_TIME, 0, 0, 0, NULL}
+enum { P_LIMIT, P_OFFSET, P_SEASON, P_WEEK, P_TEAM, P_LEAGUE, P_SEASON_TYPE, P_FROM, P_TO,
+       P_COMMON_COUNT };
+
+extern const char *const api_leagues[];
+extern const char *const api_season_types[];
+
+/* Checks from < to when both are given; answers 400 and returns -1 otherwise. */
+int api_check_range(struct request *req, const struct qp_value *v);
+
+/* The nextOffset of a page: offset + limit when a further record exists and can be asked
+ * for (offset is capped at API_OFFSET_MAX by the spec), else MODEL_NULL. */
+int64_t api_next_offset(int64_t offset, int64_t limit, int more);
+
+/* Answers 400 when the request carries any query parameter (item endpoints take none). */
+int api_no_query(struct request *req);
+
+/* Maps a negative store_rc to a reply (503) and drops a broken connection. */
+void api_store_failed(struct request *req, int rc);
+
+#endif

@@ -1,0 +1,39 @@
+#include <stdio.h>
+
+#include "api/api.h"
+#include "domain/model.h"
+#include "store/store.h"
+#include "util/log.h"
+
+const char *const api_leagues[] = {"college", "nfl", NULL};
+const char *const api_season_types[] = {"preseason", "regular", "postseason", "unknown", NULL};
+
+int api_check_range(struct request *req, const struct qp_value *v)
+{
+    if (v[P_FROM].set && v[P_TO].set && v[P_FROM].i >= v[P_TO].i) {
+        reply_error(req, 400, "query parameter from must be before to");
+        return -1;
+    }
+    return 0;
+}
+
+int64_t api_next_offset(int64_t offset, int64_t limit, int more)
+{
+    if (!more || offset + limit > API_OFFSET_MAX)
+        return MODEL_NULL;
+    return offset + limit;
+}
+
+int api_no_query(struct request *req)
+{
+    struct qp_value none[1];
+    return http_query(req, NULL, 0, none);
+}
+
+void api_store_failed(struct request *req, int rc)
+{
+    if (rc == STORE_GONE || rc == STORE_ERR)
+        store_thread_drop();
+    log_warn("api", "store failure %d on %s rid=%s", rc, req->path, req->id);
+    reply_unavailable(req);
+}

@@ -1,0 +1,92 @@
+/* GET /api/v1/games and GET /api/v1/games/{id} */
+#include "api/api.h"
+#include "api/render.h"
+#include "domain/ids.h"
+#include "store/games.h"
+
+static const char *const game_status_filter[] = {"upcoming", "live", "final", "postponed",
+                                                 "canceled", NULL};
+static const char *const game_sorts[] = {"kickoff", "recent", NULL};
+
+static const struct qp_spec list_params[] = {
+    API_COMMON_LIST_PARAMS,
+    {"status", QP_ENUM, 0, 0, 0, game_status_filter},
+    {"sort", QP_ENUM, 0, 0, 0, game_sorts},
+};
+enum { P_STATUS = P_COMMON_COUNT, P_SORT, P_COUNT };
+
+void api_games_list(struct request *req)
+{
+    struct qp_value v[P_COUNT];
+    if (http_query(req, list_params, P_COUNT, v) < 0 || api_check_range(req, v) < 0)
+        return;
+    struct game_filter f = {
+        .season = v[P_SEASON].set ? v[P_SEASON].i : MODEL_NULL,
+        .week = v[P_WEEK].set ? v[P_WEEK].i : MODEL_NULL,
+        .from = v[P_FROM].set ? v[P_FROM].i : MODEL_NULL,
+        .to = v[P_TO].set ? v[P_TO].i : MODEL_NULL,
+        .team_id = v[P_TEAM].s,
+        .league = v[P_LEAGUE].s,
+        .season_type = v[P_SEASON_TYPE].s,
+        .status = v[P_STATUS].s,
+        .recent = v[P_SORT].set && v[P_SORT].i == 1,
+        .limit = v[P_LIMIT].i,
+        .offset = v[P_OFFSET].i,
+    };
+    struct store *s = store_thread();
+    if (!s) {
+        reply_unavailable(req);
+        return;
+    }
+    struct game *games = NULL;
+    size_t n = 0;
+    bool more = false;
+    int rc = games_list(s, &req->arena, &f, &games, &n, &more);
+    if (rc < 0) {
+        api_store_failed(req, rc);
+        return;
+    }
+    struct jw w;
+    jw_init(&w, &req->out);
+    jw_obj_begin(&w);
+    jw_key(&w, "data");
+    jw_arr_begin(&w);
+    for (size_t i = 0; i < n; i++)
+        render_game(&w, req->cfg->base_url, &games[i]);
+    jw_arr_end(&w);
+    render_pagination(&w, f.limit, f.offset, api_next_offset(f.offset, f.limit, more));
+    jw_obj_end(&w);
+    reply_json(req, 200);
+}
+
+void api_games_get(struct request *req)
+{
+    if (api_no_query(req) < 0)
+        return;
+    if (!entity_id_is_valid(req->param)) {
+        reply_error(req, 400, "game id must be 1 to 255 characters of A-Z a-z 0-9 . _ : ~ -");
+        return;
+    }
+    struct store *s = store_thread();
+    if (!s) {
+        reply_unavailable(req);
+        return;
+    }
+    struct game g;
+    int rc = games_get(s, &req->arena, req->param, &g);
+    if (rc < 0) {
+        api_store_failed(req, rc);
+        return;
+    }
+    if (rc != STORE_ROW) {
+        reply_error(req, 404, "no game with id %s", req->param);
+        return;
+    }
+    struct jw w;
+    jw_init(&w, &req->out);
+    jw_obj_begin(&w);
+    jw_key(&w, "data");
+    render_game(&w, req->cfg->base_url, &g);
+    jw_obj_end(&w);
+    reply_json(req, 200);
+}

@@ -1,0 +1,134 @@
+/* GET /api/v1/incidents and GET /api/v1/incidents/{id} */
+#include "api/api.h"
+#include "api/render.h"
+#include "store/incidents.h"
+#include "util/uuid.h"
+
+static const char *const categories[] = {"penalty", "replay",  "clock",   "spot",
+                                         "targeting", "other", "no_call", "catch", NULL};
+static const char *const maturities[] = {"developing", "corroborated", "explained", "resolved",
+                                         NULL};
+static const char *const incident_sorts[] = {"recent", NULL};
+
+static const struct qp_spec list_params[] = {
+    API_COMMON_LIST_PARAMS,
+    {"status", QP_ENUM, 0, 0, 0, maturities},
+    {"sort", QP_ENUM, 0, 0, 0, incident_sorts},
+    {"game_id", QP_ID, 0, 0, 0, NULL},
+    {"category", QP_ENUM, 0, 0, 0, categories},
+    {"has_verdict", QP_BOOL, 0, 0, 0, NULL},
+};
+enum { P_STATUS = P_COMMON_COUNT, P_SORT, P_GAME, P_CATEGORY, P_HAS_VERDICT, P_COUNT };
+
+void api_incidents_list(struct request *req)
+{
+    struct qp_value v[P_COUNT];
+    if (http_query(req, list_params, P_COUNT, v) < 0 || api_check_range(req, v) < 0)
+        return;
+    struct incident_filter f = {
+        .game_id = v[P_GAME].s,
+        .category = v[P_CATEGORY].s,
+        .status = v[P_STATUS].s,
+        .team_id = v[P_TEAM].s,
+        .league = v[P_LEAGUE].s,
+        .season_type = v[P_SEASON_TYPE].s,
+        .season = v[P_SEASON].set ? v[P_SEASON].i : MODEL_NULL,
+        .week = v[P_WEEK].set ? v[P_WEEK].i : MODEL_NULL,
+        .from = v[P_FROM].set ? v[P_FROM].i : MODEL_NULL,
+        .to = v[P_TO].set ? v[P_TO].i : MODEL_NULL,
+        .has_verdict = v[P_HAS_VERDICT].set ? (int)v[P_HAS_VERDICT].i : -1,
+        .limit = v[P_LIMIT].i,
+        .offset = v[P_OFFSET].i,
+    };
+    struct store *s = store_thread();
+    if (!s) {
+        reply_unavailable(req);
+        return;
+    }
+    struct incident *list = NULL;
+    size_t n = 0;
+    bool more = false;
+    int rc = incidents_list(s, &req->arena, &f, &list, &n, &more);
+    if (rc < 0) {
+        api_store_failed(req, rc);
+        return;
+    }
+    struct jw w;
+    jw_init(&w, &req->out);
+    jw_obj_begin(&w);
+    jw_key(&w, "data");
+    jw_arr_begin(&w);
+    for (size_t i = 0; i < n; i++)
+        render_incident(&w, req->cfg->base_url, &list[i]);
+    jw_arr_end(&w);
+    render_pagination(&w, f.limit, f.offset, api_next_offset(f.offset, f.limit, more));
+    jw_obj_end(&w);
+    reply_json(req, 200);
+}
+
+void api_incidents_get(struct request *req)
+{
+    char id[UUID_STR_LEN + 1];
+    if (api_no_query(req) < 0)
+        return;
+    if (uuid_normalize(req->param, id) < 0) {
+        reply_error(req, 400, "incident id must be a UUID");
+        return;
+    }
+    struct store *s = store_thread();
+    if (!s) {
+        reply_unavailable(req);
+        return;
+    }
+    struct incident inc;
+    const char *survivor = NULL;
+    struct source *sources = NULL;
+    struct question *history = NULL;
+    size_t nsources = 0, nhistory = 0;
+
+    /* one read transaction: the incident, its sources and history form one snapshot */
+    int rc = store_begin_read(s);
+    if (rc < 0)
+        goto failed;
+    rc = incidents_get(s, &req->arena, id, &inc, &survivor);
+    if (rc == INCIDENT_FOUND)
+        rc = incidents_sources(s, &req->arena, id, &sources, &nsources);
+    if (rc == 0)
+        rc = incidents_questions(s, &req->arena, id, &history, &nhistory);
+    store_commit(s);
+    if (rc < 0)
+        goto failed;
+
+    if (rc == INCIDENT_MISSING) {
+        reply_error(req, 404, "no public incident with id %s", id);
+        return;
+    }
+    if (rc == INCIDENT_MERGED) {
+        struct buf loc = BUF_INIT;
+        buf_printf(&loc, "%s/api/v1/incidents/%s", req->cfg->base_url, survivor);
+        const char *location = arena_strdup(&req->arena, loc.p);
+        buf_release(&loc);
+        struct jw w;
+        jw_init(&w, &req->out);
+        jw_obj_begin(&w);
+        jw_key(&w, "duplicate_of");
+        jw_str(&w, survivor);
+        jw_key(&w, "location");
+        jw_str(&w, location);
+        jw_obj_end(&w);
+        reply_header(req, "Location", location);
+        reply_json(req, 308);
+        return;
+    }
+    struct jw w;
+    jw_init(&w, &req->out);
+    jw_obj_begin(&w);
+    jw_key(&w, "data");
+    render_incident_detail(&w, req->cfg->base_url, &inc, sources, nsources, history, nhistory);
+    jw_obj_end(&w);
+    reply_json(req, 200);
+    return;
+failed:
+    store_rollback(s);
+    api_store_failed(req, rc);
+}

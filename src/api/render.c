@@ -1,0 +1,337 @@
+#include "api/render.h"
+
+#include <string.h>
+
+#include "domain/votes.h"
+
+/* Writes the concatenation of up to four strings as one JSON string (1 KiB at most). */
+static void concat(struct jw *w, const char *base, const char *a, const char *b, const char *c)
+{
+    char tmp[1024];
+    size_t n = 0;
+    const char *parts[] = {base, a, b, c};
+    for (int i = 0; i < 4; i++) {
+        size_t l = parts[i] ? strlen(parts[i]) : 0;
+        if (n + l >= sizeof tmp)
+            l = sizeof tmp - 1 - n;
+        memcpy(tmp + n, parts[i], l);
+        n += l;
+    }
+    jw_strn(w, tmp, n);
+}
+
+void render_team(struct jw *w, const struct team *t)
+{
+    jw_obj_begin(w);
+    jw_key(w, "id");
+    jw_str(w, t->id);
+    jw_key(w, "name");
+    jw_str(w, t->name);
+    jw_key(w, "abbreviation");
+    jw_str(w, t->abbreviation);
+    jw_key(w, "logoUrl");
+    jw_str(w, t->logo_url);
+    jw_key(w, "conference");
+    jw_str(w, t->conference);
+    jw_key(w, "league");
+    jw_str(w, t->league);
+    jw_key(w, "division");
+    jw_str(w, t->division);
+    jw_key(w, "shortName");
+    jw_str(w, t->short_name);
+    jw_key(w, "active");
+    jw_bool(w, t->active);
+    jw_key(w, "aliases");
+    jw_raw(w, t->aliases_json ? t->aliases_json : "[]");
+    jw_obj_end(w);
+}
+
+void render_game(struct jw *w, const char *base, const struct game *g)
+{
+    jw_obj_begin(w);
+    jw_key(w, "id");
+    jw_str(w, g->id);
+    jw_key(w, "homeTeam");
+    render_team(w, &g->home);
+    jw_key(w, "awayTeam");
+    render_team(w, &g->away);
+    jw_key(w, "homeScore");
+    jw_int(w, g->home_score);
+    jw_key(w, "awayScore");
+    jw_int(w, g->away_score);
+    jw_key(w, "startsAt");
+    jw_time(w, g->starts_at);
+    jw_key(w, "kickoffTbd");
+    jw_bool(w, g->kickoff_tbd);
+    jw_key(w, "period");
+    jw_int(w, g->period);
+    jw_key(w, "clock");
+    jw_str(w, g->clock);
+    jw_key(w, "status");
+    jw_str(w, g->status);
+    jw_key(w, "season");
+    jw_int(w, g->season);
+    jw_key(w, "week");
+    jw_int(w, g->week);
+    jw_key(w, "createdAt");
+    jw_time(w, g->created_at);
+    jw_key(w, "updatedAt");
+    jw_time(w, g->updated_at);
+    jw_key(w, "url");
+    concat(w, base, "/api/v1/games/", g->id, NULL);
+    jw_key(w, "links");
+    jw_obj_begin(w);
+    jw_key(w, "self");
+    concat(w, base, "/api/v1/games/", g->id, NULL);
+    jw_key(w, "incidents");
+    concat(w, base, "/api/v1/incidents?game_id=", g->id, NULL);
+    jw_obj_end(w);
+    jw_key(w, "league");
+    jw_str(w, g->league);
+    jw_key(w, "seasonType");
+    jw_str(w, g->season_type);
+    jw_key(w, "stageLabel");
+    jw_str(w, g->stage_label);
+    jw_obj_end(w);
+}
+
+static void render_choices_counts(struct jw *w, const struct choices *c)
+{
+    jw_obj_begin(w);
+    jw_key(w, "correct");
+    jw_int(w, c->correct);
+    jw_key(w, "incorrect");
+    jw_int(w, c->incorrect);
+    jw_key(w, "unsure");
+    jw_int(w, c->unsure);
+    jw_obj_end(w);
+}
+
+static void render_votes(struct jw *w, const struct votes *v)
+{
+    struct choices all = votes_overall(v);
+    int64_t total = choices_total(&all);
+    jw_obj_begin(w);
+    jw_key(w, "total");
+    jw_int(w, total);
+    jw_key(w, "counts");
+    render_choices_counts(w, &all);
+    jw_key(w, "percentages");
+    jw_obj_begin(w);
+    jw_key(w, "correct");
+    jw_number1(w, votes_percentage(all.correct, total));
+    jw_key(w, "incorrect");
+    jw_number1(w, votes_percentage(all.incorrect, total));
+    jw_key(w, "unsure");
+    jw_number1(w, votes_percentage(all.unsure, total));
+    jw_obj_end(w);
+    jw_key(w, "rooting");
+    jw_obj_begin(w);
+    for (int r = 0; r < ROOTING_COUNT; r++) {
+        if (choices_total(&v->by_rooting[r]) == 0)
+            continue;
+        jw_key(w, rooting_names[r]);
+        render_choices_counts(w, &v->by_rooting[r]);
+    }
+    jw_obj_end(w);
+    jw_obj_end(w);
+}
+
+static void render_question(struct jw *w, const struct question *q)
+{
+    jw_obj_begin(w);
+    jw_key(w, "question_type");
+    jw_str(w, q->type);
+    jw_key(w, "question_text");
+    jw_str(w, q->text);
+    jw_key(w, "option_a_label");
+    jw_str(w, q->a_label);
+    jw_key(w, "option_b_label");
+    jw_str(w, q->b_label);
+    jw_key(w, "unsure_label");
+    jw_str(w, q->unsure_label);
+    jw_key(w, "question_version");
+    jw_int(w, q->version);
+    jw_key(w, "created_at");
+    jw_time(w, q->created_at);
+    jw_key(w, "label_presentation_version");
+    jw_int(w, 1);
+    jw_key(w, "stored_option_labels");
+    jw_obj_begin(w);
+    jw_key(w, "option_a_label");
+    jw_str(w, q->stored_a);
+    jw_key(w, "option_b_label");
+    jw_str(w, q->stored_b);
+    jw_key(w, "unsure_label");
+    jw_str(w, q->stored_unsure);
+    jw_obj_end(w);
+    jw_obj_end(w);
+}
+
+static void render_incident_fields(struct jw *w, const char *base, const struct incident *i)
+{
+    jw_key(w, "id");
+    jw_str(w, i->id);
+    jw_key(w, "game_id");
+    jw_str(w, i->game_id);
+    jw_key(w, "title");
+    jw_str(w, i->title);
+    jw_key(w, "play_description");
+    jw_str(w, i->play_description);
+    jw_key(w, "neutral_summary");
+    jw_str(w, i->neutral_summary);
+    jw_key(w, "category");
+    jw_str(w, i->category);
+    jw_key(w, "period");
+    jw_int(w, i->period);
+    jw_key(w, "clock");
+    jw_str(w, i->clock);
+    jw_key(w, "original_ruling");
+    jw_str(w, i->original_ruling);
+    jw_key(w, "final_ruling");
+    jw_str(w, i->final_ruling);
+    jw_key(w, "replay_involved");
+    jw_tristate(w, i->replay_involved);
+    jw_key(w, "consequence");
+    jw_str(w, i->consequence);
+    jw_key(w, "publication_status");
+    jw_str(w, "published");
+    jw_key(w, "status");
+    jw_str(w, i->status);
+    jw_key(w, "origin_kind");
+    jw_str(w, i->origin_kind);
+    jw_key(w, "provenance");
+    jw_raw(w, i->provenance_json ? i->provenance_json : "{}");
+    jw_key(w, "reviewed_at");
+    jw_time(w, i->reviewed_at);
+    jw_key(w, "published_at");
+    jw_time(w, i->published_at);
+    jw_key(w, "created_at");
+    jw_time(w, i->created_at);
+    jw_key(w, "updated_at");
+    jw_time(w, i->updated_at);
+    jw_key(w, "duplicate_of");
+    jw_str(w, i->duplicate_of);
+    jw_key(w, "url");
+    concat(w, base, "/api/v1/incidents/", i->id, NULL);
+    jw_key(w, "links");
+    jw_obj_begin(w);
+    jw_key(w, "self");
+    concat(w, base, "/api/v1/incidents/", i->id, NULL);
+    jw_key(w, "game");
+    concat(w, base, "/api/v1/games/", i->game_id, NULL);
+    jw_key(w, "gamePage");
+    concat(w, base, "/games/", i->game_id, NULL);
+    jw_obj_end(w);
+    jw_key(w, "league");
+    jw_str(w, i->league);
+    jw_key(w, "seasonType");
+    jw_str(w, i->season_type);
+    jw_key(w, "ruling_version");
+    jw_int(w, i->has_question ? i->question.version : 1);
+    jw_key(w, "debate_question");
+    if (i->has_question)
+        render_question(w, &i->question);
+    else
+        jw_null(w);
+    jw_key(w, "penalty_called");
+    jw_tristate(w, i->penalty_called);
+    jw_key(w, "votes");
+    render_votes(w, &i->votes);
+    jw_key(w, "comment_count");
+    jw_int(w, i->comment_count);
+    jw_key(w, "matchup");
+    concat(w, i->away_name, " at ", i->home_name, NULL);
+    jw_key(w, "slug");
+    jw_str(w, i->slug);
+    jw_key(w, "public_url");
+    concat(w, base, "/incidents/", i->slug ? i->slug : i->id, NULL);
+    jw_key(w, "display_question");
+    jw_str(w, i->has_question ? i->question.text : i->title);
+}
+
+void render_incident(struct jw *w, const char *base, const struct incident *i)
+{
+    jw_obj_begin(w);
+    render_incident_fields(w, base, i);
+    jw_obj_end(w);
+}
+
+void render_incident_detail(struct jw *w, const char *base, const struct incident *i,
+                            const struct source *sources, size_t nsources,
+                            const struct question *history, size_t nhistory)
+{
+    jw_obj_begin(w);
+    render_incident_fields(w, base, i);
+    jw_key(w, "sources");
+    jw_arr_begin(w);
+    for (size_t k = 0; k < nsources; k++) {
+        const struct source *s = &sources[k];
+        jw_obj_begin(w);
+        jw_key(w, "id");
+        jw_str(w, s->id);
+        jw_key(w, "url");
+        jw_str(w, s->url);
+        jw_key(w, "title");
+        jw_str(w, s->title);
+        jw_key(w, "publisher");
+        jw_str(w, s->publisher);
+        jw_key(w, "source_kind");
+        jw_str(w, s->kind);
+        jw_key(w, "published_at");
+        jw_time(w, s->published_at);
+        jw_key(w, "added_at");
+        jw_time(w, s->added_at);
+        jw_key(w, "supports");
+        jw_str(w, s->supports);
+        jw_key(w, "added_by");
+        jw_str(w, s->added_by);
+        jw_obj_end(w);
+    }
+    jw_arr_end(w);
+    jw_key(w, "question_history");
+    jw_arr_begin(w);
+    for (size_t k = 0; k < nhistory; k++) {
+        const struct question *q = &history[k];
+        jw_obj_begin(w);
+        jw_key(w, "question_version");
+        jw_int(w, q->version);
+        jw_key(w, "question");
+        jw_obj_begin(w);
+        jw_key(w, "question_type");
+        jw_str(w, q->type);
+        jw_key(w, "question_text");
+        jw_str(w, q->text);
+        jw_key(w, "option_a_label");
+        jw_str(w, q->stored_a);
+        jw_key(w, "option_b_label");
+        jw_str(w, q->stored_b);
+        jw_key(w, "unsure_label");
+        jw_str(w, q->stored_unsure);
+        jw_obj_end(w);
+        jw_key(w, "factual_context");
+        jw_raw(w, q->factual_context_json ? q->factual_context_json : "{}");
+        jw_key(w, "created_at");
+        jw_time(w, q->created_at);
+        jw_key(w, "superseded_at");
+        jw_time(w, q->superseded_at);
+        jw_key(w, "presented_question");
+        render_question(w, q);
+        jw_obj_end(w);
+    }
+    jw_arr_end(w);
+    jw_obj_end(w);
+}
+
+void render_pagination(struct jw *w, int64_t limit, int64_t offset, int64_t next_offset)
+{
+    jw_key(w, "pagination");
+    jw_obj_begin(w);
+    jw_key(w, "limit");
+    jw_int(w, limit);
+    jw_key(w, "offset");
+    jw_int(w, offset);
+    jw_key(w, "nextOffset");
+    jw_int(w, next_offset);
+    jw_obj_end(w);
+}

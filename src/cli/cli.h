@@ -1,0 +1,35 @@
+#ifndef WHISTLE_CLI_CLI_H
+#define WHISTLE_CLI_CLI_H
+
+#include <stdbool.h>
+
+#include "store/store.h"
+#include "util/buf.h"
+
+/*
+ * Operator subcommands. Each takes --db PATH (or WHISTLE_DB) and --json; refuses with a
+ * one-line reason on stderr ("whistle: …") and exit status 1; usage errors exit 2.
+ */
+enum { CLI_OK = 0, CLI_REFUSED = 1, CLI_USAGE = 2 };
+
+int cli_serve(int argc, char **argv);
+int cli_migrate(int argc, char **argv);
+int cli_import(int argc, char **argv);
+int cli_export(int argc, char **argv);
+int cli_incident(int argc, char **argv);
+
+/* The database path: --db value, else $WHISTLE_DB, else ./whistle.db. */
+const char *cli_db_path(const char *opt);
+
+/* Opens (creating if needed) and migrates the database; prints the reason and returns NULL
+ * on failure. */
+struct store *cli_open_store(const char *path);
+
+/* Prints "whistle: <message>" on stderr; returns CLI_REFUSED. */
+int cli_refuse(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int cli_usage(const char *usage);
+
+/* Prints buf (a JSON object) and a newline on stdout. */
+void cli_print_json(struct buf *b);
+
+#endif

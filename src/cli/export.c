@@ -1,0 +1,315 @@
+/* whistle export: every team, game and incident as an import document (round-trips). */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "api/render.h"
+#include "cli/cli.h"
+#include "store/games.h"
+#include "store/incidents.h"
+
+struct export {
+    struct store *s;
+    struct jw w;
+    struct buf b;
+    FILE *out;
+};
+
+/* Writes what has accumulated once it is large, so memory stays flat on big exports. */
+static void flush(struct export *e, bool force)
+{
+    if (force || e->b.len > (1 << 20)) {
+        fwrite(e->b.p, 1, e->b.len, e->out);
+        buf_reset(&e->b);
+    }
+}
+
+static int team_cb(void *ctx, const struct team *t)
+{
+    struct export *e = ctx;
+    render_team(&e->w, t);
+    flush(e, false);
+    return 0;
+}
+
+static int game_cb(void *ctx, const struct game *g)
+{
+    struct export *e = ctx;
+    struct jw *w = &e->w;
+    jw_obj_begin(w);
+    jw_key(w, "id");
+    jw_str(w, g->id);
+    jw_key(w, "homeTeam");
+    jw_obj_begin(w);
+    jw_key(w, "id");
+    jw_str(w, g->home.id);
+    jw_obj_end(w);
+    jw_key(w, "awayTeam");
+    jw_obj_begin(w);
+    jw_key(w, "id");
+    jw_str(w, g->away.id);
+    jw_obj_end(w);
+    jw_key(w, "homeScore");
+    jw_int(w, g->home_score);
+    jw_key(w, "awayScore");
+    jw_int(w, g->away_score);
+    jw_key(w, "startsAt");
+    jw_time(w, g->starts_at);
+    jw_key(w, "kickoffTbd");
+    jw_bool(w, g->kickoff_tbd);
+    jw_key(w, "period");
+    jw_int(w, g->period);
+    jw_key(w, "clock");
+    jw_str(w, g->clock);
+    jw_key(w, "status");
+    jw_str(w, g->status);
+    jw_key(w, "season");
+    jw_int(w, g->season);
+    jw_key(w, "week");
+    jw_int(w, g->week);
+    jw_key(w, "league");
+    jw_str(w, g->league);
+    jw_key(w, "seasonType");
+    jw_str(w, g->season_type);
+    jw_key(w, "stageLabel");
+    jw_str(w, g->stage_label);
+    jw_key(w, "createdAt");
+    jw_time(w, g->created_at);
+    jw_key(w, "updatedAt");
+    jw_time(w, g->updated_at);
+    jw_obj_end(w);
+    flush(e, false);
+    return 0;
+}
+
+static void question_fields(struct jw *w, const struct question *q)
+{
+    jw_key(w, "question_type");
+    jw_str(w, q->type);
+    jw_key(w, "question_text");
+    jw_str(w, q->text);
+    jw_key(w, "option_a_label");
+    jw_str(w, q->a_label);
+    jw_key(w, "option_b_label");
+    jw_str(w, q->b_label);
+    jw_key(w, "unsure_label");
+    jw_str(w, q->unsure_label);
+}
+
+static int ballot_cb(void *ctx, const char *choice, const char *rooting)
+{
+    struct jw *w = ctx;
+    jw_obj_begin(w);
+    jw_key(w, "choice");
+    jw_str(w, choice);
+    jw_key(w, "rooting");
+    jw_str(w, rooting);
+    jw_obj_end(w);
+    return 0;
+}
+
+static int incident_cb(void *ctx, const struct incident *i, const char *visibility)
+{
+    struct export *e = ctx;
+    struct jw *w = &e->w;
+    struct arena a;
+    struct source *src = NULL;
+    struct question *qs = NULL;
+    size_t nsrc = 0, nq = 0;
+    arena_init(&a);
+    int rc = incidents_sources(e->s, &a, i->id, &src, &nsrc);
+    if (rc == 0)
+        rc = incidents_questions(e->s, &a, i->id, &qs, &nq);
+    if (rc < 0)
+        goto out;
+    jw_obj_begin(w);
+    static const struct {
+        const char *key;
+        size_t off;
+    } strs[] = {
+        {"id", offsetof(struct incident, id)},
+        {"game_id", offsetof(struct incident, game_id)},
+        {"title", offsetof(struct incident, title)},
+        {"play_description", offsetof(struct incident, play_description)},
+        {"neutral_summary", offsetof(struct incident, neutral_summary)},
+        {"category", offsetof(struct incident, category)},
+        {"clock", offsetof(struct incident, clock)},
+        {"original_ruling", offsetof(struct incident, original_ruling)},
+        {"final_ruling", offsetof(struct incident, final_ruling)},
+        {"consequence", offsetof(struct incident, consequence)},
+        {"status", offsetof(struct incident, status)},
+        {"origin_kind", offsetof(struct incident, origin_kind)},
+        {"slug", offsetof(struct incident, slug)},
+        {"duplicate_of", offsetof(struct incident, duplicate_of)},
+    };
+    for (size_t k = 0; k < sizeof strs / sizeof strs[0]; k++) {
+        jw_key(w, strs[k].key);
+        jw_str(w, *(const char *const *)((const char *)i + strs[k].off));
+    }
+    jw_key(w, "period");
+    jw_int(w, i->period);
+    jw_key(w, "replay_involved");
+    jw_tristate(w, i->replay_involved);
+    jw_key(w, "penalty_called");
+    jw_tristate(w, i->penalty_called);
+    jw_key(w, "provenance");
+    jw_raw(w, i->provenance_json);
+    jw_key(w, "reviewed_at");
+    jw_time(w, i->reviewed_at);
+    jw_key(w, "published_at");
+    jw_time(w, i->published_at);
+    jw_key(w, "created_at");
+    jw_time(w, i->created_at);
+    jw_key(w, "updated_at");
+    jw_time(w, i->updated_at);
+    jw_key(w, "comment_count");
+    jw_int(w, i->comment_count);
+    jw_key(w, "visibility");
+    jw_str(w, strcmp(visibility, "withdrawn") == 0 ? "withdrawn" : "published");
+    jw_key(w, "sources");
+    jw_arr_begin(w);
+    for (size_t k = 0; k < nsrc; k++) {
+        jw_obj_begin(w);
+        jw_key(w, "url");
+        jw_str(w, src[k].url);
+        jw_key(w, "title");
+        jw_str(w, src[k].title);
+        jw_key(w, "publisher");
+        jw_str(w, src[k].publisher);
+        jw_key(w, "source_kind");
+        jw_str(w, src[k].kind);
+        jw_key(w, "published_at");
+        jw_time(w, src[k].published_at);
+        jw_key(w, "added_at");
+        jw_time(w, src[k].added_at);
+        jw_key(w, "supports");
+        jw_str(w, src[k].supports);
+        jw_key(w, "added_by");
+        jw_str(w, src[k].added_by);
+        jw_obj_end(w);
+    }
+    jw_arr_end(w);
+    jw_key(w, "question_history");
+    jw_arr_begin(w);
+    for (size_t k = 0; k < nq; k++) {
+        if (i->has_question && qs[k].version == i->question.version)
+            continue;
+        jw_obj_begin(w);
+        jw_key(w, "question_version");
+        jw_int(w, qs[k].version);
+        jw_key(w, "question");
+        jw_obj_begin(w);
+        struct question stored = qs[k];
+        stored.a_label = qs[k].stored_a;
+        stored.b_label = qs[k].stored_b;
+        stored.unsure_label = qs[k].stored_unsure;
+        question_fields(w, &stored);
+        jw_obj_end(w);
+        jw_key(w, "factual_context");
+        jw_raw(w, qs[k].factual_context_json);
+        jw_key(w, "created_at");
+        jw_time(w, qs[k].created_at);
+        jw_key(w, "superseded_at");
+        jw_time(w, qs[k].superseded_at);
+        jw_obj_end(w);
+    }
+    jw_arr_end(w);
+    jw_key(w, "debate_question");
+    if (i->has_question) {
+        const struct question *q = &i->question;
+        jw_obj_begin(w);
+        question_fields(w, q);
+        jw_key(w, "question_version");
+        jw_int(w, q->version);
+        jw_key(w, "created_at");
+        jw_time(w, q->created_at);
+        jw_key(w, "stored_option_labels");
+        jw_obj_begin(w);
+        jw_key(w, "option_a_label");
+        jw_str(w, q->stored_a);
+        jw_key(w, "option_b_label");
+        jw_str(w, q->stored_b);
+        jw_key(w, "unsure_label");
+        jw_str(w, q->stored_unsure);
+        jw_obj_end(w);
+        jw_key(w, "factual_context");
+        jw_raw(w, q->factual_context_json);
+        jw_obj_end(w);
+        jw_key(w, "ballots");
+        jw_arr_begin(w);
+        rc = incidents_ballots(e->s, i->id, q->version, ballot_cb, w);
+        jw_arr_end(w);
+    } else {
+        jw_null(w);
+    }
+    jw_obj_end(w);
+    flush(e, false);
+out:
+    arena_release(&a);
+    return rc;
+}
+
+int cli_export(int argc, char **argv)
+{
+    static const struct option opts[] = {{"db", required_argument, NULL, 'd'},
+                                         {"output", required_argument, NULL, 'o'},
+                                         {NULL, 0, NULL, 0}};
+    const char *db = NULL, *path = NULL;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (c == 'd')
+            db = optarg;
+        else if (c == 'o')
+            path = optarg;
+        else
+            return cli_usage("whistle export [--db PATH] [--output FILE]");
+    }
+    if (optind != argc)
+        return cli_usage("whistle export [--db PATH] [--output FILE]");
+    struct export e = {.b = BUF_INIT, .out = stdout};
+    e.s = cli_open_store(cli_db_path(db));
+    if (!e.s)
+        return CLI_REFUSED;
+    if (path) {
+        e.out = fopen(path, "w");
+        if (!e.out) {
+            store_close(e.s);
+            return cli_refuse("cannot write %s", path);
+        }
+    }
+    jw_init(&e.w, &e.b);
+    int rc = store_begin_read(e.s); /* one consistent snapshot */
+    jw_obj_begin(&e.w);
+    jw_key(&e.w, "teams");
+    jw_arr_begin(&e.w);
+    if (rc >= 0)
+        rc = teams_each(e.s, team_cb, &e);
+    jw_arr_end(&e.w);
+    jw_key(&e.w, "games");
+    jw_arr_begin(&e.w);
+    if (rc >= 0)
+        rc = games_each(e.s, game_cb, &e);
+    jw_arr_end(&e.w);
+    jw_key(&e.w, "incidents");
+    jw_arr_begin(&e.w);
+    if (rc >= 0)
+        rc = incidents_each(e.s, incident_cb, &e);
+    jw_arr_end(&e.w);
+    jw_obj_end(&e.w);
+    buf_putc(&e.b, '\n');
+    store_rollback(e.s);
+    int status = CLI_OK;
+    if (rc < 0) {
+        status = cli_refuse("export failed: %s", store_errmsg(e.s));
+    } else {
+        flush(&e, true);
+        if (fflush(e.out) != 0 || ferror(e.out))
+            status = cli_refuse("cannot write the export");
+    }
+    if (path)
+        fclose(e.out);
+    buf_release(&e.b);
+    store_close(e.s);
+    return status;
+}

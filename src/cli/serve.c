@@ -1,0 +1,145 @@
+/* whistle serve, whistle migrate */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "api/api.h"
+#include "cli/cli.h"
+#include "http/query.h"
+#include "util/jsonw.h"
+
+static const char serve_usage[] =
+    "whistle serve [--db PATH] [--listen HOST:PORT] [--base-url URL] [--threads N]\n"
+    "              [--poll] [--max-connections N] [--max-per-ip N] [--timeout SECONDS]";
+
+static int positive(const char *s, int64_t max, int64_t *out)
+{
+    return qp_parse_int(s, out) == 0 && *out >= 1 && *out <= max ? 0 : -1;
+}
+
+int cli_serve(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"db", required_argument, NULL, 'd'},         {"listen", required_argument, NULL, 'l'},
+        {"base-url", required_argument, NULL, 'b'},   {"threads", required_argument, NULL, 't'},
+        {"poll", no_argument, NULL, 'p'},             {"max-connections", required_argument, NULL, 'c'},
+        {"max-per-ip", required_argument, NULL, 'i'}, {"timeout", required_argument, NULL, 'o'},
+        {NULL, 0, NULL, 0}};
+    const char *db = NULL, *base = NULL;
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    struct server_config cfg = {
+        .listen = "127.0.0.1:8080",
+        .threads = ncpu > 0 ? (int)ncpu : 2,
+        .use_poll = false,
+        .connection_limit = 4096,
+        .per_ip_limit = 1024,
+        .timeout_s = 30,
+        .memory_limit = 64 * 1024,
+    };
+    int c;
+    int64_t v;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'd':
+            db = optarg;
+            break;
+        case 'l':
+            cfg.listen = optarg;
+            break;
+        case 'b':
+            base = optarg;
+            break;
+        case 'p':
+            cfg.use_poll = true;
+            break;
+        case 't':
+            if (positive(optarg, 256, &v) < 0)
+                return cli_refuse("--threads must be an integer from 1 to 256");
+            cfg.threads = (int)v;
+            break;
+        case 'c':
+            if (positive(optarg, 1000000, &v) < 0)
+                return cli_refuse("--max-connections must be a positive integer");
+            cfg.connection_limit = (unsigned)v;
+            break;
+        case 'i':
+            if (positive(optarg, 1000000, &v) < 0)
+                return cli_refuse("--max-per-ip must be a positive integer");
+            cfg.per_ip_limit = (unsigned)v;
+            break;
+        case 'o':
+            if (positive(optarg, 3600, &v) < 0)
+                return cli_refuse("--timeout must be an integer from 1 to 3600");
+            cfg.timeout_s = (unsigned)v;
+            break;
+        default:
+            return cli_usage(serve_usage);
+        }
+    }
+    if (optind != argc)
+        return cli_usage(serve_usage);
+
+    char base_buf[512];
+    if (!base) {
+        snprintf(base_buf, sizeof base_buf, "http://%s", cfg.listen);
+        base = base_buf;
+    } else if (strncmp(base, "http://", 7) != 0 && strncmp(base, "https://", 8) != 0) {
+        return cli_refuse("--base-url must start with http:// or https://");
+    }
+    /* no trailing slash: URLs are built as base + "/api/…" */
+    char *b = strdup(base);
+    size_t bl = strlen(b);
+    while (bl > 0 && b[bl - 1] == '/')
+        b[--bl] = '\0';
+    cfg.base_url = b;
+
+    const char *path = cli_db_path(db);
+    struct store *s = cli_open_store(path);
+    if (!s) {
+        free(b);
+        return CLI_REFUSED;
+    }
+    store_close(s);
+    store_thread_setup(path);
+    int rc = http_serve(&cfg, api_routes, api_nroutes);
+    free(b);
+    return rc == 0 ? CLI_OK : CLI_REFUSED;
+}
+
+int cli_migrate(int argc, char **argv)
+{
+    static const struct option opts[] = {{"db", required_argument, NULL, 'd'},
+                                         {"json", no_argument, NULL, 'j'},
+                                         {NULL, 0, NULL, 0}};
+    const char *db = NULL;
+    bool json = false;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (c == 'd')
+            db = optarg;
+        else if (c == 'j')
+            json = true;
+        else
+            return cli_usage("whistle migrate [--db PATH] [--json]");
+    }
+    if (optind != argc)
+        return cli_usage("whistle migrate [--db PATH] [--json]");
+    struct store *s = cli_open_store(cli_db_path(db));
+    if (!s)
+        return CLI_REFUSED;
+    int v = store_schema_version(s);
+    store_close(s);
+    if (json) {
+        struct buf out = BUF_INIT;
+        buf_printf(&out, "{\"schema_version\":%d}", v);
+        cli_print_json(&out);
+        buf_release(&out);
+    } else {
+        printf("schema version %d\n", v);
+    }
+    return CLI_OK;
+}

@@ -1,0 +1,110 @@
+#ifndef WHISTLE_HTTP_HTTP_H
+#define WHISTLE_HTTP_HTTP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "http/query.h"
+#include "util/arena.h"
+#include "util/buf.h"
+
+/*
+ * The HTTP layer: libmicrohttpd glue, one route table, strict query parsing and replies.
+ * It knows nothing about incidents: handlers (src/api, src/web) get a struct request, read
+ * what they need through the accessors here and answer through the reply_* family.
+ */
+enum http_method {
+    HTTP_GET = 1 << 0,
+    HTTP_HEAD = 1 << 1,
+    HTTP_POST = 1 << 2,
+    HTTP_PUT = 1 << 3,
+    HTTP_DELETE = 1 << 4,
+    HTTP_PATCH = 1 << 5,
+    HTTP_OPTIONS = 1 << 6,
+    HTTP_OTHER = 1 << 7,
+};
+
+struct request;
+typedef void (*http_handler)(struct request *req);
+
+/* One row of the route table: a path that is either exact ("/api/v1/games") or a prefix
+ * followed by exactly one non-empty segment ("/api/v1/games/" with param = true). GET
+ * routes answer HEAD too. */
+struct route {
+    unsigned methods;
+    const char *path;
+    bool param;
+    http_handler handler;
+    size_t body_limit; /* bytes; 0: no body accepted */
+};
+
+struct server_config {
+    const char *listen;   /* HOST:PORT */
+    const char *base_url; /* origin of every emitted URL, no trailing slash */
+    int threads;
+    bool use_poll; /* poll(2) instead of epoll for the thread pool */
+    unsigned connection_limit, per_ip_limit, timeout_s;
+    size_t memory_limit;
+};
+
+#define REQUEST_MAX_HEADERS 8
+#define REQUEST_MAX_QUERY 64
+
+struct request {
+    struct MHD_Connection *conn;
+    enum http_method method;
+    const char *method_name;
+    const char *path;
+    const char *param; /* the route's path segment, if any */
+    const struct route *route;
+    const struct server_config *cfg;
+    char id[17]; /* X-Request-Id */
+    int64_t start_us;
+    struct arena arena;
+
+    struct buf body;      /* request body, capped at route->body_limit */
+    bool body_too_large;
+    bool answered;
+
+    int status;
+    struct buf out; /* response body */
+    const char *content_type;
+    const char *headers[REQUEST_MAX_HEADERS][2];
+    int nheaders;
+    size_t bytes_sent;
+};
+
+/* Runs the server until SIGINT/SIGTERM, then stops accepting, lets in-flight requests
+ * finish (up to 10 s) and returns 0; -1 when it cannot start. */
+int http_serve(const struct server_config *cfg, const struct route *routes, size_t nroutes);
+
+/* Checks the request's query string against specs (see query.h); on failure answers 400
+ * invalid_request and returns -1. */
+int http_query(struct request *req, const struct qp_spec *specs, size_t nspecs,
+               struct qp_value *out);
+
+/* A request header's value, or NULL. */
+const char *http_header(struct request *req, const char *name);
+
+/* Adds a response header; name and value must outlive the request (use the arena). */
+void reply_header(struct request *req, const char *name, const char *value);
+
+/* Answers with req->out as the body. */
+void reply_body(struct request *req, int status, const char *content_type);
+void reply_json(struct request *req, int status);
+
+/* The one door for errors: {"error":{"code","message"}} with the code from the catalogue
+ * for status (reply.c); the message says what was wrong and names the parameter. */
+void reply_error(struct request *req, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Same, with an explicit code (for statuses that carry several codes). */
+void reply_error_code(struct request *req, int status, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* 503 unavailable: the store failed. */
+void reply_unavailable(struct request *req);
+
+/* The catalogue code for an HTTP error status. */
+const char *http_error_code(int status);
+
+#endif

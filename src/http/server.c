@@ -1,0 +1,400 @@
+/*
+ * libmicrohttpd glue. The access handler is a state machine (ARCHITECTURE.md, HTTP rules):
+ * the first call for a request only allocates its state; body chunks are collected under
+ * the route's hard cap; the handler runs and the response is queued only once the upload
+ * is complete. Queuing on the first call would make libmicrohttpd 0.9.75 close the
+ * connection after every response.
+ */
+#include <microhttpd.h>
+#include <netdb.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sodium.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "http/http.h"
+#include "util/log.h"
+#include "util/timefmt.h"
+
+#define URI_MAX 8192
+
+static const struct route *routes;
+static size_t nroutes;
+static const struct server_config *config;
+static atomic_long in_flight;
+
+/* ---- request ids --------------------------------------------------------------------- */
+
+static _Thread_local uint64_t rid_state;
+
+static void request_id(char out[17])
+{
+    if (!rid_state)
+        randombytes_buf(&rid_state, sizeof rid_state);
+    /* splitmix64: distinct ids per thread from a random seed */
+    uint64_t z = (rid_state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    static const char hex[] = "0123456789abcdef";
+    for (int i = 0; i < 16; i++)
+        out[i] = hex[(z >> (60 - 4 * i)) & 15];
+    out[16] = '\0';
+}
+
+/* ---- routing ------------------------------------------------------------------------- */
+
+static enum http_method method_from_name(const char *m)
+{
+    static const struct {
+        const char *name;
+        enum http_method m;
+    } names[] = {{"GET", HTTP_GET},       {"HEAD", HTTP_HEAD},       {"POST", HTTP_POST},
+                 {"PUT", HTTP_PUT},       {"DELETE", HTTP_DELETE},   {"PATCH", HTTP_PATCH},
+                 {"OPTIONS", HTTP_OPTIONS}};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(m, names[i].name) == 0)
+            return names[i].m;
+    return HTTP_OTHER;
+}
+
+/* Whether route r matches path; sets *param to the trailing segment for param routes. */
+static bool route_matches(const struct route *r, const char *path, const char **param)
+{
+    size_t n = strlen(r->path);
+    if (strncmp(path, r->path, n) != 0)
+        return false;
+    if (!r->param)
+        return path[n] == '\0';
+    const char *seg = path + n;
+    if (!*seg || strchr(seg, '/'))
+        return false;
+    *param = seg;
+    return true;
+}
+
+static void allow_header(struct request *req, unsigned methods)
+{
+    struct buf b = BUF_INIT;
+    static const struct {
+        unsigned m;
+        const char *name;
+    } names[] = {{HTTP_GET, "GET"},       {HTTP_HEAD, "HEAD"},       {HTTP_POST, "POST"},
+                 {HTTP_PUT, "PUT"},       {HTTP_DELETE, "DELETE"},   {HTTP_PATCH, "PATCH"}};
+    if (methods & HTTP_GET)
+        methods |= HTTP_HEAD;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (methods & names[i].m) {
+            if (b.len)
+                buf_puts(&b, ", ");
+            buf_puts(&b, names[i].name);
+        }
+    }
+    reply_header(req, "Allow", arena_strdup(&req->arena, b.p));
+    buf_release(&b);
+}
+
+/* Finds the route for req; answers 404/405 itself and returns NULL when there is none. */
+static const struct route *route_find(struct request *req)
+{
+    unsigned allowed = 0;
+    for (size_t i = 0; i < nroutes; i++) {
+        const char *param = NULL;
+        if (!route_matches(&routes[i], req->path, &param))
+            continue;
+        unsigned m = routes[i].methods;
+        if (m & HTTP_GET)
+            m |= HTTP_HEAD;
+        if (m & req->method) {
+            req->param = param;
+            return &routes[i];
+        }
+        allowed |= routes[i].methods;
+    }
+    if (allowed) {
+        allow_header(req, allowed);
+        reply_error(req, 405, "method %s is not allowed on %s", req->method_name, req->path);
+    } else {
+        reply_error(req, 404, "no resource at %s", req->path);
+    }
+    return NULL;
+}
+
+/* ---- request life cycle -------------------------------------------------------------- */
+
+static void dispatch(struct request *req)
+{
+    if (strlen(req->path) > URI_MAX) {
+        reply_error(req, 414, "the request target is longer than %d bytes", URI_MAX);
+        return;
+    }
+    /* a request that carries both framings is ambiguous: refuse it (request smuggling) */
+    if (http_header(req, MHD_HTTP_HEADER_CONTENT_LENGTH) &&
+        http_header(req, MHD_HTTP_HEADER_TRANSFER_ENCODING)) {
+        reply_error(req, 400, "a request must not carry both Content-Length and Transfer-Encoding");
+        return;
+    }
+    const struct route *r = route_find(req);
+    if (!r)
+        return;
+    req->route = r;
+    if (req->body_too_large) {
+        if (r->body_limit == 0)
+            reply_error(req, 413, "%s %s takes no request body", req->method_name, r->path);
+        else
+            reply_error(req, 413, "the request body is larger than %zu bytes", r->body_limit);
+        return;
+    }
+    r->handler(req);
+    if (!req->answered) {
+        log_error("http", "handler for %s answered nothing rid=%s", req->path, req->id);
+        reply_error(req, 500, "internal error (request %s)", req->id);
+    }
+}
+
+static enum MHD_Result queue(struct request *req)
+{
+    size_t len = 0;
+    char *body = buf_detach(&req->out, &len);
+    struct MHD_Response *resp =
+        MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+    if (!resp) {
+        free(body);
+        return MHD_NO;
+    }
+    req->bytes_sent = len;
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+                            req->content_type ? req->content_type : "application/json");
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+    MHD_add_response_header(resp, "X-Request-Id", req->id);
+    for (int i = 0; i < req->nheaders; i++)
+        MHD_add_response_header(resp, req->headers[i][0], req->headers[i][1]);
+    enum MHD_Result ret = MHD_queue_response(req->conn, (unsigned)req->status, resp);
+    MHD_destroy_response(resp);
+    return ret;
+}
+
+static struct request *request_new(struct MHD_Connection *conn, const char *url,
+                                   const char *method)
+{
+    struct request *req = malloc(sizeof *req);
+    if (!req)
+        return NULL;
+    memset(req, 0, offsetof(struct request, arena));
+    arena_init(&req->arena);
+    req->body = (struct buf)BUF_INIT;
+    req->out = (struct buf)BUF_INIT;
+    req->body_too_large = false;
+    req->answered = false;
+    req->status = 500;
+    req->content_type = NULL;
+    req->nheaders = 0;
+    req->bytes_sent = 0;
+    req->conn = conn;
+    req->cfg = config;
+    req->start_us = time_now_us();
+    req->method = method_from_name(method);
+    req->method_name = arena_strdup(&req->arena, method);
+    req->path = arena_strdup(&req->arena, url);
+    request_id(req->id);
+    return req;
+}
+
+static void request_free(struct request *req)
+{
+    buf_release(&req->body);
+    buf_release(&req->out);
+    arena_release(&req->arena);
+    free(req);
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+                                  const char *method, const char *version,
+                                  const char *upload_data, size_t *upload_size, void **state)
+{
+    (void)cls;
+    (void)version;
+    struct request *req = *state;
+    if (!req) {
+        req = request_new(conn, url, method);
+        if (!req)
+            return MHD_NO;
+        *state = req;
+        atomic_fetch_add(&in_flight, 1);
+        return MHD_YES;
+    }
+    if (*upload_size) {
+        size_t limit = 0;
+        const char *param = NULL;
+        for (size_t i = 0; i < nroutes; i++)
+            if (route_matches(&routes[i], req->path, &param) &&
+                routes[i].body_limit > limit)
+                limit = routes[i].body_limit;
+        if (req->body_too_large || req->body.len + *upload_size > limit) {
+            req->body_too_large = true; /* keep reading, drop the bytes, answer 413 at the end */
+        } else {
+            buf_append(&req->body, upload_data, *upload_size);
+        }
+        *upload_size = 0;
+        return MHD_YES;
+    }
+    dispatch(req);
+    return queue(req);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **state,
+                         enum MHD_RequestTerminationCode toe)
+{
+    (void)cls;
+    (void)conn;
+    struct request *req = *state;
+    if (!req)
+        return;
+    int64_t us = time_now_us() - req->start_us;
+    if (toe == MHD_REQUEST_TERMINATED_COMPLETED_OK)
+        log_info("access", "%s %s %d %zu %lldus rid=%s", req->method_name, req->path,
+                 req->status, req->bytes_sent, (long long)us, req->id);
+    else
+        log_info("access", "%s %s %d %zu %lldus rid=%s aborted=%d", req->method_name, req->path,
+                 req->status, req->bytes_sent, (long long)us, req->id, (int)toe);
+    request_free(req);
+    *state = NULL;
+    atomic_fetch_sub(&in_flight, 1);
+}
+
+/* ---- accessors ----------------------------------------------------------------------- */
+
+const char *http_header(struct request *req, const char *name)
+{
+    return MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, name);
+}
+
+struct query_collect {
+    struct request *req;
+    struct qp_pair pairs[REQUEST_MAX_QUERY];
+    size_t n;
+    bool overflow;
+};
+
+static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+                                   const char *value)
+{
+    (void)kind;
+    struct query_collect *c = cls;
+    if (c->n == REQUEST_MAX_QUERY) {
+        c->overflow = true;
+        return MHD_NO;
+    }
+    c->pairs[c->n].key = key;
+    c->pairs[c->n].value = value;
+    c->n++;
+    return MHD_YES;
+}
+
+int http_query(struct request *req, const struct qp_spec *specs, size_t nspecs,
+               struct qp_value *out)
+{
+    struct query_collect c = {.req = req, .n = 0, .overflow = false};
+    char err[400];
+    MHD_get_connection_values(req->conn, MHD_GET_ARGUMENT_KIND, collect_arg, &c);
+    if (c.overflow) {
+        reply_error(req, 400, "too many query parameters (at most %d)", REQUEST_MAX_QUERY);
+        return -1;
+    }
+    if (qp_parse(specs, nspecs, c.pairs, c.n, out, err, sizeof err) < 0) {
+        reply_error(req, 400, "%s", err);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- daemon -------------------------------------------------------------------------- */
+
+static int resolve_listen(const char *listen, struct sockaddr_storage *ss, socklen_t *len)
+{
+    char host[256];
+    const char *colon = strrchr(listen, ':');
+    if (!colon || colon == listen || (size_t)(colon - listen) >= sizeof host)
+        return -1;
+    size_t hl = (size_t)(colon - listen);
+    const char *h = listen;
+    if (listen[0] == '[' && colon[-1] == ']') {
+        h++;
+        hl -= 2;
+    }
+    memcpy(host, h, hl);
+    host[hl] = '\0';
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+                             .ai_flags = AI_NUMERICSERV};
+    struct addrinfo *ai = NULL;
+    if (getaddrinfo(host, colon + 1, &hints, &ai) != 0 || !ai)
+        return -1;
+    memcpy(ss, ai->ai_addr, ai->ai_addrlen);
+    *len = ai->ai_addrlen;
+    freeaddrinfo(ai);
+    return 0;
+}
+
+int http_serve(const struct server_config *cfg, const struct route *table, size_t n)
+{
+    routes = table;
+    nroutes = n;
+    config = cfg;
+
+    struct sockaddr_storage ss;
+    socklen_t sslen;
+    if (resolve_listen(cfg->listen, &ss, &sslen) < 0) {
+        log_error("http", "cannot use listen address %s (want HOST:PORT)", cfg->listen);
+        return -1;
+    }
+
+    /* SIGINT/SIGTERM are taken by sigwait() below; threads inherit the blocked mask */
+    sigset_t sigs;
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGINT);
+    sigaddset(&sigs, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC | MHD_USE_ERROR_LOG |
+                     (cfg->use_poll ? MHD_USE_POLL : MHD_USE_EPOLL);
+    if (ss.ss_family == AF_INET6)
+        flags |= MHD_USE_IPv6;
+    struct MHD_Daemon *d = MHD_start_daemon(
+        flags, 0, NULL, NULL, on_request, NULL, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+        MHD_OPTION_THREAD_POOL_SIZE, (unsigned)(cfg->threads > 1 ? cfg->threads : 0),
+        MHD_OPTION_CONNECTION_LIMIT, cfg->connection_limit, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+        cfg->per_ip_limit, MHD_OPTION_CONNECTION_TIMEOUT, cfg->timeout_s,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, cfg->memory_limit, MHD_OPTION_LISTEN_BACKLOG_SIZE,
+        (unsigned)1024, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL, MHD_OPTION_END);
+    if (!d) {
+        log_error("http", "cannot listen on %s", cfg->listen);
+        return -1;
+    }
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+    unsigned port = info ? info->port : 0;
+    char shown[300];
+    const char *colon = strrchr(cfg->listen, ':');
+    snprintf(shown, sizeof shown, "%.*s:%u", (int)(colon - cfg->listen), cfg->listen, port);
+    fprintf(stderr, "whistle: listening on http://%s\n", shown);
+    fflush(stderr);
+
+    int sig = 0;
+    sigwait(&sigs, &sig);
+    log_info("http", "signal %d: draining", sig);
+    MHD_socket lfd = MHD_quiesce_daemon(d);
+    struct timespec tick = {0, 10 * 1000 * 1000};
+    for (int i = 0; i < 1000 && atomic_load(&in_flight) > 0; i++)
+        nanosleep(&tick, NULL);
+    MHD_stop_daemon(d);
+    if (lfd != MHD_INVALID_SOCKET)
+        close(lfd);
+    log_info("http", "stopped");
+    return 0;
+}

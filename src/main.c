@@ -1,0 +1,45 @@
+/* whistle: subcommand dispatch. */
+#include <sodium.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *help;
+} commands[] = {
+    {"serve", cli_serve, "serve the API (HTTP)"},
+    {"migrate", cli_migrate, "apply database migrations"},
+    {"import", cli_import, "import teams, games and incidents from a JSON document"},
+    {"export", cli_export, "export everything as an import document"},
+    {"incident", cli_incident, "withdraw, merge, set-question, set-status"},
+};
+
+static int usage(FILE *to)
+{
+    fputs("usage: whistle COMMAND [OPTIONS]\n\ncommands:\n", to);
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(to, "  %-10s %s\n", commands[i].name, commands[i].help);
+    fputs("\nEvery command takes --db PATH (or WHISTLE_DB; default ./whistle.db).\n", to);
+    return to == stdout ? 0 : 2;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return usage(stderr);
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+        strcmp(argv[1], "help") == 0)
+        return usage(stdout);
+    if (sodium_init() < 0) {
+        fputs("whistle: cannot initialise libsodium\n", stderr);
+        return 1;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(argv[1], commands[i].name) == 0)
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "whistle: unknown command %s\n", argv[1]);
+    return usage(stderr);
+}

@@ -1,0 +1,463 @@
+#include "store/admin.h"
+
+#include <sodium.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "util/buf.h"
+
+#define TRY(expr)                                                                            \
+    do {                                                                                     \
+        int rc_ = (expr);                                                                    \
+        if (rc_ < 0)                                                                         \
+            return rc_;                                                                      \
+    } while (0)
+
+/* Runs a prepared statement that returns no rows. */
+static int run(struct store_stmt *st)
+{
+    int rc = store_step(st);
+    store_reset(st);
+    return rc < 0 ? rc : 0;
+}
+
+static int exists(struct store *s, const char *sql, const char *id)
+{
+    struct store_stmt *st = store_prepare(s, sql);
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, id);
+    int rc = store_step(st);
+    store_reset(st);
+    return rc < 0 ? rc : rc == STORE_ROW;
+}
+
+int admin_team_exists(struct store *s, const char *id)
+{
+    return exists(s, "SELECT 1 FROM teams WHERE id = ?", id);
+}
+
+int admin_game_exists(struct store *s, const char *id)
+{
+    return exists(s, "SELECT 1 FROM games WHERE id = ?", id);
+}
+
+static void copy(char *dst, size_t n, const char *src)
+{
+    snprintf(dst, n, "%s", src ? src : "");
+}
+
+int admin_incident_state(struct store *s, const char *id, struct incident_state *out)
+{
+    memset(out, 0, sizeof *out);
+    out->question_version = MODEL_NULL;
+    struct store_stmt *st = store_prepare(
+        s, "SELECT visibility, duplicate_of, slug, question_version, published_at, created_at,"
+           " updated_at, (SELECT count(*) FROM incidents d WHERE d.duplicate_of = i.id)"
+           " FROM incidents i WHERE id = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, id);
+    int rc = store_step(st);
+    if (rc == STORE_ROW) {
+        out->exists = true;
+        copy(out->visibility, sizeof out->visibility, store_col_text(st, 0));
+        copy(out->duplicate_of, sizeof out->duplicate_of, store_col_text(st, 1));
+        copy(out->slug, sizeof out->slug, store_col_text(st, 2));
+        out->question_version = store_col_int(st, 3);
+        out->published_at = store_col_int(st, 4);
+        out->created_at = store_col_int(st, 5);
+        out->updated_at = store_col_int(st, 6);
+        out->duplicates = store_col_int(st, 7);
+    }
+    store_reset(st);
+    return rc < 0 ? rc : 0;
+}
+
+int admin_slug_owner(struct store *s, const char *slug, const char *id, char out[40])
+{
+    out[0] = '\0';
+    struct store_stmt *st = store_prepare(
+        s, "SELECT id FROM incidents WHERE slug = ? AND id <> ?"
+           " UNION ALL SELECT incident_id FROM incident_slugs WHERE slug = ? AND incident_id <> ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, slug);
+    store_bind_text(st, 2, id);
+    store_bind_text(st, 3, slug);
+    store_bind_text(st, 4, id);
+    int rc = store_step(st);
+    if (rc == STORE_ROW)
+        copy(out, 40, store_col_text(st, 0));
+    store_reset(st);
+    return rc < 0 ? rc : 0;
+}
+
+int admin_upsert_team(struct store *s, const struct team *t)
+{
+    struct store_stmt *st = store_prepare(
+        s, "INSERT INTO teams (id, name, abbreviation, logo_url, conference, league, division,"
+           " short_name, active, aliases) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+           " ON CONFLICT (id) DO UPDATE SET name = excluded.name,"
+           " abbreviation = excluded.abbreviation, logo_url = excluded.logo_url,"
+           " conference = excluded.conference, league = excluded.league,"
+           " division = excluded.division, short_name = excluded.short_name,"
+           " active = excluded.active, aliases = excluded.aliases");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, t->id);
+    store_bind_text(st, 2, t->name);
+    store_bind_text(st, 3, t->abbreviation);
+    store_bind_text(st, 4, t->logo_url);
+    store_bind_text(st, 5, t->conference);
+    store_bind_text(st, 6, t->league);
+    store_bind_text(st, 7, t->division);
+    store_bind_text(st, 8, t->short_name);
+    store_bind_int(st, 9, t->active);
+    store_bind_text(st, 10, t->aliases_json);
+    return run(st);
+}
+
+int admin_upsert_game(struct store *s, const struct game *g)
+{
+    struct store_stmt *st = store_prepare(
+        s, "INSERT INTO games (id, home_team_id, away_team_id, home_score, away_score, starts_at,"
+           " kickoff_tbd, period, clock, status, season, week, league, season_type, stage_label,"
+           " created_at, updated_at, kickoff_known)"
+           " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+           " ON CONFLICT (id) DO UPDATE SET home_team_id = excluded.home_team_id,"
+           " away_team_id = excluded.away_team_id, home_score = excluded.home_score,"
+           " away_score = excluded.away_score, starts_at = excluded.starts_at,"
+           " kickoff_tbd = excluded.kickoff_tbd, period = excluded.period,"
+           " clock = excluded.clock, status = excluded.status, season = excluded.season,"
+           " week = excluded.week, league = excluded.league,"
+           " season_type = excluded.season_type, stage_label = excluded.stage_label,"
+           " created_at = excluded.created_at, updated_at = excluded.updated_at,"
+           " kickoff_known = excluded.kickoff_known");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, g->id);
+    store_bind_text(st, 2, g->home.id);
+    store_bind_text(st, 3, g->away.id);
+    store_bind_int(st, 4, g->home_score);
+    store_bind_int(st, 5, g->away_score);
+    store_bind_int(st, 6, g->starts_at);
+    store_bind_int(st, 7, g->kickoff_tbd);
+    store_bind_int(st, 8, g->period);
+    store_bind_text(st, 9, g->clock);
+    store_bind_text(st, 10, g->status);
+    store_bind_int(st, 11, g->season);
+    store_bind_int(st, 12, g->week);
+    store_bind_text(st, 13, g->league);
+    store_bind_text(st, 14, g->season_type);
+    store_bind_text(st, 15, g->stage_label);
+    store_bind_int(st, 16, g->created_at);
+    store_bind_int(st, 17, g->updated_at);
+    store_bind_int(st, 18, g->starts_at != MODEL_NULL);
+    return run(st);
+}
+
+static int64_t tri(int v)
+{
+    return v < 0 ? MODEL_NULL : v;
+}
+
+int admin_upsert_incident(struct store *s, const struct incident *i, const char *visibility,
+                          int64_t question_version)
+{
+    struct incident_state old;
+    TRY(admin_incident_state(s, i->id, &old));
+    if (old.exists && old.slug[0] && (!i->slug || strcmp(old.slug, i->slug) != 0)) {
+        /* the old slug keeps redirecting to this incident's page */
+        struct store_stmt *h = store_prepare(
+            s, "INSERT INTO incident_slugs (slug, incident_id) VALUES (?, ?)"
+               " ON CONFLICT (slug) DO NOTHING");
+        if (!h)
+            return STORE_ERR;
+        store_bind_text(h, 1, old.slug);
+        store_bind_text(h, 2, i->id);
+        TRY(run(h));
+    }
+    if (i->slug) {
+        struct store_stmt *d =
+            store_prepare(s, "DELETE FROM incident_slugs WHERE slug = ? AND incident_id = ?");
+        if (!d)
+            return STORE_ERR;
+        store_bind_text(d, 1, i->slug);
+        store_bind_text(d, 2, i->id);
+        TRY(run(d));
+    }
+    struct store_stmt *st = store_prepare(
+        s, "INSERT INTO incidents (id, game_id, title, play_description, neutral_summary,"
+           " category, period, clock, original_ruling, final_ruling, replay_involved,"
+           " consequence, status, origin_kind, provenance, reviewed_at, published_at,"
+           " created_at, updated_at, visibility, duplicate_of, slug, penalty_called,"
+           " comment_count, question_version)"
+           " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)"
+           " ON CONFLICT (id) DO UPDATE SET game_id = excluded.game_id,"
+           " title = excluded.title, play_description = excluded.play_description,"
+           " neutral_summary = excluded.neutral_summary, category = excluded.category,"
+           " period = excluded.period, clock = excluded.clock,"
+           " original_ruling = excluded.original_ruling, final_ruling = excluded.final_ruling,"
+           " replay_involved = excluded.replay_involved, consequence = excluded.consequence,"
+           " status = excluded.status, origin_kind = excluded.origin_kind,"
+           " provenance = excluded.provenance, reviewed_at = excluded.reviewed_at,"
+           " published_at = excluded.published_at, created_at = excluded.created_at,"
+           " updated_at = excluded.updated_at, visibility = excluded.visibility,"
+           " duplicate_of = NULL, slug = excluded.slug,"
+           " penalty_called = excluded.penalty_called, comment_count = excluded.comment_count,"
+           " question_version = excluded.question_version");
+    if (!st)
+        return STORE_ERR;
+    int k = 1;
+    store_bind_text(st, k++, i->id);
+    store_bind_text(st, k++, i->game_id);
+    store_bind_text(st, k++, i->title);
+    store_bind_text(st, k++, i->play_description);
+    store_bind_text(st, k++, i->neutral_summary);
+    store_bind_text(st, k++, i->category);
+    store_bind_int(st, k++, i->period);
+    store_bind_text(st, k++, i->clock);
+    store_bind_text(st, k++, i->original_ruling);
+    store_bind_text(st, k++, i->final_ruling);
+    store_bind_int(st, k++, tri(i->replay_involved));
+    store_bind_text(st, k++, i->consequence);
+    store_bind_text(st, k++, i->status);
+    store_bind_text(st, k++, i->origin_kind);
+    store_bind_text(st, k++, i->provenance_json);
+    store_bind_int(st, k++, i->reviewed_at);
+    store_bind_int(st, k++, i->published_at);
+    store_bind_int(st, k++, i->created_at);
+    store_bind_int(st, k++, i->updated_at);
+    store_bind_text(st, k++, visibility);
+    store_bind_text(st, k++, i->slug);
+    store_bind_int(st, k++, tri(i->penalty_called));
+    store_bind_int(st, k++, i->comment_count);
+    store_bind_int(st, k++, question_version);
+    return run(st);
+}
+
+/* A stable source id: the first 16 bytes of SHA-256(incident id, NUL, url) laid out as an
+ * RFC 9562 version-8 UUID, so re-importing a file gives the same ids. */
+static void source_id(const char *incident_id, const char *url, char out[37])
+{
+    unsigned char h[crypto_hash_sha256_BYTES];
+    crypto_hash_sha256_state st;
+    crypto_hash_sha256_init(&st);
+    crypto_hash_sha256_update(&st, (const unsigned char *)incident_id, strlen(incident_id) + 1);
+    crypto_hash_sha256_update(&st, (const unsigned char *)url, strlen(url));
+    crypto_hash_sha256_final(&st, h);
+    h[6] = (unsigned char)((h[6] & 0x0f) | 0x80);
+    h[8] = (unsigned char)((h[8] & 0x3f) | 0x80);
+    snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+             h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], h[8], h[9], h[10], h[11], h[12],
+             h[13], h[14], h[15]);
+}
+
+int admin_replace_sources(struct store *s, const char *incident_id, const struct source *src,
+                          size_t n, int64_t now)
+{
+    /* added_at of sources that stay (same id) is kept when the file gives none */
+    int64_t kept[ADMIN_MAX_SOURCES];
+    char ids[ADMIN_MAX_SOURCES][37];
+    if (n > ADMIN_MAX_SOURCES)
+        return STORE_ERR;
+    for (size_t k = 0; k < n; k++) {
+        source_id(incident_id, src[k].url, ids[k]);
+        kept[k] = src[k].added_at;
+        if (kept[k] != MODEL_NULL)
+            continue;
+        struct store_stmt *old = store_prepare(s, "SELECT added_at FROM sources WHERE id = ?");
+        if (!old)
+            return STORE_ERR;
+        store_bind_text(old, 1, ids[k]);
+        int rc = store_step(old);
+        kept[k] = rc == STORE_ROW ? store_col_int(old, 0) : now;
+        store_reset(old);
+        if (rc < 0)
+            return rc;
+    }
+    struct store_stmt *del = store_prepare(s, "DELETE FROM sources WHERE incident_id = ?");
+    if (!del)
+        return STORE_ERR;
+    store_bind_text(del, 1, incident_id);
+    TRY(run(del));
+    for (size_t k = 0; k < n; k++) {
+        struct store_stmt *st = store_prepare(
+            s, "INSERT INTO sources (id, incident_id, position, url, title, publisher,"
+               " source_kind, published_at, added_at, supports, added_by)"
+               " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        if (!st)
+            return STORE_ERR;
+        store_bind_text(st, 1, ids[k]);
+        store_bind_text(st, 2, incident_id);
+        store_bind_int(st, 3, (int64_t)k);
+        store_bind_text(st, 4, src[k].url);
+        store_bind_text(st, 5, src[k].title);
+        store_bind_text(st, 6, src[k].publisher);
+        store_bind_text(st, 7, src[k].kind);
+        store_bind_int(st, 8, src[k].published_at);
+        store_bind_int(st, 9, kept[k]);
+        store_bind_text(st, 10, src[k].supports);
+        store_bind_text(st, 11, src[k].added_by);
+        TRY(run(st));
+    }
+    return 0;
+}
+
+static int insert_question(struct store *s, const char *id, const struct question *q)
+{
+    struct store_stmt *st = store_prepare(
+        s, "INSERT INTO questions (incident_id, version, question_type, question_text,"
+           " option_a_label, option_b_label, unsure_label, stored_a_label, stored_b_label,"
+           " stored_unsure_label, factual_context, created_at, superseded_at)"
+           " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, id);
+    store_bind_int(st, 2, q->version);
+    store_bind_text(st, 3, q->type);
+    store_bind_text(st, 4, q->text);
+    store_bind_text(st, 5, q->a_label);
+    store_bind_text(st, 6, q->b_label);
+    store_bind_text(st, 7, q->unsure_label);
+    store_bind_text(st, 8, q->stored_a);
+    store_bind_text(st, 9, q->stored_b);
+    store_bind_text(st, 10, q->stored_unsure);
+    store_bind_text(st, 11, q->factual_context_json ? q->factual_context_json : "{}");
+    store_bind_int(st, 12, q->created_at);
+    store_bind_int(st, 13, q->superseded_at);
+    return run(st);
+}
+
+int admin_replace_questions(struct store *s, const char *incident_id, const struct question *qs,
+                            size_t n)
+{
+    struct store_stmt *del = store_prepare(s, "DELETE FROM questions WHERE incident_id = ?");
+    if (!del)
+        return STORE_ERR;
+    store_bind_text(del, 1, incident_id);
+    TRY(run(del));
+    for (size_t k = 0; k < n; k++)
+        TRY(insert_question(s, incident_id, &qs[k]));
+    return 0;
+}
+
+int admin_replace_legacy_ballots(struct store *s, const char *incident_id, int64_t version,
+                                 const int *choices, const int *rootings, size_t n, int64_t now)
+{
+    static const char *const choice_names[] = {"correct", "incorrect", "unsure"};
+    static const char *const rooting_cols[] = {"home", "away", "neutral", "undisclosed", NULL};
+    struct store_stmt *st = store_prepare(
+        s, "DELETE FROM ballots WHERE incident_id = ? AND question_version = ?"
+           " AND voter LIKE 'legacy:%'");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, incident_id);
+    store_bind_int(st, 2, version);
+    TRY(run(st));
+    for (size_t k = 0; k < n; k++) {
+        char voter[32];
+        snprintf(voter, sizeof voter, "legacy:%zu", k);
+        st = store_prepare(s, "INSERT INTO ballots (incident_id, question_version, voter, choice,"
+                              " rooting, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)");
+        if (!st)
+            return STORE_ERR;
+        store_bind_text(st, 1, incident_id);
+        store_bind_int(st, 2, version);
+        store_bind_text(st, 3, voter);
+        store_bind_text(st, 4, choice_names[choices[k]]);
+        store_bind_text(st, 5, rootings[k] < 4 ? rooting_cols[rootings[k]] : NULL);
+        store_bind_int(st, 6, now);
+        store_bind_int(st, 7, now);
+        TRY(run(st));
+    }
+    /* import is a cold path: recount this version's tallies from its ballots */
+    st = store_prepare(s, "DELETE FROM vote_tallies WHERE incident_id = ? AND question_version = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, incident_id);
+    store_bind_int(st, 2, version);
+    TRY(run(st));
+    st = store_prepare(
+        s, "INSERT INTO vote_tallies (incident_id, question_version, rooting, correct, incorrect,"
+           " unsure) SELECT incident_id, question_version, coalesce(rooting, 'unspecified'),"
+           " sum(CASE WHEN choice = 'correct' THEN 1 ELSE 0 END),"
+           " sum(CASE WHEN choice = 'incorrect' THEN 1 ELSE 0 END),"
+           " sum(CASE WHEN choice = 'unsure' THEN 1 ELSE 0 END)"
+           " FROM ballots WHERE incident_id = ? AND question_version = ?"
+           " GROUP BY incident_id, question_version, coalesce(rooting, 'unspecified')");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, incident_id);
+    store_bind_int(st, 2, version);
+    return run(st);
+}
+
+int admin_set_visibility(struct store *s, const char *id, const char *visibility,
+                         const char *duplicate_of, int64_t now)
+{
+    struct store_stmt *st = store_prepare(
+        s, "UPDATE incidents SET visibility = ?, duplicate_of = ?,"
+           " updated_at = coalesce(?, updated_at) WHERE id = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, visibility);
+    store_bind_text(st, 2, duplicate_of);
+    store_bind_int(st, 3, now);
+    store_bind_text(st, 4, id);
+    return run(st);
+}
+
+int admin_set_status(struct store *s, const char *id, const char *status, int64_t now)
+{
+    struct store_stmt *st =
+        store_prepare(s, "UPDATE incidents SET status = ?, updated_at = ? WHERE id = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, status);
+    store_bind_int(st, 2, now);
+    store_bind_text(st, 3, id);
+    return run(st);
+}
+
+int admin_new_question(struct store *s, const char *id, const struct question *q, int64_t now)
+{
+    struct store_stmt *st = store_prepare(
+        s, "UPDATE questions SET superseded_at = ? WHERE incident_id = ? AND superseded_at IS NULL");
+    if (!st)
+        return STORE_ERR;
+    store_bind_int(st, 1, now);
+    store_bind_text(st, 2, id);
+    TRY(run(st));
+    TRY(insert_question(s, id, q));
+    st = store_prepare(s, "UPDATE incidents SET question_version = ?, updated_at = ? WHERE id = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_int(st, 1, q->version);
+    store_bind_int(st, 2, now);
+    store_bind_text(st, 3, id);
+    return run(st);
+}
+
+int admin_clarify_question(struct store *s, const char *id, int64_t version,
+                           const struct question *q, int64_t now)
+{
+    struct store_stmt *st = store_prepare(
+        s, "UPDATE questions SET option_a_label = ?, option_b_label = ?, unsure_label = ?"
+           " WHERE incident_id = ? AND version = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, q->a_label);
+    store_bind_text(st, 2, q->b_label);
+    store_bind_text(st, 3, q->unsure_label);
+    store_bind_text(st, 4, id);
+    store_bind_int(st, 5, version);
+    TRY(run(st));
+    st = store_prepare(s, "UPDATE incidents SET updated_at = ? WHERE id = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_int(st, 1, now);
+    store_bind_text(st, 2, id);
+    return run(st);
+}

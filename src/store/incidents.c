@@ -1,0 +1,345 @@
+#include "store/incidents.h"
+
+#include <string.h>
+
+#include "domain/votes.h"
+#include "util/buf.h"
+
+#define INCIDENT_COLS                                                                         \
+    "i.id, i.game_id, i.title, i.play_description, i.neutral_summary, i.category, i.period,"  \
+    " i.clock, i.original_ruling, i.final_ruling, i.replay_involved, i.consequence, i.status," \
+    " i.origin_kind, i.provenance, i.reviewed_at, i.published_at, i.created_at, i.updated_at," \
+    " i.duplicate_of, i.slug, i.penalty_called, i.comment_count, g.league, g.season_type,"    \
+    " h.name, a.name, i.visibility, q.version, q.question_type, q.question_text,"             \
+    " q.option_a_label, q.option_b_label, q.unsure_label, q.stored_a_label, q.stored_b_label," \
+    " q.stored_unsure_label, q.factual_context, q.created_at, q.superseded_at"
+
+#define INCIDENT_FROM                                                                        \
+    " FROM incidents i JOIN games g ON g.id = i.game_id"                                     \
+    " JOIN teams h ON h.id = g.home_team_id JOIN teams a ON a.id = g.away_team_id"           \
+    " LEFT JOIN questions q ON q.incident_id = i.id AND q.version = i.question_version"
+
+enum { COL_VISIBILITY = 27, COL_Q = 28 };
+
+static const char *dup(struct arena *a, struct store_stmt *st, int col)
+{
+    return arena_strdup(a, store_col_text(st, col));
+}
+
+static int tristate(struct store_stmt *st, int col)
+{
+    int64_t v = store_col_int(st, col);
+    return v == STORE_NULL_INT ? -1 : v != 0;
+}
+
+static void read_question(struct arena *a, struct store_stmt *st, int c, struct question *q)
+{
+    q->version = store_col_int(st, c);
+    q->type = dup(a, st, c + 1);
+    q->text = dup(a, st, c + 2);
+    q->a_label = dup(a, st, c + 3);
+    q->b_label = dup(a, st, c + 4);
+    q->unsure_label = dup(a, st, c + 5);
+    q->stored_a = dup(a, st, c + 6);
+    q->stored_b = dup(a, st, c + 7);
+    q->stored_unsure = dup(a, st, c + 8);
+    q->factual_context_json = dup(a, st, c + 9);
+    q->created_at = store_col_int(st, c + 10);
+    q->superseded_at = store_col_int(st, c + 11);
+}
+
+static void read_incident(struct arena *a, struct store_stmt *st, struct incident *i)
+{
+    i->id = dup(a, st, 0);
+    i->game_id = dup(a, st, 1);
+    i->title = dup(a, st, 2);
+    i->play_description = dup(a, st, 3);
+    i->neutral_summary = dup(a, st, 4);
+    i->category = dup(a, st, 5);
+    i->period = store_col_int(st, 6);
+    i->clock = dup(a, st, 7);
+    i->original_ruling = dup(a, st, 8);
+    i->final_ruling = dup(a, st, 9);
+    i->replay_involved = tristate(st, 10);
+    i->consequence = dup(a, st, 11);
+    i->status = dup(a, st, 12);
+    i->origin_kind = dup(a, st, 13);
+    i->provenance_json = dup(a, st, 14);
+    i->reviewed_at = store_col_int(st, 15);
+    i->published_at = store_col_int(st, 16);
+    i->created_at = store_col_int(st, 17);
+    i->updated_at = store_col_int(st, 18);
+    i->duplicate_of = dup(a, st, 19);
+    i->slug = dup(a, st, 20);
+    i->penalty_called = tristate(st, 21);
+    i->comment_count = store_col_int(st, 22);
+    i->league = dup(a, st, 23);
+    i->season_type = dup(a, st, 24);
+    i->home_name = dup(a, st, 25);
+    i->away_name = dup(a, st, 26);
+    i->has_question = !store_col_null(st, COL_Q);
+    if (i->has_question)
+        read_question(a, st, COL_Q, &i->question);
+    memset(&i->votes, 0, sizeof i->votes);
+}
+
+int incidents_tallies(struct store *s, const char *id, int64_t version, struct votes *v)
+{
+    memset(v, 0, sizeof *v);
+    struct store_stmt *st = store_prepare(
+        s, "SELECT rooting, correct, incorrect, unsure FROM vote_tallies"
+           " WHERE incident_id = ? AND question_version = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, id);
+    store_bind_int(st, 2, version);
+    int rc;
+    while ((rc = store_step(st)) == STORE_ROW) {
+        int r = rooting_from_name(store_col_text(st, 0));
+        if (r < 0)
+            continue;
+        v->by_rooting[r].correct = store_col_int(st, 1);
+        v->by_rooting[r].incorrect = store_col_int(st, 2);
+        v->by_rooting[r].unsure = store_col_int(st, 3);
+    }
+    store_reset(st);
+    return rc < 0 ? rc : 0;
+}
+
+int incidents_list(struct store *s, struct arena *a, const struct incident_filter *f,
+                   struct incident **out, size_t *n, bool *more)
+{
+    /* one SQL text per combination of filters, each prepared once per connection */
+    struct buf sql = BUF_INIT;
+    buf_puts(&sql, "SELECT " INCIDENT_COLS INCIDENT_FROM " WHERE i.visibility = 'published'");
+    if (f->game_id)
+        buf_puts(&sql, " AND i.game_id = ?");
+    if (f->category)
+        buf_puts(&sql, " AND i.category = ?");
+    if (f->status)
+        buf_puts(&sql, " AND i.status = ?");
+    if (f->has_verdict == 1)
+        buf_puts(&sql, " AND i.question_version IS NOT NULL");
+    else if (f->has_verdict == 0)
+        buf_puts(&sql, " AND i.question_version IS NULL");
+    if (f->from != MODEL_NULL)
+        buf_puts(&sql, " AND i.published_at >= ?");
+    if (f->to != MODEL_NULL)
+        buf_puts(&sql, " AND i.published_at < ?");
+    if (f->season != MODEL_NULL)
+        buf_puts(&sql, " AND g.season = ?");
+    if (f->week != MODEL_NULL)
+        buf_puts(&sql, " AND g.week = ?");
+    if (f->team_id)
+        buf_puts(&sql, " AND (g.home_team_id = ? OR g.away_team_id = ?)");
+    if (f->league)
+        buf_puts(&sql, " AND g.league = ?");
+    if (f->season_type)
+        buf_puts(&sql, " AND g.season_type = ?");
+    buf_puts(&sql, " ORDER BY i.published_at DESC, i.id DESC LIMIT ? OFFSET ?");
+
+    struct store_stmt *st = store_prepare(s, sql.p);
+    buf_release(&sql);
+    if (!st)
+        return STORE_ERR;
+    int k = 1;
+    if (f->game_id)
+        store_bind_text(st, k++, f->game_id);
+    if (f->category)
+        store_bind_text(st, k++, f->category);
+    if (f->status)
+        store_bind_text(st, k++, f->status);
+    if (f->from != MODEL_NULL)
+        store_bind_int(st, k++, f->from);
+    if (f->to != MODEL_NULL)
+        store_bind_int(st, k++, f->to);
+    if (f->season != MODEL_NULL)
+        store_bind_int(st, k++, f->season);
+    if (f->week != MODEL_NULL)
+        store_bind_int(st, k++, f->week);
+    if (f->team_id) {
+        store_bind_text(st, k++, f->team_id);
+        store_bind_text(st, k++, f->team_id);
+    }
+    if (f->league)
+        store_bind_text(st, k++, f->league);
+    if (f->season_type)
+        store_bind_text(st, k++, f->season_type);
+    store_bind_int(st, k++, f->limit + 1);
+    store_bind_int(st, k++, f->offset);
+
+    struct incident *list = arena_alloc(a, sizeof *list * (size_t)f->limit);
+    size_t count = 0;
+    int rc;
+    *more = false;
+    while ((rc = store_step(st)) == STORE_ROW) {
+        if (count == (size_t)f->limit) {
+            *more = true;
+            break;
+        }
+        read_incident(a, st, &list[count++]);
+    }
+    store_reset(st);
+    if (rc < 0)
+        return rc;
+    for (size_t i = 0; i < count; i++) {
+        if (!list[i].has_question)
+            continue;
+        rc = incidents_tallies(s, list[i].id, list[i].question.version, &list[i].votes);
+        if (rc < 0)
+            return rc;
+    }
+    *out = list;
+    *n = count;
+    return 0;
+}
+
+int incidents_get(struct store *s, struct arena *a, const char *id, struct incident *out,
+                  const char **survivor)
+{
+    struct store_stmt *st = store_prepare(s, "SELECT " INCIDENT_COLS INCIDENT_FROM
+                                             " WHERE i.id = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, id);
+    int rc = store_step(st);
+    if (rc != STORE_ROW) {
+        store_reset(st);
+        return rc < 0 ? rc : INCIDENT_MISSING;
+    }
+    const char *vis = store_col_text(st, COL_VISIBILITY);
+    if (strcmp(vis, "withdrawn") == 0) {
+        store_reset(st);
+        return INCIDENT_MISSING;
+    }
+    if (strcmp(vis, "merged") == 0) {
+        *survivor = dup(a, st, 19);
+        store_reset(st);
+        return INCIDENT_MERGED;
+    }
+    read_incident(a, st, out);
+    store_reset(st);
+    if (out->has_question) {
+        rc = incidents_tallies(s, out->id, out->question.version, &out->votes);
+        if (rc < 0)
+            return rc;
+    }
+    return INCIDENT_FOUND;
+}
+
+int incidents_sources(struct store *s, struct arena *a, const char *id, struct source **out,
+                      size_t *n)
+{
+    struct store_stmt *st = store_prepare(
+        s, "SELECT id, url, title, publisher, source_kind, published_at, added_at, supports,"
+           " added_by FROM sources WHERE incident_id = ? ORDER BY position, id");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, id);
+    size_t cap = 4, count = 0;
+    struct source *list = arena_alloc(a, sizeof *list * cap);
+    int rc;
+    while ((rc = store_step(st)) == STORE_ROW) {
+        if (count == cap) {
+            struct source *bigger = arena_alloc(a, sizeof *list * cap * 2);
+            memcpy(bigger, list, sizeof *list * cap);
+            list = bigger;
+            cap *= 2;
+        }
+        struct source *src = &list[count++];
+        src->id = dup(a, st, 0);
+        src->url = dup(a, st, 1);
+        src->title = dup(a, st, 2);
+        src->publisher = dup(a, st, 3);
+        src->kind = dup(a, st, 4);
+        src->published_at = store_col_int(st, 5);
+        src->added_at = store_col_int(st, 6);
+        src->supports = dup(a, st, 7);
+        src->added_by = dup(a, st, 8);
+    }
+    store_reset(st);
+    if (rc < 0)
+        return rc;
+    *out = list;
+    *n = count;
+    return 0;
+}
+
+int incidents_questions(struct store *s, struct arena *a, const char *id,
+                        struct question **out, size_t *n)
+{
+    struct store_stmt *st = store_prepare(
+        s, "SELECT version, question_type, question_text, option_a_label, option_b_label,"
+           " unsure_label, stored_a_label, stored_b_label, stored_unsure_label,"
+           " factual_context, created_at, superseded_at"
+           " FROM questions WHERE incident_id = ? ORDER BY version");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, id);
+    size_t cap = 4, count = 0;
+    struct question *list = arena_alloc(a, sizeof *list * cap);
+    int rc;
+    while ((rc = store_step(st)) == STORE_ROW) {
+        if (count == cap) {
+            struct question *bigger = arena_alloc(a, sizeof *list * cap * 2);
+            memcpy(bigger, list, sizeof *list * cap);
+            list = bigger;
+            cap *= 2;
+        }
+        read_question(a, st, 0, &list[count++]);
+    }
+    store_reset(st);
+    if (rc < 0)
+        return rc;
+    *out = list;
+    *n = count;
+    return 0;
+}
+
+int incidents_each(struct store *s,
+                   int (*fn)(void *ctx, const struct incident *i, const char *visibility),
+                   void *ctx)
+{
+    struct store_stmt *st =
+        store_prepare(s, "SELECT " INCIDENT_COLS INCIDENT_FROM " ORDER BY i.id");
+    if (!st)
+        return STORE_ERR;
+    int rc;
+    while ((rc = store_step(st)) == STORE_ROW) {
+        struct arena a;
+        struct incident inc;
+        arena_init(&a);
+        read_incident(&a, st, &inc);
+        const char *vis = arena_strdup(&a, store_col_text(st, COL_VISIBILITY));
+        int r = fn(ctx, &inc, vis);
+        arena_release(&a);
+        if (r < 0) {
+            rc = r;
+            break;
+        }
+    }
+    store_reset(st);
+    return rc < 0 ? rc : 0;
+}
+
+int incidents_ballots(struct store *s, const char *id, int64_t version,
+                      int (*fn)(void *ctx, const char *choice, const char *rooting), void *ctx)
+{
+    struct store_stmt *st = store_prepare(
+        s, "SELECT choice, rooting FROM ballots WHERE incident_id = ? AND question_version = ?"
+           " ORDER BY length(voter), voter");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, id);
+    store_bind_int(st, 2, version);
+    int rc;
+    while ((rc = store_step(st)) == STORE_ROW) {
+        int r = fn(ctx, store_col_text(st, 0), store_col_text(st, 1));
+        if (r < 0) {
+            rc = r;
+            break;
+        }
+    }
+    store_reset(st);
+    return rc < 0 ? rc : 0;
+}

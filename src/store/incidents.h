@@ -1,0 +1,55 @@
+#ifndef WHISTLE_STORE_INCIDENTS_H
+#define WHISTLE_STORE_INCIDENTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "domain/model.h"
+#include "store/store.h"
+#include "util/arena.h"
+
+/* Filters of GET /api/v1/incidents; NULL / MODEL_NULL / -1 mean "not filtered". League,
+ * season, week, season type and team apply through the incident's game. */
+struct incident_filter {
+    const char *game_id, *category, *status, *team_id, *league, *season_type;
+    int64_t season, week, from, to; /* from inclusive, to exclusive, on publication */
+    int has_verdict;                /* -1 any, 0 without a question, 1 with one */
+    int64_t limit, offset;
+};
+
+/* One page of published incidents (publication time desc, then ID desc) with their
+ * current question and vote tallies; arena-owned. Returns 0 or a negative store_rc. */
+int incidents_list(struct store *s, struct arena *a, const struct incident_filter *f,
+                   struct incident **out, size_t *n, bool *more);
+
+enum incident_lookup {
+    INCIDENT_FOUND = 1,
+    INCIDENT_MISSING = 0, /* no such incident, or withdrawn */
+    INCIDENT_MERGED = 2,  /* a merged duplicate: *survivor names the surviving incident */
+};
+
+/* Reads one incident by ID with its question and tallies. Returns an incident_lookup value
+ * or a negative store_rc. */
+int incidents_get(struct store *s, struct arena *a, const char *id, struct incident *out,
+                  const char **survivor);
+
+/* The incident's sources in their order, and every question version ascending. */
+int incidents_sources(struct store *s, struct arena *a, const char *id, struct source **out,
+                      size_t *n);
+int incidents_questions(struct store *s, struct arena *a, const char *id,
+                        struct question **out, size_t *n);
+
+/* Reads the tallies of one question version into v (zeroed first). */
+int incidents_tallies(struct store *s, const char *id, int64_t version, struct votes *v);
+
+/* Calls fn for every incident, whatever its visibility ("published", "withdrawn",
+ * "merged"), in ID order; strings live until fn returns. */
+int incidents_each(struct store *s,
+                   int (*fn)(void *ctx, const struct incident *i, const char *visibility),
+                   void *ctx);
+
+/* Calls fn with each ballot (choice, rooting or NULL) of one question version. */
+int incidents_ballots(struct store *s, const char *id, int64_t version,
+                      int (*fn)(void *ctx, const char *choice, const char *rooting), void *ctx);
+
+#endif

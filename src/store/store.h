@@ -1,0 +1,76 @@
+#ifndef WHISTLE_STORE_STORE_H
+#define WHISTLE_STORE_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * The store's driver interface: prepare / bind / step / column / transaction over one
+ * portable SQL dialect (ARCHITECTURE.md "Layers"). Placeholders are written "?" and
+ * numbered from 1. Only the SQLite driver exists today; the PostgreSQL one will implement
+ * this same header.
+ *
+ * A struct store is one connection and is used by one thread at a time. Statements come
+ * from a per-connection cache keyed by their SQL text, so the hot path never re-prepares;
+ * a statement handed out by store_prepare() is reset and its bindings cleared, and stays
+ * valid until the next store_prepare() of the same text or store_close().
+ */
+#define STORE_NULL_INT INT64_MIN
+
+enum store_rc {
+    STORE_ROW = 1,
+    STORE_DONE = 0,
+    STORE_ERR = -1,        /* a bug: bad SQL, misuse */
+    STORE_BUSY = -2,       /* locked longer than the busy timeout: retry later */
+    STORE_CONSTRAINT = -3, /* a constraint refused the write */
+    STORE_GONE = -4,       /* the database cannot be reached: the connection is dropped */
+};
+
+struct store;
+struct store_stmt;
+
+/* Opens a connection to uri (a file path for SQLite) and configures it (WAL, FULL sync,
+ * foreign keys, busy timeout). With create false a missing database is an error. Returns
+ * 0 and *out (free with store_close), or a negative store_rc with a message in err. */
+int store_open(const char *uri, bool create, struct store **out, char *err, size_t errlen);
+void store_close(struct store *s);
+
+/* Applies the compiled-in migrations that are missing, in one transaction. Refuses (-1)
+ * a database whose schema is newer than this binary. */
+int store_migrate(struct store *s, char *err, size_t errlen);
+int store_schema_version(struct store *s);
+
+struct store_stmt *store_prepare(struct store *s, const char *sql);
+void store_bind_text(struct store_stmt *st, int idx, const char *v); /* NULL binds null */
+void store_bind_int(struct store_stmt *st, int idx, int64_t v);      /* STORE_NULL_INT: null */
+void store_bind_null(struct store_stmt *st, int idx);
+int store_step(struct store_stmt *st); /* STORE_ROW, STORE_DONE or a negative store_rc */
+const char *store_col_text(struct store_stmt *st, int col); /* NULL for null; valid until next step */
+int64_t store_col_int(struct store_stmt *st, int col);      /* STORE_NULL_INT for null */
+bool store_col_null(struct store_stmt *st, int col);
+void store_reset(struct store_stmt *st);
+int64_t store_changes(struct store *s);
+
+/* Runs sql (no parameters, any number of statements, no rows wanted). */
+int store_exec(struct store *s, const char *sql);
+
+/* Transactions: begin_write takes the write lock up front (BEGIN IMMEDIATE on SQLite), so
+ * two writers never deadlock on a lock upgrade. */
+int store_begin_read(struct store *s);
+int store_begin_write(struct store *s);
+int store_commit(struct store *s);
+void store_rollback(struct store *s);
+
+const char *store_errmsg(struct store *s);
+
+/* The calling thread's connection to the server's database, opened on first use (and
+ * again after the database was unreachable). store_thread_setup() names the database
+ * once at start-up; connections close when their thread exits. Returns NULL when the
+ * database cannot be opened now. */
+void store_thread_setup(const char *uri);
+struct store *store_thread(void);
+/* Drops the calling thread's connection, e.g. after STORE_GONE. */
+void store_thread_drop(void);
+
+#endif

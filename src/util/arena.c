@@ -1,0 +1,62 @@
+#include "util/arena.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct arena_chunk {
+    struct arena_chunk *next;
+    _Alignas(16) char mem[];
+};
+
+void arena_init(struct arena *a)
+{
+    a->chunks = NULL;
+    a->cur = a->inline_mem;
+    a->left = sizeof a->inline_mem;
+}
+
+void *arena_alloc(struct arena *a, size_t n)
+{
+    n = (n + 15) & ~(size_t)15;
+    if (n > a->left) {
+        size_t size = n > 16384 ? n : 16384;
+        struct arena_chunk *c = malloc(sizeof *c + size);
+        if (!c) {
+            fputs("whistle: out of memory\n", stderr);
+            abort();
+        }
+        c->next = a->chunks;
+        a->chunks = c;
+        a->cur = c->mem;
+        a->left = size;
+    }
+    void *p = a->cur;
+    a->cur += n;
+    a->left -= n;
+    return p;
+}
+
+char *arena_strndup(struct arena *a, const char *s, size_t n)
+{
+    char *p = arena_alloc(a, n + 1);
+    memcpy(p, s, n);
+    p[n] = '\0';
+    return p;
+}
+
+char *arena_strdup(struct arena *a, const char *s)
+{
+    return s ? arena_strndup(a, s, strlen(s)) : NULL;
+}
+
+void arena_release(struct arena *a)
+{
+    struct arena_chunk *c = a->chunks;
+    while (c) {
+        struct arena_chunk *next = c->next;
+        free(c);
+        c = next;
+    }
+    arena_init(a);
+}

@@ -1,0 +1,29 @@
+#ifndef WHISTLE_UTIL_ARENA_H
+#define WHISTLE_UTIL_ARENA_H
+
+#include <stddef.h>
+
+/*
+ * A bump allocator: a request (or a CLI command) owns one arena, allocates from it
+ * freely, and frees everything in one arena_release(). Memory comes in chunks; the first
+ * one is embedded in the struct so small requests never call malloc. Allocation failure
+ * aborts (see buf.h).
+ */
+#define ARENA_INLINE 4096
+
+struct arena_chunk;
+
+struct arena {
+    struct arena_chunk *chunks;
+    char *cur;
+    size_t left;
+    _Alignas(16) char inline_mem[ARENA_INLINE];
+};
+
+void arena_init(struct arena *a);
+void *arena_alloc(struct arena *a, size_t n);          /* 16-byte aligned, uninitialised */
+char *arena_strdup(struct arena *a, const char *s);    /* NULL stays NULL */
+char *arena_strndup(struct arena *a, const char *s, size_t n);
+void arena_release(struct arena *a);
+
+#endif

@@ -1,0 +1,208 @@
+#include "util/jsonw.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "util/timefmt.h"
+
+void jw_init(struct jw *w, struct buf *b)
+{
+    w->b = b;
+    w->depth = 0;
+    w->after_key = false;
+    w->first[0] = true;
+}
+
+/* Writes the separator a value needs at the current position. */
+static void sep(struct jw *w)
+{
+    if (w->after_key) {
+        w->after_key = false;
+        return;
+    }
+    if (!w->first[w->depth])
+        buf_putc(w->b, ',');
+    w->first[w->depth] = false;
+}
+
+static void open(struct jw *w, char c)
+{
+    sep(w);
+    buf_putc(w->b, c);
+    if (w->depth + 1 < JW_MAX_DEPTH)
+        w->depth++;
+    w->first[w->depth] = true;
+}
+
+static void close_(struct jw *w, char c)
+{
+    buf_putc(w->b, c);
+    if (w->depth > 0)
+        w->depth--;
+}
+
+void jw_obj_begin(struct jw *w)
+{
+    open(w, '{');
+}
+
+void jw_obj_end(struct jw *w)
+{
+    close_(w, '}');
+}
+
+void jw_arr_begin(struct jw *w)
+{
+    open(w, '[');
+}
+
+void jw_arr_end(struct jw *w)
+{
+    close_(w, ']');
+}
+
+void json_escape_into(struct buf *b, const char *s, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *p = (const unsigned char *)s;
+    const unsigned char *end = p + n;
+    buf_grow(b, n + 2);
+    buf_putc(b, '"');
+    const unsigned char *run = p;
+    for (; p < end; p++) {
+        unsigned char c = *p;
+        const char *esc = NULL;
+        char u[7];
+        if (c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' &&
+            !(c == 0xe2 && p + 2 < end && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9)))
+            continue;
+        switch (c) {
+        case '"':
+            esc = "\\\"";
+            break;
+        case '\\':
+            esc = "\\\\";
+            break;
+        case '\n':
+            esc = "\\n";
+            break;
+        case '\r':
+            esc = "\\r";
+            break;
+        case '\t':
+            esc = "\\t";
+            break;
+        default:
+            break;
+        }
+        buf_append(b, run, (size_t)(p - run));
+        if (esc) {
+            buf_puts(b, esc);
+        } else if (c == 0xe2) {
+            buf_puts(b, p[2] == 0xa8 ? "\\u2028" : "\\u2029");
+            p += 2;
+        } else {
+            u[0] = '\\';
+            u[1] = 'u';
+            u[2] = '0';
+            u[3] = '0';
+            u[4] = hex[c >> 4];
+            u[5] = hex[c & 15];
+            buf_append(b, u, 6);
+        }
+        run = p + 1;
+    }
+    buf_append(b, run, (size_t)(end - run));
+    buf_putc(b, '"');
+}
+
+void jw_key(struct jw *w, const char *key)
+{
+    sep(w);
+    json_escape_into(w->b, key, strlen(key));
+    buf_putc(w->b, ':');
+    w->after_key = true;
+}
+
+void jw_strn(struct jw *w, const char *s, size_t n)
+{
+    sep(w);
+    json_escape_into(w->b, s, n);
+}
+
+void jw_str(struct jw *w, const char *s)
+{
+    if (!s) {
+        jw_null(w);
+        return;
+    }
+    jw_strn(w, s, strlen(s));
+}
+
+void jw_int(struct jw *w, int64_t v)
+{
+    if (v == JW_NULL_INT) {
+        jw_null(w);
+        return;
+    }
+    sep(w);
+    char tmp[24];
+    int n = snprintf(tmp, sizeof tmp, "%lld", (long long)v);
+    buf_append(w->b, tmp, (size_t)n);
+}
+
+void jw_bool(struct jw *w, bool v)
+{
+    sep(w);
+    buf_puts(w->b, v ? "true" : "false");
+}
+
+void jw_tristate(struct jw *w, int v)
+{
+    if (v < 0)
+        jw_null(w);
+    else
+        jw_bool(w, v > 0);
+}
+
+void jw_null(struct jw *w)
+{
+    sep(w);
+    buf_append(w->b, "null", 4);
+}
+
+void jw_number1(struct jw *w, double v)
+{
+    sep(w);
+    if (!isfinite(v))
+        v = 0;
+    long long tenths = llround(v * 10.0);
+    char tmp[32];
+    int n;
+    if (tenths % 10 == 0)
+        n = snprintf(tmp, sizeof tmp, "%lld", tenths / 10);
+    else
+        n = snprintf(tmp, sizeof tmp, "%lld.%lld", tenths / 10, (tenths < 0 ? -tenths : tenths) % 10);
+    buf_append(w->b, tmp, (size_t)n);
+}
+
+void jw_time(struct jw *w, int64_t us)
+{
+    if (us == JW_NULL_INT) {
+        jw_null(w);
+        return;
+    }
+    char tmp[TIME_ISO_MAX];
+    size_t n = time_format_iso(us, tmp);
+    sep(w);
+    buf_putc(w->b, '"');
+    buf_append(w->b, tmp, n);
+    buf_putc(w->b, '"');
+}
+
+void jw_raw(struct jw *w, const char *json)
+{
+    sep(w);
+    buf_puts(w->b, json);
+}

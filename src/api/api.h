@@ -20,14 +20,26 @@ void api_readyz(struct request *req);
 
 /* Common list rules (api-v1.md): the shared parameters of both list endpoints. */
 #define API_OFFSET_MAX 100000
-#define API_COMMON_LIST_PARAMS                                                                \
-    {"limit", QP_INT, 1, 100, 20, NULL}, {"offset", QP_INT, 0, API_OFFSET_MAX, 0, NULL},      \
-        {"season", QP_INT, 2000, 2100, 0, NULL}, {"week", QP_INT, 0, 30, 0, NULL},            \
-        {"team_id", QP_ID, 0, 0, 0, NULL}, {"league", QP_ENUM, 0, 0, 0, api_leagues},          \
-        {"season_type", QP_ENUM, 0, 0, 0, api_season_types}, {"from", QP_TIME, 0, 0, 0, NULL}, \
-        {"to", QP_TIME, 0, 0, 0, NULL}
-enum { P_LIMIT, P_OFFSET, P_SEASON, P_WEEK, P_TEAM, P_LEAGUE, P_SEASON_TYPE, P_FROM, P_TO,
-       P_COMMON_COUNT };
+#define API_COMMON_LIST_PARAMS                                                                     \
+    {"limit", QP_INT, 1, 100, 20, NULL}, {"offset", QP_INT, 0, API_OFFSET_MAX, 0, NULL},           \
+        {"season", QP_INT, 2000, 2100, 0, NULL}, {"week", QP_INT, 0, 30, 0, NULL},                 \
+        {"team_id", QP_ID, 0, 0, 0, NULL}, {"league", QP_ENUM, 0, 0, 0, api_leagues},              \
+        {"season_type", QP_ENUM, 0, 0, 0, api_season_types}, {"from", QP_TIME, 0, 0, 0, NULL},     \
+    {                                                                                              \
+        "to", QP_TIME, 0, 0, 0, NULL                                                               \
+    }
+enum {
+    P_LIMIT,
+    P_OFFSET,
+    P_SEASON,
+    P_WEEK,
+    P_TEAM,
+    P_LEAGUE,
+    P_SEASON_TYPE,
+    P_FROM,
+    P_TO,
+    P_COMMON_COUNT
+};
 
 extern const char *const api_leagues[];
 extern const char *const api_season_types[];

@@ -4,8 +4,8 @@
 #include "domain/ids.h"
 #include "store/games.h"
 
-static const char *const game_status_filter[] = {"upcoming", "live", "final", "postponed",
-                                                 "canceled", NULL};
+static const char *const game_status_filter[] = {"upcoming",  "live",     "final",
+                                                 "postponed", "canceled", NULL};
 static const char *const game_sorts[] = {"kickoff", "recent", NULL};
 
 static const struct qp_spec list_params[] = {

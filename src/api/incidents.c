@@ -4,8 +4,8 @@
 #include "store/incidents.h"
 #include "util/uuid.h"
 
-static const char *const categories[] = {"penalty", "replay",  "clock",   "spot",
-                                         "targeting", "other", "no_call", "catch", NULL};
+static const char *const categories[] = {"penalty", "replay",  "clock", "spot", "targeting",
+                                         "other",   "no_call", "catch", NULL};
 static const char *const maturities[] = {"developing", "corroborated", "explained", "resolved",
                                          NULL};
 static const char *const incident_sorts[] = {"recent", NULL};
@@ -48,8 +48,15 @@ void api_incidents_list(struct request *req)
     struct incident *list = NULL;
     size_t n = 0;
     bool more = false;
-    int rc = incidents_list(s, &req->arena, &f, &list, &n, &more);
+    /* one read transaction: the page and its tallies are one snapshot, and SQLite takes
+     * its WAL read lock once instead of once per statement */
+    int rc = store_begin_read(s);
+    if (rc >= 0)
+        rc = incidents_list(s, &req->arena, &f, &list, &n, &more);
+    if (rc >= 0)
+        rc = store_commit(s);
     if (rc < 0) {
+        store_rollback(s);
         api_store_failed(req, rc);
         return;
     }
@@ -90,20 +97,21 @@ void api_incidents_get(struct request *req)
     int rc = store_begin_read(s);
     if (rc < 0)
         goto failed;
-    rc = incidents_get(s, &req->arena, id, &inc, &survivor);
-    if (rc == INCIDENT_FOUND)
+    int found = incidents_get(s, &req->arena, id, &inc, &survivor);
+    rc = found < 0 ? found : 0;
+    if (found == INCIDENT_FOUND)
         rc = incidents_sources(s, &req->arena, id, &sources, &nsources);
-    if (rc == 0)
+    if (found == INCIDENT_FOUND && rc == 0)
         rc = incidents_questions(s, &req->arena, id, &history, &nhistory);
-    store_commit(s);
     if (rc < 0)
         goto failed;
+    store_commit(s);
 
-    if (rc == INCIDENT_MISSING) {
+    if (found == INCIDENT_MISSING) {
         reply_error(req, 404, "no public incident with id %s", id);
         return;
     }
-    if (rc == INCIDENT_MERGED) {
+    if (found == INCIDENT_MERGED) {
         struct buf loc = BUF_INIT;
         buf_printf(&loc, "%s/api/v1/incidents/%s", req->cfg->base_url, survivor);
         const char *location = arena_strdup(&req->arena, loc.p);

@@ -11,7 +11,9 @@ static void concat(struct jw *w, const char *base, const char *a, const char *b,
     size_t n = 0;
     const char *parts[] = {base, a, b, c};
     for (int i = 0; i < 4; i++) {
-        size_t l = parts[i] ? strlen(parts[i]) : 0;
+        if (!parts[i])
+            continue;
+        size_t l = strlen(parts[i]);
         if (n + l >= sizeof tmp)
             l = sizeof tmp - 1 - n;
         memcpy(tmp + n, parts[i], l);

@@ -8,7 +8,8 @@
 #include "store/games.h"
 #include "store/incidents.h"
 
-struct export {
+struct export
+{
     struct store *s;
     struct jw w;
     struct buf b;

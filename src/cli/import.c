@@ -21,8 +21,8 @@ static const char *const leagues[] = {"college", "nfl", NULL};
 static const char *const game_statuses[] = {"upcoming", "live",     "final",   "postponed",
                                             "delayed",  "canceled", "unknown", NULL};
 static const char *const season_types[] = {"preseason", "regular", "postseason", "unknown", NULL};
-static const char *const categories[] = {"penalty", "replay",  "clock",   "spot",
-                                         "targeting", "other", "no_call", "catch", NULL};
+static const char *const categories[] = {"penalty", "replay",  "clock", "spot", "targeting",
+                                         "other",   "no_call", "catch", NULL};
 static const char *const maturities[] = {"developing", "corroborated", "explained", "resolved",
                                          NULL};
 static const char *const origins[] = {"human", "agent", "migration", NULL};
@@ -41,10 +41,10 @@ struct import {
     json_t *merges; /* [index, id, duplicate_of] to apply after every incident exists */
 };
 
-#define CHECK(expr)                                                                          \
-    do {                                                                                     \
-        if ((expr) < 0)                                                                      \
-            return -1;                                                                       \
+#define CHECK(expr)                                                                                \
+    do {                                                                                           \
+        if ((expr) < 0)                                                                            \
+            return -1;                                                                             \
     } while (0)
 
 /* Store failures inside an import are reported at the current path. */
@@ -82,9 +82,9 @@ static int once(struct import *im, const char *kind, const char *id)
 
 static int parse_team(struct import *im, json_t *obj, struct team *t)
 {
-    static const char *const keys[] = {"id",       "name",       "abbreviation", "logoUrl",
-                                       "conference", "league",   "division",     "shortName",
-                                       "active",   "aliases",    NULL};
+    static const char *const keys[] = {
+        "id",       "name",      "abbreviation", "logoUrl", "conference", "league",
+        "division", "shortName", "active",       "aliases", NULL};
     struct jin *j = &im->j;
     CHECK(jin_object(j, obj, "an object"));
     CHECK(jin_keys(j, obj, keys, NULL));
@@ -168,9 +168,9 @@ static int game_team(struct import *im, json_t *game, const char *key, const cha
 static int import_game(struct import *im, json_t *obj)
 {
     static const char *const keys[] = {
-        "id",     "homeTeam", "awayTeam", "homeScore", "awayScore",  "startsAt",
-        "kickoffTbd", "period", "clock",  "status",    "season",     "week",
-        "league", "seasonType", "stageLabel", "createdAt", "updatedAt", NULL};
+        "id",         "homeTeam",   "awayTeam",   "homeScore", "awayScore", "startsAt",
+        "kickoffTbd", "period",     "clock",      "status",    "season",    "week",
+        "league",     "seasonType", "stageLabel", "createdAt", "updatedAt", NULL};
     static const char *const ignored[] = {"url", "links", NULL};
     struct jin *j = &im->j;
     struct game g;
@@ -250,8 +250,9 @@ static int check_http_url(struct jin *j, const char *url)
 
 static int parse_sources(struct import *im, json_t *arr, const char *incident_id)
 {
-    static const char *const keys[] = {"url",        "title",    "publisher", "source_kind",
-                                       "published_at", "added_at", "supports",  "added_by", NULL};
+    static const char *const keys[] = {"url",         "title",        "publisher",
+                                       "source_kind", "published_at", "added_at",
+                                       "supports",    "added_by",     NULL};
     static const char *const ignored[] = {"id", NULL};
     struct jin *j = &im->j;
     struct source src[ADMIN_MAX_SOURCES];
@@ -441,15 +442,46 @@ static int derive_slug(struct import *im, const char *id, const char *title, cha
 
 static int import_incident(struct import *im, json_t *obj, size_t index)
 {
-    static const char *const keys[] = {
-        "id", "game_id", "title", "play_description", "neutral_summary", "category", "period",
-        "clock", "original_ruling", "final_ruling", "replay_involved", "consequence", "status",
-        "origin_kind", "provenance", "reviewed_at", "published_at", "created_at", "updated_at",
-        "duplicate_of", "slug", "penalty_called", "comment_count", "visibility", "sources",
-        "debate_question", "question_history", "ballots", NULL};
-    static const char *const ignored[] = {
-        "url", "links", "votes", "matchup", "public_url", "display_question", "ruling_version",
-        "publication_status", "league", "seasonType", NULL};
+    static const char *const keys[] = {"id",
+                                       "game_id",
+                                       "title",
+                                       "play_description",
+                                       "neutral_summary",
+                                       "category",
+                                       "period",
+                                       "clock",
+                                       "original_ruling",
+                                       "final_ruling",
+                                       "replay_involved",
+                                       "consequence",
+                                       "status",
+                                       "origin_kind",
+                                       "provenance",
+                                       "reviewed_at",
+                                       "published_at",
+                                       "created_at",
+                                       "updated_at",
+                                       "duplicate_of",
+                                       "slug",
+                                       "penalty_called",
+                                       "comment_count",
+                                       "visibility",
+                                       "sources",
+                                       "debate_question",
+                                       "question_history",
+                                       "ballots",
+                                       NULL};
+    static const char *const ignored[] = {"url",
+                                          "links",
+                                          "votes",
+                                          "matchup",
+                                          "public_url",
+                                          "display_question",
+                                          "ruling_version",
+                                          "publication_status",
+                                          "league",
+                                          "seasonType",
+                                          NULL};
     struct jin *j = &im->j;
     struct incident i;
     memset(&i, 0, sizeof i);
@@ -555,6 +587,8 @@ static int import_incident(struct import *im, json_t *obj, size_t index)
             return jin_fail(j, "\"%s\" belongs to incident %s", slug, owner);
         }
         i.slug = slug;
+    } else if (json_is_null(json_object_get(obj, "slug"))) {
+        i.slug = NULL; /* explicitly no slug: public_url falls back to the id */
     } else if (old.exists && old.slug[0]) {
         i.slug = old.slug; /* derived once, never changes with later headline edits */
     } else {
@@ -606,9 +640,9 @@ static int apply_merges(struct import *im)
         if (!st.exists)
             return jin_fail(&im->j, "no incident %s in the file or the database", into);
         if (strcmp(st.visibility, "published") != 0)
-            return jin_fail(&im->j, "incident %s is %s; a duplicate needs a published survivor",
-                            into, strcmp(st.visibility, "merged") == 0 ? "itself a duplicate"
-                                                                       : st.visibility);
+            return jin_fail(
+                &im->j, "incident %s is %s; a duplicate needs a published survivor", into,
+                strcmp(st.visibility, "merged") == 0 ? "itself a duplicate" : st.visibility);
         /* MODEL_NULL: updated_at stays as imported */
         rc = admin_set_visibility(im->s, id, "merged", into, MODEL_NULL);
         if (rc < 0)
@@ -682,8 +716,8 @@ int cli_import(int argc, char **argv)
     json_t *doc = strcmp(file, "-") == 0 ? json_loadf(stdin, JSON_REJECT_DUPLICATES, &jerr)
                                          : json_load_file(file, JSON_REJECT_DUPLICATES, &jerr);
     if (!doc)
-        return cli_refuse("import refused: %s: line %d column %d: %s", file, jerr.line,
-                          jerr.column, jerr.text);
+        return cli_refuse("import refused: %s: line %d column %d: %s", file, jerr.line, jerr.column,
+                          jerr.text);
     struct import im = {.now = time_now_us(), .seen = json_object(), .merges = json_array()};
     int status = CLI_REFUSED;
     im.s = cli_open_store(cli_db_path(db));

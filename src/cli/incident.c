@@ -54,7 +54,9 @@ static int merge(struct store *s, struct args *a, int64_t now, struct buf *out)
 {
     char into[UUID_STR_LEN + 1];
     struct incident_state st, sv;
-    if (!a->into || uuid_normalize(a->into, into) < 0)
+    if (!a->into)
+        return cli_usage(incident_usage);
+    if (uuid_normalize(a->into, into) < 0)
         return cli_refuse("--into must name the surviving incident's UUID");
     if (strcmp(into, a->id) == 0)
         return cli_refuse("an incident cannot be merged into itself");
@@ -87,12 +89,11 @@ static int set_question(struct store *s, struct args *a, int64_t now, struct buf
 {
     struct incident_state st;
     if (!a->file)
-        return cli_refuse("set-question needs --file Q.json");
+        return cli_usage(incident_usage);
     json_error_t jerr;
     json_t *doc = json_load_file(a->file, JSON_REJECT_DUPLICATES, &jerr);
     if (!doc)
-        return cli_refuse("%s: line %d column %d: %s", a->file, jerr.line, jerr.column,
-                          jerr.text);
+        return cli_refuse("%s: line %d column %d: %s", a->file, jerr.line, jerr.column, jerr.text);
     int status = CLI_REFUSED;
     struct jin j;
     struct question q;
@@ -132,8 +133,8 @@ static int set_question(struct store *s, struct args *a, int64_t now, struct buf
         } else if (admin_clarify_question(s, a->id, cur->version, &q, now) < 0) {
             cli_refuse("cannot clarify: %s", store_errmsg(s));
         } else {
-            buf_printf(out, "{\"id\":\"%s\",\"question_version\":%lld,\"clarified\":true}",
-                       a->id, (long long)cur->version);
+            buf_printf(out, "{\"id\":\"%s\",\"question_version\":%lld,\"clarified\":true}", a->id,
+                       (long long)cur->version);
             status = CLI_OK;
         }
     } else {
@@ -142,8 +143,8 @@ static int set_question(struct store *s, struct args *a, int64_t now, struct buf
         if (admin_new_question(s, a->id, &q, now) < 0) {
             cli_refuse("cannot set the question: %s", store_errmsg(s));
         } else {
-            buf_printf(out, "{\"id\":\"%s\",\"question_version\":%lld,\"clarified\":false}",
-                       a->id, (long long)q.version);
+            buf_printf(out, "{\"id\":\"%s\",\"question_version\":%lld,\"clarified\":false}", a->id,
+                       (long long)q.version);
             status = CLI_OK;
         }
     }

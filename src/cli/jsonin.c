@@ -130,8 +130,8 @@ int jin_str(struct jin *j, json_t *obj, const char *key, bool required, bool nul
     return 0;
 }
 
-int jin_int(struct jin *j, json_t *obj, const char *key, bool required, bool nullable,
-            int64_t min, int64_t max, int64_t *out)
+int jin_int(struct jin *j, json_t *obj, const char *key, bool required, bool nullable, int64_t min,
+            int64_t max, int64_t *out)
 {
     json_t *v;
     int rc = lookup(j, obj, key, required, nullable, &v);

@@ -30,8 +30,8 @@ int jin_object(struct jin *j, json_t *v, const char *what);
  * accepted only when nullable, giving NULL / INT64_MIN / -1. */
 int jin_str(struct jin *j, json_t *obj, const char *key, bool required, bool nullable,
             const char **out);
-int jin_int(struct jin *j, json_t *obj, const char *key, bool required, bool nullable,
-            int64_t min, int64_t max, int64_t *out);
+int jin_int(struct jin *j, json_t *obj, const char *key, bool required, bool nullable, int64_t min,
+            int64_t max, int64_t *out);
 int jin_bool(struct jin *j, json_t *obj, const char *key, bool nullable, int def, int *out);
 int jin_enum(struct jin *j, json_t *obj, const char *key, bool required, bool nullable,
              const char *const *values, const char **out);

@@ -2,10 +2,10 @@
 
 #include <string.h>
 
-#define CHECK(expr)                                                                          \
-    do {                                                                                     \
-        if ((expr) < 0)                                                                      \
-            return -1;                                                                       \
+#define CHECK(expr)                                                                                \
+    do {                                                                                           \
+        if ((expr) < 0)                                                                            \
+            return -1;                                                                             \
     } while (0)
 
 static int fields(struct jin *j, json_t *obj, struct question *q)
@@ -38,11 +38,11 @@ static int context(struct jin *j, json_t *obj, struct question *q)
     return 0;
 }
 
-int question_parse_current(struct jin *j, json_t *obj, int64_t default_created,
-                           struct question *q)
+int question_parse_current(struct jin *j, json_t *obj, int64_t default_created, struct question *q)
 {
-    static const char *const keys[] = {"question_type",   "question_text",  "option_a_label",
-                                       "option_b_label",  "unsure_label",   "question_version",
+    static const char *const keys[] = {"question_type",   "question_text",
+                                       "option_a_label",  "option_b_label",
+                                       "unsure_label",    "question_version",
                                        "created_at",      "stored_option_labels",
                                        "factual_context", NULL};
     static const char *const ignored[] = {"label_presentation_version", NULL};
@@ -72,7 +72,7 @@ int question_parse_current(struct jin *j, json_t *obj, int64_t default_created,
 
 int question_parse_history(struct jin *j, json_t *obj, struct question *q)
 {
-    static const char *const keys[] = {"question_version", "question",     "factual_context",
+    static const char *const keys[] = {"question_version", "question",      "factual_context",
                                        "created_at",       "superseded_at", NULL};
     static const char *const ignored[] = {"presented_question", NULL};
     static const char *const qkeys[] = {"question_type",  "question_text", "option_a_label",
@@ -96,8 +96,12 @@ int question_parse_history(struct jin *j, json_t *obj, struct question *q)
 
 int question_parse_file(struct jin *j, json_t *obj, struct question *q)
 {
-    static const char *const keys[] = {"question_type",  "question_text", "option_a_label",
-                                       "option_b_label", "unsure_label",  "factual_context",
+    static const char *const keys[] = {"question_type",
+                                       "question_text",
+                                       "option_a_label",
+                                       "option_b_label",
+                                       "unsure_label",
+                                       "factual_context",
                                        NULL};
     memset(q, 0, sizeof *q);
     CHECK(jin_object(j, obj, "a question object"));

@@ -14,8 +14,7 @@
 /* A current question: question_type, question_text, option_a_label, option_b_label,
  * unsure_label, optional question_version (MODEL_NULL when absent), created_at (default
  * default_created), stored_option_labels, factual_context. */
-int question_parse_current(struct jin *j, json_t *obj, int64_t default_created,
-                           struct question *q);
+int question_parse_current(struct jin *j, json_t *obj, int64_t default_created, struct question *q);
 
 /* A question_history item: {question_version, question{…}, factual_context, created_at,
  * superseded_at}; presented_question is accepted and ignored. */

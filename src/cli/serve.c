@@ -12,7 +12,20 @@
 
 static const char serve_usage[] =
     "whistle serve [--db PATH] [--listen HOST:PORT] [--base-url URL] [--threads N]\n"
-    "              [--poll] [--max-connections N] [--max-per-ip N] [--timeout SECONDS]";
+    "              [--poll] [--no-cache] [--max-connections N] [--max-per-ip N]\n"
+    "              [--timeout SECONDS]";
+
+/* The response cache's validation token: the thread's connection's data version. */
+static int cache_token(uint64_t out[2])
+{
+    struct store *s = store_thread();
+    if (!s)
+        return -1;
+    int rc = store_data_version(s, out);
+    if (rc < 0)
+        store_thread_drop();
+    return rc < 0 ? -1 : 0;
+}
 
 static int positive(const char *s, int64_t max, int64_t *out)
 {
@@ -21,12 +34,15 @@ static int positive(const char *s, int64_t max, int64_t *out)
 
 int cli_serve(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"db", required_argument, NULL, 'd'},         {"listen", required_argument, NULL, 'l'},
-        {"base-url", required_argument, NULL, 'b'},   {"threads", required_argument, NULL, 't'},
-        {"poll", no_argument, NULL, 'p'},             {"max-connections", required_argument, NULL, 'c'},
-        {"max-per-ip", required_argument, NULL, 'i'}, {"timeout", required_argument, NULL, 'o'},
-        {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {{"db", required_argument, NULL, 'd'},
+                                         {"listen", required_argument, NULL, 'l'},
+                                         {"base-url", required_argument, NULL, 'b'},
+                                         {"threads", required_argument, NULL, 't'},
+                                         {"poll", no_argument, NULL, 'p'},
+                                         {"max-connections", required_argument, NULL, 'c'},
+                                         {"max-per-ip", required_argument, NULL, 'i'},
+                                         {"timeout", required_argument, NULL, 'o'},
+                                         {NULL, 0, NULL, 0}};
     const char *db = NULL, *base = NULL;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     struct server_config cfg = {
@@ -37,6 +53,7 @@ int cli_serve(int argc, char **argv)
         .per_ip_limit = 1024,
         .timeout_s = 30,
         .memory_limit = 64 * 1024,
+        .cache_token = cache_token,
     };
     int c;
     int64_t v;
@@ -54,6 +71,9 @@ int cli_serve(int argc, char **argv)
             break;
         case 'p':
             cfg.use_poll = true;
+            break;
+        case 'n':
+            cfg.cache_token = NULL;
             break;
         case 't':
             if (positive(optarg, 256, &v) < 0)
@@ -111,9 +131,8 @@ int cli_serve(int argc, char **argv)
 
 int cli_migrate(int argc, char **argv)
 {
-    static const struct option opts[] = {{"db", required_argument, NULL, 'd'},
-                                         {"json", no_argument, NULL, 'j'},
-                                         {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {
+        {"db", required_argument, NULL, 'd'}, {"json", no_argument, NULL, 'j'}, {NULL, 0, NULL, 0}};
     const char *db = NULL;
     bool json = false;
     int c;

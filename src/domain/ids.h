@@ -5,7 +5,7 @@
 #include <stddef.h>
 
 #define ENTITY_ID_MAX 255
-#define SLUG_MAX 120
+#define SLUG_MAX      120
 
 /* Game and team IDs: 1..255 characters of A-Z a-z 0-9 . _ : ~ - (docs/api-decisions.md). */
 bool entity_id_is_valid(const char *s);

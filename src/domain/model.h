@@ -12,8 +12,7 @@
 #define MODEL_NULL INT64_MIN
 
 struct team {
-    const char *id, *name, *abbreviation, *logo_url, *conference, *league, *division,
-        *short_name;
+    const char *id, *name, *abbreviation, *logo_url, *conference, *league, *division, *short_name;
     bool active;
     const char *aliases_json; /* a JSON array of strings */
 };

@@ -3,7 +3,7 @@
 #include <string.h>
 
 const char *const rooting_names[ROOTING_COUNT] = {"home", "away", "neutral", "undisclosed",
-                                                   "unspecified"};
+                                                  "unspecified"};
 
 int rooting_from_name(const char *name)
 {

@@ -11,9 +11,9 @@
  * breakdown below 50 total votes; a rooting subgroup hidden below 10 ballots, shown as
  * counts at 10-19 and with percentages from 20.
  */
-#define VOTES_MIN_FOR_PERCENTAGES 20
-#define VOTES_MIN_FOR_ROOTING 50
-#define VOTES_MIN_SUBGROUP_COUNTS 10
+#define VOTES_MIN_FOR_PERCENTAGES      20
+#define VOTES_MIN_FOR_ROOTING          50
+#define VOTES_MIN_SUBGROUP_COUNTS      10
 #define VOTES_MIN_SUBGROUP_PERCENTAGES 20
 
 enum vote_display {

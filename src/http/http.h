@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "http/cache.h"
 #include "http/query.h"
 #include "util/arena.h"
 #include "util/buf.h"
@@ -37,6 +38,7 @@ struct route {
     bool param;
     http_handler handler;
     size_t body_limit; /* bytes; 0: no body accepted */
+    bool cacheable;    /* a public read whose 200 bodies may be cached (see cache.h) */
 };
 
 struct server_config {
@@ -46,12 +48,17 @@ struct server_config {
     bool use_poll; /* poll(2) instead of epoll for the thread pool */
     unsigned connection_limit, per_ip_limit, timeout_s;
     size_t memory_limit;
+    /* fills the cache validation token; NULL or a negative return disables the cache
+     * for that request */
+    int (*cache_token)(uint64_t out[2]);
 };
 
 #define REQUEST_MAX_HEADERS 8
-#define REQUEST_MAX_QUERY 64
+#define REQUEST_MAX_QUERY   64
 
 struct request {
+    bool started;      /* the access handler has seen the request */
+    size_t target_len; /* raw request target (path and query) */
     struct MHD_Connection *conn;
     enum http_method method;
     const char *method_name;
@@ -61,9 +68,8 @@ struct request {
     const struct server_config *cfg;
     char id[17]; /* X-Request-Id */
     int64_t start_us;
-    struct arena arena;
 
-    struct buf body;      /* request body, capped at route->body_limit */
+    struct buf body; /* request body, capped at route->body_limit */
     bool body_too_large;
     bool answered;
 
@@ -73,6 +79,8 @@ struct request {
     const char *headers[REQUEST_MAX_HEADERS][2];
     int nheaders;
     size_t bytes_sent;
+    struct cache_body *cached; /* set when the body comes from the response cache */
+    struct arena arena;        /* last: everything before it is zeroed at allocation */
 };
 
 /* Runs the server until SIGINT/SIGTERM, then stops accepting, lets in-flight requests

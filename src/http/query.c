@@ -106,8 +106,8 @@ static int check_value(const struct qp_spec *spec, const char *v, struct qp_valu
     return 0;
 }
 
-int qp_parse(const struct qp_spec *specs, size_t nspecs, const struct qp_pair *pairs,
-             size_t npairs, struct qp_value *out, char *err, size_t errlen)
+int qp_parse(const struct qp_spec *specs, size_t nspecs, const struct qp_pair *pairs, size_t npairs,
+             struct qp_value *out, char *err, size_t errlen)
 {
     for (size_t i = 0; i < nspecs; i++) {
         out[i].set = false;

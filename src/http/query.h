@@ -41,8 +41,8 @@ struct qp_pair {
 
 /* Checks pairs against specs (nspecs entries); fills out[i] for specs[i] (unset ones get
  * their QP_INT default). Returns 0, or -1 with a message in err. */
-int qp_parse(const struct qp_spec *specs, size_t nspecs, const struct qp_pair *pairs,
-             size_t npairs, struct qp_value *out, char *err, size_t errlen);
+int qp_parse(const struct qp_spec *specs, size_t nspecs, const struct qp_pair *pairs, size_t npairs,
+             struct qp_value *out, char *err, size_t errlen);
 
 /* Strict decimal integer: optional "-", digits only, no overflow. 0 on success. */
 int qp_parse_int(const char *s, int64_t *out);

@@ -13,12 +13,22 @@ static const struct {
     int status;
     const char *code;
 } catalogue[] = {
-    {400, "invalid_request"},   {401, "unauthorized"},     {403, "forbidden"},
-    {404, "not_found"},         {405, "method_not_allowed"}, {406, "not_acceptable"},
-    {409, "conflict"},          {411, "length_required"},  {413, "payload_too_large"},
-    {414, "uri_too_long"},      {415, "unsupported_media_type"},
-    {429, "rate_limited"},      {431, "headers_too_large"}, {500, "internal"},
-    {501, "not_implemented"},   {503, "unavailable"},
+    {400, "invalid_request"},
+    {401, "unauthorized"},
+    {403, "forbidden"},
+    {404, "not_found"},
+    {405, "method_not_allowed"},
+    {406, "not_acceptable"},
+    {409, "conflict"},
+    {411, "length_required"},
+    {413, "payload_too_large"},
+    {414, "uri_too_long"},
+    {415, "unsupported_media_type"},
+    {429, "rate_limited"},
+    {431, "headers_too_large"},
+    {500, "internal"},
+    {501, "not_implemented"},
+    {503, "unavailable"},
 };
 
 const char *http_error_code(int status)
@@ -50,8 +60,7 @@ void reply_json(struct request *req, int status)
     reply_body(req, status, "application/json");
 }
 
-static void error_v(struct request *req, int status, const char *code, const char *fmt,
-                    va_list ap)
+static void error_v(struct request *req, int status, const char *code, const char *fmt, va_list ap)
 {
     char msg[512];
     vsnprintf(msg, sizeof msg, fmt, ap);

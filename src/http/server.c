@@ -54,8 +54,8 @@ static enum http_method method_from_name(const char *m)
     static const struct {
         const char *name;
         enum http_method m;
-    } names[] = {{"GET", HTTP_GET},       {"HEAD", HTTP_HEAD},       {"POST", HTTP_POST},
-                 {"PUT", HTTP_PUT},       {"DELETE", HTTP_DELETE},   {"PATCH", HTTP_PATCH},
+    } names[] = {{"GET", HTTP_GET},        {"HEAD", HTTP_HEAD},     {"POST", HTTP_POST},
+                 {"PUT", HTTP_PUT},        {"DELETE", HTTP_DELETE}, {"PATCH", HTTP_PATCH},
                  {"OPTIONS", HTTP_OPTIONS}};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(m, names[i].name) == 0)
@@ -84,8 +84,8 @@ static void allow_header(struct request *req, unsigned methods)
     static const struct {
         unsigned m;
         const char *name;
-    } names[] = {{HTTP_GET, "GET"},       {HTTP_HEAD, "HEAD"},       {HTTP_POST, "POST"},
-                 {HTTP_PUT, "PUT"},       {HTTP_DELETE, "DELETE"},   {HTTP_PATCH, "PATCH"}};
+    } names[] = {{HTTP_GET, "GET"}, {HTTP_HEAD, "HEAD"},     {HTTP_POST, "POST"},
+                 {HTTP_PUT, "PUT"}, {HTTP_DELETE, "DELETE"}, {HTTP_PATCH, "PATCH"}};
     if (methods & HTTP_GET)
         methods |= HTTP_HEAD;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
@@ -127,9 +127,35 @@ static const struct route *route_find(struct request *req)
 
 /* ---- request life cycle -------------------------------------------------------------- */
 
+static enum MHD_Result key_arg(void *cls, enum MHD_ValueKind kind, const char *k, const char *v)
+{
+    (void)kind;
+    struct buf *b = cls;
+    buf_putc(b, '&');
+    buf_puts(b, k);
+    if (v) {
+        buf_putc(b, '=');
+        buf_puts(b, v);
+    }
+    return MHD_YES;
+}
+
+/* The cache key of a request: its path and its query arguments in the order given. */
+static void cache_key(struct request *req, struct buf *key)
+{
+    buf_puts(key, req->path);
+    buf_putc(key, '?');
+    MHD_get_connection_values(req->conn, MHD_GET_ARGUMENT_KIND, key_arg, key);
+}
+
+static void release_cached(void *cls)
+{
+    cache_body_unref(cls);
+}
+
 static void dispatch(struct request *req)
 {
-    if (strlen(req->path) > URI_MAX) {
+    if (req->target_len > URI_MAX) {
         reply_error(req, 414, "the request target is longer than %d bytes", URI_MAX);
         return;
     }
@@ -150,7 +176,28 @@ static void dispatch(struct request *req)
             reply_error(req, 413, "the request body is larger than %zu bytes", r->body_limit);
         return;
     }
+    struct cache_token token;
+    struct buf key = BUF_INIT;
+    bool cache = r->cacheable && config->cache_token && (req->method & (HTTP_GET | HTTP_HEAD));
+    if (cache) {
+        uint64_t t[2];
+        cache = config->cache_token(t) == 0;
+        token.a = t[0];
+        token.b = t[1];
+    }
+    if (cache) {
+        cache_key(req, &key);
+        req->cached = cache_get(key.p, &token);
+        if (req->cached) {
+            reply_body(req, req->cached->status, req->cached->content_type);
+            buf_release(&key);
+            return;
+        }
+    }
     r->handler(req);
+    if (cache && req->answered && req->status == 200 && req->nheaders == 0)
+        cache_put(key.p, &token, req->status, req->content_type, req->out.p, req->out.len);
+    buf_release(&key);
     if (!req->answered) {
         log_error("http", "handler for %s answered nothing rid=%s", req->path, req->id);
         reply_error(req, 500, "internal error (request %s)", req->id);
@@ -160,12 +207,22 @@ static void dispatch(struct request *req)
 static enum MHD_Result queue(struct request *req)
 {
     size_t len = 0;
-    char *body = buf_detach(&req->out, &len);
-    struct MHD_Response *resp =
-        MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
-    if (!resp) {
-        free(body);
-        return MHD_NO;
+    struct MHD_Response *resp;
+    if (req->cached) {
+        /* the response holds the cache reference until libmicrohttpd is done with it */
+        len = req->cached->len;
+        resp = MHD_create_response_from_buffer_with_free_callback_cls(len, req->cached->data,
+                                                                      release_cached, req->cached);
+        if (!resp)
+            return MHD_NO;
+        req->cached = NULL;
+    } else {
+        char *body = buf_detach(&req->out, &len);
+        resp = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+        if (!resp) {
+            free(body);
+            return MHD_NO;
+        }
     }
     req->bytes_sent = len;
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
@@ -180,8 +237,8 @@ static enum MHD_Result queue(struct request *req)
     return ret;
 }
 
-static struct request *request_new(struct MHD_Connection *conn, const char *url,
-                                   const char *method)
+/* A request's state with nothing known yet but the raw target length. */
+static struct request *request_alloc(size_t target_len)
 {
     struct request *req = malloc(sizeof *req);
     if (!req)
@@ -190,24 +247,38 @@ static struct request *request_new(struct MHD_Connection *conn, const char *url,
     arena_init(&req->arena);
     req->body = (struct buf)BUF_INIT;
     req->out = (struct buf)BUF_INIT;
-    req->body_too_large = false;
-    req->answered = false;
     req->status = 500;
-    req->content_type = NULL;
-    req->nheaders = 0;
-    req->bytes_sent = 0;
+    req->target_len = target_len;
+    req->start_us = time_now_us();
+    return req;
+}
+
+/* libmicrohttpd's URI log callback runs first and sees the raw request target (path and
+ * query, before unescaping), so the state is allocated here; its return value becomes the
+ * access handler's *state. */
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+    (void)cls;
+    (void)conn;
+    return request_alloc(strlen(uri));
+}
+
+/* The access handler's first call: method and path are known now. */
+static void request_start(struct request *req, struct MHD_Connection *conn, const char *url,
+                          const char *method)
+{
+    req->started = true;
     req->conn = conn;
     req->cfg = config;
-    req->start_us = time_now_us();
     req->method = method_from_name(method);
     req->method_name = arena_strdup(&req->arena, method);
     req->path = arena_strdup(&req->arena, url);
     request_id(req->id);
-    return req;
 }
 
 static void request_free(struct request *req)
 {
+    cache_body_unref(req->cached);
     buf_release(&req->body);
     buf_release(&req->out);
     arena_release(&req->arena);
@@ -215,17 +286,20 @@ static void request_free(struct request *req)
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
-                                  const char *method, const char *version,
-                                  const char *upload_data, size_t *upload_size, void **state)
+                                  const char *method, const char *version, const char *upload_data,
+                                  size_t *upload_size, void **state)
 {
     (void)cls;
     (void)version;
     struct request *req = *state;
     if (!req) {
-        req = request_new(conn, url, method);
+        req = request_alloc(strlen(url));
+        *state = req;
         if (!req)
             return MHD_NO;
-        *state = req;
+    }
+    if (!req->started) {
+        request_start(req, conn, url, method);
         atomic_fetch_add(&in_flight, 1);
         return MHD_YES;
     }
@@ -233,8 +307,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         size_t limit = 0;
         const char *param = NULL;
         for (size_t i = 0; i < nroutes; i++)
-            if (route_matches(&routes[i], req->path, &param) &&
-                routes[i].body_limit > limit)
+            if (route_matches(&routes[i], req->path, &param) && routes[i].body_limit > limit)
                 limit = routes[i].body_limit;
         if (req->body_too_large || req->body.len + *upload_size > limit) {
             req->body_too_large = true; /* keep reading, drop the bytes, answer 413 at the end */
@@ -256,10 +329,15 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **state,
     struct request *req = *state;
     if (!req)
         return;
+    if (!req->started) { /* only the URI callback ran */
+        request_free(req);
+        *state = NULL;
+        return;
+    }
     int64_t us = time_now_us() - req->start_us;
     if (toe == MHD_REQUEST_TERMINATED_COMPLETED_OK)
-        log_info("access", "%s %s %d %zu %lldus rid=%s", req->method_name, req->path,
-                 req->status, req->bytes_sent, (long long)us, req->id);
+        log_info("access", "%s %s %d %zu %lldus rid=%s", req->method_name, req->path, req->status,
+                 req->bytes_sent, (long long)us, req->id);
     else
         log_info("access", "%s %s %d %zu %lldus rid=%s aborted=%d", req->method_name, req->path,
                  req->status, req->bytes_sent, (long long)us, req->id, (int)toe);
@@ -330,8 +408,8 @@ static int resolve_listen(const char *listen, struct sockaddr_storage *ss, sockl
     }
     memcpy(host, h, hl);
     host[hl] = '\0';
-    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
-                             .ai_flags = AI_NUMERICSERV};
+    struct addrinfo hints = {
+        .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV};
     struct addrinfo *ai = NULL;
     if (getaddrinfo(host, colon + 1, &hints, &ai) != 0 || !ai)
         return -1;
@@ -372,7 +450,8 @@ int http_serve(const struct server_config *cfg, const struct route *table, size_
         MHD_OPTION_CONNECTION_LIMIT, cfg->connection_limit, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
         cfg->per_ip_limit, MHD_OPTION_CONNECTION_TIMEOUT, cfg->timeout_s,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, cfg->memory_limit, MHD_OPTION_LISTEN_BACKLOG_SIZE,
-        (unsigned)1024, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL, MHD_OPTION_END);
+        (unsigned)1024, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+        MHD_OPTION_URI_LOG_CALLBACK, on_uri, NULL, MHD_OPTION_END);
     if (!d) {
         log_error("http", "cannot listen on %s", cfg->listen);
         return -1;

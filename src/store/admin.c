@@ -6,11 +6,11 @@
 
 #include "util/buf.h"
 
-#define TRY(expr)                                                                            \
-    do {                                                                                     \
-        int rc_ = (expr);                                                                    \
-        if (rc_ < 0)                                                                         \
-            return rc_;                                                                      \
+#define TRY(expr)                                                                                  \
+    do {                                                                                           \
+        int rc_ = (expr);                                                                          \
+        if (rc_ < 0)                                                                               \
+            return rc_;                                                                            \
     } while (0)
 
 /* Runs a prepared statement that returns no rows. */
@@ -169,9 +169,9 @@ int admin_upsert_incident(struct store *s, const struct incident *i, const char 
     TRY(admin_incident_state(s, i->id, &old));
     if (old.exists && old.slug[0] && (!i->slug || strcmp(old.slug, i->slug) != 0)) {
         /* the old slug keeps redirecting to this incident's page */
-        struct store_stmt *h = store_prepare(
-            s, "INSERT INTO incident_slugs (slug, incident_id) VALUES (?, ?)"
-               " ON CONFLICT (slug) DO NOTHING");
+        struct store_stmt *h =
+            store_prepare(s, "INSERT INTO incident_slugs (slug, incident_id) VALUES (?, ?)"
+                             " ON CONFLICT (slug) DO NOTHING");
         if (!h)
             return STORE_ERR;
         store_bind_text(h, 1, old.slug);
@@ -249,9 +249,9 @@ static void source_id(const char *incident_id, const char *url, char out[37])
     crypto_hash_sha256_final(&st, h);
     h[6] = (unsigned char)((h[6] & 0x0f) | 0x80);
     h[8] = (unsigned char)((h[8] & 0x3f) | 0x80);
-    snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-             h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], h[8], h[9], h[10], h[11], h[12],
-             h[13], h[14], h[15]);
+    snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", h[0],
+             h[1], h[2], h[3], h[4], h[5], h[6], h[7], h[8], h[9], h[10], h[11], h[12], h[13],
+             h[14], h[15]);
 }
 
 int admin_replace_sources(struct store *s, const char *incident_id, const struct source *src,
@@ -348,9 +348,9 @@ int admin_replace_legacy_ballots(struct store *s, const char *incident_id, int64
 {
     static const char *const choice_names[] = {"correct", "incorrect", "unsure"};
     static const char *const rooting_cols[] = {"home", "away", "neutral", "undisclosed", NULL};
-    struct store_stmt *st = store_prepare(
-        s, "DELETE FROM ballots WHERE incident_id = ? AND question_version = ?"
-           " AND voter LIKE 'legacy:%'");
+    struct store_stmt *st =
+        store_prepare(s, "DELETE FROM ballots WHERE incident_id = ? AND question_version = ?"
+                         " AND voter LIKE 'legacy:%'");
     if (!st)
         return STORE_ERR;
     store_bind_text(st, 1, incident_id);
@@ -373,7 +373,8 @@ int admin_replace_legacy_ballots(struct store *s, const char *incident_id, int64
         TRY(run(st));
     }
     /* import is a cold path: recount this version's tallies from its ballots */
-    st = store_prepare(s, "DELETE FROM vote_tallies WHERE incident_id = ? AND question_version = ?");
+    st =
+        store_prepare(s, "DELETE FROM vote_tallies WHERE incident_id = ? AND question_version = ?");
     if (!st)
         return STORE_ERR;
     store_bind_text(st, 1, incident_id);
@@ -397,9 +398,9 @@ int admin_replace_legacy_ballots(struct store *s, const char *incident_id, int64
 int admin_set_visibility(struct store *s, const char *id, const char *visibility,
                          const char *duplicate_of, int64_t now)
 {
-    struct store_stmt *st = store_prepare(
-        s, "UPDATE incidents SET visibility = ?, duplicate_of = ?,"
-           " updated_at = coalesce(?, updated_at) WHERE id = ?");
+    struct store_stmt *st =
+        store_prepare(s, "UPDATE incidents SET visibility = ?, duplicate_of = ?,"
+                         " updated_at = coalesce(?, updated_at) WHERE id = ?");
     if (!st)
         return STORE_ERR;
     store_bind_text(st, 1, visibility);
@@ -424,7 +425,8 @@ int admin_set_status(struct store *s, const char *id, const char *status, int64_
 int admin_new_question(struct store *s, const char *id, const struct question *q, int64_t now)
 {
     struct store_stmt *st = store_prepare(
-        s, "UPDATE questions SET superseded_at = ? WHERE incident_id = ? AND superseded_at IS NULL");
+        s,
+        "UPDATE questions SET superseded_at = ? WHERE incident_id = ? AND superseded_at IS NULL");
     if (!st)
         return STORE_ERR;
     store_bind_int(st, 1, now);

@@ -14,8 +14,8 @@
  */
 
 /* Row existence and state. */
-int admin_team_exists(struct store *s, const char *id);   /* 1, 0 or <0 */
-int admin_game_exists(struct store *s, const char *id);   /* 1, 0 or <0 */
+int admin_team_exists(struct store *s, const char *id); /* 1, 0 or <0 */
+int admin_game_exists(struct store *s, const char *id); /* 1, 0 or <0 */
 
 struct incident_state {
     bool exists;
@@ -42,8 +42,8 @@ int admin_upsert_incident(struct store *s, const struct incident *i, const char 
 
 #define ADMIN_MAX_SOURCES 32
 
-/* Replaces the incident's sources (at most ADMIN_MAX_SOURCES) (ids are derived from incident id and URL, so the same
- * file gives the same ids; added_at of a kept source is preserved when absent). */
+/* Replaces the incident's sources (at most ADMIN_MAX_SOURCES) (ids are derived from incident id and
+ * URL, so the same file gives the same ids; added_at of a kept source is preserved when absent). */
 int admin_replace_sources(struct store *s, const char *incident_id, const struct source *src,
                           size_t n, int64_t now);
 

@@ -4,15 +4,16 @@
 
 #include "util/buf.h"
 
-#define TEAM_COLS(t)                                                                         \
-    t ".id, " t ".name, " t ".abbreviation, " t ".logo_url, " t ".conference, " t ".league, " t \
-    ".division, " t ".short_name, " t ".active, " t ".aliases"
+#define TEAM_COLS(t)                                                                               \
+    t ".id, " t ".name, " t ".abbreviation, " t ".logo_url, " t ".conference, " t ".league, " t    \
+      ".division, " t ".short_name, " t ".active, " t ".aliases"
 
 static const char game_select[] =
     "SELECT g.id, g.home_score, g.away_score, g.starts_at, g.kickoff_tbd, g.period, g.clock,"
     " g.status, g.season, g.week, g.league, g.season_type, g.stage_label, g.created_at,"
-    " g.updated_at, " TEAM_COLS("h") ", " TEAM_COLS("a") " FROM games g"
-    " JOIN teams h ON h.id = g.home_team_id JOIN teams a ON a.id = g.away_team_id";
+    " g.updated_at, " TEAM_COLS("h") ", " TEAM_COLS(
+        "a") " FROM games g"
+             " JOIN teams h ON h.id = g.home_team_id JOIN teams a ON a.id = g.away_team_id";
 
 static const char *dup(struct arena *a, struct store_stmt *st, int col)
 {
@@ -150,7 +151,8 @@ int games_get(struct store *s, struct arena *a, const char *id, struct game *out
 
 int teams_each(struct store *s, int (*fn)(void *ctx, const struct team *t), void *ctx)
 {
-    struct store_stmt *st = store_prepare(s, "SELECT " TEAM_COLS("t") " FROM teams t ORDER BY t.id");
+    struct store_stmt *st =
+        store_prepare(s, "SELECT " TEAM_COLS("t") " FROM teams t ORDER BY t.id");
     if (!st)
         return STORE_ERR;
     int rc;

@@ -5,18 +5,18 @@
 #include "domain/votes.h"
 #include "util/buf.h"
 
-#define INCIDENT_COLS                                                                         \
-    "i.id, i.game_id, i.title, i.play_description, i.neutral_summary, i.category, i.period,"  \
-    " i.clock, i.original_ruling, i.final_ruling, i.replay_involved, i.consequence, i.status," \
-    " i.origin_kind, i.provenance, i.reviewed_at, i.published_at, i.created_at, i.updated_at," \
-    " i.duplicate_of, i.slug, i.penalty_called, i.comment_count, g.league, g.season_type,"    \
-    " h.name, a.name, i.visibility, q.version, q.question_type, q.question_text,"             \
-    " q.option_a_label, q.option_b_label, q.unsure_label, q.stored_a_label, q.stored_b_label," \
+#define INCIDENT_COLS                                                                              \
+    "i.id, i.game_id, i.title, i.play_description, i.neutral_summary, i.category, i.period,"       \
+    " i.clock, i.original_ruling, i.final_ruling, i.replay_involved, i.consequence, i.status,"     \
+    " i.origin_kind, i.provenance, i.reviewed_at, i.published_at, i.created_at, i.updated_at,"     \
+    " i.duplicate_of, i.slug, i.penalty_called, i.comment_count, g.league, g.season_type,"         \
+    " h.name, a.name, i.visibility, q.version, q.question_type, q.question_text,"                  \
+    " q.option_a_label, q.option_b_label, q.unsure_label, q.stored_a_label, q.stored_b_label,"     \
     " q.stored_unsure_label, q.factual_context, q.created_at, q.superseded_at"
 
-#define INCIDENT_FROM                                                                        \
-    " FROM incidents i JOIN games g ON g.id = i.game_id"                                     \
-    " JOIN teams h ON h.id = g.home_team_id JOIN teams a ON a.id = g.away_team_id"           \
+#define INCIDENT_FROM                                                                              \
+    " FROM incidents i JOIN games g ON g.id = i.game_id"                                           \
+    " JOIN teams h ON h.id = g.home_team_id JOIN teams a ON a.id = g.away_team_id"                 \
     " LEFT JOIN questions q ON q.incident_id = i.id AND q.version = i.question_version"
 
 enum { COL_VISIBILITY = 27, COL_Q = 28 };
@@ -86,9 +86,9 @@ static void read_incident(struct arena *a, struct store_stmt *st, struct inciden
 int incidents_tallies(struct store *s, const char *id, int64_t version, struct votes *v)
 {
     memset(v, 0, sizeof *v);
-    struct store_stmt *st = store_prepare(
-        s, "SELECT rooting, correct, incorrect, unsure FROM vote_tallies"
-           " WHERE incident_id = ? AND question_version = ?");
+    struct store_stmt *st =
+        store_prepare(s, "SELECT rooting, correct, incorrect, unsure FROM vote_tallies"
+                         " WHERE incident_id = ? AND question_version = ?");
     if (!st)
         return STORE_ERR;
     store_bind_text(st, 1, id);
@@ -197,8 +197,8 @@ int incidents_list(struct store *s, struct arena *a, const struct incident_filte
 int incidents_get(struct store *s, struct arena *a, const char *id, struct incident *out,
                   const char **survivor)
 {
-    struct store_stmt *st = store_prepare(s, "SELECT " INCIDENT_COLS INCIDENT_FROM
-                                             " WHERE i.id = ?");
+    struct store_stmt *st =
+        store_prepare(s, "SELECT " INCIDENT_COLS INCIDENT_FROM " WHERE i.id = ?");
     if (!st)
         return STORE_ERR;
     store_bind_text(st, 1, id);
@@ -265,8 +265,8 @@ int incidents_sources(struct store *s, struct arena *a, const char *id, struct s
     return 0;
 }
 
-int incidents_questions(struct store *s, struct arena *a, const char *id,
-                        struct question **out, size_t *n)
+int incidents_questions(struct store *s, struct arena *a, const char *id, struct question **out,
+                        size_t *n)
 {
     struct store_stmt *st = store_prepare(
         s, "SELECT version, question_type, question_text, option_a_label, option_b_label,"

@@ -36,8 +36,8 @@ int incidents_get(struct store *s, struct arena *a, const char *id, struct incid
 /* The incident's sources in their order, and every question version ascending. */
 int incidents_sources(struct store *s, struct arena *a, const char *id, struct source **out,
                       size_t *n);
-int incidents_questions(struct store *s, struct arena *a, const char *id,
-                        struct question **out, size_t *n);
+int incidents_questions(struct store *s, struct arena *a, const char *id, struct question **out,
+                        size_t *n);
 
 /* Reads the tallies of one question version into v (zeroed first). */
 int incidents_tallies(struct store *s, const char *id, int64_t version, struct votes *v);

@@ -20,7 +20,8 @@ static const struct {
 
 int store_schema_version(struct store *s)
 {
-    struct store_stmt *st = store_prepare(s, "SELECT coalesce(max(version), 0) FROM schema_version");
+    struct store_stmt *st =
+        store_prepare(s, "SELECT coalesce(max(version), 0) FROM schema_version");
     if (!st)
         return -1;
     int v = store_step(st) == STORE_ROW ? (int)store_col_int(st, 0) : -1;
@@ -55,8 +56,8 @@ int store_migrate(struct store *s, char *err, size_t errlen)
         rc = store_exec(s, (const char *)migrations[i].sql);
         if (rc < 0)
             goto fail;
-        struct store_stmt *st = store_prepare(
-            s, "INSERT INTO schema_version (version, applied_at) VALUES (?, ?)");
+        struct store_stmt *st =
+            store_prepare(s, "INSERT INTO schema_version (version, applied_at) VALUES (?, ?)");
         if (!st) {
             rc = STORE_ERR;
             goto fail;

@@ -3,6 +3,7 @@
  * synchronous=FULL, statements cached per connection by SQL text.
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,9 +20,13 @@ struct cached_stmt {
     sqlite3_stmt *stmt;
 };
 
+/* write commits made by this process, for store_data_version() */
+static atomic_ulong local_commits;
+
 struct store {
     sqlite3 *db;
     int last_rc;
+    bool writing;
     struct cached_stmt cache[STMT_CACHE];
 };
 
@@ -54,13 +59,12 @@ static int map_rc(struct store *s, int rc)
 
 int store_open(const char *uri, bool create, struct store **out, char *err, size_t errlen)
 {
-    static const char *const pragmas =
-        "PRAGMA journal_mode=WAL;"
-        "PRAGMA synchronous=FULL;"
-        "PRAGMA foreign_keys=ON;"
-        "PRAGMA mmap_size=1073741824;"
-        "PRAGMA cache_size=-65536;"
-        "PRAGMA temp_store=MEMORY;";
+    static const char *const pragmas = "PRAGMA journal_mode=WAL;"
+                                       "PRAGMA synchronous=FULL;"
+                                       "PRAGMA foreign_keys=ON;"
+                                       "PRAGMA mmap_size=1073741824;"
+                                       "PRAGMA cache_size=-65536;"
+                                       "PRAGMA temp_store=MEMORY;";
     struct store *s = calloc(1, sizeof *s);
     int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (create ? SQLITE_OPEN_CREATE : 0);
     int rc = SQLITE_NOMEM;
@@ -245,28 +249,60 @@ int store_exec(struct store *s, const char *sql)
     return map_rc(s, rc);
 }
 
+/* Runs one of the transaction-control statements through the statement cache. */
+static int control(struct store *s, const char *sql)
+{
+    struct store_stmt *st = store_prepare(s, sql);
+    if (!st)
+        return STORE_ERR;
+    int rc = sqlite3_step((sqlite3_stmt *)st);
+    sqlite3_reset((sqlite3_stmt *)st);
+    return map_rc(s, rc);
+}
+
 int store_begin_read(struct store *s)
 {
-    return map_rc(s, sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL));
+    return control(s, "BEGIN");
 }
 
 int store_begin_write(struct store *s)
 {
-    return map_rc(s, sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL));
+    int rc = control(s, "BEGIN IMMEDIATE");
+    s->writing = rc >= 0;
+    return rc;
 }
 
 int store_commit(struct store *s)
 {
-    int rc = map_rc(s, sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL));
-    if (rc < 0)
+    int rc = control(s, "COMMIT");
+    if (rc < 0) {
         store_rollback(s);
+        return rc;
+    }
+    if (s->writing)
+        atomic_fetch_add(&local_commits, 1);
+    s->writing = false;
     return rc;
 }
 
 void store_rollback(struct store *s)
 {
+    s->writing = false;
     if (!sqlite3_get_autocommit(s->db))
-        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+        control(s, "ROLLBACK");
+}
+
+int store_data_version(struct store *s, uint64_t out[2])
+{
+    struct store_stmt *st = store_prepare(s, "PRAGMA data_version");
+    if (!st)
+        return STORE_ERR;
+    int rc = store_step(st);
+    if (rc == STORE_ROW)
+        out[0] = (uint64_t)store_col_int(st, 0);
+    store_reset(st);
+    out[1] = atomic_load(&local_commits);
+    return rc == STORE_ROW ? 0 : (rc < 0 ? rc : STORE_ERR);
 }
 
 const char *store_errmsg(struct store *s)

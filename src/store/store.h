@@ -46,8 +46,9 @@ void store_bind_text(struct store_stmt *st, int idx, const char *v); /* NULL bin
 void store_bind_int(struct store_stmt *st, int idx, int64_t v);      /* STORE_NULL_INT: null */
 void store_bind_null(struct store_stmt *st, int idx);
 int store_step(struct store_stmt *st); /* STORE_ROW, STORE_DONE or a negative store_rc */
-const char *store_col_text(struct store_stmt *st, int col); /* NULL for null; valid until next step */
-int64_t store_col_int(struct store_stmt *st, int col);      /* STORE_NULL_INT for null */
+const char *store_col_text(struct store_stmt *st,
+                           int col);                   /* NULL for null; valid until next step */
+int64_t store_col_int(struct store_stmt *st, int col); /* STORE_NULL_INT for null */
 bool store_col_null(struct store_stmt *st, int col);
 void store_reset(struct store_stmt *st);
 int64_t store_changes(struct store *s);
@@ -63,6 +64,12 @@ int store_commit(struct store *s);
 void store_rollback(struct store *s);
 
 const char *store_errmsg(struct store *s);
+
+/* A value that changes whenever the database may have changed since it was last read:
+ * out[0] is SQLite's data_version for this connection (moves on commits by any other
+ * connection or process), out[1] counts write commits made by this process. Response
+ * caches compare it before serving. */
+int store_data_version(struct store *s, uint64_t out[2]);
 
 /* The calling thread's connection to the server's database, opened on first use (and
  * again after the database was unreachable). store_thread_setup() names the database

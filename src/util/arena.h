@@ -21,8 +21,8 @@ struct arena {
 };
 
 void arena_init(struct arena *a);
-void *arena_alloc(struct arena *a, size_t n);          /* 16-byte aligned, uninitialised */
-char *arena_strdup(struct arena *a, const char *s);    /* NULL stays NULL */
+void *arena_alloc(struct arena *a, size_t n);       /* 16-byte aligned, uninitialised */
+char *arena_strdup(struct arena *a, const char *s); /* NULL stays NULL */
 char *arena_strndup(struct arena *a, const char *s, size_t n);
 void arena_release(struct arena *a);
 

@@ -27,7 +27,8 @@ void buf_grow(struct buf *b, size_t extra)
 
 void buf_append(struct buf *b, const void *data, size_t n)
 {
-    buf_grow(b, n);
+    if (b->len + n + 1 > b->cap)
+        buf_grow(b, n);
     memcpy(b->p + b->len, data, n);
     b->len += n;
     b->p[b->len] = '\0';
@@ -40,7 +41,8 @@ void buf_puts(struct buf *b, const char *s)
 
 void buf_putc(struct buf *b, char c)
 {
-    buf_grow(b, 1);
+    if (b->len + 2 > b->cap)
+        buf_grow(b, 1);
     b->p[b->len++] = c;
     b->p[b->len] = '\0';
 }

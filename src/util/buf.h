@@ -19,7 +19,10 @@ struct buf {
     size_t cap;
 };
 
-#define BUF_INIT {NULL, 0, 0}
+#define BUF_INIT                                                                                   \
+    {                                                                                              \
+        NULL, 0, 0                                                                                 \
+    }
 
 void buf_grow(struct buf *b, size_t extra);
 void buf_append(struct buf *b, const void *data, size_t n);

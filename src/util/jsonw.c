@@ -62,59 +62,69 @@ void jw_arr_end(struct jw *w)
     close_(w, ']');
 }
 
+/* 1 for bytes that need escaping (or, for 0xe2, a closer look for U+2028/U+2029) */
+static const unsigned char needs_escape[256] = {
+    [0 ... 0x1f] = 1, ['"'] = 1, ['\\'] = 1, ['<'] = 1, ['>'] = 1, ['&'] = 1, [0xe2] = 1,
+};
+
 void json_escape_into(struct buf *b, const char *s, size_t n)
 {
     static const char hex[] = "0123456789abcdef";
     const unsigned char *p = (const unsigned char *)s;
     const unsigned char *end = p + n;
-    buf_grow(b, n + 2);
-    buf_putc(b, '"');
-    const unsigned char *run = p;
-    for (; p < end; p++) {
-        unsigned char c = *p;
-        const char *esc = NULL;
-        char u[7];
-        if (c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' &&
-            !(c == 0xe2 && p + 2 < end && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9)))
-            continue;
+    /* worst case 6 bytes per input byte plus quotes: reserve once, then write directly */
+    buf_grow(b, n * 6 + 2);
+    char *o = b->p + b->len;
+    *o++ = '"';
+    while (p < end) {
+        const unsigned char *run = p;
+        while (p < end && !needs_escape[*p])
+            p++;
+        memcpy(o, run, (size_t)(p - run));
+        o += p - run;
+        if (p == end)
+            break;
+        unsigned char c = *p++;
         switch (c) {
         case '"':
-            esc = "\\\"";
+            *o++ = '\\';
+            *o++ = '"';
             break;
         case '\\':
-            esc = "\\\\";
+            *o++ = '\\';
+            *o++ = '\\';
             break;
         case '\n':
-            esc = "\\n";
+            *o++ = '\\';
+            *o++ = 'n';
             break;
         case '\r':
-            esc = "\\r";
+            *o++ = '\\';
+            *o++ = 'r';
             break;
         case '\t':
-            esc = "\\t";
+            *o++ = '\\';
+            *o++ = 't';
+            break;
+        case 0xe2:
+            if (p + 1 < end && p[0] == 0x80 && (p[1] == 0xa8 || p[1] == 0xa9)) {
+                memcpy(o, p[1] == 0xa8 ? "\\u2028" : "\\u2029", 6);
+                o += 6;
+                p += 2;
+            } else {
+                *o++ = (char)c;
+            }
             break;
         default:
-            break;
+            memcpy(o, "\\u00", 4);
+            o[4] = hex[c >> 4];
+            o[5] = hex[c & 15];
+            o += 6;
         }
-        buf_append(b, run, (size_t)(p - run));
-        if (esc) {
-            buf_puts(b, esc);
-        } else if (c == 0xe2) {
-            buf_puts(b, p[2] == 0xa8 ? "\\u2028" : "\\u2029");
-            p += 2;
-        } else {
-            u[0] = '\\';
-            u[1] = 'u';
-            u[2] = '0';
-            u[3] = '0';
-            u[4] = hex[c >> 4];
-            u[5] = hex[c & 15];
-            buf_append(b, u, 6);
-        }
-        run = p + 1;
     }
-    buf_append(b, run, (size_t)(end - run));
-    buf_putc(b, '"');
+    *o++ = '"';
+    b->len = (size_t)(o - b->p);
+    b->p[b->len] = '\0';
 }
 
 void jw_key(struct jw *w, const char *key)
@@ -148,8 +158,15 @@ void jw_int(struct jw *w, int64_t v)
     }
     sep(w);
     char tmp[24];
-    int n = snprintf(tmp, sizeof tmp, "%lld", (long long)v);
-    buf_append(w->b, tmp, (size_t)n);
+    char *e = tmp + sizeof tmp, *q = e;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    do {
+        *--q = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        *--q = '-';
+    buf_append(w->b, q, (size_t)(e - q));
 }
 
 void jw_bool(struct jw *w, bool v)
@@ -183,7 +200,8 @@ void jw_number1(struct jw *w, double v)
     if (tenths % 10 == 0)
         n = snprintf(tmp, sizeof tmp, "%lld", tenths / 10);
     else
-        n = snprintf(tmp, sizeof tmp, "%lld.%lld", tenths / 10, (tenths < 0 ? -tenths : tenths) % 10);
+        n = snprintf(tmp, sizeof tmp, "%lld.%lld", tenths / 10,
+                     (tenths < 0 ? -tenths : tenths) % 10);
     buf_append(w->b, tmp, (size_t)n);
 }
 

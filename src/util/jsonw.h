@@ -18,7 +18,7 @@
  * JW_MAX_DEPTH levels (ample for the API's documents).
  */
 #define JW_MAX_DEPTH 32
-#define JW_NULL_INT INT64_MIN
+#define JW_NULL_INT  INT64_MIN
 
 struct jw {
     struct buf *b;
@@ -39,8 +39,8 @@ void jw_int(struct jw *w, int64_t v);                /* JW_NULL_INT writes null 
 void jw_bool(struct jw *w, bool v);
 void jw_tristate(struct jw *w, int v); /* <0 null, 0 false, >0 true */
 void jw_null(struct jw *w);
-void jw_number1(struct jw *w, double v); /* one decimal place, no trailing ".0" */
-void jw_time(struct jw *w, int64_t us);  /* ISO 8601 UTC; JW_NULL_INT writes null */
+void jw_number1(struct jw *w, double v);     /* one decimal place, no trailing ".0" */
+void jw_time(struct jw *w, int64_t us);      /* ISO 8601 UTC; JW_NULL_INT writes null */
 void jw_raw(struct jw *w, const char *json); /* already-valid JSON text */
 
 /* Appends s as a JSON string literal (with quotes) to b. */

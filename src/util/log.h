@@ -11,8 +11,8 @@ void log_set_level(enum log_level min);
 void log_msg(enum log_level level, const char *module, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-#define log_info(mod, ...) log_msg(LOG_INFO, mod, __VA_ARGS__)
-#define log_warn(mod, ...) log_msg(LOG_WARN, mod, __VA_ARGS__)
+#define log_info(mod, ...)  log_msg(LOG_INFO, mod, __VA_ARGS__)
+#define log_warn(mod, ...)  log_msg(LOG_WARN, mod, __VA_ARGS__)
 #define log_error(mod, ...) log_msg(LOG_ERROR, mod, __VA_ARGS__)
 
 #endif

@@ -32,6 +32,13 @@ static void civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d)
     *y = (int64_t)yoe + era * 400 + (*m <= 2);
 }
 
+static char *put2(char *o, unsigned v)
+{
+    o[0] = (char)('0' + v / 10 % 10);
+    o[1] = (char)('0' + v % 10);
+    return o + 2;
+}
+
 size_t time_format_iso(int64_t us, char out[TIME_ISO_MAX])
 {
     int64_t days = us / US_PER_DAY;
@@ -47,18 +54,30 @@ size_t time_format_iso(int64_t us, char out[TIME_ISO_MAX])
         y = 0;
     if (y > 9999)
         y = 9999;
-    int64_t secs = rem / US_PER_SEC;
-    int64_t frac = rem % US_PER_SEC;
-    int n;
-    if (frac)
-        n = snprintf(out, TIME_ISO_MAX, "%04lld-%02u-%02uT%02lld:%02lld:%02lld.%06lldZ",
-                     (long long)y, m, d, (long long)(secs / 3600), (long long)(secs / 60 % 60),
-                     (long long)(secs % 60), (long long)frac);
-    else
-        n = snprintf(out, TIME_ISO_MAX, "%04lld-%02u-%02uT%02lld:%02lld:%02lldZ", (long long)y, m,
-                     d, (long long)(secs / 3600), (long long)(secs / 60 % 60),
-                     (long long)(secs % 60));
-    return n > 0 ? (size_t)n : 0;
+    unsigned secs = (unsigned)(rem / US_PER_SEC);
+    unsigned frac = (unsigned)(rem % US_PER_SEC);
+    /* written by hand: this runs several times per incident on the hot read path */
+    char *o = out;
+    o = put2(o, (unsigned)(y / 100));
+    o = put2(o, (unsigned)(y % 100));
+    *o++ = '-';
+    o = put2(o, m);
+    *o++ = '-';
+    o = put2(o, d);
+    *o++ = 'T';
+    o = put2(o, secs / 3600);
+    *o++ = ':';
+    o = put2(o, secs / 60 % 60);
+    *o++ = ':';
+    o = put2(o, secs % 60);
+    if (frac) {
+        *o++ = '.';
+        for (unsigned div = 100000; div; div /= 10)
+            *o++ = (char)('0' + frac / div % 10);
+    }
+    *o++ = 'Z';
+    *o = '\0';
+    return (size_t)(o - out);
 }
 
 /* Reads exactly n decimal digits at *p, advancing it. */
@@ -143,7 +162,8 @@ int time_parse_iso(const char *s, unsigned flags, int64_t *us)
         return -1;
 done:
     *us = (time_days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 + h * 3600 + mi * 60 + sec -
-           offset_s) * US_PER_SEC +
+           offset_s) *
+              US_PER_SEC +
           frac;
     return 0;
 }

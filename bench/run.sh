@@ -1,0 +1,586 @@
+#!/usr/bin/env bash
+# bench/run.sh: Whistle read-path benchmark (issue 2, "Performance"). `make bench` runs it.
+#
+# For each scale (default 10,000 then 1,000,000 incidents) it bulk-loads a database with
+# bench/seed.sql, starts `whistle serve` on it, and measures with wrk on loopback
+#   GET /api/v1/incidents/{id}        (one incident from the middle of the data set)
+#   GET /api/v1/incidents?limit=20    (first list page)
+# On the first scale the same run also serves the byte-identical responses from nginx (2
+# workers, static files) and measures it; later scales measure Whistle at 32 connections
+# and compare with the first scale. The summary goes to stdout and to BENCHMARKS.md.
+#
+# A benchmark is not a test: missed targets print MISS and the script still exits 0. It
+# exits non-zero only when something breaks (a tool is missing, the server does not start
+# or dies, a response is not 200, nginx's bytes differ from Whistle's).
+#
+# Environment:
+#   WHISTLE_BIN    server binary (default build/whistle)
+#   BENCH_SCALES   incident counts, first one is the baseline (default "10000 1000000")
+#   BENCH_QUICK=1  10,000 incidents only, 3 s runs, 1 s warm-ups (for development)
+#   DUR            wrk duration of each measured run (default 10s)
+#   WARMUP         wrk duration of the warm-up before each measured run (default 3s)
+#   BENCH_THREADS  passed as `serve --threads N` when set (default: the server's own)
+#   BENCH_OUT      where to write the report (default BENCHMARKS.md at the repository root)
+#   BENCH_KEEP=1   keep the temporary directory (databases, logs, nginx files)
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+
+BIN=${WHISTLE_BIN:-build/whistle}
+QUICK=${BENCH_QUICK:-0}
+if [ "$QUICK" = 1 ]; then
+    SCALES=${BENCH_SCALES:-10000}
+    DUR=${DUR:-3s}
+    WARMUP=${WARMUP:-1s}
+else
+    SCALES=${BENCH_SCALES:-10000 1000000}
+    DUR=${DUR:-10s}
+    WARMUP=${WARMUP:-3s}
+fi
+OUT=${BENCH_OUT:-$ROOT/BENCHMARKS.md}
+WRK_THREADS=2
+C_LOW=32
+C_HIGH=256
+
+die() {
+    echo "bench: $*" >&2
+    exit 1
+}
+say() { echo "bench: $*" >&2; }
+
+# ---- 1. tools and binary -----------------------------------------------------------------
+
+missing=""
+for tool in wrk nginx sqlite3 curl; do
+    command -v "$tool" >/dev/null 2>&1 || missing="$missing $tool"
+done
+if [ -n "$missing" ]; then
+    die "missing tool(s):$missing; run \`make deps\` (Debian packages: wrk nginx-light sqlite3 curl)"
+fi
+[ -x "$BIN" ] || die "no executable server binary at $BIN; run \`make\` first or set WHISTLE_BIN"
+for s in $SCALES; do
+    [[ "$s" =~ ^[1-9][0-9]*$ ]] || die "BENCH_SCALES: \"$s\" is not a positive integer"
+done
+BASE_SCALE=${SCALES%% *}
+
+# ---- temporary directory, processes, cleanup ---------------------------------------------
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/whistle-bench.XXXXXX")
+WPID=""
+NPID=""
+WLOG=""
+
+stop_pid() { # stop_pid PID SIGNAL: signal one process we started and wait for it
+    local pid=$1 sig=$2 i
+    [ -n "$pid" ] || return 0
+    kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null || true; return 0; }
+    kill "-$sig" "$pid" 2>/dev/null || true
+    for i in $(seq 1 100); do
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    if kill -0 "$pid" 2>/dev/null; then
+        say "process $pid did not stop after SIG$sig; killing it"
+        kill -KILL "$pid" 2>/dev/null || true
+    fi
+    wait "$pid" 2>/dev/null || true
+}
+
+cleanup() {
+    local rc=$?
+    trap - EXIT INT TERM
+    if [ "$rc" != 0 ] && [ -n "$WLOG" ] && [ -s "$WLOG.other" ]; then
+        echo "bench: --- whistle log, lines other than the access log ---" >&2
+        tail -n 30 "$WLOG.other" >&2 || true
+    fi
+    if [ "$rc" != 0 ] && [ -n "$WLOG" ] && [ -s "$WLOG" ]; then
+        echo "bench: --- last lines of the whistle log ---" >&2
+        tail -n 20 "$WLOG" >&2 || true
+    fi
+    stop_pid "$WPID" TERM
+    stop_pid "$NPID" QUIT
+    if [ "${BENCH_KEEP:-0}" = 1 ]; then
+        say "kept $TMP"
+    else
+        rm -rf "$TMP"
+    fi
+    exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# free_port: a TCP port on 127.0.0.1 that nothing listens on (checked, not reserved).
+free_port() {
+    local p i
+    for i in $(seq 1 200); do
+        p=$((20000 + RANDOM % 40000))
+        if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+            echo "$p"
+            return 0
+        fi
+    done
+    die "no free port found"
+}
+
+# passive_opens: TCP connections accepted so far, machine-wide (/proc/net/snmp). The
+# difference over a run shows whether keep-alive held: about one per wrk connection.
+passive_opens() {
+    awk '$1 == "Tcp:" { if (!h) { for (i = 1; i <= NF; i++) col[$i] = i; h = 1 }
+                        else { print $col["PassiveOpens"]; exit } }' /proc/net/snmp
+}
+
+# ---- 2. data set -------------------------------------------------------------------------
+
+build_db() { # build_db DB N
+    local db=$1 n=$2 t0 t1
+    t0=$(date +%s.%N)
+    "$BIN" migrate --db "$db" >"$TMP/migrate.out" 2>&1 ||
+        { cat "$TMP/migrate.out" >&2; die "\`$BIN migrate --db $db\` failed"; }
+    sqlite3 -bail "$db" ".parameter set @n $n" ".read $ROOT/bench/seed.sql" >/dev/null ||
+        die "loading $n incidents with bench/seed.sql failed"
+    t1=$(date +%s.%N)
+    BUILD_SECS=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
+    say "built $n incidents in ${BUILD_SECS}s ($(du -h "$db" | cut -f1))"
+}
+
+# ---- 3. server ---------------------------------------------------------------------------
+
+start_whistle() { # start_whistle DB
+    local db=$1 i
+    WPORT=$(free_port)
+    WLOG="$TMP/whistle.log"
+    : >"$WLOG"
+    : >"$WLOG.other"
+    local args=(serve --db "$db" --listen "127.0.0.1:$WPORT" --base-url "http://127.0.0.1:$WPORT")
+    if [ -n "${BENCH_THREADS:-}" ]; then args+=(--threads "$BENCH_THREADS"); fi
+    # The access log (one line per request) goes to a file, opened O_APPEND so it can be
+    # truncated between runs without leaving a sparse hole.
+    "$BIN" "${args[@]}" >>"$WLOG" 2>&1 </dev/null &
+    WPID=$!
+    for i in $(seq 1 300); do
+        if grep -q "whistle: listening on http://127.0.0.1:$WPORT" "$WLOG" 2>/dev/null; then
+            say "whistle (pid $WPID) listening on 127.0.0.1:$WPORT"
+            return 0
+        fi
+        kill -0 "$WPID" 2>/dev/null || { save_log; die "whistle exited during start-up"; }
+        sleep 0.1
+    done
+    save_log
+    die "whistle did not print \"listening\" within 30 s"
+}
+
+check_alive() {
+    if ! kill -0 "$WPID" 2>/dev/null; then
+        local st=0
+        wait "$WPID" || st=$?
+        WPID=""
+        save_log
+        die "whistle died during the benchmark (exit status $st)"
+    fi
+    if [ -n "$NPID" ]; then
+        kill -0 "$NPID" 2>/dev/null || die "nginx (pid $NPID) died during the benchmark"
+    fi
+}
+
+# fetch URL BODYFILE HEADERFILE: GET, insist on 200.
+fetch() {
+    local url=$1 body=$2 hdr=$3 code
+    code=$(curl -sS -o "$body" -D "$hdr" -w '%{http_code}' "$url") || die "curl $url failed"
+    [ "$code" = 200 ] || die "GET $url answered $code, not 200: $(head -c 300 "$body")"
+}
+
+# header_value FILE NAME: the value of a response header (last occurrence), CR stripped.
+header_value() {
+    awk -v n="$(echo "$2" | tr 'A-Z' 'a-z')" -F': ' '
+        { sub(/\r$/, ""); k = tolower($1) } k == n { v = substr($0, length($1) + 3) }
+        END { print v }' "$1"
+}
+
+# ---- 4. nginx with the same bytes --------------------------------------------------------
+
+start_nginx() { # start_nginx CONTENT_TYPE
+    local ctype=$1 user_line="" i
+    NPORT=$(free_port)
+    mkdir -p "$TMP/nginx/www" "$TMP/nginx/tmp" "$TMP/nginx/logs"
+    cp "$TMP/w-detail.json" "$TMP/nginx/www/detail.json"
+    cp "$TMP/w-list.json" "$TMP/nginx/www/list.json"
+    if [ "$(id -u)" = 0 ]; then user_line="user root;"; fi
+    cat >"$TMP/nginx/nginx.conf" <<EOF
+$user_line
+worker_processes 2;
+daemon off;
+pid $TMP/nginx/nginx.pid;
+error_log $TMP/nginx/logs/error.log warn;
+events { worker_connections 4096; }
+http {
+    access_log off;
+    sendfile on;
+    tcp_nopush on;
+    tcp_nodelay on;
+    keepalive_requests 1000000;
+    keepalive_timeout 75s;
+    server_tokens off;
+    open_file_cache max=16 inactive=600s;
+    client_body_temp_path $TMP/nginx/tmp/body;
+    proxy_temp_path $TMP/nginx/tmp/proxy;
+    fastcgi_temp_path $TMP/nginx/tmp/fastcgi;
+    uwsgi_temp_path $TMP/nginx/tmp/uwsgi;
+    scgi_temp_path $TMP/nginx/tmp/scgi;
+    types { }
+    default_type "$ctype";
+    server {
+        listen 127.0.0.1:$NPORT;
+        root $TMP/nginx/www;
+        add_header Cache-Control "no-store" always;
+        add_header X-Content-Type-Options "nosniff" always;
+        add_header X-Request-Id "0123456789abcdef" always;
+        location = /api/v1/incidents { try_files /list.json =404; }
+        location ~ ^/api/v1/incidents/[0-9a-f-]+\$ { try_files /detail.json =404; }
+        location / { return 404; }
+    }
+}
+EOF
+    nginx -p "$TMP/nginx" -c "$TMP/nginx/nginx.conf" -e "$TMP/nginx/logs/error.log" \
+        -t -q >"$TMP/nginx/logs/test.out" 2>&1 ||
+        { cat "$TMP/nginx/logs/test.out" >&2; die "nginx rejected the generated configuration"; }
+    nginx -p "$TMP/nginx" -c "$TMP/nginx/nginx.conf" -e "$TMP/nginx/logs/error.log" \
+        >/dev/null 2>&1 </dev/null &
+    NPID=$!
+    for i in $(seq 1 100); do
+        if curl -s -o /dev/null "http://127.0.0.1:$NPORT/api/v1/incidents" 2>/dev/null; then
+            say "nginx (pid $NPID) listening on 127.0.0.1:$NPORT"
+            return 0
+        fi
+        kill -0 "$NPID" 2>/dev/null ||
+            { cat "$TMP/nginx/logs/error.log" >&2 || true; die "nginx exited during start-up"; }
+        sleep 0.1
+    done
+    die "nginx did not answer within 10 s"
+}
+
+# ---- 5. wrk ------------------------------------------------------------------------------
+
+# to_ms VALUE: wrk's "1.23ms" / "456.00us" / "1.02s" / "1.50m" in milliseconds.
+to_ms() {
+    awk -v v="$1" 'BEGIN {
+        if (match(v, /us$/)) printf "%.3f", substr(v, 1, RSTART - 1) / 1000;
+        else if (match(v, /ms$/)) printf "%.3f", substr(v, 1, RSTART - 1);
+        else if (match(v, /s$/)) printf "%.3f", substr(v, 1, RSTART - 1) * 1000;
+        else if (match(v, /m$/)) printf "%.3f", substr(v, 1, RSTART - 1) * 60000;
+        else printf "nan" }'
+}
+
+# save_log: keep the whistle log's non-access lines (start-up, signals, errors) in
+# $WLOG.other and empty the log, so that it stays small and covers one run.
+save_log() {
+    if [ -n "$WLOG" ] && [ -f "$WLOG" ]; then
+        grep -v '^info access: ' "$WLOG" >>"$WLOG.other" || true
+        : >"$WLOG"
+    fi
+}
+
+RESULTS="$TMP/results.tsv" # scale server endpoint conns rps p50 p99 non2xx sockerr opens
+: >"$RESULTS"
+ANOMALIES="$TMP/anomalies.txt"
+: >"$ANOMALIES"
+anomaly() {
+    echo "- $*" >>"$ANOMALIES"
+    say "anomaly: $*"
+}
+
+# cpu_busy: percentage of CPU time in use, machine-wide, over the next second. Sampled
+# before each run, when nothing of ours is working: anything high is someone else's load.
+cpu_busy() {
+    local a b
+    a=$(awk '/^cpu / { print $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9, $5 + $6 }' /proc/stat)
+    sleep 1
+    b=$(awk '/^cpu / { print $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9, $5 + $6 }' /proc/stat)
+    awk -v a="$a" -v b="$b" 'BEGIN { split(a, x, " "); split(b, y, " "); t = y[1] - x[1]
+        printf "%.0f", (t > 0) ? 100 * (1 - (y[2] - x[2]) / t) : 0 }'
+}
+
+# measure SCALE SERVER ENDPOINT CONNS URL
+measure() {
+    local scale=$1 server=$2 ep=$3 conns=$4 url=$5 out o0 o1 rps p50 p99 non2xx sockerr opens
+    local tag="$server-$ep-${conns}c-$scale" busy
+    check_alive
+    busy=$(cpu_busy)
+    if [ "$busy" -gt 20 ]; then
+        anomaly "$server $ep $scale ${conns}c: the machine was ${busy}% busy before the run (other processes); figures are disturbed"
+    fi
+    wrk -t"$WRK_THREADS" -c"$conns" -d"$WARMUP" "$url" >"$TMP/warm-$tag.txt" 2>&1 ||
+        die "wrk warm-up failed: $(cat "$TMP/warm-$tag.txt")"
+    save_log
+    out="$TMP/wrk-$tag.txt"
+    o0=$(passive_opens)
+    wrk --latency -t"$WRK_THREADS" -c"$conns" -d"$DUR" "$url" >"$out" 2>&1 ||
+        die "wrk failed: $(cat "$out")"
+    o1=$(passive_opens)
+    check_alive
+    rps=$(awk '/^Requests\/sec:/ { print $2 }' "$out")
+    p50=$(to_ms "$(awk '$1 == "50%" { print $2 }' "$out")")
+    p99=$(to_ms "$(awk '$1 == "99%" { print $2 }' "$out")")
+    non2xx=$(awk '/Non-2xx or 3xx responses:/ { print $NF }' "$out")
+    non2xx=${non2xx:-0}
+    sockerr=$(awk '/Socket errors:/ { gsub(",", ""); print "connect " $4 " read " $6 " write " $8 " timeout " $10 }' "$out")
+    sockerr=${sockerr:-none}
+    opens=$((o1 - o0))
+    [ -n "$rps" ] || die "could not read Requests/sec from wrk output: $(cat "$out")"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$scale" "$server" "$ep" "$conns" \
+        "$rps" "$p50" "$p99" "$non2xx" "$sockerr" "$opens" >>"$RESULTS"
+    printf 'bench: %-7s %-6s %8s %3sc  %10.0f req/s  p50 %7.3f ms  p99 %7.3f ms  non-2xx %s  socket errors: %s  TCP accepts %s\n' \
+        "$server" "$ep" "$scale" "$conns" "$rps" "$p50" "$p99" "$non2xx" "$sockerr" "$opens" >&2
+    if [ "$non2xx" != 0 ]; then
+        anomaly "$server $ep $scale ${conns}c: $non2xx non-2xx/3xx responses"
+    fi
+    if [ "$sockerr" != none ]; then
+        anomaly "$server $ep $scale ${conns}c: socket errors ($sockerr)"
+    fi
+    # Keep-alive: expect about one accepted connection per wrk connection. Many more means
+    # the server closed connections after responses.
+    if [ "$opens" -gt $((conns * 2 + 16)) ]; then
+        anomaly "$server $ep $scale ${conns}c: $opens TCP connections accepted for $conns wrk connections (keep-alive lost?)"
+    fi
+    if [ "$server" = whistle ] && [ -s "$WLOG" ]; then
+        # Access lines are "info access: METHOD PATH STATUS BYTES NNus rid=… [aborted=N]".
+        local logsum
+        logsum=$(awk '
+            $2 == "access:" { n++; if ($5 != "200") { bad++; if (!eb) eb = $0 } if (/aborted=/) ab++ }
+            $1 == "warn" || $1 == "error" { w++; if (!ew) ew = $0 }
+            END { if (bad) printf "%d access lines with a status other than 200 (e.g. %s); ", bad, eb
+                  if (ab) printf "%d aborted requests; ", ab
+                  if (w) printf "%d warn/error lines (e.g. %s); ", w, ew }' "$WLOG")
+        if [ -n "$logsum" ]; then
+            anomaly "$server $ep $scale ${conns}c, server log: ${logsum%; }"
+        fi
+    fi
+    save_log
+}
+
+get() { # get SCALE SERVER ENDPOINT CONNS -> field (rps or p99)
+    awk -F'\t' -v s="$1" -v v="$2" -v e="$3" -v c="$4" -v f="$5" '
+        $1 == s && $2 == v && $3 == e && $4 == c { print (f == "rps" ? $5 : $7); exit }' "$RESULTS"
+}
+
+# keepalive_check URL: does the server keep a connection open across two requests?
+keepalive_check() {
+    local url=$1 n
+    n=$(curl -sv -o /dev/null -o /dev/null "$url" "$url" 2>&1 | grep -c -i 're-using existing connection' || true)
+    [ "${n:-0}" -ge 1 ]
+}
+
+# ---- run every scale ---------------------------------------------------------------------
+
+DETAIL_BYTES=""
+LIST_BYTES=""
+BUILD_NOTES=""
+for N in $SCALES; do
+    say "=== $N incidents ==="
+    DB="$TMP/bench-$N.db"
+    build_db "$DB" "$N"
+    BUILD_NOTES="$BUILD_NOTES $N:${BUILD_SECS}s"
+    MID=$(sqlite3 "$DB" "SELECT id FROM incidents ORDER BY rowid LIMIT 1 OFFSET $((N / 2))")
+    [ -n "$MID" ] || die "no incident in the middle of the data set"
+    start_whistle "$DB"
+    W="http://127.0.0.1:$WPORT"
+    DETAIL_PATH="/api/v1/incidents/$MID"
+    LIST_PATH="/api/v1/incidents?limit=20"
+
+    fetch "$W$DETAIL_PATH" "$TMP/w-detail.json" "$TMP/w-detail.hdr"
+    fetch "$W$LIST_PATH" "$TMP/w-list.json" "$TMP/w-list.hdr"
+    # The responses must be stable, or a static copy would not be the same work.
+    fetch "$W$DETAIL_PATH" "$TMP/w-detail2.json" "$TMP/w-detail2.hdr"
+    fetch "$W$LIST_PATH" "$TMP/w-list2.json" "$TMP/w-list2.hdr"
+    cmp -s "$TMP/w-detail.json" "$TMP/w-detail2.json" || die "two GETs of $DETAIL_PATH gave different bodies"
+    cmp -s "$TMP/w-list.json" "$TMP/w-list2.json" || die "two GETs of $LIST_PATH gave different bodies"
+    say "detail $(wc -c <"$TMP/w-detail.json") bytes, list $(wc -c <"$TMP/w-list.json") bytes (incident $MID)"
+    if ! keepalive_check "$W$DETAIL_PATH"; then
+        anomaly "whistle, $N incidents: curl did not reuse the connection for a second GET (keep-alive lost)"
+    fi
+
+    if [ "$N" = "$BASE_SCALE" ]; then
+        DETAIL_BYTES=$(wc -c <"$TMP/w-detail.json")
+        LIST_BYTES=$(wc -c <"$TMP/w-list.json")
+        CTYPE=$(header_value "$TMP/w-detail.hdr" content-type)
+        [ -n "$CTYPE" ] || die "whistle sent no Content-Type"
+        CTYPE_LIST=$(header_value "$TMP/w-list.hdr" content-type)
+        [ "$CTYPE" = "$CTYPE_LIST" ] || anomaly "detail and list Content-Types differ ($CTYPE / $CTYPE_LIST)"
+        for h in cache-control x-content-type-options; do
+            [ -n "$(header_value "$TMP/w-detail.hdr" "$h")" ] || anomaly "whistle sent no $h header"
+        done
+        start_nginx "$CTYPE"
+        NG="http://127.0.0.1:$NPORT"
+        fetch "$NG$DETAIL_PATH" "$TMP/n-detail.json" "$TMP/n-detail.hdr"
+        fetch "$NG$LIST_PATH" "$TMP/n-list.json" "$TMP/n-list.hdr"
+        cmp "$TMP/w-detail.json" "$TMP/n-detail.json" || die "nginx detail body differs from whistle's"
+        cmp "$TMP/w-list.json" "$TMP/n-list.json" || die "nginx list body differs from whistle's"
+        [ "$(header_value "$TMP/n-detail.hdr" content-type)" = "$CTYPE" ] ||
+            die "nginx Content-Type \"$(header_value "$TMP/n-detail.hdr" content-type)\" is not whistle's \"$CTYPE\""
+        say "nginx serves byte-identical bodies"
+
+        measure "$N" whistle single "$C_LOW" "$W$DETAIL_PATH"
+        measure "$N" nginx single "$C_LOW" "$NG$DETAIL_PATH"
+        measure "$N" whistle list "$C_LOW" "$W$LIST_PATH"
+        measure "$N" nginx list "$C_LOW" "$NG$LIST_PATH"
+        measure "$N" whistle single "$C_HIGH" "$W$DETAIL_PATH"
+        measure "$N" whistle list "$C_HIGH" "$W$LIST_PATH"
+        measure "$N" nginx single "$C_HIGH" "$NG$DETAIL_PATH"
+        measure "$N" nginx list "$C_HIGH" "$NG$LIST_PATH"
+        stop_pid "$NPID" QUIT
+        NPID=""
+    else
+        measure "$N" whistle single "$C_LOW" "$W$DETAIL_PATH"
+        measure "$N" whistle list "$C_LOW" "$W$LIST_PATH"
+    fi
+
+    stop_pid "$WPID" TERM
+    WPID=""
+    rm -f "$DB" "$DB-wal" "$DB-shm"
+done
+
+# ---- 6. summary --------------------------------------------------------------------------
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b == 0) print ""; else printf "%.2f", a / b }'; }
+# mark VALUE OP TARGET
+mark() {
+    awk -v v="$1" -v op="$2" -v t="$3" 'BEGIN {
+        if (v == "") { print "n/a"; exit }
+        ok = (op == ">=") ? (v + 0 >= t + 0) : (v + 0 < t + 0)
+        print ok ? "PASS" : "MISS" }'
+}
+
+B=$BASE_SCALE
+TABLE="$TMP/table.md"
+{
+    echo "| incidents | server | request | connections | req/s | p50 ms | p99 ms | non-2xx | socket errors | TCP accepts |"
+    echo "|---:|---|---|---:|---:|---:|---:|---:|---|---:|"
+    while IFS=$'\t' read -r s v e c rps p50 p99 n2 se op; do
+        req="GET /api/v1/incidents/{id}"
+        [ "$e" = list ] && req="GET /api/v1/incidents?limit=20"
+        printf '| %s | %s | `%s` | %s | %.0f | %.3f | %.3f | %s | %s | %s |\n' \
+            "$s" "$v" "$req" "$c" "$rps" "$p50" "$p99" "$n2" "$se" "$op"
+    done <"$RESULTS"
+} >"$TABLE"
+
+RATIOS="$TMP/ratios.md"
+{
+    echo "| target | measured | goal | |"
+    echo "|---|---:|---:|---|"
+    r=$(ratio "$(get "$B" whistle single $C_LOW rps)" "$(get "$B" nginx single $C_LOW rps)")
+    echo "| single incident / nginx, ${C_LOW}c, $B incidents | ${r:-n/a} | ≥ 0.7 | $(mark "$r" '>=' 0.7) |"
+    r=$(ratio "$(get "$B" whistle list $C_LOW rps)" "$(get "$B" nginx list $C_LOW rps)")
+    echo "| list page / nginx, ${C_LOW}c, $B incidents | ${r:-n/a} | ≥ 0.5 | $(mark "$r" '>=' 0.5) |"
+    for e in single list; do
+        r=$(ratio "$(get "$B" whistle $e $C_HIGH rps)" "$(get "$B" whistle $e $C_LOW rps)")
+        echo "| $e: ${C_HIGH}c / ${C_LOW}c, $B incidents | ${r:-n/a} | ≥ 0.9 | $(mark "$r" '>=' 0.9) |"
+    done
+    for s in $SCALES; do
+        for e in single list; do
+            p=$(get "$s" whistle $e $C_LOW p99)
+            if [ -n "$p" ]; then
+                echo "| $e: p99 at ${C_LOW}c, $s incidents (ms) | $p | < 5 | $(mark "$p" '<' 5) |"
+            fi
+        done
+    done
+    for s in $SCALES; do
+        if [ "$s" = "$B" ]; then continue; fi
+        r=$(ratio "$(get "$s" whistle single $C_LOW rps)" "$(get "$B" whistle single $C_LOW rps)")
+        echo "| single: $s / $B incidents, ${C_LOW}c | ${r:-n/a} | ≥ 0.9 | $(mark "$r" '>=' 0.9) |"
+        r=$(ratio "$(get "$s" whistle list $C_LOW rps)" "$(get "$B" whistle list $C_LOW rps)")
+        echo "| list: $s / $B incidents, ${C_LOW}c | ${r:-n/a} | ≥ 0.75 | $(mark "$r" '>=' 0.75) |"
+    done
+} >"$RATIOS"
+
+echo
+echo "Whistle benchmark ($(date -u '+%Y-%m-%d %H:%M UTC'))"
+echo
+cat "$TABLE"
+echo
+cat "$RATIOS"
+if [ -s "$ANOMALIES" ]; then
+    echo
+    echo "Anomalies:"
+    cat "$ANOMALIES"
+fi
+
+# ---- BENCHMARKS.md -----------------------------------------------------------------------
+
+CPU_MODEL=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
+MEM=$(awk '/^MemTotal:/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)
+COMMIT=""
+if [ -f "$ROOT/.git/HEAD" ]; then # read the files; no git command
+    head_ref=$(cat "$ROOT/.git/HEAD")
+    case "$head_ref" in
+    ref:*)
+        ref=${head_ref#ref: }
+        if [ -f "$ROOT/.git/$ref" ]; then
+            COMMIT=$(cat "$ROOT/.git/$ref")
+        elif [ -f "$ROOT/.git/packed-refs" ]; then
+            COMMIT=$(awk -v r="$ref" '$2 == r { print $1 }' "$ROOT/.git/packed-refs")
+        fi
+        ;;
+    *) COMMIT=$head_ref ;;
+    esac
+fi
+NOTE_FILE="$TMP/note.md"
+# Keep the hand-written "Where the time goes" section across runs.
+if [ -f "$OUT" ] && grep -q '^## Where the time goes' "$OUT"; then
+    awk '/^## Where the time goes/ { on = 1; next } on && /^## / { exit } on { print }' "$OUT" >"$NOTE_FILE"
+else
+    printf '\n_To be filled in by the engineer: profile of the hot paths (what the measured\nfigures are spent on), with reference to ARCHITECTURE.md'"'"'s performance notes._\n\n' >"$NOTE_FILE"
+fi
+
+{
+    echo "# Benchmarks"
+    echo
+    if [ "$QUICK" = 1 ]; then
+        echo "> **Quick run** (\`BENCH_QUICK=1\`): short runs on one scale, for development only."
+        echo
+    fi
+    echo "Written by \`bench/run.sh\`; regenerate with:"
+    echo
+    echo '```'
+    if [ "$QUICK" = 1 ]; then echo "BENCH_QUICK=1 make bench"; else echo "make bench"; fi
+    echo '```'
+    echo
+    echo "## Machine and run"
+    echo
+    echo "- Date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+    echo "- CPU: $(nproc) cores, $CPU_MODEL"
+    echo "- RAM: $MEM"
+    echo "- Kernel: $(uname -srm)"
+    echo "- Tools: $(wrk -v 2>&1 | head -n1 | awk '{ print $1, $2 }'), $(nginx -v 2>&1 | sed 's/^nginx version: //'), sqlite3 $(sqlite3 --version | awk '{ print $1 }')"
+    if [ -n "$COMMIT" ]; then echo "- Whistle: commit \`$COMMIT\` (HEAD at run time; the working tree may have differed)"; fi
+    echo "- Server: \`$BIN serve --db … --listen 127.0.0.1:PORT --base-url http://127.0.0.1:PORT${BENCH_THREADS:+ --threads $BENCH_THREADS}\`, access log to a file"
+    echo "- Load generator: \`wrk --latency -t$WRK_THREADS -c{$C_LOW,$C_HIGH} -d$DUR\`, each measured run preceded by a \`-d$WARMUP\` warm-up at the same concurrency; all on 127.0.0.1"
+    echo "- Baseline: nginx, 2 worker processes, serving the byte-identical bodies from static files (checked with \`cmp\` before measuring) with the same \`Content-Type\`, \`Cache-Control: no-store\`, \`X-Content-Type-Options: nosniff\` and an \`X-Request-Id\`; \`keepalive_requests 1000000\`, \`sendfile on\`, access log off"
+    echo "- Data: $(echo $SCALES | sed 's/ / and /') incidents loaded by \`bench/seed.sql\` (64 teams, incidents/10 games, one question, 1–2 sources and 2–3 vote-tally rows per incident); build time:$BUILD_NOTES"
+    echo "- Requests: \`GET /api/v1/incidents/{id}\` for one incident from the middle of the data set ($DETAIL_BYTES bytes at $B incidents), \`GET /api/v1/incidents?limit=20\` ($LIST_BYTES bytes)"
+    echo
+    echo "**wrk, Whistle and nginx share the same $(nproc) cores**: the load generator takes a large share of"
+    echo "the CPU, so absolute figures understate what either server does on its own; the ratios"
+    echo "(same machine, same run, same bytes) are what the targets are about."
+    echo
+    echo "## Results"
+    echo
+    cat "$TABLE"
+    echo
+    echo "\"TCP accepts\" counts connections the kernel accepted during the measured run (about one per"
+    echo "wrk connection when keep-alive holds)."
+    echo
+    echo "## Targets (issue 2)"
+    echo
+    cat "$RATIOS"
+    echo
+    if [ -s "$ANOMALIES" ]; then
+        echo "## Anomalies seen during the run"
+        echo
+        cat "$ANOMALIES"
+        echo
+    fi
+    echo "## Where the time goes"
+    cat "$NOTE_FILE"
+} >"$OUT"
+say "wrote $OUT"

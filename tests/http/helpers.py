@@ -1,0 +1,516 @@
+"""Shared helpers for the black-box HTTP tests: server process control, the CLI runner,
+timestamp canonicalisation and the expected API objects derived from a fixture document.
+
+Expected values are computed here from the import-format fixture and the rules of
+../shared/spec/api-v1.md and docs/api-decisions.md, so a test can compare a whole response
+object with `==` instead of spot-checking fields.
+"""
+
+import copy
+import datetime as dt
+import json
+import os
+import re
+import signal
+import subprocess
+import threading
+import time
+from decimal import ROUND_HALF_UP, Decimal
+from pathlib import Path
+
+import requests
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+FIXTURES = HERE / "fixtures"
+BIN = os.path.abspath(os.environ.get("WHISTLE_BIN") or str(REPO / "build" / "whistle"))
+BASE = "http://whistle.test:8080"
+
+LISTEN_RE = re.compile(r"whistle: listening on (http://127\.0\.0\.1:(\d+))")
+TS_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$")
+UTC_TS_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$")
+UUID_RE = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+RID_RE = re.compile(r"^[0-9a-f]{16}$")
+
+I1 = "11111111-1111-4111-8111-111111111111"
+I2 = "22222222-2222-4222-8222-222222222222"
+I3 = "33333333-3333-4333-8333-333333333333"
+I4 = "0badf00d-0000-4000-8000-000000000004"
+I5 = "c0ffee00-0000-4000-8000-000000000005"
+I6 = "5ca1ab1e-0000-4000-8000-000000000006"
+I7 = "77777777-7777-4777-8777-777777777777"
+I8 = "88888888-8888-4888-8888-888888888888"
+I9 = "99999999-9999-4999-8999-999999999999"
+I10 = "aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa"
+WITHDRAWN = "dddddddd-dddd-4ddd-8ddd-dddddddddddd"
+DUPLICATE = "eeeeeeee-eeee-4eee-8eee-eeeeeeeeeeee"
+MISSING_UUID = "12345678-1234-4234-8234-123456789abc"
+
+# Public incidents of main.json in API order (published_at desc, id desc).
+INCIDENT_ORDER = [I8, I7, I10, I5, I6, I4, I2, I3, I1, I9]
+# Games of main.json in sort=kickoff order (ties by id asc, unknown kickoffs last).
+GAME_KICKOFF_ORDER = [
+    "nfl:2024-pre-01",
+    "cfb:2024-w01-a",
+    "cfb:2024-w01-b",
+    "cfb:2024-w15-ccg",
+    "nfl:2025-wk01-kc-bal",
+    "nfl:2025-wk02-x",
+    "nfl:2025-wk04",
+    "cfb:2025-w06",
+    "cfb:2025-w07",
+    "cfb:2025-w13",
+    "cfb:2025-w13-b",
+    "cfb:2025-w05-tbd",
+    "nfl:2025-wk03-tbd",
+]
+GAME_RECENT_ORDER = [
+    "cfb:2025-w13-b",
+    "cfb:2025-w13",
+    "cfb:2025-w07",
+    "cfb:2025-w06",
+    "nfl:2025-wk04",
+    "nfl:2025-wk02-x",
+    "nfl:2025-wk01-kc-bal",
+    "cfb:2024-w15-ccg",
+    "cfb:2024-w01-a",
+    "cfb:2024-w01-b",
+    "nfl:2024-pre-01",
+    "cfb:2025-w05-tbd",
+    "nfl:2025-wk03-tbd",
+]
+
+TEAM_KEYS = {"id", "name", "abbreviation", "logoUrl", "conference", "league", "division",
+             "shortName", "active", "aliases"}
+GAME_KEYS = {"id", "homeTeam", "awayTeam", "homeScore", "awayScore", "startsAt", "kickoffTbd",
+             "period", "clock", "status", "season", "week", "createdAt", "updatedAt", "url",
+             "links", "league", "seasonType", "stageLabel"}
+INCIDENT_KEYS = {"id", "game_id", "title", "play_description", "neutral_summary", "category",
+                 "period", "clock", "original_ruling", "final_ruling", "replay_involved",
+                 "consequence", "publication_status", "status", "origin_kind", "provenance",
+                 "reviewed_at", "published_at", "created_at", "updated_at", "duplicate_of", "url",
+                 "links", "league", "seasonType", "ruling_version", "debate_question",
+                 "penalty_called", "votes", "comment_count", "matchup", "slug", "public_url",
+                 "display_question"}
+DETAIL_KEYS = INCIDENT_KEYS | {"sources", "question_history"}
+SOURCE_KEYS = {"id", "url", "title", "publisher", "source_kind", "published_at", "added_at",
+               "supports", "added_by"}
+QUESTION_KEYS = {"question_type", "question_text", "option_a_label", "option_b_label",
+                 "unsure_label", "question_version", "created_at", "label_presentation_version",
+                 "stored_option_labels"}
+HISTORY_KEYS = {"question_version", "question", "factual_context", "created_at", "superseded_at",
+                "presented_question"}
+LABELS = ("option_a_label", "option_b_label", "unsure_label")
+
+
+# ---------------------------------------------------------------- timestamps
+
+
+def parse_ts(s):
+    """Parse an RFC 3339 timestamp (Z or offset, optional fraction) into an aware datetime."""
+    assert isinstance(s, str) and TS_RE.match(s), f"not an RFC 3339 timestamp: {s!r}"
+    m = re.match(r"^(.*T\d{2}:\d{2}:\d{2})(?:\.(\d+))?(Z|[+-]\d{2}:\d{2})$", s)
+    base, frac, off = m.groups()
+    frac = (frac or "0")[:6].ljust(6, "0")
+    off = "+00:00" if off == "Z" else off
+    return dt.datetime.fromisoformat(f"{base}.{frac}{off}").astimezone(dt.timezone.utc)
+
+
+def canon_ts(s):
+    return parse_ts(s).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def canon(obj):
+    """Replace every timestamp string (anywhere in obj) by one canonical UTC spelling."""
+    if isinstance(obj, dict):
+        return {k: canon(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [canon(v) for v in obj]
+    if isinstance(obj, str) and TS_RE.match(obj):
+        return canon_ts(obj)
+    return obj
+
+
+def iter_strings(obj, path="$"):
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            yield from iter_strings(v, f"{path}.{k}")
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            yield from iter_strings(v, f"{path}[{i}]")
+    elif isinstance(obj, str):
+        yield path, obj
+
+
+# ---------------------------------------------------------------- votes
+
+
+def round1(x):
+    return float(Decimal(str(x)).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))
+
+
+def expected_votes(ballots):
+    counts = {"correct": 0, "incorrect": 0, "unsure": 0}
+    rooting = {}
+    for b in ballots or []:
+        counts[b["choice"]] += 1
+        group = b["rooting"] or "unspecified"
+        rooting.setdefault(group, {"correct": 0, "incorrect": 0, "unsure": 0})
+        rooting[group][b["choice"]] += 1
+    total = sum(counts.values())
+    if total:
+        pct = {k: round1(Decimal(100 * v) / Decimal(total)) for k, v in counts.items()}
+    else:
+        pct = {"correct": 0, "incorrect": 0, "unsure": 0}
+    return {"total": total, "counts": counts, "percentages": pct, "rooting": rooting}
+
+
+# ---------------------------------------------------------------- expected objects
+
+
+class Expect:
+    """Expected API objects for a fixture document, as served with a given base URL."""
+
+    def __init__(self, doc, base=BASE):
+        self.doc = doc
+        self.base = base
+        self.teams = {t["id"]: t for t in doc.get("teams", [])}
+        self.games = {}
+        for g in doc.get("games", []):
+            for side in ("homeTeam", "awayTeam"):
+                if "name" in g[side]:
+                    self.teams[g[side]["id"]] = g[side]
+            self.games[g["id"]] = g
+        self.incidents = {i["id"]: i for i in doc.get("incidents", [])}
+
+    def team(self, tid):
+        t = self.teams[tid]
+        return {
+            "id": t["id"],
+            "name": t["name"],
+            "abbreviation": t["abbreviation"],
+            "logoUrl": t.get("logoUrl"),
+            "conference": t.get("conference"),
+            "league": t.get("league"),
+            "division": t.get("division"),
+            "shortName": t.get("shortName"),
+            "active": t.get("active", True),
+            "aliases": t.get("aliases", []),
+        }
+
+    def game(self, gid):
+        g = self.games[gid]
+        out = {
+            "id": g["id"],
+            "homeTeam": self.team(g["homeTeam"]["id"]),
+            "awayTeam": self.team(g["awayTeam"]["id"]),
+            "homeScore": g.get("homeScore"),
+            "awayScore": g.get("awayScore"),
+            "startsAt": g.get("startsAt"),
+            "kickoffTbd": g.get("kickoffTbd", False),
+            "period": g.get("period"),
+            "clock": g.get("clock"),
+            "status": g["status"],
+            "season": g["season"],
+            "week": g["week"],
+            "createdAt": g["createdAt"],
+            "updatedAt": g["updatedAt"],
+            "url": f"{self.base}/api/v1/games/{gid}",
+            "links": {
+                "self": f"{self.base}/api/v1/games/{gid}",
+                "incidents": f"{self.base}/api/v1/incidents?game_id={gid}",
+            },
+            "league": g["league"],
+            "seasonType": g.get("seasonType", "regular"),
+            "stageLabel": g.get("stageLabel"),
+        }
+        return canon(out)
+
+    def question(self, inc):
+        q = inc.get("debate_question")
+        if not q:
+            return None
+        hist = inc.get("question_history", [])
+        version = q.get("question_version", 1 + max([h["question_version"] for h in hist], default=0))
+        return canon({
+            "question_type": q["question_type"],
+            "question_text": q["question_text"],
+            "option_a_label": q["option_a_label"],
+            "option_b_label": q["option_b_label"],
+            "unsure_label": q["unsure_label"],
+            "question_version": version,
+            "created_at": q.get("created_at", inc["published_at"]),
+            "label_presentation_version": 1,
+            "stored_option_labels": q.get("stored_option_labels", {k: q[k] for k in LABELS}),
+        })
+
+    def history(self, inc):
+        """Expected question_history; the `question` snapshots are checked separately."""
+        out = []
+        for h in inc.get("question_history", []):
+            snap = h["question"]
+            out.append(canon({
+                "question_version": h["question_version"],
+                "factual_context": h.get("factual_context", {}),
+                "created_at": h["created_at"],
+                "superseded_at": h["superseded_at"],
+                "presented_question": {
+                    "question_type": snap["question_type"],
+                    "question_text": snap["question_text"],
+                    **{k: snap[k] for k in LABELS},
+                    "question_version": h["question_version"],
+                    "created_at": h["created_at"],
+                    "label_presentation_version": 1,
+                    "stored_option_labels": {k: snap[k] for k in LABELS},
+                },
+            }))
+        q = self.question(inc)
+        if q:
+            out.append({
+                "question_version": q["question_version"],
+                "factual_context": inc["debate_question"].get("factual_context", {}),
+                "created_at": q["created_at"],
+                "superseded_at": None,
+                "presented_question": q,
+            })
+        return out
+
+    def source(self, s):
+        return canon({
+            "url": s["url"],
+            "title": s["title"],
+            "publisher": s.get("publisher"),
+            "source_kind": s["source_kind"],
+            "published_at": s.get("published_at"),
+            "added_at": s["added_at"],
+            "supports": s["supports"],
+            "added_by": s.get("added_by"),
+        })
+
+    def incident(self, iid, detail=False):
+        inc = self.incidents[iid]
+        g = self.games[inc["game_id"]]
+        home = self.teams[g["homeTeam"]["id"]]
+        away = self.teams[g["awayTeam"]["id"]]
+        q = self.question(inc)
+        origin = inc.get("origin_kind", "migration")
+        slug = inc.get("slug")
+        out = {
+            "id": iid,
+            "game_id": inc["game_id"],
+            "title": inc["title"],
+            "play_description": inc["play_description"],
+            "neutral_summary": inc.get("neutral_summary"),
+            "category": inc["category"],
+            "period": inc.get("period"),
+            "clock": inc.get("clock"),
+            "original_ruling": inc.get("original_ruling"),
+            "final_ruling": inc.get("final_ruling"),
+            "replay_involved": inc.get("replay_involved"),
+            "consequence": inc.get("consequence"),
+            "publication_status": "published",
+            "status": inc.get("status", "developing"),
+            "origin_kind": origin,
+            "provenance": inc.get("provenance", {
+                "discovery": {"kind": origin},
+                "research": {"kind": "editorial"},
+                "publication": {"kind": "import"},
+            }),
+            "reviewed_at": inc.get("reviewed_at"),
+            "published_at": inc["published_at"],
+            "created_at": inc.get("created_at", inc["published_at"]),
+            "updated_at": inc.get("updated_at", inc["published_at"]),
+            "duplicate_of": None,
+            "url": f"{self.base}/api/v1/incidents/{iid}",
+            "links": {
+                "self": f"{self.base}/api/v1/incidents/{iid}",
+                "game": f"{self.base}/api/v1/games/{inc['game_id']}",
+                "gamePage": f"{self.base}/games/{inc['game_id']}",
+            },
+            "league": g["league"],
+            "seasonType": g.get("seasonType", "regular"),
+            "ruling_version": q["question_version"] if q else 1,
+            "debate_question": q,
+            "penalty_called": inc.get("penalty_called"),
+            "votes": expected_votes(inc.get("ballots")),
+            "comment_count": inc.get("comment_count", 0),
+            "matchup": f"{away['name']} at {home['name']}",
+            "slug": slug,
+            "public_url": f"{self.base}/incidents/{slug if slug else iid}",
+            "display_question": q["question_text"] if q else inc["title"],
+        }
+        out = canon(out)
+        if detail:
+            out["sources"] = [self.source(s) for s in inc.get("sources", [])]
+            out["question_history"] = self.history(inc)
+        return out
+
+
+def strip_detail(actual):
+    """A detail object made comparable with Expect.incident(detail=True): source ids checked
+    for shape and removed; question_history `question` snapshots checked and removed."""
+    a = canon(copy.deepcopy(actual))
+    for s in a.get("sources", []):
+        assert UUID_RE.match(s.get("id", "")), f"source id not a UUID: {s.get('id')!r}"
+        del s["id"]
+    for h in a.get("question_history", []):
+        assert isinstance(h.get("question"), dict), h
+        del h["question"]
+        pq = h.get("presented_question")
+        if isinstance(pq, dict):
+            pq.pop("factual_context", None)
+    dq = a.get("debate_question")
+    if isinstance(dq, dict):
+        dq.pop("factual_context", None)
+    return a
+
+
+def strip_incident(actual):
+    a = canon(copy.deepcopy(actual))
+    dq = a.get("debate_question")
+    if isinstance(dq, dict):
+        dq.pop("factual_context", None)
+    return a
+
+
+# ---------------------------------------------------------------- processes
+
+
+def load_fixture(name):
+    with open(FIXTURES / name, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def run_cli(*args, env=None, timeout=60, input=None):
+    """Run `whistle ARGS...`; returns CompletedProcess with text stdout/stderr."""
+    e = dict(os.environ)
+    e.pop("WHISTLE_DB", None)
+    if env:
+        e.update(env)
+    return subprocess.run([BIN, *map(str, args)], capture_output=True, text=True, env=e,
+                          timeout=timeout, input=input)
+
+
+def import_doc(db, doc_or_path, tmpdir, *extra):
+    path = doc_or_path
+    if not isinstance(doc_or_path, (str, Path)):
+        path = Path(tmpdir) / f"doc-{time.monotonic_ns()}.json"
+        path.write_text(json.dumps(doc_or_path), encoding="utf-8")
+    r = run_cli("import", path, "--db", db, *extra)
+    return r
+
+
+def export_db(db):
+    r = run_cli("export", "--db", db)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+class Server:
+    """A running `whistle serve` process; stderr is collected by a background thread."""
+
+    def __init__(self, db, base_url=BASE, threads=2, extra=()):
+        self.db = str(db)
+        self.base_url = base_url
+        self.lines = []
+        self.cond = threading.Condition()
+        args = [BIN, "serve", "--db", self.db, "--listen", "127.0.0.1:0", "--base-url", base_url,
+                "--threads", str(threads), *extra]
+        env = dict(os.environ)
+        env.pop("WHISTLE_DB", None)
+        self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.PIPE, text=True, env=env)
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+        self.url = None
+        deadline = time.monotonic() + 15
+        with self.cond:
+            while self.url is None:
+                for line in self.lines:
+                    m = LISTEN_RE.search(line)
+                    if m:
+                        self.url = m.group(1)
+                        break
+                if self.url:
+                    break
+                if self.proc.poll() is not None and not self.reader.is_alive():
+                    raise RuntimeError(f"server exited {self.proc.returncode}: {self.lines}")
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    self.proc.kill()
+                    raise RuntimeError(f"server did not report listening: {self.lines}")
+                self.cond.wait(min(left, 0.2))
+        self.http = requests.Session()
+        self.http.trust_env = False  # never go through a proxy from the environment
+        self.stopped_rc = None
+
+    def _read(self):
+        for line in self.proc.stderr:
+            with self.cond:
+                self.lines.append(line.rstrip("\n"))
+                self.cond.notify_all()
+        with self.cond:
+            self.cond.notify_all()
+
+    def request(self, method, path, **kw):
+        kw.setdefault("allow_redirects", False)
+        kw.setdefault("timeout", 10)
+        return self.http.request(method, self.url + path, **kw)
+
+    def get(self, path, **kw):
+        return self.request("GET", path, **kw)
+
+    def head(self, path, **kw):
+        return self.request("HEAD", path, **kw)
+
+    def json(self, path, status=200):
+        r = self.get(path)
+        assert r.status_code == status, (path, r.status_code, r.text)
+        return r.json()
+
+    def log_line(self, pred, timeout=3.0):
+        deadline = time.monotonic() + timeout
+        with self.cond:
+            while True:
+                for line in self.lines:
+                    if pred(line):
+                        return line
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return None
+                self.cond.wait(left)
+
+    def stop(self, timeout=10):
+        if self.stopped_rc is not None:
+            return self.stopped_rc
+        self.http.close()
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.stopped_rc = self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            self.stopped_rc = "timeout"
+        self.reader.join(timeout=5)
+        return self.stopped_rc
+
+
+def list_all(server, path, limit=100):
+    """Follow pagination.nextOffset to the end; returns the concatenated data."""
+    sep = "&" if "?" in path else "?"
+    out, offset, pages = [], 0, 0
+    while True:
+        body = server.json(f"{path}{sep}limit={limit}&offset={offset}")
+        out.extend(body["data"])
+        pages += 1
+        assert pages < 1000
+        nxt = body["pagination"]["nextOffset"]
+        if nxt is None:
+            return out
+        assert nxt == offset + limit
+        offset = nxt
+
+
+def ids(body):
+    return [x["id"] for x in body["data"]]

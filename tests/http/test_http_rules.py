@@ -1,0 +1,259 @@
+"""HTTP-level rules: headers on every response, HEAD, 405 + Allow, unknown paths, the access
+log and request ids, emitted URLs, 503 when the store is unavailable, SIGTERM."""
+
+import os
+import re
+import signal
+import socket
+import threading
+import time
+
+import pytest
+import requests
+
+from helpers import BASE, DUPLICATE, I1, RID_RE, iter_strings
+
+READ_PATHS = [
+    "/api/v1/games",
+    "/api/v1/games/cfb:2025-w13",
+    "/api/v1/incidents",
+    f"/api/v1/incidents/{I1}",
+]
+
+# (path, expected status) — responses of every kind the read API gives
+SAMPLES = [
+    ("/api/v1/games", 200),
+    ("/api/v1/games/cfb:2025-w13", 200),
+    ("/api/v1/incidents?limit=3", 200),
+    (f"/api/v1/incidents/{I1}", 200),
+    ("/api/v1/games?limit=0", 400),
+    ("/api/v1/incidents/nope", 400),
+    ("/api/v1/games/cfb:missing", 404),
+    ("/api/v1/nope", 404),
+    (f"/api/v1/incidents/{DUPLICATE}", 308),
+    ("/api/v1/openapi.json", 200),
+    ("/healthz", 200),
+]
+
+
+def check_common_headers(r):
+    assert r.headers.get("Cache-Control") == "no-store", r.headers
+    assert r.headers.get("X-Content-Type-Options") == "nosniff", r.headers
+    rid = r.headers.get("X-Request-Id", "")
+    assert RID_RE.match(rid), rid
+    assert r.headers.get("Content-Type", "").split(";")[0].strip() == "application/json", r.headers
+
+
+@pytest.mark.parametrize("path,status", SAMPLES)
+def test_headers_on_every_response(ro_server, path, status):
+    r = ro_server.get(path)
+    assert r.status_code == status, (path, r.text[:200])
+    check_common_headers(r)
+    r.json()  # always JSON
+
+
+def test_request_ids_are_unique(ro_server):
+    rids = {ro_server.get("/api/v1/games?limit=1").headers["X-Request-Id"] for _ in range(20)}
+    assert len(rids) == 20
+
+
+@pytest.mark.parametrize("path,status", [
+    ("/api/v1/games?limit=2&season=2025", 200),
+    ("/api/v1/games?limit=0", 400),
+    (f"/api/v1/incidents/{DUPLICATE}", 308),
+    ("/api/v1/does-not-exist", 404),
+])
+def test_access_log_line_matches_request_id(ro_server, path, status):
+    r = ro_server.get(path)
+    assert r.status_code == status
+    rid = r.headers["X-Request-Id"]
+    line = ro_server.log_line(lambda ln: f"rid={rid}" in ln)
+    assert line is not None, f"no log line with rid={rid}: {ro_server.lines[-5:]}"
+    assert re.search(r"(^|\W)GET(\W|$)", line), line
+    assert path.split("?")[0] in line, line
+    assert re.search(rf"(^|\D){status}(\D|$)", line), line
+    size = len(r.content)
+    assert re.search(rf"(^|\D){size}(\D|$)", line), (size, line)
+    # exactly one line for this request
+    assert sum(1 for ln in list(ro_server.lines) if f"rid={rid}" in ln) == 1
+
+
+def test_head_same_status_and_headers_without_body(ro_server):
+    for path, status in SAMPLES:
+        g = ro_server.get(path)
+        h = ro_server.head(path)
+        assert h.status_code == g.status_code == status, path
+        assert h.content == b"", path
+        check_common_headers(h)
+        for k in ("Content-Type", "Cache-Control", "X-Content-Type-Options", "Location", "Allow"):
+            assert h.headers.get(k) == g.headers.get(k), (path, k)
+        if "Content-Length" in h.headers:
+            assert int(h.headers["Content-Length"]) == len(g.content), path
+        assert h.headers["X-Request-Id"] != g.headers["X-Request-Id"]
+
+
+def test_head_is_logged(ro_server):
+    h = ro_server.head("/api/v1/games")
+    rid = h.headers["X-Request-Id"]
+    line = ro_server.log_line(lambda ln: f"rid={rid}" in ln)
+    assert line is not None and "HEAD" in line and "/api/v1/games" in line
+
+
+@pytest.mark.parametrize("method", ["POST", "PUT", "DELETE", "PATCH"])
+@pytest.mark.parametrize("path", READ_PATHS + ["/api/v1/openapi.json"])
+def test_405_with_allow(ro_server, method, path):
+    r = ro_server.request(method, path, data=b"{}", headers={"Content-Type": "application/json"})
+    assert r.status_code == 405, (method, path, r.status_code)
+    allow = [m.strip() for m in r.headers.get("Allow", "").split(",")]
+    assert sorted(allow) == ["GET", "HEAD"], r.headers.get("Allow")
+    check_common_headers(r)
+    body = r.json()
+    assert set(body) == {"error"} and set(body["error"]) == {"code", "message"}
+    assert body["error"]["code"] == "method_not_allowed"
+
+
+def test_405_does_not_change_data(ro_server):
+    before = ro_server.get(f"/api/v1/incidents/{I1}").json()
+    ro_server.request("DELETE", f"/api/v1/incidents/{I1}")
+    assert ro_server.get(f"/api/v1/incidents/{I1}").json() == before
+
+
+@pytest.mark.parametrize("path", ["/api/v1/nope", "/api/v2/games", "/api/v1/games/x/y",
+                                  "/definitely-not-here", "/api/v1/incidents/x/y/z"])
+def test_unknown_path_404_json(ro_server, path):
+    r = ro_server.get(path)
+    assert r.status_code == 404, path
+    check_common_headers(r)
+    body = r.json()
+    assert set(body) == {"error"} and set(body["error"]) == {"code", "message"}
+    assert body["error"]["code"] == "not_found"
+    assert body["error"]["message"]
+
+
+@pytest.mark.parametrize("target", ["/api/v1/games/" + "a" * 9000,
+                                    "/api/v1/games?team_id=" + "a" * 9000],
+                         ids=["long-path", "long-query"])
+def test_uri_too_long_414(ro_server, target):
+    # the request target (path and query) over 8 KiB -> 414
+    r = ro_server.get(target)
+    assert r.status_code == 414
+    check_common_headers(r)
+    assert r.json()["error"]["code"] == "uri_too_long"
+
+
+def test_healthz(ro_server):
+    r = ro_server.get("/healthz")
+    assert r.status_code == 200
+    assert r.json() == {"status": "ok"}
+
+
+def test_readyz(ro_server):
+    r = ro_server.get("/readyz")
+    assert r.status_code == 200
+    check_common_headers(r)
+    assert isinstance(r.json(), dict)
+
+
+def test_emitted_urls_use_base_url_only(ro_server):
+    paths = ["/api/v1/games?limit=100", "/api/v1/incidents?limit=100"]
+    paths += [f"/api/v1/incidents/{i['id']}" for i in ro_server.json("/api/v1/incidents?limit=100")["data"]]
+    paths += [f"/api/v1/games/{g['id']}" for g in ro_server.json("/api/v1/games?limit=100")["data"]]
+    host = ro_server.url.split("//")[1]
+    n = 0
+    for p in paths:
+        body = ro_server.json(p)
+        for where, s in iter_strings(body):
+            assert host not in s and "127.0.0.1" not in s and "localhost" not in s, (p, where, s)
+            key = where.rsplit(".", 1)[-1]
+            if key in ("url", "self", "incidents", "game", "gamePage", "public_url") and ".sources[" not in where:
+                assert s.startswith(BASE + "/"), (p, where, s)
+                n += 1
+    assert n > 100
+
+
+def test_other_base_url(server_factory):
+    s = server_factory.start(base_url="https://debates.example.org")
+    g = s.json("/api/v1/games/cfb:2025-w13")["data"]
+    assert g["url"] == "https://debates.example.org/api/v1/games/cfb:2025-w13"
+    i = s.json(f"/api/v1/incidents/{I1}")["data"]
+    assert i["public_url"] == "https://debates.example.org/incidents/alpha-bravo-late-hit"
+    assert i["links"]["gamePage"] == "https://debates.example.org/games/cfb:2024-w01-a"
+    r = s.get(f"/api/v1/incidents/{DUPLICATE}")
+    assert r.headers["Location"] == f"https://debates.example.org/api/v1/incidents/{I1}"
+
+
+def test_store_unavailable_503_then_recovers(server_factory, tmp_path):
+    d = tmp_path / "storedir"
+    db = server_factory.new_db(name="storedir")
+    assert db.parent == d
+    s = server_factory.start(db=db, threads=1)
+    moved = tmp_path / "storedir-moved"
+    os.rename(d, moved)
+    try:
+        r = s.get("/api/v1/games")
+        assert r.status_code == 503, r.text[:200]
+        check_common_headers(r)
+        body = r.json()
+        assert set(body) == {"error"} and set(body["error"]) == {"code", "message"}
+        assert body["error"]["code"] == "unavailable"
+        r = s.get(f"/api/v1/incidents/{I1}")
+        assert r.status_code == 503
+        assert r.json()["error"]["code"] == "unavailable"
+    finally:
+        os.rename(moved, d)
+    r = s.get("/api/v1/games?limit=100")
+    assert r.status_code == 200, r.text[:200]
+    assert len(r.json()["data"]) == 13
+    assert s.get(f"/api/v1/incidents/{I1}").status_code == 200
+
+
+def test_sigterm_exits_zero_and_stops_listening(server_factory):
+    s = server_factory.start(doc=None)
+    assert s.get("/api/v1/games").json()["data"] == []
+    port = int(s.url.rsplit(":", 1)[1])
+    t0 = time.monotonic()
+    assert s.stop() == 0
+    assert time.monotonic() - t0 < 5
+    with pytest.raises(OSError):
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+
+
+def test_sigterm_with_open_keepalive_connection(server_factory):
+    s = server_factory.start()
+    sess = requests.Session()
+    sess.trust_env = False
+    assert sess.get(s.url + "/api/v1/games").status_code == 200  # connection stays open
+    assert s.stop() == 0
+    sess.close()
+
+
+def test_concurrent_requests(ro_server):
+    errors = []
+
+    def worker():
+        sess = requests.Session()
+        sess.trust_env = False
+        try:
+            for _ in range(20):
+                r = sess.get(ro_server.url + "/api/v1/incidents?limit=5", timeout=10)
+                if r.status_code != 200 or len(r.json()["data"]) != 5:
+                    errors.append(r.status_code)
+        except Exception as e:  # noqa: BLE001
+            errors.append(repr(e))
+        finally:
+            sess.close()
+
+    ts = [threading.Thread(target=worker) for _ in range(8)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert errors == []
+
+
+def test_empty_database_lists(server_factory):
+    s = server_factory.start(doc=None)
+    assert s.json("/api/v1/games") == {"data": [], "pagination": {"limit": 20, "offset": 0, "nextOffset": None}}
+    assert s.json("/api/v1/incidents") == {"data": [], "pagination": {"limit": 20, "offset": 0, "nextOffset": None}}
+    assert s.get(f"/api/v1/incidents/{I1}").status_code == 404
+    assert os.path.exists(s.db)

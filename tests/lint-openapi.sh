@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Lints the served OpenAPI description (src/api/openapi.json):
+#   1. valid JSON, no duplicate keys, every component schema a valid JSON Schema 2020-12;
+#   2. Spectral (spectral:oas, see .spectral.yaml) with no warning and no error.
+# Exits non-zero on any problem.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+doc=src/api/openapi.json
+
+/usr/bin/python3 -m json.tool "$doc" >/dev/null
+
+/usr/bin/python3 - "$doc" <<'PY'
+import json, sys
+import jsonschema
+
+def no_dup(pairs):
+    keys = [k for k, _ in pairs]
+    dups = {k for k in keys if keys.count(k) > 1}
+    if dups:
+        raise SystemExit(f"{sys.argv[1]}: duplicate keys: {sorted(dups)}")
+    return dict(pairs)
+
+with open(sys.argv[1], encoding="utf-8") as f:
+    doc = json.load(f, object_pairs_hook=no_dup)
+for name, schema in doc["components"]["schemas"].items():
+    try:
+        jsonschema.Draft202012Validator.check_schema(schema)
+    except jsonschema.exceptions.SchemaError as e:
+        raise SystemExit(f"{sys.argv[1]}: components.schemas.{name}: {e.message}")
+PY
+
+if [ ! -x node_modules/.bin/spectral ]; then
+    if [ -f package-lock.json ]; then
+        npm ci --no-audit --no-fund
+    else
+        npm install --no-audit --no-fund
+    fi
+fi
+
+node_modules/.bin/spectral lint --ruleset .spectral.yaml --fail-severity=warn "$doc"

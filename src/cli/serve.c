@@ -52,7 +52,7 @@ int cli_serve(int argc, char **argv)
         .connection_limit = 4096,
         .per_ip_limit = 1024,
         .timeout_s = 30,
-        .memory_limit = 64 * 1024,
+        .memory_limit = 16 * 1024,
         .cache_token = cache_token,
     };
     int c;

@@ -131,14 +131,23 @@ struct store_stmt *store_prepare(struct store *s, const char *sql)
         log_error("store", "cannot prepare statement: %s", sqlite3_errmsg(s->db));
         return NULL;
     }
-    /* find a free slot; when the cache is full, evict the home slot */
-    struct cached_stmt *c = &s->cache[slot];
-    for (unsigned i = 0; i < STMT_CACHE; i++) {
+    /* a free slot; when the cache is full, evict one whose statement is not running: a
+     * caller may still be stepping an older statement (a list query while it prepares the
+     * per-row ones) and that one must survive */
+    struct cached_stmt *c = NULL;
+    for (unsigned i = 0; i < STMT_CACHE && !c; i++) {
         struct cached_stmt *t = &s->cache[(slot + i) % STMT_CACHE];
-        if (!t->stmt) {
+        if (!t->stmt)
             c = t;
-            break;
-        }
+    }
+    for (unsigned i = 0; i < STMT_CACHE && !c; i++) {
+        struct cached_stmt *t = &s->cache[(slot + i) % STMT_CACHE];
+        if (!sqlite3_stmt_busy(t->stmt))
+            c = t;
+    }
+    if (!c) {
+        fputs("whistle: statement cache exhausted by running statements\n", stderr);
+        abort();
     }
     if (c->stmt) {
         sqlite3_finalize(c->stmt);

@@ -13,8 +13,9 @@
  *
  * A struct store is one connection and is used by one thread at a time. Statements come
  * from a per-connection cache keyed by their SQL text, so the hot path never re-prepares;
- * a statement handed out by store_prepare() is reset and its bindings cleared, and stays
- * valid until the next store_prepare() of the same text or store_close().
+ * a statement handed out by store_prepare() is reset and its bindings cleared. Bind and
+ * step it before the next store_prepare(): once stepped (and until reset) it stays valid
+ * while other statements are prepared, but an idle one may be evicted from the cache.
  */
 #define STORE_NULL_INT INT64_MIN
 

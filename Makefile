@@ -17,7 +17,7 @@ endif
 DEPS_BUILD := build-essential pkg-config libmicrohttpd-dev libjansson-dev libsqlite3-dev \
               libsodium-dev
 DEPS_TEST  := libcmocka-dev python3 python3-pytest python3-requests python3-jsonschema \
-              sqlite3 clang-format nodejs npm
+              sqlite3 clang-format
 DEPS_BENCH := wrk nginx-light curl sqlite3
 
 SRC_DIRS := src src/util src/store src/domain src/http src/api src/cli

@@ -24,10 +24,10 @@ int qp_parse_int(const char *s, int64_t *out)
         if (v > (UINT64_MAX - 9) / 10)
             return -1;
         v = v * 10 + (uint64_t)(*p - '0');
-        if (v > (uint64_t)INT64_MAX)
+        if (v > (uint64_t)INT64_MAX + neg)
             return -1;
     }
-    *out = neg ? -(int64_t)v : (int64_t)v;
+    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
     return 0;
 }
 

@@ -1,5 +1,6 @@
 #include "util/arena.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,10 @@ void arena_init(struct arena *a)
 
 void *arena_alloc(struct arena *a, size_t n)
 {
+    if (n > SIZE_MAX / 2) {
+        fputs("whistle: impossible allocation size\n", stderr);
+        abort();
+    }
     n = (n + 15) & ~(size_t)15;
     if (n > a->left) {
         size_t size = n > 16384 ? n : 16384;

@@ -89,8 +89,10 @@ void buf_release(struct buf *b)
 
 char *buf_detach(struct buf *b, size_t *len)
 {
-    if (!b->p)
+    if (!b->p) {
         buf_grow(b, 0);
+        b->p[0] = '\0';
+    }
     char *p = b->p;
     if (len)
         *len = b->len;

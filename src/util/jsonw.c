@@ -194,15 +194,21 @@ void jw_number1(struct jw *w, double v)
     sep(w);
     if (!isfinite(v))
         v = 0;
-    long long tenths = llround(v * 10.0);
-    char tmp[32];
-    int n;
-    if (tenths % 10 == 0)
-        n = snprintf(tmp, sizeof tmp, "%lld", tenths / 10);
-    else
-        n = snprintf(tmp, sizeof tmp, "%lld.%lld", tenths / 10,
-                     (tenths < 0 ? -tenths : tenths) % 10);
-    buf_append(w->b, tmp, (size_t)n);
+    if (fabs(v) < 1e15) {
+        char tmp[48];
+        int n;
+        long long tenths = llround(v * 10.0);
+        unsigned long long mag =
+            tenths < 0 ? 0ULL - (unsigned long long)tenths : (unsigned long long)tenths;
+        const char *sign = tenths < 0 ? "-" : "";
+        if (mag % 10 == 0)
+            n = snprintf(tmp, sizeof tmp, "%s%llu", sign, mag / 10);
+        else
+            n = snprintf(tmp, sizeof tmp, "%s%llu.%llu", sign, mag / 10, mag % 10);
+        buf_append(w->b, tmp, (size_t)n);
+    } else {
+        buf_printf(w->b, "%.17g", v); /* exponent form: still a JSON number */
+    }
 }
 
 void jw_time(struct jw *w, int64_t us)

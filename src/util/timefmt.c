@@ -165,6 +165,10 @@ done:
            offset_s) *
               US_PER_SEC +
           frac;
+    /* an offset can move the instant out of the years we represent */
+    if (*us < time_days_from_civil(1, 1, 1) * US_PER_DAY ||
+        *us >= time_days_from_civil(10000, 1, 1) * US_PER_DAY)
+        return -1;
     return 0;
 }
 

@@ -1,0 +1,576 @@
+/*
+ * Unit tests for src/store/sqlite.c and src/store/migrate.c against a real SQLite
+ * database in a temporary file: open, migrations, the statement cache, bind / step /
+ * column, constraint mapping, transactions and the per-thread connection.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "store/store.h"
+#include "util/log.h"
+
+struct fixture {
+    char path[64];
+    struct store *s;
+    char err[512];
+};
+
+static void remove_db_files(const char *path)
+{
+    static const char *const suffixes[] = {"", "-wal", "-shm", "-journal"};
+    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
+        char p[128];
+        snprintf(p, sizeof p, "%s%s", path, suffixes[i]);
+        unlink(p);
+    }
+}
+
+/* A fresh temporary file, opened (create) but not migrated. */
+static int setup_db(void **state)
+{
+    struct fixture *f = calloc(1, sizeof *f);
+    if (!f)
+        return -1;
+    snprintf(f->path, sizeof f->path, "/tmp/whistle-unit-XXXXXX");
+    int fd = mkstemp(f->path);
+    if (fd < 0) {
+        free(f);
+        return -1;
+    }
+    close(fd);
+    if (store_open(f->path, true, &f->s, f->err, sizeof f->err) != 0) {
+        fprintf(stderr, "setup: %s\n", f->err);
+        remove_db_files(f->path);
+        free(f);
+        return -1;
+    }
+    *state = f;
+    return 0;
+}
+
+static int teardown_db(void **state)
+{
+    struct fixture *f = *state;
+    if (!f)
+        return 0;
+    store_close(f->s);
+    remove_db_files(f->path);
+    free(f);
+    return 0;
+}
+
+static int setup_migrated(void **state)
+{
+    if (setup_db(state) != 0)
+        return -1;
+    struct fixture *f = *state;
+    if (store_migrate(f->s, f->err, sizeof f->err) != 0) {
+        fprintf(stderr, "setup: %s\n", f->err);
+        teardown_db(state);
+        return -1;
+    }
+    return 0;
+}
+
+/* The single integer a one-row query returns. */
+static int64_t query_int(struct store *s, const char *sql)
+{
+    struct store_stmt *st = store_prepare(s, sql);
+    assert_non_null(st);
+    assert_int_equal(store_step(st), STORE_ROW);
+    int64_t v = store_col_int(st, 0);
+    store_reset(st);
+    return v;
+}
+
+static bool table_exists(struct store *s, const char *name)
+{
+    struct store_stmt *st =
+        store_prepare(s, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?");
+    assert_non_null(st);
+    store_bind_text(st, 1, name);
+    assert_int_equal(store_step(st), STORE_ROW);
+    bool yes = store_col_int(st, 0) == 1;
+    store_reset(st);
+    return yes;
+}
+
+/* ---- open ------------------------------------------------------------------------- */
+
+static void test_open_configures_connection(void **state)
+{
+    struct fixture *f = *state;
+    struct store_stmt *st = store_prepare(f->s, "PRAGMA journal_mode");
+    assert_non_null(st);
+    assert_int_equal(store_step(st), STORE_ROW);
+    assert_string_equal(store_col_text(st, 0), "wal");
+    store_reset(st);
+    assert_int_equal(query_int(f->s, "PRAGMA foreign_keys"), 1);
+    assert_int_equal(query_int(f->s, "PRAGMA synchronous"), 2); /* FULL */
+    assert_true(query_int(f->s, "PRAGMA busy_timeout") > 0);
+}
+
+static void test_open_missing_without_create(void **state)
+{
+    (void)state;
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/whistle-unit-XXXXXX");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    unlink(path); /* a name that surely does not exist */
+
+    struct store *s = NULL;
+    char err[512] = "";
+    int rc = store_open(path, false, &s, err, sizeof err);
+    assert_int_equal(rc, STORE_GONE);
+    assert_null(s);
+    assert_non_null(strstr(err, "cannot open database"));
+    assert_non_null(strstr(err, path));
+    assert_int_equal(access(path, F_OK), -1); /* and nothing was created */
+
+    /* a directory that does not exist cannot be created into either */
+    rc = store_open("/nonexistent-whistle-dir/x.db", true, &s, err, sizeof err);
+    assert_int_equal(rc, STORE_GONE);
+    assert_null(s);
+    assert_non_null(strstr(err, "/nonexistent-whistle-dir/x.db"));
+}
+
+static void test_open_not_a_database(void **state)
+{
+    (void)state;
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/whistle-unit-XXXXXX");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    static const char junk[] = "this is not an SQLite database, just some text. ";
+    for (int i = 0; i < 200; i++)
+        assert_int_equal(write(fd, junk, sizeof junk - 1), (ssize_t)(sizeof junk - 1));
+    close(fd);
+
+    struct store *s = NULL;
+    char err[512] = "";
+    int rc = store_open(path, false, &s, err, sizeof err);
+    remove_db_files(path);
+    assert_int_equal(rc, STORE_GONE);
+    assert_null(s);
+    assert_non_null(strstr(err, "cannot open database"));
+}
+
+static void test_reopen_existing_without_create(void **state)
+{
+    struct fixture *f = *state;
+    assert_int_equal(store_migrate(f->s, f->err, sizeof f->err), 0);
+    store_close(f->s);
+    f->s = NULL;
+    assert_int_equal(store_open(f->path, false, &f->s, f->err, sizeof f->err), 0);
+    assert_non_null(f->s);
+    assert_int_equal(store_schema_version(f->s), 1);
+    assert_true(table_exists(f->s, "incidents"));
+}
+
+/* ---- migrations ------------------------------------------------------------------- */
+
+static void test_migrate_fresh_and_twice(void **state)
+{
+    struct fixture *f = *state;
+    assert_int_equal(store_migrate(f->s, f->err, sizeof f->err), 0);
+    assert_int_equal(store_schema_version(f->s), 1);
+    static const char *const tables[] = {"schema_version", "teams",          "games",
+                                         "incidents",      "incident_slugs", "questions",
+                                         "sources",        "ballots",        "vote_tallies"};
+    for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
+        if (!table_exists(f->s, tables[i]))
+            fail_msg("table %s missing after migration", tables[i]);
+    int64_t applied = query_int(f->s, "SELECT applied_at FROM schema_version WHERE version = 1");
+    assert_true(applied > INT64_C(1704067200000000)); /* microseconds, after 2024 */
+
+    /* again: nothing to do, nothing changes */
+    assert_int_equal(store_migrate(f->s, f->err, sizeof f->err), 0);
+    assert_int_equal(store_schema_version(f->s), 1);
+    assert_int_equal(query_int(f->s, "SELECT count(*) FROM schema_version"), 1);
+    assert_int_equal(query_int(f->s, "SELECT applied_at FROM schema_version WHERE version = 1"),
+                     applied);
+
+    /* and from a second connection to the same file */
+    struct store *s2 = NULL;
+    assert_int_equal(store_open(f->path, false, &s2, f->err, sizeof f->err), 0);
+    assert_int_equal(store_migrate(s2, f->err, sizeof f->err), 0);
+    assert_int_equal(store_schema_version(s2), 1);
+    store_close(s2);
+}
+
+static void test_migrate_refuses_newer_schema(void **state)
+{
+    struct fixture *f = *state;
+    assert_int_equal(store_exec(f->s, "CREATE TABLE schema_version (version INTEGER PRIMARY KEY,"
+                                      " applied_at BIGINT NOT NULL);"
+                                      "INSERT INTO schema_version VALUES (999, 0)"),
+                     STORE_DONE);
+    f->err[0] = '\0';
+    int rc = store_migrate(f->s, f->err, sizeof f->err);
+    assert_true(rc < 0);
+    assert_non_null(strstr(f->err, "999"));
+    /* nothing was applied, and no transaction was left open */
+    assert_false(table_exists(f->s, "teams"));
+    assert_int_equal(store_schema_version(f->s), 999);
+    assert_int_equal(store_begin_write(f->s), STORE_DONE);
+    store_rollback(f->s);
+}
+
+static void test_migrate_version_two_refused(void **state)
+{
+    struct fixture *f = *state;
+    assert_int_equal(store_migrate(f->s, f->err, sizeof f->err), 0);
+    assert_int_equal(store_exec(f->s, "INSERT INTO schema_version VALUES (2, 0)"), STORE_DONE);
+    assert_true(store_migrate(f->s, f->err, sizeof f->err) < 0);
+    assert_non_null(strstr(f->err, "version 2"));
+}
+
+/* ---- statement cache -------------------------------------------------------------- */
+
+static void test_prepare_cache_reuses_and_resets(void **state)
+{
+    struct fixture *f = *state;
+    assert_int_equal(store_exec(f->s, "CREATE TABLE t (n INTEGER);"
+                                      "INSERT INTO t VALUES (1), (2), (3)"),
+                     STORE_DONE);
+    const char *sql = "SELECT n FROM t WHERE n >= coalesce(?, 0) ORDER BY n";
+    struct store_stmt *st = store_prepare(f->s, sql);
+    assert_non_null(st);
+    store_bind_int(st, 1, 2);
+    assert_int_equal(store_step(st), STORE_ROW);
+    assert_int_equal(store_col_int(st, 0), 2);
+    /* abandoned mid-iteration with a binding: the next prepare resets and clears it */
+    for (int round = 0; round < 50; round++) {
+        struct store_stmt *again = store_prepare(f->s, sql);
+        assert_ptr_equal(again, st);
+        int64_t want = 1;
+        int rc;
+        while ((rc = store_step(again)) == STORE_ROW)
+            assert_int_equal(store_col_int(again, 0), want++);
+        assert_int_equal(rc, STORE_DONE);
+        assert_int_equal(want, 4);
+        store_bind_int(again, 1, 3);
+    }
+    /* a copy of the text in another buffer hits the same cache entry */
+    char copy[128];
+    snprintf(copy, sizeof copy, "%s", sql);
+    assert_ptr_equal(store_prepare(f->s, copy), st);
+}
+
+static void test_prepare_many_distinct_statements(void **state)
+{
+    struct fixture *f = *state;
+    /* more texts than the cache holds: each still prepares and runs */
+    for (int i = 0; i < 400; i++) {
+        char sql[64];
+        snprintf(sql, sizeof sql, "SELECT %d + 1", i);
+        struct store_stmt *st = store_prepare(f->s, sql);
+        assert_non_null(st);
+        assert_int_equal(store_step(st), STORE_ROW);
+        assert_int_equal(store_col_int(st, 0), i + 1);
+        assert_int_equal(store_step(st), STORE_DONE);
+    }
+    for (int i = 399; i >= 0; i--) {
+        char sql[64];
+        snprintf(sql, sizeof sql, "SELECT %d + 1", i);
+        assert_int_equal(query_int(f->s, sql), i + 1);
+    }
+}
+
+/*
+ * store.h: once stepped (and until reset) a statement stays valid while other statements
+ * are prepared, even when the cache is full and evicts. (Checked through SQLite's list of
+ * live statements, so no freed memory is touched.)
+ */
+static void test_prepared_statement_survives_other_prepares(void **state)
+{
+    struct fixture *f = *state;
+    struct store_stmt *held = store_prepare(f->s, "SELECT 'held' UNION ALL SELECT 'again'");
+    assert_non_null(held);
+    assert_int_equal(store_step(held), STORE_ROW); /* running: must not be evicted */
+    sqlite3 *db = sqlite3_db_handle((sqlite3_stmt *)held);
+    for (int i = 0; i < 1000; i++) {
+        char sql[64];
+        snprintf(sql, sizeof sql, "SELECT %d", i);
+        assert_non_null(store_prepare(f->s, sql));
+    }
+    bool alive = false;
+    for (sqlite3_stmt *p = sqlite3_next_stmt(db, NULL); p; p = sqlite3_next_stmt(db, p))
+        if ((void *)p == (void *)held)
+            alive = true;
+    if (!alive)
+        fail_msg("a running statement was finalized by preparing other statements (cache "
+                 "eviction)");
+    assert_int_equal(store_step(held), STORE_ROW);
+    assert_string_equal(store_col_text(held, 0), "again");
+    assert_int_equal(store_step(held), STORE_DONE);
+}
+
+static void test_prepare_bad_sql(void **state)
+{
+    struct fixture *f = *state;
+    assert_null(store_prepare(f->s, "SELEC nonsense"));
+    assert_null(store_prepare(f->s, "SELECT * FROM no_such_table"));
+    assert_true(strlen(store_errmsg(f->s)) > 0);
+    /* the connection still works */
+    assert_int_equal(query_int(f->s, "SELECT 7"), 7);
+}
+
+/* ---- bind / step / column --------------------------------------------------------- */
+
+static void test_bind_and_columns(void **state)
+{
+    struct fixture *f = *state;
+    assert_int_equal(store_exec(f->s, "CREATE TABLE t (id INTEGER PRIMARY KEY, n INTEGER,"
+                                      " s TEXT, m INTEGER)"),
+                     STORE_DONE);
+    const char *ins = "INSERT INTO t (id, n, s, m) VALUES (?, ?, ?, ?)";
+    struct store_stmt *st = store_prepare(f->s, ins);
+    assert_non_null(st);
+    store_bind_int(st, 1, 1);
+    store_bind_int(st, 2, 42);
+    store_bind_text(st, 3, "caf\xc3\xa9 \"quoted\" 'single'");
+    store_bind_int(st, 4, -7);
+    assert_int_equal(store_step(st), STORE_DONE);
+    assert_int_equal(store_changes(f->s), 1);
+
+    st = store_prepare(f->s, ins);
+    store_bind_int(st, 1, 2);
+    store_bind_int(st, 2, STORE_NULL_INT);
+    store_bind_text(st, 3, NULL);
+    store_bind_null(st, 4);
+    assert_int_equal(store_step(st), STORE_DONE);
+
+    st = store_prepare(f->s, ins);
+    store_bind_int(st, 1, 3);
+    store_bind_int(st, 2, INT64_MAX);
+    store_bind_text(st, 3, "");
+    store_bind_int(st, 4, INT64_MIN + 1);
+    assert_int_equal(store_step(st), STORE_DONE);
+
+    /* parameters left unbound are null */
+    st = store_prepare(f->s, ins);
+    store_bind_int(st, 1, 4);
+    assert_int_equal(store_step(st), STORE_DONE);
+
+    st = store_prepare(f->s, "SELECT id, n, s, m FROM t ORDER BY id");
+    assert_non_null(st);
+    assert_int_equal(store_step(st), STORE_ROW);
+    assert_int_equal(store_col_int(st, 0), 1);
+    assert_int_equal(store_col_int(st, 1), 42);
+    assert_string_equal(store_col_text(st, 2), "caf\xc3\xa9 \"quoted\" 'single'");
+    assert_int_equal(store_col_int(st, 3), -7);
+    assert_false(store_col_null(st, 1));
+    assert_string_equal(store_col_text(st, 1), "42");
+
+    assert_int_equal(store_step(st), STORE_ROW);
+    assert_int_equal(store_col_int(st, 0), 2);
+    assert_true(store_col_int(st, 1) == STORE_NULL_INT);
+    assert_true(store_col_null(st, 1));
+    assert_null(store_col_text(st, 2));
+    assert_true(store_col_null(st, 2));
+    assert_true(store_col_int(st, 3) == STORE_NULL_INT);
+
+    assert_int_equal(store_step(st), STORE_ROW);
+    assert_true(store_col_int(st, 1) == INT64_MAX);
+    assert_string_equal(store_col_text(st, 2), "");
+    assert_false(store_col_null(st, 2));
+    assert_true(store_col_int(st, 3) == INT64_MIN + 1);
+
+    assert_int_equal(store_step(st), STORE_ROW);
+    assert_int_equal(store_col_int(st, 0), 4);
+    assert_true(store_col_null(st, 1));
+    assert_true(store_col_null(st, 2));
+    assert_true(store_col_null(st, 3));
+
+    assert_int_equal(store_step(st), STORE_DONE);
+    store_reset(st);
+
+    /* a NULL bound through STORE_NULL_INT matches IS NULL */
+    assert_int_equal(query_int(f->s, "SELECT count(*) FROM t WHERE n IS NULL"), 2);
+
+    struct store_stmt *up = store_prepare(f->s, "UPDATE t SET m = 0 WHERE id > ?");
+    store_bind_int(up, 1, 1);
+    assert_int_equal(store_step(up), STORE_DONE);
+    assert_int_equal(store_changes(f->s), 3);
+}
+
+/* ---- errors ----------------------------------------------------------------------- */
+
+static void test_constraint_violations(void **state)
+{
+    struct fixture *f = *state;
+    struct store_stmt *st = store_prepare(
+        f->s, "INSERT INTO teams (id, name, abbreviation, league) VALUES (?, ?, ?, ?)");
+    assert_non_null(st);
+    store_bind_text(st, 1, "osu");
+    store_bind_text(st, 2, "Ohio State");
+    store_bind_text(st, 3, "OSU");
+    store_bind_text(st, 4, "college");
+    assert_int_equal(store_step(st), STORE_DONE);
+
+    /* primary key */
+    st = store_prepare(f->s,
+                       "INSERT INTO teams (id, name, abbreviation, league) VALUES (?, ?, ?, ?)");
+    store_bind_text(st, 1, "osu");
+    store_bind_text(st, 2, "Again");
+    store_bind_text(st, 3, "AG");
+    store_bind_text(st, 4, "college");
+    assert_int_equal(store_step(st), STORE_CONSTRAINT);
+    /* the statement is reset and usable again with other values */
+    store_bind_text(st, 1, "tex");
+    assert_int_equal(store_step(st), STORE_DONE);
+
+    /* NOT NULL */
+    st = store_prepare(f->s,
+                       "INSERT INTO teams (id, name, abbreviation, league) VALUES (?, ?, ?, ?)");
+    store_bind_text(st, 1, "nn");
+    store_bind_text(st, 2, NULL);
+    store_bind_text(st, 3, "NN");
+    store_bind_text(st, 4, "nfl");
+    assert_int_equal(store_step(st), STORE_CONSTRAINT);
+
+    /* CHECK */
+    st = store_prepare(f->s,
+                       "INSERT INTO teams (id, name, abbreviation, league) VALUES (?, ?, ?, ?)");
+    store_bind_text(st, 1, "xfl");
+    store_bind_text(st, 2, "XFL team");
+    store_bind_text(st, 3, "X");
+    store_bind_text(st, 4, "xfl");
+    assert_int_equal(store_step(st), STORE_CONSTRAINT);
+
+    /* FOREIGN KEY (foreign_keys is on for every connection) */
+    struct store_stmt *g = store_prepare(
+        f->s, "INSERT INTO games (id, home_team_id, away_team_id, status, season, week, league,"
+              " season_type, created_at, updated_at) VALUES (?, ?, ?, 'upcoming', 2025, 1,"
+              " 'college', 'regular', 0, 0)");
+    assert_non_null(g);
+    store_bind_text(g, 1, "g1");
+    store_bind_text(g, 2, "osu");
+    store_bind_text(g, 3, "no-such-team");
+    assert_int_equal(store_step(g), STORE_CONSTRAINT);
+    store_bind_text(g, 1, "g1");
+    store_bind_text(g, 2, "osu");
+    store_bind_text(g, 3, "tex");
+    assert_int_equal(store_step(g), STORE_DONE);
+
+    assert_int_equal(query_int(f->s, "SELECT count(*) FROM teams"), 2);
+    assert_int_equal(query_int(f->s, "SELECT count(*) FROM games"), 1);
+
+    /* store_exec maps the same way */
+    assert_int_equal(store_exec(f->s, "INSERT INTO teams (id, name, abbreviation)"
+                                      " VALUES ('osu', 'x', 'y')"),
+                     STORE_CONSTRAINT);
+}
+
+static void test_exec(void **state)
+{
+    struct fixture *f = *state;
+    assert_int_equal(store_exec(f->s, "CREATE TABLE a (x INTEGER); CREATE TABLE b (y TEXT);"
+                                      "INSERT INTO a VALUES (1); INSERT INTO a VALUES (2)"),
+                     STORE_DONE);
+    assert_int_equal(query_int(f->s, "SELECT sum(x) FROM a"), 3);
+    assert_int_equal(store_exec(f->s, "THIS IS NOT SQL"), STORE_ERR);
+    assert_int_equal(store_exec(f->s, "SELECT * FROM missing_table"), STORE_ERR);
+    assert_int_equal(store_exec(f->s, ""), STORE_DONE);
+}
+
+/* ---- transactions ----------------------------------------------------------------- */
+
+static void test_transactions(void **state)
+{
+    struct fixture *f = *state;
+    assert_int_equal(store_exec(f->s, "CREATE TABLE t (n INTEGER)"), STORE_DONE);
+
+    assert_int_equal(store_begin_write(f->s), STORE_DONE);
+    assert_int_equal(store_exec(f->s, "INSERT INTO t VALUES (1)"), STORE_DONE);
+    store_rollback(f->s);
+    assert_int_equal(query_int(f->s, "SELECT count(*) FROM t"), 0);
+
+    assert_int_equal(store_begin_write(f->s), STORE_DONE);
+    assert_int_equal(store_exec(f->s, "INSERT INTO t VALUES (2)"), STORE_DONE);
+    assert_int_equal(store_commit(f->s), STORE_DONE);
+    assert_int_equal(query_int(f->s, "SELECT count(*) FROM t"), 1);
+
+    /* the committed row is visible to another connection; the rolled-back one is not */
+    struct store *s2 = NULL;
+    assert_int_equal(store_open(f->path, false, &s2, f->err, sizeof f->err), 0);
+    assert_int_equal(store_begin_read(s2), STORE_DONE);
+    assert_int_equal(query_int(s2, "SELECT sum(n) FROM t"), 2);
+    assert_int_equal(store_commit(s2), STORE_DONE);
+    store_close(s2);
+
+    /* rollback outside a transaction is harmless; commit outside one is an error */
+    store_rollback(f->s);
+    assert_true(store_commit(f->s) < 0);
+    /* nested begin is an error, and the outer transaction survives it */
+    assert_int_equal(store_begin_write(f->s), STORE_DONE);
+    assert_true(store_begin_write(f->s) < 0);
+    assert_int_equal(store_exec(f->s, "INSERT INTO t VALUES (3)"), STORE_DONE);
+    assert_int_equal(store_commit(f->s), STORE_DONE);
+    assert_int_equal(query_int(f->s, "SELECT sum(n) FROM t"), 5);
+}
+
+/* ---- per-thread connection -------------------------------------------------------- */
+
+static void test_thread_connection(void **state)
+{
+    struct fixture *f = *state;
+    store_thread_setup(f->path);
+    struct store *a = store_thread();
+    assert_non_null(a);
+    assert_ptr_equal(store_thread(), a);
+    assert_int_equal(store_schema_version(a), 1);
+    store_thread_drop();
+    struct store *b = store_thread();
+    assert_non_null(b);
+    assert_int_equal(query_int(b, "SELECT 1"), 1);
+    store_thread_drop();
+    store_thread_drop(); /* nothing to drop: harmless */
+
+    /* a database that cannot be opened gives NULL, not a crash */
+    char missing[80];
+    snprintf(missing, sizeof missing, "%s-missing", f->path);
+    store_thread_setup(missing);
+    assert_null(store_thread());
+    store_thread_drop();
+}
+
+#define T(f, setup) cmocka_unit_test_setup_teardown(f, setup, teardown_db)
+
+int main(void)
+{
+    log_set_level(LOG_ERROR);
+    const struct CMUnitTest tests[] = {
+        T(test_open_configures_connection, setup_db),
+        cmocka_unit_test(test_open_missing_without_create),
+        cmocka_unit_test(test_open_not_a_database),
+        T(test_reopen_existing_without_create, setup_db),
+        T(test_migrate_fresh_and_twice, setup_db),
+        T(test_migrate_refuses_newer_schema, setup_db),
+        T(test_migrate_version_two_refused, setup_db),
+        T(test_prepare_cache_reuses_and_resets, setup_db),
+        T(test_prepare_many_distinct_statements, setup_db),
+        T(test_prepared_statement_survives_other_prepares, setup_db),
+        T(test_prepare_bad_sql, setup_db),
+        T(test_bind_and_columns, setup_db),
+        T(test_constraint_violations, setup_migrated),
+        T(test_exec, setup_db),
+        T(test_transactions, setup_db),
+        T(test_thread_connection, setup_migrated),
+    };
+    return cmocka_run_group_tests_name("store/sqlite", tests, NULL, NULL);
+}

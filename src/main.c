@@ -15,6 +15,8 @@ static const struct {
     {"import", cli_import, "import teams, games and incidents from a JSON document"},
     {"export", cli_export, "export everything as an import document"},
     {"incident", cli_incident, "withdraw, merge, set-question, set-status"},
+    {"key", cli_key, "create, list, revoke agent keys"},
+    {"account", cli_account, "ban, unban an account"},
 };
 
 static int usage(FILE *to)

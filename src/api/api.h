@@ -15,6 +15,8 @@ void api_games_get(struct request *req);
 void api_incidents_list(struct request *req);
 void api_incidents_get(struct request *req);
 void api_openapi(struct request *req);
+void api_leads_submit(struct request *req);
+void api_leads_get(struct request *req);
 void api_healthz(struct request *req);
 void api_readyz(struct request *req);
 

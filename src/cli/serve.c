@@ -9,6 +9,7 @@
 #include "cli/cli.h"
 #include "http/query.h"
 #include "util/jsonw.h"
+#include "util/timefmt.h"
 
 static const char serve_usage[] =
     "whistle serve [--db PATH] [--listen HOST:PORT] [--base-url URL] [--threads N]\n"
@@ -116,6 +117,9 @@ int cli_serve(int argc, char **argv)
         b[--bl] = '\0';
     cfg.base_url = b;
 
+    if (time_test_clock_enabled())
+        fprintf(stderr, "whistle: WARNING: WHISTLE_TEST_NOW_OFFSET_FILE is set: the clock is "
+                        "shifted for tests; never set it in production\n");
     const char *path = cli_db_path(db);
     struct store *s = cli_open_store(path);
     if (!s) {

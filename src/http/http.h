@@ -112,6 +112,11 @@ void reply_error_code(struct request *req, int status, const char *code, const c
 /* 503 unavailable: the store failed. */
 void reply_unavailable(struct request *req);
 
+/* Error codes beyond the one-per-status defaults of the catalogue (reply.c). */
+#define ERR_INVALID_CREDENTIAL   "invalid_credential"
+#define ERR_IDEMPOTENCY_CONFLICT "idempotency_conflict"
+#define ERR_QUOTA_EXCEEDED       "quota_exceeded"
+
 /* The catalogue code for an HTTP error status. */
 const char *http_error_code(int status);
 

@@ -249,7 +249,7 @@ static struct request *request_alloc(size_t target_len)
     req->out = (struct buf)BUF_INIT;
     req->status = 500;
     req->target_len = target_len;
-    req->start_us = time_now_us();
+    req->start_us = time_mono_us();
     return req;
 }
 
@@ -334,7 +334,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **state,
         *state = NULL;
         return;
     }
-    int64_t us = time_now_us() - req->start_us;
+    int64_t us = time_mono_us() - req->start_us;
     if (toe == MHD_REQUEST_TERMINATED_COMPLETED_OK)
         log_info("access", "%s %s %d %zu %lldus rid=%s", req->method_name, req->path, req->status,
                  req->bytes_sent, (long long)us, req->id);

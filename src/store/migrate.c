@@ -8,12 +8,14 @@
 #include "util/timefmt.h"
 
 extern const unsigned char migration_001[];
+extern const unsigned char migration_002[];
 
 static const struct {
     int version;
     const unsigned char *sql;
 } migrations[] = {
     {1, migration_001},
+    {2, migration_002},
 };
 
 #define KNOWN_VERSION ((int)(sizeof migrations / sizeof migrations[0]))

@@ -179,6 +179,11 @@ void store_bind_int(struct store_stmt *st, int idx, int64_t v)
         sqlite3_bind_int64((sqlite3_stmt *)st, idx, v);
 }
 
+void store_bind_double(struct store_stmt *st, int idx, double v)
+{
+    sqlite3_bind_double((sqlite3_stmt *)st, idx, v);
+}
+
 void store_bind_null(struct store_stmt *st, int idx)
 {
     sqlite3_bind_null((sqlite3_stmt *)st, idx);

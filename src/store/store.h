@@ -46,6 +46,7 @@ struct store_stmt *store_prepare(struct store *s, const char *sql);
 void store_bind_text(struct store_stmt *st, int idx, const char *v); /* NULL binds null */
 void store_bind_int(struct store_stmt *st, int idx, int64_t v);      /* STORE_NULL_INT: null */
 void store_bind_null(struct store_stmt *st, int idx);
+void store_bind_double(struct store_stmt *st, int idx, double v);
 int store_step(struct store_stmt *st); /* STORE_ROW, STORE_DONE or a negative store_rc */
 const char *store_col_text(struct store_stmt *st,
                            int col);                   /* NULL for null; valid until next step */

@@ -1,6 +1,8 @@
 #include "util/timefmt.h"
 
+#include <pthread.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -172,9 +174,50 @@ done:
     return 0;
 }
 
+/* Test hook (black-box tests only): when WHISTLE_TEST_NOW_OFFSET_FILE names a file, its
+ * integer content is read on every call and added, in seconds, to the clock, so tests can
+ * cross a minute, a day or a 90-day expiry without sleeping. Unset in production; serve
+ * warns at start when it is set. */
+static const char *offset_file;
+static pthread_once_t offset_once = PTHREAD_ONCE_INIT;
+
+static void offset_init(void)
+{
+    const char *f = getenv("WHISTLE_TEST_NOW_OFFSET_FILE");
+    offset_file = f && *f ? f : NULL;
+}
+
+static int64_t test_offset_us(void)
+{
+    pthread_once(&offset_once, offset_init);
+    if (!offset_file)
+        return 0;
+    FILE *f = fopen(offset_file, "r");
+    if (!f)
+        return 0;
+    long long secs = 0;
+    if (fscanf(f, "%lld", &secs) != 1)
+        secs = 0;
+    fclose(f);
+    return (int64_t)secs * US_PER_SEC;
+}
+
+bool time_test_clock_enabled(void)
+{
+    pthread_once(&offset_once, offset_init);
+    return offset_file != NULL;
+}
+
 int64_t time_now_us(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * US_PER_SEC + ts.tv_nsec / 1000 + test_offset_us();
+}
+
+int64_t time_mono_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * US_PER_SEC + ts.tv_nsec / 1000;
 }

@@ -1,6 +1,7 @@
 #ifndef WHISTLE_UTIL_TIMEFMT_H
 #define WHISTLE_UTIL_TIMEFMT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,8 +28,13 @@ int time_parse_iso(const char *s, unsigned flags, int64_t *us);
 /* Days since the epoch of a proleptic Gregorian date (month 1..12, day 1..31). */
 int64_t time_days_from_civil(int64_t y, unsigned m, unsigned d);
 
-/* The current time from CLOCK_REALTIME, in microseconds. The only clock read: domain code
- * takes `now` as an argument. */
+/* The current time from CLOCK_REALTIME, in microseconds: the `now` that callers pass to
+ * domain code (which never reads a clock itself). Honours the black-box test hook
+ * WHISTLE_TEST_NOW_OFFSET_FILE (see timefmt.c). */
 int64_t time_now_us(void);
+bool time_test_clock_enabled(void);
+
+/* A monotonic clock for durations (request timing), in microseconds. */
+int64_t time_mono_us(void);
 
 #endif

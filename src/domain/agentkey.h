@@ -1,0 +1,49 @@
+#ifndef WHISTLE_DOMAIN_AGENTKEY_H
+#define WHISTLE_DOMAIN_AGENTKEY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Agent keys: "wk_" + 43 base62 characters (32 random bytes) + a 6-character base62
+ * checksum (the first 4 bytes of SHA-256 over everything before it). The checksum lets a
+ * malformed or mistyped key be refused without a database lookup; the prefix makes a
+ * leaked key recognisable. Only the SHA-256 of the whole key is ever stored.
+ */
+#define AGENT_KEY_PREFIX      "wk_"
+#define AGENT_KEY_PAYLOAD     43
+#define AGENT_KEY_CHECK       6
+#define AGENT_KEY_LEN         (3 + AGENT_KEY_PAYLOAD + AGENT_KEY_CHECK) /* 52 */
+#define AGENT_KEY_HASH_HEX    64
+#define AGENT_KEY_SHOWN       10 /* characters kept as the key's visible prefix */
+#define AGENT_KEY_LIFETIME_US (INT64_C(90) * 86400 * 1000000)
+
+/* A fresh random key (NUL-terminated) and its storage hash (hex). */
+void agent_key_generate(char key[AGENT_KEY_LEN + 1], char hash[AGENT_KEY_HASH_HEX + 1]);
+
+/* Whether s has the exact shape of a key with a correct checksum. */
+bool agent_key_well_formed(const char *s);
+
+/* The storage hash (hex SHA-256) of a key. */
+void agent_key_hash(const char *key, char hash[AGENT_KEY_HASH_HEX + 1]);
+
+/* Base62 of a big-endian byte string, left-padded with '0' to width (used by keys;
+ * exposed for tests). Returns -1 when width is too small. */
+int base62_encode(const unsigned char *in, size_t n, char *out, size_t width);
+
+enum agent_key_state {
+    AGENT_KEY_ACTIVE,
+    AGENT_KEY_REVOKED,
+    AGENT_KEY_EXPIRED,
+    AGENT_KEY_BANNED,
+    AGENT_KEY_UNSCOPED,
+};
+
+/* The state of a key at `now`: revocation and bans win over expiry; a key expires at
+ * expires_at exactly (now >= expires_at). revoked_at is INT64_MIN when not revoked. */
+enum agent_key_state agent_key_state(int64_t now, int64_t expires_at, int64_t revoked_at,
+                                     bool banned, const char *scope);
+const char *agent_key_state_name(enum agent_key_state s);
+
+#endif

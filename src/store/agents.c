@@ -1,0 +1,313 @@
+#include "store/agents.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "util/uuid.h"
+
+static void copy(char *dst, size_t n, const char *src)
+{
+    snprintf(dst, n, "%s", src ? src : "");
+}
+
+static int run(struct store_stmt *st)
+{
+    int rc = store_step(st);
+    store_reset(st);
+    return rc < 0 ? rc : 0;
+}
+
+static int64_t col_time(struct store_stmt *st, int c)
+{
+    return store_col_int(st, c); /* STORE_NULL_INT == INT64_MIN */
+}
+
+int agents_key_by_hash(struct store *s, const char *hash, struct agent_auth *out)
+{
+    struct store_stmt *st = store_prepare(
+        s, "SELECT k.id, k.account_id, k.scope, k.expires_at, k.revoked_at, a.banned"
+           " FROM agent_keys k JOIN accounts a ON a.id = k.account_id WHERE k.secret_hash = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, hash);
+    int rc = store_step(st);
+    if (rc == STORE_ROW) {
+        copy(out->key_id, sizeof out->key_id, store_col_text(st, 0));
+        copy(out->account_id, sizeof out->account_id, store_col_text(st, 1));
+        copy(out->scope, sizeof out->scope, store_col_text(st, 2));
+        out->expires_at = store_col_int(st, 3);
+        out->revoked_at = col_time(st, 4);
+        out->banned = store_col_int(st, 5) != 0;
+    }
+    store_reset(st);
+    return rc < 0 ? rc : rc == STORE_ROW;
+}
+
+int agents_key_touch(struct store *s, const char *key_id, int64_t now)
+{
+    struct store_stmt *st = store_prepare(s, "UPDATE agent_keys SET last_used_at = ? WHERE id = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_int(st, 1, now);
+    store_bind_text(st, 2, key_id);
+    return run(st);
+}
+
+int agents_account_find(struct store *s, const char *email, char id[ID_LEN])
+{
+    struct store_stmt *st = store_prepare(s, "SELECT id FROM accounts WHERE email = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, email);
+    int rc = store_step(st);
+    if (rc == STORE_ROW)
+        copy(id, ID_LEN, store_col_text(st, 0));
+    store_reset(st);
+    return rc < 0 ? rc : rc == STORE_ROW;
+}
+
+int agents_account_ensure(struct store *s, const char *email, bool verified, int64_t now,
+                          char id[ID_LEN])
+{
+    int rc = agents_account_find(s, email, id);
+    if (rc != 0)
+        return rc < 0 ? rc : 0;
+    uuid_v4(id);
+    struct store_stmt *st = store_prepare(
+        s, "INSERT INTO accounts (id, email, email_verified, banned, created_at, updated_at)"
+           " VALUES (?, ?, ?, 0, ?, ?)");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, id);
+    store_bind_text(st, 2, email);
+    store_bind_int(st, 3, verified);
+    store_bind_int(st, 4, now);
+    store_bind_int(st, 5, now);
+    return run(st);
+}
+
+int agents_account_set_banned(struct store *s, const char *email, bool banned, int64_t now)
+{
+    struct store_stmt *st =
+        store_prepare(s, "UPDATE accounts SET banned = ?, updated_at = ? WHERE email = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_int(st, 1, banned);
+    store_bind_int(st, 2, now);
+    store_bind_text(st, 3, email);
+    int rc = run(st);
+    return rc < 0 ? rc : store_changes(s) > 0;
+}
+
+int agents_key_insert(struct store *s, const char *id, const char *account_id, const char *name,
+                      const char *prefix, const char *hash, int64_t created, int64_t expires)
+{
+    struct store_stmt *st = store_prepare(
+        s, "INSERT INTO agent_keys (id, account_id, name, prefix, secret_hash, scope, created_at,"
+           " expires_at) VALUES (?, ?, ?, ?, ?, 'submit_lead', ?, ?)");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, id);
+    store_bind_text(st, 2, account_id);
+    store_bind_text(st, 3, name);
+    store_bind_text(st, 4, prefix);
+    store_bind_text(st, 5, hash);
+    store_bind_int(st, 6, created);
+    store_bind_int(st, 7, expires);
+    return run(st);
+}
+
+int agents_key_revoke(struct store *s, const char *id, int64_t now)
+{
+    struct store_stmt *st = store_prepare(s, "SELECT revoked_at FROM agent_keys WHERE id = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, id);
+    int rc = store_step(st);
+    bool already = rc == STORE_ROW && !store_col_null(st, 0);
+    store_reset(st);
+    if (rc < 0)
+        return rc;
+    if (rc != STORE_ROW)
+        return 0;
+    if (already)
+        return 2;
+    st = store_prepare(s, "UPDATE agent_keys SET revoked_at = ? WHERE id = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_int(st, 1, now);
+    store_bind_text(st, 2, id);
+    rc = run(st);
+    return rc < 0 ? rc : 1;
+}
+
+int agents_keys_each(struct store *s, const char *owner,
+                     int (*fn)(void *ctx, const struct agent_key_row *k), void *ctx)
+{
+    struct store_stmt *st = store_prepare(
+        s, "SELECT k.id, a.email, k.name, k.prefix, k.scope, k.created_at, k.expires_at,"
+           " k.revoked_at, k.last_used_at, a.banned FROM agent_keys k"
+           " JOIN accounts a ON a.id = k.account_id WHERE (? IS NULL OR a.email = ?)"
+           " ORDER BY k.created_at DESC, k.id");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, owner);
+    store_bind_text(st, 2, owner);
+    int rc;
+    while ((rc = store_step(st)) == STORE_ROW) {
+        struct agent_key_row k = {
+            .id = store_col_text(st, 0),
+            .owner = store_col_text(st, 1),
+            .name = store_col_text(st, 2),
+            .prefix = store_col_text(st, 3),
+            .scope = store_col_text(st, 4),
+            .created_at = store_col_int(st, 5),
+            .expires_at = store_col_int(st, 6),
+            .revoked_at = col_time(st, 7),
+            .last_used_at = col_time(st, 8),
+            .banned = store_col_int(st, 9) != 0,
+        };
+        int r = fn(ctx, &k);
+        if (r < 0) {
+            rc = r;
+            break;
+        }
+    }
+    store_reset(st);
+    return rc < 0 ? rc : 0;
+}
+
+int leads_idempotency_find(struct store *s, const char *account_id, const char *idem_key,
+                           int64_t since, char fingerprint[65], char lead_id[ID_LEN])
+{
+    struct store_stmt *st =
+        store_prepare(s, "SELECT fingerprint, lead_id FROM lead_idempotency"
+                         " WHERE account_id = ? AND idem_key = ? AND created_at > ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, account_id);
+    store_bind_text(st, 2, idem_key);
+    store_bind_int(st, 3, since);
+    int rc = store_step(st);
+    if (rc == STORE_ROW) {
+        copy(fingerprint, 65, store_col_text(st, 0));
+        copy(lead_id, ID_LEN, store_col_text(st, 1));
+    }
+    store_reset(st);
+    return rc < 0 ? rc : rc == STORE_ROW;
+}
+
+int leads_idempotency_insert(struct store *s, const char *account_id, const char *idem_key,
+                             const char *fingerprint, const char *lead_id, int64_t now)
+{
+    struct store_stmt *st = store_prepare(
+        s, "INSERT INTO lead_idempotency (account_id, idem_key, fingerprint, lead_id, created_at)"
+           " VALUES (?, ?, ?, ?, ?)");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, account_id);
+    store_bind_text(st, 2, idem_key);
+    store_bind_text(st, 3, fingerprint);
+    store_bind_text(st, 4, lead_id);
+    store_bind_int(st, 5, now);
+    return run(st);
+}
+
+int leads_idempotency_prune(struct store *s, const char *account_id, int64_t before)
+{
+    struct store_stmt *st = store_prepare(
+        s, "DELETE FROM lead_idempotency WHERE (? IS NULL OR account_id = ?) AND created_at <= ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, account_id);
+    store_bind_text(st, 2, account_id);
+    store_bind_int(st, 3, before);
+    return run(st);
+}
+
+/* count and oldest acceptance time of leads created after `start` */
+static int window(struct store *s, const char *account_id, int64_t start, int64_t *count,
+                  int64_t *oldest)
+{
+    struct store_stmt *st = account_id
+                                ? store_prepare(s, "SELECT count(*), min(created_at) FROM leads"
+                                                   " WHERE account_id = ? AND created_at > ?")
+                                : store_prepare(s, "SELECT count(*), min(created_at) FROM leads"
+                                                   " WHERE created_at > ?");
+    if (!st)
+        return STORE_ERR;
+    int k = 1;
+    if (account_id)
+        store_bind_text(st, k++, account_id);
+    store_bind_int(st, k, start);
+    int rc = store_step(st);
+    if (rc == STORE_ROW) {
+        *count = store_col_int(st, 0);
+        *oldest = store_col_int(st, 1);
+    }
+    store_reset(st);
+    return rc < 0 ? rc : 0;
+}
+
+int leads_quota_usage(struct store *s, const char *account_id, int64_t now, struct quota_usage *u)
+{
+    int rc = window(s, account_id, quota_window_start(QUOTA_AGENT_MINUTE, now),
+                    &u->count[QUOTA_AGENT_MINUTE], &u->oldest[QUOTA_AGENT_MINUTE]);
+    if (rc == 0)
+        rc = window(s, account_id, quota_window_start(QUOTA_AGENT_DAY, now),
+                    &u->count[QUOTA_AGENT_DAY], &u->oldest[QUOTA_AGENT_DAY]);
+    if (rc == 0)
+        rc = window(s, NULL, quota_window_start(QUOTA_GLOBAL_DAY, now), &u->count[QUOTA_GLOBAL_DAY],
+                    &u->oldest[QUOTA_GLOBAL_DAY]);
+    return rc;
+}
+
+int leads_insert(struct store *s, const struct lead_row *l)
+{
+    struct store_stmt *st = store_prepare(
+        s, "INSERT INTO leads (id, account_id, key_id, game_id, description, source_urls, period,"
+           " clock, category, confidence, status, created_at, updated_at)"
+           " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, l->id);
+    store_bind_text(st, 2, l->account_id);
+    store_bind_text(st, 3, l->key_id);
+    store_bind_text(st, 4, l->game_id);
+    store_bind_text(st, 5, l->description);
+    store_bind_text(st, 6, l->source_urls_json);
+    store_bind_int(st, 7, l->period);
+    store_bind_text(st, 8, l->clock);
+    store_bind_text(st, 9, l->category);
+    if (l->has_confidence)
+        store_bind_double(st, 10, l->confidence);
+    else
+        store_bind_null(st, 10);
+    store_bind_int(st, 11, l->created_at);
+    store_bind_int(st, 12, l->created_at);
+    return run(st);
+}
+
+int leads_get(struct store *s, const char *id, const char *account_id, struct lead_status *out)
+{
+    struct store_stmt *st =
+        store_prepare(s, "SELECT l.id, l.game_id, l.status, l.created_at, l.updated_at,"
+                         " CASE WHEN i.visibility = 'published' THEN i.id END"
+                         " FROM leads l LEFT JOIN incidents i ON i.id = l.incident_id"
+                         " WHERE l.id = ? AND l.account_id = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, id);
+    store_bind_text(st, 2, account_id);
+    int rc = store_step(st);
+    if (rc == STORE_ROW) {
+        copy(out->id, sizeof out->id, store_col_text(st, 0));
+        copy(out->game_id, sizeof out->game_id, store_col_text(st, 1));
+        copy(out->status, sizeof out->status, store_col_text(st, 2));
+        out->created_at = store_col_int(st, 3);
+        out->updated_at = store_col_int(st, 4);
+        copy(out->incident_id, sizeof out->incident_id, store_col_text(st, 5));
+    }
+    store_reset(st);
+    return rc < 0 ? rc : rc == STORE_ROW;
+}

@@ -20,6 +20,11 @@ static const struct {
 
 #define KNOWN_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 
+int store_known_version(void)
+{
+    return KNOWN_VERSION;
+}
+
 int store_schema_version(struct store *s)
 {
     struct store_stmt *st =

@@ -41,6 +41,8 @@ void store_close(struct store *s);
  * a database whose schema is newer than this binary. */
 int store_migrate(struct store *s, char *err, size_t errlen);
 int store_schema_version(struct store *s);
+/* The schema version this binary's migrations produce. */
+int store_known_version(void);
 
 struct store_stmt *store_prepare(struct store *s, const char *sql);
 void store_bind_text(struct store_stmt *st, int idx, const char *v); /* NULL binds null */

@@ -7,7 +7,10 @@
 #   GET /api/v1/incidents?limit=20    (first list page)
 # On the first scale the same run also serves the byte-identical responses from nginx (2
 # workers, static files) and measures it; later scales measure Whistle at 32 connections
-# and compare with the first scale. The summary goes to stdout and to BENCHMARKS.md.
+# and compare with the first scale. Because Whistle caches responses, two extra runs per
+# scale cycle through many different incidents and list windows (bench/rotate.lua), and,
+# when the binary has `serve --no-cache`, the fixed URLs are measured again without the
+# cache. The summary goes to stdout and to BENCHMARKS.md.
 #
 # A benchmark is not a test: missed targets print MISS and the script still exits 0. It
 # exits non-zero only when something breaks (a tool is missing, the server does not start
@@ -21,6 +24,8 @@
 #   WARMUP         wrk duration of the warm-up before each measured run (default 3s)
 #   BENCH_THREADS  passed as `serve --threads N` when set (default: the server's own)
 #   BENCH_OUT      where to write the report (default BENCHMARKS.md at the repository root)
+#   BENCH_ROTATE   how many different incidents / list windows the rotating runs cycle
+#                  through (default 20000)
 #   BENCH_KEEP=1   keep the temporary directory (databases, logs, nginx files)
 set -euo pipefail
 
@@ -39,6 +44,7 @@ else
     WARMUP=${WARMUP:-3s}
 fi
 OUT=${BENCH_OUT:-$ROOT/BENCHMARKS.md}
+ROTATE=${BENCH_ROTATE:-20000}
 WRK_THREADS=2
 C_LOW=32
 C_HIGH=256
@@ -69,7 +75,9 @@ BASE_SCALE=${SCALES%% *}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/whistle-bench.XXXXXX")
 WPID=""
 NPID=""
+SPID=""
 WLOG=""
+WARGS=()
 
 stop_pid() { # stop_pid PID SIGNAL: signal one process we started and wait for it
     local pid=$1 sig=$2 i
@@ -98,6 +106,7 @@ cleanup() {
         echo "bench: --- last lines of the whistle log ---" >&2
         tail -n 20 "$WLOG" >&2 || true
     fi
+    stop_pid "$SPID" TERM
     stop_pid "$WPID" TERM
     stop_pid "$NPID" QUIT
     if [ "${BENCH_KEEP:-0}" = 1 ]; then
@@ -124,11 +133,21 @@ free_port() {
     die "no free port found"
 }
 
-# passive_opens: TCP connections accepted so far, machine-wide (/proc/net/snmp). The
-# difference over a run shows whether keep-alive held: about one per wrk connection.
-passive_opens() {
-    awk '$1 == "Tcp:" { if (!h) { for (i = 1; i <= NF; i++) col[$i] = i; h = 1 }
-                        else { print $col["PassiveOpens"]; exit } }' /proc/net/snmp
+# conn_sampler PORT FILE: until killed, write twice a second the client ends (address:port)
+# of the established connections to PORT. The number of distinct client ends over a run
+# shows whether keep-alive held: one per wrk connection when it does, more when the server
+# closes connections. (Per port, unlike the machine-wide TCP counters, which also count
+# whatever else runs on the machine.)
+conn_sampler() {
+    local port=$1 file=$2
+    while :; do
+        ss -Htan state established "( dport = :$port )" 2>/dev/null | awk '{ print $3 }' >>"$file"
+        sleep 0.5
+    done
+}
+# server_time_wait PORT: connections that the server at PORT closed first, still in TIME_WAIT
+server_time_wait() {
+    ss -Htan state time-wait "( sport = :$1 )" 2>/dev/null | wc -l
 }
 
 # ---- 2. data set -------------------------------------------------------------------------
@@ -147,28 +166,50 @@ build_db() { # build_db DB N
 
 # ---- 3. server ---------------------------------------------------------------------------
 
-start_whistle() { # start_whistle DB
-    local db=$1 i
+# start_whistle DB BASE_URL [EXTRA_ARG...]: serve DB on a free port. BASE_URL "" means the
+# server's own origin; the no-cache instance reuses the first instance's, so that both send
+# the same bytes.
+start_whistle() {
+    local db=$1 base=$2 i
+    shift 2
     WPORT=$(free_port)
+    [ -n "$base" ] || base="http://127.0.0.1:$WPORT"
     WLOG="$TMP/whistle.log"
     : >"$WLOG"
     : >"$WLOG.other"
-    local args=(serve --db "$db" --listen "127.0.0.1:$WPORT" --base-url "http://127.0.0.1:$WPORT")
+    local args=(serve --db "$db" --listen "127.0.0.1:$WPORT" --base-url "$base")
     if [ -n "${BENCH_THREADS:-}" ]; then args+=(--threads "$BENCH_THREADS"); fi
+    args+=("$@")
+    WARGS=("${args[@]}")
     # The access log (one line per request) goes to a file, opened O_APPEND so it can be
     # truncated between runs without leaving a sparse hole.
     "$BIN" "${args[@]}" >>"$WLOG" 2>&1 </dev/null &
     WPID=$!
     for i in $(seq 1 300); do
         if grep -q "whistle: listening on http://127.0.0.1:$WPORT" "$WLOG" 2>/dev/null; then
-            say "whistle (pid $WPID) listening on 127.0.0.1:$WPORT"
+            say "whistle (pid $WPID) listening on 127.0.0.1:$WPORT${*:+ ($*)}"
             return 0
         fi
-        kill -0 "$WPID" 2>/dev/null || { save_log; die "whistle exited during start-up"; }
+        if ! kill -0 "$WPID" 2>/dev/null; then
+            start_failed "whistle exited during start-up"
+            return 1
+        fi
         sleep 0.1
     done
+    start_failed "whistle did not print \"listening\" within 30 s"
+}
+
+# start_failed MESSAGE: a start-up failure is fatal, unless START_OPTIONAL=1 (the extra
+# --no-cache runs), where it becomes an anomaly and start_whistle returns 1.
+start_failed() {
     save_log
-    die "whistle did not print \"listening\" within 30 s"
+    if [ "${START_OPTIONAL:-0}" = 1 ]; then
+        anomaly "$1 with \`${WARGS[*]}\`: $(grep -v '^whistle: listening' "$WLOG.other" | head -n 1)"
+        stop_pid "$WPID" TERM
+        WPID=""
+        return 1
+    fi
+    die "$1"
 }
 
 check_alive() {
@@ -281,7 +322,7 @@ save_log() {
     fi
 }
 
-RESULTS="$TMP/results.tsv" # scale server endpoint conns rps p50 p99 non2xx sockerr opens
+RESULTS="$TMP/results.tsv" # scale server endpoint conns rps p50 p99 non2xx sockerr seen closes
 : >"$RESULTS"
 ANOMALIES="$TMP/anomalies.txt"
 : >"$ANOMALIES"
@@ -290,34 +331,66 @@ anomaly() {
     say "anomaly: $*"
 }
 
-# cpu_busy: percentage of CPU time in use, machine-wide, over the next second. Sampled
-# before each run, when nothing of ours is working: anything high is someone else's load.
+# cpu_busy: "BUSY DETAIL": the percentage of CPU time in use machine-wide over the next
+# second, then how it splits and the process that used most of it. Sampled before each run, when nothing of
+# ours is working: anything high is someone else's load.
+proc_ticks() { # pid comm ticks, one line per process
+    awk '{ o = index($0, "("); c = match($0, /\) [A-Za-z] /)
+           if (!o || !c) next
+           split(substr($0, c + 2), f, " ")
+           comm = substr($0, o + 1, c - o - 1); gsub(/ /, "_", comm)
+           print $1, comm, f[12] + f[13] }' /proc/[0-9]*/stat 2>/dev/null || true
+}
 cpu_busy() {
-    local a b
-    a=$(awk '/^cpu / { print $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9, $5 + $6 }' /proc/stat)
+    local a b pa pb
+    a=$(awk '/^cpu / { print $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9, $5 + $6, $2 + $3, $4 + $7, $8, $9 }' /proc/stat)
+    pa=$(proc_ticks)
     sleep 1
-    b=$(awk '/^cpu / { print $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9, $5 + $6 }' /proc/stat)
-    awk -v a="$a" -v b="$b" 'BEGIN { split(a, x, " "); split(b, y, " "); t = y[1] - x[1]
-        printf "%.0f", (t > 0) ? 100 * (1 - (y[2] - x[2]) / t) : 0 }'
+    b=$(awk '/^cpu / { print $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9, $5 + $6, $2 + $3, $4 + $7, $8, $9 }' /proc/stat)
+    pb=$(proc_ticks)
+    awk -v a="$a" -v b="$b" -v hz="$(getconf CLK_TCK)" -v pa="$pa" -v pb="$pb" 'BEGIN {
+        split(a, x, " "); split(b, y, " "); t = y[1] - x[1]
+        busy = (t > 0) ? 100 * (1 - (y[2] - x[2]) / t) : 0
+        n = split(pa, la, "\n"); for (i = 1; i <= n; i++) { split(la[i], f, " "); before[f[1]] = f[3] }
+        n = split(pb, lb, "\n"); best = 0; top = "-"
+        for (i = 1; i <= n; i++) {
+            split(lb[i], f, " ")
+            if ((f[1] in before) && f[3] - before[f[1]] > best) {
+                best = f[3] - before[f[1]]; top = sprintf("%s(pid %s, %.0f%% of one core)", f[2], f[1], 100 * best / hz) }
+        }
+        if (t <= 0) t = 1
+        printf "%.0f user %.0f%%, system %.0f%%, softirq %.0f%%, steal %.0f%%; top process: %s", busy,
+            100 * (y[3] - x[3]) / t, 100 * (y[4] - x[4]) / t, 100 * (y[5] - x[5]) / t,
+            100 * (y[6] - x[6]) / t, top }'
 }
 
-# measure SCALE SERVER ENDPOINT CONNS URL
+# measure SCALE SERVER ENDPOINT CONNS URL [PATHS_FILE]: warm up, then one measured wrk run;
+# with PATHS_FILE, wrk cycles through those paths (bench/rotate.lua) on URL's server.
 measure() {
-    local scale=$1 server=$2 ep=$3 conns=$4 url=$5 out o0 o1 rps p50 p99 non2xx sockerr opens
+    local scale=$1 server=$2 ep=$3 conns=$4 url=$5 paths=${6:-} out rps p50 p99 non2xx sockerr
+    local script=()
+    if [ -n "$paths" ]; then script=(-s "$ROOT/bench/rotate.lua"); fi
+    local port=${url#http://127.0.0.1:} tw0 tw1 seen closes
+    port=${port%%/*}
     local tag="$server-$ep-${conns}c-$scale" busy
     check_alive
     busy=$(cpu_busy)
-    if [ "$busy" -gt 20 ]; then
-        anomaly "$server $ep $scale ${conns}c: the machine was ${busy}% busy before the run (other processes); figures are disturbed"
+    if [ "${busy%% *}" -gt 20 ]; then
+        anomaly "$server $ep $scale ${conns}c: the machine was ${busy%% *}% busy before the run (${busy#* }); figures are disturbed"
     fi
-    wrk -t"$WRK_THREADS" -c"$conns" -d"$WARMUP" "$url" >"$TMP/warm-$tag.txt" 2>&1 ||
+    wrk "${script[@]}" -t"$WRK_THREADS" -c"$conns" -d"$WARMUP" "$url" ${paths:+-- "$paths"} >"$TMP/warm-$tag.txt" 2>&1 ||
         die "wrk warm-up failed: $(cat "$TMP/warm-$tag.txt")"
     save_log
     out="$TMP/wrk-$tag.txt"
-    o0=$(passive_opens)
-    wrk --latency -t"$WRK_THREADS" -c"$conns" -d"$DUR" "$url" >"$out" 2>&1 ||
+    tw0=$(server_time_wait "$port")
+    : >"$TMP/conns-$tag.txt"
+    conn_sampler "$port" "$TMP/conns-$tag.txt" &
+    SPID=$!
+    wrk "${script[@]}" --latency -t"$WRK_THREADS" -c"$conns" -d"$DUR" "$url" ${paths:+-- "$paths"} >"$out" 2>&1 ||
         die "wrk failed: $(cat "$out")"
-    o1=$(passive_opens)
+    tw1=$(server_time_wait "$port")
+    stop_pid "$SPID" TERM
+    SPID=""
     check_alive
     rps=$(awk '/^Requests\/sec:/ { print $2 }' "$out")
     p50=$(to_ms "$(awk '$1 == "50%" { print $2 }' "$out")")
@@ -326,24 +399,24 @@ measure() {
     non2xx=${non2xx:-0}
     sockerr=$(awk '/Socket errors:/ { gsub(",", ""); print "connect " $4 " read " $6 " write " $8 " timeout " $10 }' "$out")
     sockerr=${sockerr:-none}
-    opens=$((o1 - o0))
+    seen=$(sort -u "$TMP/conns-$tag.txt" | wc -l)
+    closes=$((tw1 > tw0 ? tw1 - tw0 : 0))
     [ -n "$rps" ] || die "could not read Requests/sec from wrk output: $(cat "$out")"
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$scale" "$server" "$ep" "$conns" \
-        "$rps" "$p50" "$p99" "$non2xx" "$sockerr" "$opens" >>"$RESULTS"
-    printf 'bench: %-7s %-6s %8s %3sc  %10.0f req/s  p50 %7.3f ms  p99 %7.3f ms  non-2xx %s  socket errors: %s  TCP accepts %s\n' \
-        "$server" "$ep" "$scale" "$conns" "$rps" "$p50" "$p99" "$non2xx" "$sockerr" "$opens" >&2
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$scale" "$server" "$ep" "$conns" \
+        "$rps" "$p50" "$p99" "$non2xx" "$sockerr" "$seen" "$closes" >>"$RESULTS"
+    printf 'bench: %-7s %-6s %8s %3sc  %10.0f req/s  p50 %7.3f ms  p99 %7.3f ms  non-2xx %s  socket errors: %s  connections seen %s, server closes %s\n' \
+        "$server" "$ep" "$scale" "$conns" "$rps" "$p50" "$p99" "$non2xx" "$sockerr" "$seen" "$closes" >&2
     if [ "$non2xx" != 0 ]; then
         anomaly "$server $ep $scale ${conns}c: $non2xx non-2xx/3xx responses"
     fi
     if [ "$sockerr" != none ]; then
         anomaly "$server $ep $scale ${conns}c: socket errors ($sockerr)"
     fi
-    # Keep-alive: expect about one accepted connection per wrk connection. Many more means
-    # the server closed connections after responses.
-    if [ "$opens" -gt $((conns * 2 + 16)) ]; then
-        anomaly "$server $ep $scale ${conns}c: $opens TCP connections accepted for $conns wrk connections (keep-alive lost?)"
+    # Keep-alive: expect one connection per wrk connection and no server-side closes.
+    if [ "$seen" -gt $((conns + conns / 8)) ] || [ "$closes" -gt 0 ]; then
+        anomaly "$server $ep $scale ${conns}c: $seen distinct connections for $conns wrk connections, $closes closed by the server (keep-alive lost?)"
     fi
-    if [ "$server" = whistle ] && [ -s "$WLOG" ]; then
+    if [ "${server%%-*}" = whistle ] && [ -s "$WLOG" ]; then
         # Access lines are "info access: METHOD PATH STATUS BYTES NNus rid=… [aborted=N]".
         local logsum
         logsum=$(awk '
@@ -376,6 +449,17 @@ keepalive_check() {
 DETAIL_BYTES=""
 LIST_BYTES=""
 BUILD_NOTES=""
+# Whistle keeps a per-thread response cache, validated by the database's data version: the
+# fixed URLs below are answered from it after the first request. When the binary has
+# `--no-cache`, the same URLs are measured again without it, which is the path a request
+# for anything not recently asked for takes (store queries + JSON).
+NOCACHE=0
+SERVE_USAGE=$("$BIN" serve --help 2>&1 || true)
+case "$SERVE_USAGE" in *--no-cache*) NOCACHE=1 ;; esac
+
+DETAIL_BYTES=""
+LIST_BYTES=""
+BUILD_NOTES=""
 for N in $SCALES; do
     say "=== $N incidents ==="
     DB="$TMP/bench-$N.db"
@@ -383,8 +467,9 @@ for N in $SCALES; do
     BUILD_NOTES="$BUILD_NOTES $N:${BUILD_SECS}s"
     MID=$(sqlite3 "$DB" "SELECT id FROM incidents ORDER BY rowid LIMIT 1 OFFSET $((N / 2))")
     [ -n "$MID" ] || die "no incident in the middle of the data set"
-    start_whistle "$DB"
+    start_whistle "$DB" ""
     W="http://127.0.0.1:$WPORT"
+    BASE_URL=$W
     DETAIL_PATH="/api/v1/incidents/$MID"
     LIST_PATH="/api/v1/incidents?limit=20"
 
@@ -428,20 +513,62 @@ for N in $SCALES; do
         measure "$N" whistle list "$C_HIGH" "$W$LIST_PATH"
         measure "$N" nginx single "$C_HIGH" "$NG$DETAIL_PATH"
         measure "$N" nginx list "$C_HIGH" "$NG$LIST_PATH"
-        stop_pid "$NPID" QUIT
-        NPID=""
     else
         measure "$N" whistle single "$C_LOW" "$W$DETAIL_PATH"
         measure "$N" whistle list "$C_LOW" "$W$LIST_PATH"
     fi
-
+    # Many different resources in turn: incidents spread over the data set, and list pages
+    # ending at as many publication times (`to=`, exclusive: each a full first page of an
+    # index range, the same work as the newest page). Mostly misses for the response cache.
+    K=$((N < ROTATE ? N : ROTATE))
+    STEP=$((N / K))
+    sqlite3 "$DB" "SELECT '/api/v1/incidents/' || id FROM incidents
+                   WHERE rowid % $STEP = 0 ORDER BY id" >"$TMP/rot-single.txt"
+    sqlite3 "$DB" "SELECT '/api/v1/incidents?limit=20&to=' ||
+                          strftime('%Y-%m-%dT%H:%M:%S', published_at / 1000000, 'unixepoch') ||
+                          printf('.%06dZ', published_at % 1000000)
+                   FROM incidents WHERE rowid > 100 AND rowid % $STEP = 0 ORDER BY id" \
+        >"$TMP/rot-list.txt"
+    ROT_SINGLE=$(wc -l <"$TMP/rot-single.txt")
+    ROT_LIST=$(wc -l <"$TMP/rot-list.txt")
+    fetch "$W$(sed -n '7p' "$TMP/rot-single.txt")" "$TMP/r-detail.json" "$TMP/r-detail.hdr"
+    fetch "$W$(sed -n '7p' "$TMP/rot-list.txt")" "$TMP/r-list.json" "$TMP/r-list.hdr"
+    printf '%s\t%s\t%s\n' "$N" "$ROT_SINGLE" "$ROT_LIST" >>"$TMP/rot-counts.tsv"
+    measure "$N" whistle single-rot "$C_LOW" "$W" "$TMP/rot-single.txt"
+    measure "$N" whistle list-rot "$C_LOW" "$W" "$TMP/rot-list.txt"
     stop_pid "$WPID" TERM
     WPID=""
+
+    if [ "$NOCACHE" = 1 ] && ! START_OPTIONAL=1 start_whistle "$DB" "$BASE_URL" --no-cache; then
+        NOCACHE=0
+    fi
+    if [ "$NOCACHE" = 1 ]; then
+        W="http://127.0.0.1:$WPORT"
+        fetch "$W$DETAIL_PATH" "$TMP/u-detail.json" "$TMP/u-detail.hdr"
+        fetch "$W$LIST_PATH" "$TMP/u-list.json" "$TMP/u-list.hdr"
+        cmp -s "$TMP/w-detail.json" "$TMP/u-detail.json" || die "the detail body differs with --no-cache"
+        cmp -s "$TMP/w-list.json" "$TMP/u-list.json" || die "the list body differs with --no-cache"
+        measure "$N" whistle-nocache single "$C_LOW" "$W$DETAIL_PATH"
+        measure "$N" whistle-nocache list "$C_LOW" "$W$LIST_PATH"
+        if [ "$N" = "$BASE_SCALE" ]; then
+            measure "$N" whistle-nocache single "$C_HIGH" "$W$DETAIL_PATH"
+            measure "$N" whistle-nocache list "$C_HIGH" "$W$LIST_PATH"
+        fi
+        stop_pid "$WPID" TERM
+        WPID=""
+    fi
+    if [ -n "$NPID" ]; then
+        stop_pid "$NPID" QUIT
+        NPID=""
+    fi
     rm -f "$DB" "$DB-wal" "$DB-shm"
 done
 
 # ---- 6. summary --------------------------------------------------------------------------
 
+rot_count() { # rot_count SCALE single|list
+    awk -F'\t' -v s="$1" -v k="$2" '$1 == s { print (k == "single" ? $2 : $3); exit }' "$TMP/rot-counts.tsv"
+}
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b == 0) print ""; else printf "%.2f", a / b }'; }
 # mark VALUE OP TARGET
 mark() {
@@ -454,31 +581,35 @@ mark() {
 B=$BASE_SCALE
 TABLE="$TMP/table.md"
 {
-    echo "| incidents | server | request | connections | req/s | p50 ms | p99 ms | non-2xx | socket errors | TCP accepts |"
-    echo "|---:|---|---|---:|---:|---:|---:|---:|---|---:|"
-    while IFS=$'\t' read -r s v e c rps p50 p99 n2 se op; do
-        req="GET /api/v1/incidents/{id}"
-        [ "$e" = list ] && req="GET /api/v1/incidents?limit=20"
-        printf '| %s | %s | `%s` | %s | %.0f | %.3f | %.3f | %s | %s | %s |\n' \
-            "$s" "$v" "$req" "$c" "$rps" "$p50" "$p99" "$n2" "$se" "$op"
+    echo "| incidents | server | request | connections | req/s | p50 ms | p99 ms | non-2xx | socket errors | connections seen | server closes |"
+    echo "|---:|---|---|---:|---:|---:|---:|---:|---|---:|---:|"
+    while IFS=$'\t' read -r s v e c rps p50 p99 n2 se seen cl; do
+        case "$e" in
+        single) req='`GET /api/v1/incidents/{id}`' ;;
+        list) req='`GET /api/v1/incidents?limit=20`' ;;
+        single-rot) req="\`GET /api/v1/incidents/{id}\`, $(rot_count "$s" single) ids in turn" ;;
+        list-rot) req="\`GET /api/v1/incidents?limit=20&to={t}\`, $(rot_count "$s" list) windows in turn" ;;
+        *) req=$e ;;
+        esac
+        printf '| %s | %s | %s | %s | %.0f | %.3f | %.3f | %s | %s | %s | %s |\n' \
+            "$s" "$v" "$req" "$c" "$rps" "$p50" "$p99" "$n2" "$se" "$seen" "$cl"
     done <"$RESULTS"
 } >"$TABLE"
 
-RATIOS="$TMP/ratios.md"
-{
-    echo "| target | measured | goal | |"
-    echo "|---|---:|---:|---|"
-    r=$(ratio "$(get "$B" whistle single $C_LOW rps)" "$(get "$B" nginx single $C_LOW rps)")
+# targets SERVER: the issue's targets for one Whistle configuration.
+targets() {
+    local w=$1 r p s e
+    r=$(ratio "$(get "$B" "$w" single $C_LOW rps)" "$(get "$B" nginx single $C_LOW rps)")
     echo "| single incident / nginx, ${C_LOW}c, $B incidents | ${r:-n/a} | ≥ 0.7 | $(mark "$r" '>=' 0.7) |"
-    r=$(ratio "$(get "$B" whistle list $C_LOW rps)" "$(get "$B" nginx list $C_LOW rps)")
+    r=$(ratio "$(get "$B" "$w" list $C_LOW rps)" "$(get "$B" nginx list $C_LOW rps)")
     echo "| list page / nginx, ${C_LOW}c, $B incidents | ${r:-n/a} | ≥ 0.5 | $(mark "$r" '>=' 0.5) |"
     for e in single list; do
-        r=$(ratio "$(get "$B" whistle $e $C_HIGH rps)" "$(get "$B" whistle $e $C_LOW rps)")
+        r=$(ratio "$(get "$B" "$w" $e $C_HIGH rps)" "$(get "$B" "$w" $e $C_LOW rps)")
         echo "| $e: ${C_HIGH}c / ${C_LOW}c, $B incidents | ${r:-n/a} | ≥ 0.9 | $(mark "$r" '>=' 0.9) |"
     done
     for s in $SCALES; do
         for e in single list; do
-            p=$(get "$s" whistle $e $C_LOW p99)
+            p=$(get "$s" "$w" $e $C_LOW p99)
             if [ -n "$p" ]; then
                 echo "| $e: p99 at ${C_LOW}c, $s incidents (ms) | $p | < 5 | $(mark "$p" '<' 5) |"
             fi
@@ -486,12 +617,48 @@ RATIOS="$TMP/ratios.md"
     done
     for s in $SCALES; do
         if [ "$s" = "$B" ]; then continue; fi
-        r=$(ratio "$(get "$s" whistle single $C_LOW rps)" "$(get "$B" whistle single $C_LOW rps)")
+        r=$(ratio "$(get "$s" "$w" single $C_LOW rps)" "$(get "$B" "$w" single $C_LOW rps)")
         echo "| single: $s / $B incidents, ${C_LOW}c | ${r:-n/a} | ≥ 0.9 | $(mark "$r" '>=' 0.9) |"
-        r=$(ratio "$(get "$s" whistle list $C_LOW rps)" "$(get "$B" whistle list $C_LOW rps)")
+        r=$(ratio "$(get "$s" "$w" list $C_LOW rps)" "$(get "$B" "$w" list $C_LOW rps)")
         echo "| list: $s / $B incidents, ${C_LOW}c | ${r:-n/a} | ≥ 0.75 | $(mark "$r" '>=' 0.75) |"
     done
+}
+
+RATIOS="$TMP/ratios.md"
+{
+    echo "| target | measured | goal | |"
+    echo "|---|---:|---:|---|"
+    targets whistle
 } >"$RATIOS"
+RATIOS_ROT="$TMP/ratios-rotating.md"
+{
+    echo "| target (many resources in turn) | measured | goal | |"
+    echo "|---|---:|---:|---|"
+    for s in $SCALES; do
+        for e in single list; do
+            p=$(get "$s" whistle $e-rot $C_LOW p99)
+            if [ -n "$p" ]; then
+                echo "| $e: p99 at ${C_LOW}c, $s incidents (ms) | $p | < 5 | $(mark "$p" '<' 5) |"
+            fi
+        done
+    done
+    for s in $SCALES; do
+        if [ "$s" = "$B" ]; then continue; fi
+        r=$(ratio "$(get "$s" whistle single-rot $C_LOW rps)" "$(get "$B" whistle single-rot $C_LOW rps)")
+        echo "| single: $s / $B incidents, ${C_LOW}c | ${r:-n/a} | ≥ 0.9 | $(mark "$r" '>=' 0.9) |"
+        r=$(ratio "$(get "$s" whistle list-rot $C_LOW rps)" "$(get "$B" whistle list-rot $C_LOW rps)")
+        echo "| list: $s / $B incidents, ${C_LOW}c | ${r:-n/a} | ≥ 0.75 | $(mark "$r" '>=' 0.75) |"
+    done
+} >"$RATIOS_ROT"
+RATIOS_NC="$TMP/ratios-nocache.md"
+: >"$RATIOS_NC"
+if [ "$NOCACHE" = 1 ]; then
+    {
+        echo "| target (\`serve --no-cache\`) | measured | goal | |"
+        echo "|---|---:|---:|---|"
+        targets whistle-nocache
+    } >"$RATIOS_NC"
+fi
 
 echo
 echo "Whistle benchmark ($(date -u '+%Y-%m-%d %H:%M UTC'))"
@@ -499,6 +666,12 @@ echo
 cat "$TABLE"
 echo
 cat "$RATIOS"
+echo
+cat "$RATIOS_ROT"
+if [ -s "$RATIOS_NC" ]; then
+    echo
+    cat "$RATIOS_NC"
+fi
 if [ -s "$ANOMALIES" ]; then
     echo
     echo "Anomalies:"
@@ -553,11 +726,11 @@ fi
     echo "- Kernel: $(uname -srm)"
     echo "- Tools: $(wrk -v 2>&1 | head -n1 | awk '{ print $1, $2 }'), $(nginx -v 2>&1 | sed 's/^nginx version: //'), sqlite3 $(sqlite3 --version | awk '{ print $1 }')"
     if [ -n "$COMMIT" ]; then echo "- Whistle: commit \`$COMMIT\` (HEAD at run time; the working tree may have differed)"; fi
-    echo "- Server: \`$BIN serve --db … --listen 127.0.0.1:PORT --base-url http://127.0.0.1:PORT${BENCH_THREADS:+ --threads $BENCH_THREADS}\`, access log to a file"
+    echo "- Server: \`$BIN serve --db … --listen 127.0.0.1:PORT --base-url http://127.0.0.1:PORT${BENCH_THREADS:+ --threads $BENCH_THREADS}\` (threads: the server's default, one per core, unless BENCH_THREADS is set), access log to a file; rows \`whistle-nocache\` add \`--no-cache\`"
     echo "- Load generator: \`wrk --latency -t$WRK_THREADS -c{$C_LOW,$C_HIGH} -d$DUR\`, each measured run preceded by a \`-d$WARMUP\` warm-up at the same concurrency; all on 127.0.0.1"
     echo "- Baseline: nginx, 2 worker processes, serving the byte-identical bodies from static files (checked with \`cmp\` before measuring) with the same \`Content-Type\`, \`Cache-Control: no-store\`, \`X-Content-Type-Options: nosniff\` and an \`X-Request-Id\`; \`keepalive_requests 1000000\`, \`sendfile on\`, access log off"
     echo "- Data: $(echo $SCALES | sed 's/ / and /') incidents loaded by \`bench/seed.sql\` (64 teams, incidents/10 games, one question, 1–2 sources and 2–3 vote-tally rows per incident); build time:$BUILD_NOTES"
-    echo "- Requests: \`GET /api/v1/incidents/{id}\` for one incident from the middle of the data set ($DETAIL_BYTES bytes at $B incidents), \`GET /api/v1/incidents?limit=20\` ($LIST_BYTES bytes)"
+    echo "- Requests: \`GET /api/v1/incidents/{id}\` for one incident from the middle of the data set ($DETAIL_BYTES bytes at $B incidents), \`GET /api/v1/incidents?limit=20\` ($LIST_BYTES bytes); rotating runs (\`single-rot\`, \`list-rot\`): \`wrk -s bench/rotate.lua\` cycling through up to $ROTATE incident ids / \`to=\` list windows"
     echo
     echo "**wrk, Whistle and nginx share the same $(nproc) cores**: the load generator takes a large share of"
     echo "the CPU, so absolute figures understate what either server does on its own; the ratios"
@@ -567,13 +740,30 @@ fi
     echo
     cat "$TABLE"
     echo
-    echo "\"TCP accepts\" counts connections the kernel accepted during the measured run (about one per"
-    echo "wrk connection when keep-alive holds)."
+    echo "\"Connections seen\": distinct client connections to the server's port, sampled twice a second"
+    echo "during the run (one per wrk connection when keep-alive holds). \"Server closes\": connections"
+    echo "the server closed first (its TIME_WAIT sockets). Both show whether keep-alive held."
     echo
     echo "## Targets (issue 2)"
     echo
+    echo "With the server as it runs by default (response cache on: the fixed URLs are served from"
+    echo "it after the first request):"
+    echo
     cat "$RATIOS"
     echo
+    echo "The same request kinds over many different resources in turn (\`bench/rotate.lua\`: up to"
+    echo "$ROTATE incidents spread over the data set, and as many list pages ending at different"
+    echo "publication times), which the response cache mostly cannot answer:"
+    echo
+    cat "$RATIOS_ROT"
+    echo
+    if [ -s "$RATIOS_NC" ]; then
+        echo "The same targets with \`serve --no-cache\` (every request runs the store queries and"
+        echo "writes the JSON, as a request for a page nobody asked for recently does):"
+        echo
+        cat "$RATIOS_NC"
+        echo
+    fi
     if [ -s "$ANOMALIES" ]; then
         echo "## Anomalies seen during the run"
         echo

@@ -162,6 +162,9 @@ void api_leads_submit(struct request *req)
     int rc = store_begin_write(s);
     if (rc < 0)
         goto failed;
+    /* read the clock again under the write lock: acceptance times then follow commit order,
+     * so no lead committed before this one can look younger than it */
+    now = time_now_us();
     /* the idempotency lookup comes first: a replay is answered even past the quota */
     rc = leads_idempotency_find(s, auth.account_id, idem, now - IDEMPOTENCY_RETENTION_US, found_fp,
                                 lead_id);
@@ -221,10 +224,12 @@ void api_leads_submit(struct request *req)
         .confidence = in.confidence,
         .created_at = now,
     };
-    if ((rc = leads_insert(s, &row)) < 0 ||
+    /* forget this agent's expired records first: a key reused after the retention period
+     * starts a new lead under the same (account, key) primary key */
+    if ((rc = leads_idempotency_prune(s, auth.account_id, now - IDEMPOTENCY_RETENTION_US)) < 0 ||
+        (rc = leads_insert(s, &row)) < 0 ||
         (rc = leads_idempotency_insert(s, auth.account_id, idem, in.fingerprint, lead_id, now)) <
             0 ||
-        (rc = leads_idempotency_prune(s, auth.account_id, now - IDEMPOTENCY_RETENTION_US)) < 0 ||
         (rc = agents_key_touch(s, auth.key_id, now)) < 0 || (rc = store_commit(s)) < 0)
         goto failed;
     log_info("leads", "accepted lead %s game %.64s rid=%s", lead_id, in.game_id, req->id);

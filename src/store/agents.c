@@ -215,13 +215,17 @@ int leads_idempotency_insert(struct store *s, const char *account_id, const char
 
 int leads_idempotency_prune(struct store *s, const char *account_id, int64_t before)
 {
-    struct store_stmt *st = store_prepare(
-        s, "DELETE FROM lead_idempotency WHERE (? IS NULL OR account_id = ?) AND created_at <= ?");
+    /* two texts so that each can use its index (the primary key, or created_at) */
+    struct store_stmt *st =
+        account_id ? store_prepare(s, "DELETE FROM lead_idempotency"
+                                      " WHERE account_id = ? AND created_at <= ?")
+                   : store_prepare(s, "DELETE FROM lead_idempotency WHERE created_at <= ?");
     if (!st)
         return STORE_ERR;
-    store_bind_text(st, 1, account_id);
-    store_bind_text(st, 2, account_id);
-    store_bind_int(st, 3, before);
+    int k = 1;
+    if (account_id)
+        store_bind_text(st, k++, account_id);
+    store_bind_int(st, k, before);
     return run(st);
 }
 

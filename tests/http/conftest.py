@@ -52,10 +52,10 @@ class ServerFactory:
             assert r.returncode == 0, f"fixture import failed: {r.stderr}"
         return db
 
-    def start(self, db=None, doc="main.json", base_url=BASE, threads=2, extra=()):
+    def start(self, db=None, doc="main.json", base_url=BASE, threads=2, extra=(), env=None):
         if db is None:
             db = self.new_db(doc)
-        s = Server(db, base_url=base_url, threads=threads, extra=extra)
+        s = Server(db, base_url=base_url, threads=threads, extra=extra, env=env)
         self.servers.append(s)
         return s
 
@@ -81,4 +81,31 @@ def ro_server(whistle_bin, tmp_path_factory):
     f = ServerFactory(tmp_path_factory.mktemp("ro"))
     s = f.start()
     yield s
+    f.stop_all()
+
+
+# ---------------------------------------------------------------- agent leads (issue 3)
+
+
+@pytest.fixture
+def leads(server_factory, tmp_path):
+    """A LeadKit (leadkit.py): a test clock, a database and, after .start(), a server."""
+    from leadkit import LeadKit
+
+    kit = LeadKit(server_factory, tmp_path)
+    yield kit
+    kit.close()
+
+
+@pytest.fixture(scope="module")
+def shared_leads(whistle_bin, tmp_path_factory):
+    """One started LeadKit per module, for tests whose requests are refused (they consume
+    nothing) or that use fresh agents of their own."""
+    from leadkit import LeadKit
+
+    f = ServerFactory(tmp_path_factory.mktemp("leads"))
+    kit = LeadKit(f, f.tmpdir)
+    kit.start(threads=4)
+    yield kit
+    kit.close()
     f.stop_all()

@@ -409,17 +409,19 @@ def export_db(db):
 class Server:
     """A running `whistle serve` process; stderr is collected by a background thread."""
 
-    def __init__(self, db, base_url=BASE, threads=2, extra=()):
+    def __init__(self, db, base_url=BASE, threads=2, extra=(), env=None):
         self.db = str(db)
         self.base_url = base_url
         self.lines = []
         self.cond = threading.Condition()
         args = [BIN, "serve", "--db", self.db, "--listen", "127.0.0.1:0", "--base-url", base_url,
                 "--threads", str(threads), *extra]
-        env = dict(os.environ)
-        env.pop("WHISTLE_DB", None)
+        penv = dict(os.environ)
+        penv.pop("WHISTLE_DB", None)
+        if env:
+            penv.update(env)
         self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.PIPE, text=True, env=env)
+                                     stderr=subprocess.PIPE, text=True, env=penv)
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
         self.url = None

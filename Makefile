@@ -1,6 +1,6 @@
 # Whistle — build, test, run, bench. See README.md.
 CC      ?= cc
-PKGS    := libmicrohttpd jansson sqlite3 libsodium liburiparser
+PKGS    := libmicrohttpd jansson sqlite3 libsodium liburiparser libxml-2.0
 BUILD   ?= build
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c17 -Wall -Wextra -Werror -Wshadow -Wformat=2 -D_GNU_SOURCE -Isrc -MMD -MP
@@ -15,12 +15,12 @@ endif
 
 # Debian packages: build, test and bench needs (make deps installs what is missing)
 DEPS_BUILD := build-essential pkg-config libmicrohttpd-dev libjansson-dev libsqlite3-dev \
-              libsodium-dev liburiparser-dev
+              libsodium-dev liburiparser-dev libxml2-dev
 DEPS_TEST  := libcmocka-dev python3 python3-pytest python3-requests python3-jsonschema \
               sqlite3 clang-format
 DEPS_BENCH := wrk nginx-light curl sqlite3
 
-SRC_DIRS := src src/util src/store src/domain src/http src/api src/cli
+SRC_DIRS := src src/util src/store src/domain src/http src/api src/web src/cli
 SRCS     := $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c))
 OBJS     := $(SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/migrations.o $(BUILD)/gen/openapi.o
 LIB_OBJS := $(filter-out $(BUILD)/src/main.o,$(OBJS))

@@ -109,7 +109,7 @@ static void render_choices_counts(struct jw *w, const struct choices *c)
     jw_obj_end(w);
 }
 
-static void render_votes(struct jw *w, const struct votes *v)
+void render_votes(struct jw *w, const struct votes *v)
 {
     struct choices all = votes_overall(v);
     int64_t total = choices_total(&all);

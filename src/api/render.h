@@ -17,6 +17,8 @@ void render_incident(struct jw *w, const char *base, const struct incident *i);
 void render_incident_detail(struct jw *w, const char *base, const struct incident *i,
                             const struct source *sources, size_t nsources,
                             const struct question *history, size_t nhistory);
+/* The Votes object (counts, raw percentages, rooting counts). */
+void render_votes(struct jw *w, const struct votes *v);
 void render_pagination(struct jw *w, int64_t limit, int64_t offset, int64_t next_offset);
 
 #endif

@@ -5,7 +5,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sodium.h>
+
 #include "api/api.h"
+#include "domain/voter.h"
+#include "store/votes.h"
+#include "web/web.h"
 #include "cli/cli.h"
 #include "http/query.h"
 #include "util/jsonw.h"
@@ -14,6 +19,7 @@
 static const char serve_usage[] =
     "whistle serve [--db PATH] [--listen HOST:PORT] [--base-url URL] [--threads N]\n"
     "              [--poll] [--no-cache] [--max-connections N] [--max-per-ip N]\n"
+    "              [--vote-limit-voter N] [--vote-limit-ip N]\n"
     "              [--timeout SECONDS]";
 
 /* The response cache's validation token: the thread's connection's data version. */
@@ -76,6 +82,16 @@ int cli_serve(int argc, char **argv)
         case 'n':
             cfg.cache_token = NULL;
             break;
+        case 'V':
+            if (positive(optarg, 100000, &v) < 0)
+                return cli_refuse("--vote-limit-voter must be a positive integer");
+            web_vote_limit_voter = (int)v;
+            break;
+        case 'I':
+            if (positive(optarg, 1000000, &v) < 0)
+                return cli_refuse("--vote-limit-ip must be a positive integer");
+            web_vote_limit_ip = (int)v;
+            break;
         case 't':
             if (positive(optarg, 256, &v) < 0)
                 return cli_refuse("--threads must be an integer from 1 to 256");
@@ -126,7 +142,20 @@ int cli_serve(int argc, char **argv)
         free(b);
         return CLI_REFUSED;
     }
+    /* the cookie secret lives in the database, so every node of a deployment shares it */
+    unsigned char secret[32];
+    int src = store_begin_write(s);
+    if (src >= 0)
+        src = settings_secret(s, "cookie_secret", secret);
+    if (src >= 0)
+        src = store_commit(s);
     store_close(s);
+    if (src < 0) {
+        free(b);
+        return cli_refuse("cannot load or create the cookie secret");
+    }
+    voter_set_secret(secret);
+    sodium_memzero(secret, sizeof secret);
     store_thread_setup(path);
     int rc = http_serve(&cfg, api_routes, api_nroutes);
     free(b);

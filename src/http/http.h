@@ -37,8 +37,9 @@ struct route {
     const char *path;
     bool param;
     http_handler handler;
-    size_t body_limit; /* bytes; 0: no body accepted */
-    bool cacheable;    /* a public read whose 200 bodies may be cached (see cache.h) */
+    size_t body_limit;  /* bytes; 0: no body accepted */
+    bool cacheable;     /* a public read whose 200 bodies may be cached (see cache.h) */
+    const char *suffix; /* with param: what must follow the segment ("/vote"), or NULL */
 };
 
 struct server_config {
@@ -92,8 +93,16 @@ int http_serve(const struct server_config *cfg, const struct route *routes, size
 int http_query(struct request *req, const struct qp_spec *specs, size_t nspecs,
                struct qp_value *out);
 
+/* The same check without replying: -1 with the message in err. */
+int http_query_check(struct request *req, const struct qp_spec *specs, size_t nspecs,
+                     struct qp_value *out, char *err, size_t errlen);
+
 /* A request header's value, or NULL. */
 const char *http_header(struct request *req, const char *name);
+/* A request cookie's value, or NULL. */
+const char *http_cookie(struct request *req, const char *name);
+/* The client's address as text ("127.0.0.1", "::1") into out. */
+void http_client_addr(struct request *req, char *out, size_t n);
 
 /* Adds a response header; name and value must outlive the request (use the arena). */
 void reply_header(struct request *req, const char *name, const char *value);

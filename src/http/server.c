@@ -63,8 +63,10 @@ static enum http_method method_from_name(const char *m)
     return HTTP_OTHER;
 }
 
-/* Whether route r matches path; sets *param to the trailing segment for param routes. */
-static bool route_matches(const struct route *r, const char *path, const char **param)
+/* Whether route r matches path; sets *param (an arena copy) to the segment of param
+ * routes: prefix, one non-empty segment without "/", then the route's suffix if any. */
+static bool route_matches(const struct route *r, const char *path, struct arena *a,
+                          const char **param)
 {
     size_t n = strlen(r->path);
     if (strncmp(path, r->path, n) != 0)
@@ -72,9 +74,14 @@ static bool route_matches(const struct route *r, const char *path, const char **
     if (!r->param)
         return path[n] == '\0';
     const char *seg = path + n;
-    if (!*seg || strchr(seg, '/'))
+    const char *slash = strchr(seg, '/');
+    size_t len = slash ? (size_t)(slash - seg) : strlen(seg);
+    if (len == 0)
         return false;
-    *param = seg;
+    if (r->suffix ? !slash || strcmp(slash, r->suffix) != 0 : slash != NULL)
+        return false;
+    if (a)
+        *param = arena_strndup(a, seg, len);
     return true;
 }
 
@@ -105,7 +112,7 @@ static const struct route *route_find(struct request *req)
     unsigned allowed = 0;
     for (size_t i = 0; i < nroutes; i++) {
         const char *param = NULL;
-        if (!route_matches(&routes[i], req->path, &param))
+        if (!route_matches(&routes[i], req->path, &req->arena, &param))
             continue;
         unsigned m = routes[i].methods;
         if (m & HTTP_GET)
@@ -307,7 +314,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         size_t limit = 0;
         const char *param = NULL;
         for (size_t i = 0; i < nroutes; i++)
-            if (route_matches(&routes[i], req->path, &param) && routes[i].body_limit > limit)
+            if (route_matches(&routes[i], req->path, NULL, &param) && routes[i].body_limit > limit)
                 limit = routes[i].body_limit;
         if (req->body_too_large || req->body.len + *upload_size > limit) {
             req->body_too_large = true; /* keep reading, drop the bytes, answer 413 at the end */
@@ -353,6 +360,24 @@ const char *http_header(struct request *req, const char *name)
     return MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, name);
 }
 
+const char *http_cookie(struct request *req, const char *name)
+{
+    return MHD_lookup_connection_value(req->conn, MHD_COOKIE_KIND, name);
+}
+
+void http_client_addr(struct request *req, char *out, size_t n)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(req->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    out[0] = '\0';
+    if (!ci || !ci->client_addr)
+        return;
+    socklen_t len = ci->client_addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+                                                           : sizeof(struct sockaddr_in);
+    if (getnameinfo(ci->client_addr, len, out, (socklen_t)n, NULL, 0, NI_NUMERICHOST) != 0)
+        out[0] = '\0';
+}
+
 struct query_collect {
     struct request *req;
     struct qp_pair pairs[REQUEST_MAX_QUERY];
@@ -375,17 +400,23 @@ static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind, const cha
     return MHD_YES;
 }
 
+int http_query_check(struct request *req, const struct qp_spec *specs, size_t nspecs,
+                     struct qp_value *out, char *err, size_t errlen)
+{
+    struct query_collect c = {.req = req, .n = 0, .overflow = false};
+    MHD_get_connection_values(req->conn, MHD_GET_ARGUMENT_KIND, collect_arg, &c);
+    if (c.overflow) {
+        snprintf(err, errlen, "too many query parameters (at most %d)", REQUEST_MAX_QUERY);
+        return -1;
+    }
+    return qp_parse(specs, nspecs, c.pairs, c.n, out, err, errlen);
+}
+
 int http_query(struct request *req, const struct qp_spec *specs, size_t nspecs,
                struct qp_value *out)
 {
-    struct query_collect c = {.req = req, .n = 0, .overflow = false};
     char err[400];
-    MHD_get_connection_values(req->conn, MHD_GET_ARGUMENT_KIND, collect_arg, &c);
-    if (c.overflow) {
-        reply_error(req, 400, "too many query parameters (at most %d)", REQUEST_MAX_QUERY);
-        return -1;
-    }
-    if (qp_parse(specs, nspecs, c.pairs, c.n, out, err, sizeof err) < 0) {
+    if (http_query_check(req, specs, nspecs, out, err, sizeof err) < 0) {
         reply_error(req, 400, "%s", err);
         return -1;
     }

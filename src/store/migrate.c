@@ -9,6 +9,7 @@
 
 extern const unsigned char migration_001[];
 extern const unsigned char migration_002[];
+extern const unsigned char migration_003[];
 
 static const struct {
     int version;
@@ -16,6 +17,7 @@ static const struct {
 } migrations[] = {
     {1, migration_001},
     {2, migration_002},
+    {3, migration_003},
 };
 
 #define KNOWN_VERSION ((int)(sizeof migrations / sizeof migrations[0]))

@@ -1,0 +1,230 @@
+#include "store/votes.h"
+
+#include <sodium.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "util/uuid.h"
+
+static void copy(char *dst, size_t n, const char *src)
+{
+    snprintf(dst, n, "%s", src ? src : "");
+}
+
+static int run(struct store_stmt *st)
+{
+    int rc = store_step(st);
+    store_reset(st);
+    return rc < 0 ? rc : 0;
+}
+
+int settings_secret(struct store *s, const char *name, unsigned char out[32])
+{
+    struct store_stmt *st = store_prepare(s, "SELECT value FROM settings WHERE name = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, name);
+    int rc = store_step(st);
+    bool found = false;
+    if (rc == STORE_ROW) {
+        const char *hex = store_col_text(st, 0);
+        size_t len = 0;
+        found =
+            hex && sodium_hex2bin(out, 32, hex, strlen(hex), NULL, &len, NULL) == 0 && len == 32;
+    }
+    store_reset(st);
+    if (rc < 0)
+        return rc;
+    if (found)
+        return 0;
+    char hex[65];
+    randombytes_buf(out, 32);
+    sodium_bin2hex(hex, sizeof hex, out, 32);
+    st = store_prepare(s, "INSERT INTO settings (name, value) VALUES (?, ?)"
+                          " ON CONFLICT (name) DO UPDATE SET value = excluded.value");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, name);
+    store_bind_text(st, 2, hex);
+    sodium_memzero(hex, sizeof hex);
+    return run(st);
+}
+
+static int by_id(struct store *s, const char *id, struct incident_ref *ref)
+{
+    struct store_stmt *st = store_prepare(
+        s, "SELECT i.id, i.slug, i.visibility, i.question_version, coalesce(d.slug, d.id)"
+           " FROM incidents i LEFT JOIN incidents d ON d.id = i.duplicate_of WHERE i.id = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, id);
+    int rc = store_step(st);
+    if (rc == STORE_ROW) {
+        copy(ref->id, sizeof ref->id, store_col_text(st, 0));
+        copy(ref->slug, sizeof ref->slug, store_col_text(st, 1));
+        copy(ref->visibility, sizeof ref->visibility, store_col_text(st, 2));
+        ref->question_version = store_col_int(st, 3);
+        copy(ref->survivor_path, sizeof ref->survivor_path, store_col_text(st, 4));
+    }
+    store_reset(st);
+    return rc < 0 ? rc : rc == STORE_ROW;
+}
+
+int incidents_resolve(struct store *s, const char *key, struct incident_ref *ref)
+{
+    memset(ref, 0, sizeof *ref);
+    char id[UUID_STR_LEN + 1];
+    if (uuid_normalize(key, id) == 0) {
+        int rc = by_id(s, id, ref);
+        if (rc == 1)
+            ref->historical = ref->slug[0] != '\0';
+        return rc;
+    }
+    struct store_stmt *st =
+        store_prepare(s, "SELECT id, 0 FROM incidents WHERE slug = ?"
+                         " UNION ALL SELECT incident_id, 1 FROM incident_slugs WHERE slug = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, key);
+    store_bind_text(st, 2, key);
+    int rc = store_step(st);
+    bool historical = false;
+    if (rc == STORE_ROW) {
+        copy(id, sizeof id, store_col_text(st, 0));
+        historical = store_col_int(st, 1) != 0;
+    }
+    store_reset(st);
+    if (rc != STORE_ROW)
+        return rc < 0 ? rc : 0;
+    rc = by_id(s, id, ref);
+    ref->historical = historical;
+    return rc;
+}
+
+int ballot_choice(struct store *s, const char *incident_id, int64_t version, const char *voter,
+                  char out[16])
+{
+    out[0] = '\0';
+    struct store_stmt *st = store_prepare(
+        s,
+        "SELECT choice FROM ballots WHERE incident_id = ? AND question_version = ? AND voter = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, incident_id);
+    store_bind_int(st, 2, version);
+    store_bind_text(st, 3, voter);
+    int rc = store_step(st);
+    if (rc == STORE_ROW)
+        copy(out, 16, store_col_text(st, 0));
+    store_reset(st);
+    return rc < 0 ? rc : 0;
+}
+
+/* Adds delta to one choice column of a rooting group's tally row. */
+static int tally_add(struct store *s, const char *incident_id, int64_t version, const char *rooting,
+                     const char *choice, int delta)
+{
+    struct store_stmt *st = store_prepare(
+        s, "INSERT INTO vote_tallies (incident_id, question_version, rooting, correct, incorrect,"
+           " unsure) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (incident_id, question_version, rooting)"
+           " DO UPDATE SET correct = vote_tallies.correct + excluded.correct,"
+           " incorrect = vote_tallies.incorrect + excluded.incorrect,"
+           " unsure = vote_tallies.unsure + excluded.unsure");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, incident_id);
+    store_bind_int(st, 2, version);
+    store_bind_text(st, 3, rooting ? rooting : "unspecified");
+    store_bind_int(st, 4, strcmp(choice, "correct") == 0 ? delta : 0);
+    store_bind_int(st, 5, strcmp(choice, "incorrect") == 0 ? delta : 0);
+    store_bind_int(st, 6, strcmp(choice, "unsure") == 0 ? delta : 0);
+    return run(st);
+}
+
+int ballot_cast(struct store *s, const char *incident_id, int64_t version, const char *voter,
+                const char *choice, const char *rooting, int64_t now)
+{
+    struct store_stmt *st =
+        store_prepare(s, "SELECT choice, rooting FROM ballots"
+                         " WHERE incident_id = ? AND question_version = ? AND voter = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, incident_id);
+    store_bind_int(st, 2, version);
+    store_bind_text(st, 3, voter);
+    char old_choice[16] = "", old_rooting[16] = "";
+    int rc = store_step(st);
+    bool had = rc == STORE_ROW;
+    if (had) {
+        copy(old_choice, sizeof old_choice, store_col_text(st, 0));
+        copy(old_rooting, sizeof old_rooting, store_col_text(st, 1));
+    }
+    store_reset(st);
+    if (rc < 0)
+        return rc;
+    if (had && strcmp(old_choice, choice) == 0 && strcmp(old_rooting, rooting ? rooting : "") == 0)
+        return 0; /* the same ballot again: nothing moves */
+    if (had) {
+        /* replace: the old ballot leaves its tally, the new one enters */
+        rc =
+            tally_add(s, incident_id, version, old_rooting[0] ? old_rooting : NULL, old_choice, -1);
+        if (rc < 0)
+            return rc;
+        st = store_prepare(s, "UPDATE ballots SET choice = ?, rooting = ?, updated_at = ?"
+                              " WHERE incident_id = ? AND question_version = ? AND voter = ?");
+    } else {
+        st = store_prepare(s, "INSERT INTO ballots (choice, rooting, updated_at, incident_id,"
+                              " question_version, voter, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)");
+    }
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, choice);
+    store_bind_text(st, 2, rooting);
+    store_bind_int(st, 3, now);
+    store_bind_text(st, 4, incident_id);
+    store_bind_int(st, 5, version);
+    store_bind_text(st, 6, voter);
+    if (!had)
+        store_bind_int(st, 7, now);
+    rc = run(st);
+    if (rc < 0)
+        return rc;
+    return tally_add(s, incident_id, version, rooting, choice, +1);
+}
+
+int vote_events_count(struct store *s, const char *subject, int64_t since, int64_t *count,
+                      int64_t *oldest)
+{
+    struct store_stmt *st =
+        store_prepare(s, "SELECT count(*), min(at) FROM vote_events WHERE subject = ? AND at > ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, subject);
+    store_bind_int(st, 2, since);
+    int rc = store_step(st);
+    if (rc == STORE_ROW) {
+        *count = store_col_int(st, 0);
+        *oldest = store_col_int(st, 1);
+    }
+    store_reset(st);
+    return rc < 0 ? rc : 0;
+}
+
+int vote_events_record(struct store *s, const char *subject, int64_t now, int64_t forget_before)
+{
+    struct store_stmt *st =
+        store_prepare(s, "DELETE FROM vote_events WHERE subject = ? AND at <= ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, subject);
+    store_bind_int(st, 2, forget_before);
+    int rc = run(st);
+    if (rc < 0)
+        return rc;
+    st = store_prepare(s, "INSERT INTO vote_events (subject, at) VALUES (?, ?)");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, subject);
+    store_bind_int(st, 2, now);
+    return run(st);
+}

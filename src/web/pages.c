@@ -1,0 +1,480 @@
+/*
+ * Human pages: home, incident, game (docs/pages.md). Results follow the spec's display
+ * conventions (api-v1.md Votes rule 4) through domain/votes.h.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "api/api.h"
+#include "domain/voter.h"
+#include "domain/votes.h"
+#include "store/games.h"
+#include "store/incidents.h"
+#include "store/votes.h"
+#include "util/html.h"
+#include "util/timefmt.h"
+#include "web/results.h"
+#include "web/web.h"
+
+static const char csp[] = "default-src 'none'; script-src 'self'; style-src 'self'; "
+                          "img-src 'self'; connect-src 'self'; form-action 'self'; "
+                          "base-uri 'none'; frame-ancestors 'none'";
+
+void web_page_begin(struct buf *b, const char *title)
+{
+    html_raw(b, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+                "<title>");
+    html_text(b, title);
+    html_raw(b, " — Whistle</title><link rel=\"stylesheet\" href=\"/static/whistle.css\">"
+                "<link rel=\"alternate\" type=\"application/rss+xml\" title=\"Whistle debates\" "
+                "href=\"/incidents/feed.xml\"></head><body><header><a class=\"brand\" "
+                "href=\"/\">Whistle</a><nav><a href=\"/?league=college\">College</a> "
+                "<a href=\"/?league=nfl\">NFL</a> <a href=\"/incidents/feed.xml\">RSS</a>"
+                "</nav></header><main>");
+}
+
+void web_page_end(struct buf *b)
+{
+    html_raw(b, "</main><footer><p>Fan votes are informal opinions about calls, not rulings: "
+                "they do not establish whether a call was wrong, and aggregates are raw "
+                "arithmetic, not representative surveys.</p></footer>"
+                "<script src=\"/static/vote.js\" defer></script></body></html>\n");
+}
+
+static void reply_html(struct request *req, int status)
+{
+    reply_header(req, "Content-Security-Policy", csp);
+    reply_header(req, "Referrer-Policy", "same-origin");
+    reply_body(req, status, "text/html; charset=utf-8");
+}
+
+void web_error_page(struct request *req, int status, const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    buf_reset(&req->out);
+    web_page_begin(&req->out, status == 404 ? "Not found" : "Error");
+    html_printf(&req->out, "<h1>%d</h1><p class=\"error\">", status);
+    html_text(&req->out, msg);
+    html_raw(&req->out, "</p><p><a href=\"/\">Latest debates</a></p>");
+    web_page_end(&req->out);
+    reply_html(req, status);
+}
+
+void web_redirect(struct request *req, int status, const char *path)
+{
+    struct buf b = BUF_INIT;
+    buf_printf(&b, "%s%s", req->cfg->base_url, path);
+    reply_header(req, "Location", arena_strdup(&req->arena, b.p));
+    buf_reset(&req->out);
+    html_raw(&req->out, "<!doctype html><title>Moved</title><a href=\"");
+    html_attr(&req->out, b.p);
+    html_raw(&req->out, "\">Moved here</a>\n");
+    buf_release(&b);
+    reply_html(req, status);
+}
+
+static const char *maturity_words(const char *status)
+{
+    if (strcmp(status, "corroborated") == 0)
+        return "Corroborated: supported by independent or structured evidence.";
+    if (strcmp(status, "explained") == 0)
+        return "Explained: an authoritative explanation exists.";
+    if (strcmp(status, "resolved") == 0)
+        return "Resolved: a legacy editorial status.";
+    return "Developing: this describes what people are discussing. It is not a verdict; there "
+           "may be no independent article or final ruling yet.";
+}
+
+static void kickoff(struct buf *b, const struct game *g)
+{
+    if (g->starts_at == MODEL_NULL || g->kickoff_tbd) {
+        html_raw(b, "Kickoff TBD");
+        if (g->starts_at != MODEL_NULL) {
+            char d[TIME_ISO_MAX];
+            time_format_iso(g->starts_at, d);
+            d[10] = '\0';
+            html_raw(b, " (");
+            html_text(b, d);
+            html_raw(b, ")");
+        }
+        return;
+    }
+    char t[TIME_ISO_MAX];
+    time_format_iso(g->starts_at, t);
+    html_raw(b, "Kickoff <time datetime=\"");
+    html_attr(b, t);
+    html_raw(b, "\">");
+    t[10] = ' ';
+    t[16] = '\0';
+    html_text(b, t);
+    html_raw(b, " UTC</time>");
+}
+
+static void score(struct buf *b, const struct game *g)
+{
+    html_text(b, g->away.name);
+    if (g->away_score != MODEL_NULL)
+        html_printf(b, " %lld", (long long)g->away_score);
+    html_raw(b, " at ");
+    html_text(b, g->home.name);
+    if (g->home_score != MODEL_NULL)
+        html_printf(b, " %lld", (long long)g->home_score);
+}
+
+static void incident_link(struct buf *b, const struct incident *i)
+{
+    html_raw(b, "<li><a href=\"/incidents/");
+    html_attr(b, i->slug ? i->slug : i->id);
+    html_raw(b, "\">");
+    html_text(b, i->title);
+    html_raw(b, "</a> <span class=\"meta\">");
+    html_text(b, i->league);
+    html_raw(b, " · ");
+    html_text(b, i->away_name);
+    html_raw(b, " at ");
+    html_text(b, i->home_name);
+    html_raw(b, " · ");
+    html_text(b, i->category);
+    html_raw(b, " · ");
+    html_text(b, i->status);
+    struct choices all = votes_overall(&i->votes);
+    html_printf(b, " · %lld votes</span></li>", (long long)choices_total(&all));
+}
+
+static const char *const leagues[] = {"college", "nfl", NULL};
+static const char *const maturities[] = {"developing", "corroborated", "explained", "resolved",
+                                         NULL};
+
+void web_home(struct request *req)
+{
+    static const struct qp_spec specs[] = {{"league", QP_ENUM, 0, 0, 0, leagues},
+                                           {"status", QP_ENUM, 0, 0, 0, maturities}};
+    struct qp_value v[2];
+    char err[400];
+    if (http_query_check(req, specs, 2, v, err, sizeof err) < 0) {
+        web_error_page(req, 400, "%s", err);
+        return;
+    }
+    struct store *s = store_thread();
+    struct incident_filter f = {.season = MODEL_NULL,
+                                .week = MODEL_NULL,
+                                .from = MODEL_NULL,
+                                .to = MODEL_NULL,
+                                .has_verdict = -1,
+                                .limit = 30,
+                                .league = v[0].s,
+                                .status = v[1].s};
+    struct incident *list = NULL;
+    size_t n = 0;
+    bool more = false;
+    int rc = s ? store_begin_read(s) : STORE_GONE;
+    if (rc >= 0)
+        rc = incidents_list(s, &req->arena, &f, &list, &n, &more);
+    if (s)
+        store_rollback(s);
+    if (rc < 0) {
+        web_error_page(req, 503, "the service is temporarily unavailable; retry later");
+        return;
+    }
+    struct buf *b = &req->out;
+    web_page_begin(b, "Latest officiating debates");
+    html_raw(b, "<h1>Latest officiating debates</h1><form class=\"filters\" method=\"get\" "
+                "action=\"/\"><label>League <select name=\"league\"><option value=\"\">All"
+                "</option>");
+    for (int k = 0; leagues[k]; k++) {
+        html_printf(b, "<option value=\"%s\"%s>%s</option>", leagues[k],
+                    v[0].s && strcmp(v[0].s, leagues[k]) == 0 ? " selected" : "",
+                    k == 0 ? "College" : "NFL");
+    }
+    html_raw(b, "</select></label> <label>Status <select name=\"status\"><option value=\"\">"
+                "All</option>");
+    for (int k = 0; maturities[k]; k++)
+        html_printf(b, "<option value=\"%s\"%s>%s</option>", maturities[k],
+                    v[1].s && strcmp(v[1].s, maturities[k]) == 0 ? " selected" : "", maturities[k]);
+    html_raw(b, "</select></label> <button>Filter</button></form><ul class=\"incidents\">");
+    for (size_t i = 0; i < n; i++)
+        incident_link(b, &list[i]);
+    if (n == 0)
+        html_raw(b, "<li>No debates match.</li>");
+    html_raw(b, "</ul>");
+    web_page_end(b);
+    reply_html(req, 200);
+}
+
+/* The voter of this request: a valid cookie's ID, or a new cookie (Set-Cookie). */
+static void voter_of(struct request *req, char id[VOTER_ID_LEN + 1])
+{
+    const char *cookie = http_cookie(req, VOTER_COOKIE_NAME);
+    if (voter_check_cookie(cookie, id))
+        return;
+    char fresh[VOTER_COOKIE_LEN + 1];
+    voter_new_cookie(fresh);
+    voter_check_cookie(fresh, id);
+    struct buf b = BUF_INIT;
+    buf_printf(&b, "%s=%s; Path=/; Max-Age=31536000; Secure; HttpOnly; SameSite=Lax",
+               VOTER_COOKIE_NAME, fresh);
+    reply_header(req, "Set-Cookie", arena_strdup(&req->arena, b.p));
+    buf_release(&b);
+}
+
+static void rulings(struct buf *b, const struct incident *i)
+{
+    html_raw(b, "<dl class=\"facts\"><dt>Category</dt><dd>");
+    html_text(b, i->category);
+    html_raw(b, "</dd><dt>Original ruling</dt><dd>");
+    html_text(b, i->original_ruling ? i->original_ruling : "none");
+    html_raw(b, "</dd><dt>Final ruling</dt><dd>");
+    html_text(b, i->final_ruling ? i->final_ruling : "none");
+    html_raw(b, "</dd>");
+    if (i->period != MODEL_NULL || i->clock) {
+        html_raw(b, "<dt>When</dt><dd>");
+        if (i->period != MODEL_NULL)
+            html_printf(b, "Period %lld ", (long long)i->period);
+        html_text(b, i->clock);
+        html_raw(b, "</dd>");
+    }
+    if (i->consequence) {
+        html_raw(b, "<dt>Consequence</dt><dd>");
+        html_text(b, i->consequence);
+        html_raw(b, "</dd>");
+    }
+    html_raw(b, "</dl>");
+}
+
+static void sources_list(struct buf *b, const struct source *src, size_t n)
+{
+    html_raw(b, "<section id=\"sources\"><h2>Sources</h2>");
+    if (n == 0)
+        html_raw(b, "<p>No independent source yet.</p>");
+    else
+        html_raw(b, "<ul>");
+    for (size_t k = 0; k < n; k++) {
+        html_raw(b, "<li><a rel=\"nofollow noopener\" href=\"");
+        html_attr(b, src[k].url);
+        html_raw(b, "\">");
+        html_text(b, src[k].title);
+        html_raw(b, "</a>");
+        if (src[k].publisher) {
+            html_raw(b, " — <span class=\"publisher\">");
+            html_text(b, src[k].publisher);
+            html_raw(b, "</span>");
+        }
+        html_raw(b, " <span class=\"kind\">(");
+        html_text(b, src[k].kind);
+        html_raw(b, ")</span><p class=\"supports\">Supports: ");
+        html_text(b, src[k].supports);
+        html_raw(b, "</p></li>");
+    }
+    if (n)
+        html_raw(b, "</ul>");
+    html_raw(b, "</section>");
+}
+
+static void history(struct buf *b, const struct incident *i, const struct question *q, size_t n)
+{
+    if (n < 2 && !(n == 1 && (!i->has_question || q[0].version != i->question.version)))
+        return;
+    html_raw(b, "<section id=\"question-history\"><h2>Question history</h2><ol>");
+    for (size_t k = 0; k < n; k++) {
+        html_printf(b, "<li>Version %lld: ", (long long)q[k].version);
+        html_text(b, q[k].text);
+        html_raw(b, " (");
+        html_text(b, q[k].a_label);
+        html_raw(b, " / ");
+        html_text(b, q[k].b_label);
+        html_raw(b, " / ");
+        html_text(b, q[k].unsure_label);
+        html_raw(b, q[k].superseded_at == MODEL_NULL ? ") — current" : ") — superseded");
+        html_raw(b, "</li>");
+    }
+    html_raw(b, "</ol><p>When a question changes, earlier ballots are archived and never "
+                "reinterpreted; the results above count the current version only.</p>"
+                "</section>");
+}
+
+static void vote_form(struct buf *b, const struct incident *i, const char *voter_id,
+                      const char *current)
+{
+    char token[VOTER_TOKEN_LEN + 1];
+    voter_csrf_token(voter_id, token);
+    const struct question *q = &i->question;
+    html_raw(b, "<form id=\"vote-form\" method=\"post\" action=\"/incidents/");
+    html_attr(b, i->slug ? i->slug : i->id);
+    html_raw(b, "/vote\"><input type=\"hidden\" name=\"csrf\" value=\"");
+    html_attr(b, token);
+    html_printf(b, "\"><input type=\"hidden\" name=\"question_version\" value=\"%lld\">",
+                (long long)q->version);
+    const char *keys[] = {"correct", "incorrect", "unsure"};
+    const char *labels[] = {q->a_label, q->b_label, q->unsure_label};
+    for (int k = 0; k < 3; k++) {
+        html_printf(b, "<button name=\"choice\" value=\"%s\" aria-pressed=\"%s\">", keys[k],
+                    strcmp(current, keys[k]) == 0 ? "true" : "false");
+        html_text(b, labels[k]);
+        html_raw(b, "</button>");
+    }
+    html_raw(b, "</form>");
+}
+
+void web_incident(struct request *req)
+{
+    if (api_no_query(req) < 0)
+        return;
+    struct store *s = store_thread();
+    struct incident_ref ref;
+    int rc = s ? incidents_resolve(s, req->param, &ref) : STORE_GONE;
+    if (rc < 0) {
+        web_error_page(req, 503, "the service is temporarily unavailable; retry later");
+        return;
+    }
+    if (rc == 0 || strcmp(ref.visibility, "withdrawn") == 0) {
+        web_error_page(req, 404, "no debate here");
+        return;
+    }
+    struct buf path = BUF_INIT;
+    if (strcmp(ref.visibility, "merged") == 0 || ref.historical) {
+        buf_printf(&path, "/incidents/%s",
+                   strcmp(ref.visibility, "merged") == 0 ? ref.survivor_path : ref.slug);
+        web_redirect(req, 308, path.p);
+        buf_release(&path);
+        return;
+    }
+    buf_release(&path);
+
+    struct incident inc;
+    struct game g;
+    struct source *src = NULL;
+    struct question *qs = NULL;
+    size_t nsrc = 0, nq = 0;
+    const char *survivor = NULL;
+    char voter_id[VOTER_ID_LEN + 1], voter[VOTER_HASH_LEN + 1], current[16] = "";
+    voter_of(req, voter_id);
+    voter_hash("ballot", voter_id, voter);
+    rc = store_begin_read(s);
+    int found = rc >= 0 ? incidents_get(s, &req->arena, ref.id, &inc, &survivor) : rc;
+    if (found == INCIDENT_FOUND) {
+        rc = incidents_sources(s, &req->arena, ref.id, &src, &nsrc);
+        if (rc >= 0)
+            rc = incidents_questions(s, &req->arena, ref.id, &qs, &nq);
+        if (rc >= 0)
+            rc = games_get(s, &req->arena, inc.game_id, &g);
+        if (rc >= 0 && inc.has_question)
+            rc = ballot_choice(s, ref.id, inc.question.version, voter, current);
+    }
+    store_rollback(s);
+    if (found < 0 || rc < 0) {
+        web_error_page(req, 503, "the service is temporarily unavailable; retry later");
+        return;
+    }
+    if (found != INCIDENT_FOUND) {
+        web_error_page(req, 404, "no debate here");
+        return;
+    }
+    struct buf *b = &req->out;
+    web_page_begin(b, inc.title);
+    html_raw(b, "<article class=\"incident\"><p class=\"matchup\"><a href=\"/games/");
+    html_attr(b, g.id);
+    html_raw(b, "\">");
+    score(b, &g);
+    html_raw(b, "</a> · ");
+    html_text(b, g.league);
+    html_printf(b, " · season %lld, week %lld · ", (long long)g.season, (long long)g.week);
+    kickoff(b, &g);
+    html_raw(b, "</p><h1>");
+    html_text(b, inc.title);
+    html_raw(b, "</h1><p class=\"maturity\" data-status=\"");
+    html_attr(b, inc.status);
+    html_raw(b, "\">");
+    html_text(b, maturity_words(inc.status));
+    html_raw(b, "</p><p class=\"play\">");
+    html_text(b, inc.play_description);
+    html_raw(b, "</p>");
+    if (inc.neutral_summary) {
+        html_raw(b, "<p class=\"summary\">");
+        html_text(b, inc.neutral_summary);
+        html_raw(b, "</p>");
+    }
+    rulings(b, &inc);
+    html_raw(b, "<section id=\"verdict\"><h2>Fan Verdict</h2>");
+    if (inc.has_question) {
+        html_raw(b, "<p class=\"question\">");
+        html_text(b, inc.question.text);
+        html_raw(b, "</p>");
+        vote_form(b, &inc, voter_id, current);
+        web_results(b, &inc.question, &inc.votes);
+    } else {
+        html_raw(b, "<p>No Fan Verdict question for this incident yet.</p>");
+    }
+    html_raw(b, "<p class=\"reminder\">Fan votes are opinions, not a ruling.</p></section>");
+    history(b, &inc, qs, nq);
+    sources_list(b, src, nsrc);
+    html_raw(b, "</article>");
+    web_page_end(b);
+    reply_html(req, 200);
+}
+
+void web_game(struct request *req)
+{
+    if (api_no_query(req) < 0)
+        return;
+    struct store *s = store_thread();
+    struct game g;
+    struct incident *list = NULL;
+    size_t n = 0;
+    bool more = false;
+    int found = s ? store_begin_read(s) : STORE_GONE;
+    if (found >= 0)
+        found = games_get(s, &req->arena, req->param, &g);
+    int rc = 0;
+    if (found == STORE_ROW) {
+        struct incident_filter f = {.game_id = g.id,
+                                    .season = MODEL_NULL,
+                                    .week = MODEL_NULL,
+                                    .from = MODEL_NULL,
+                                    .to = MODEL_NULL,
+                                    .has_verdict = -1,
+                                    .limit = 100};
+        rc = incidents_list(s, &req->arena, &f, &list, &n, &more);
+    }
+    if (s)
+        store_rollback(s);
+    if (found < 0 || rc < 0) {
+        web_error_page(req, 503, "the service is temporarily unavailable; retry later");
+        return;
+    }
+    if (found != STORE_ROW) {
+        web_error_page(req, 404, "no game here");
+        return;
+    }
+    struct buf *b = &req->out;
+    struct buf title = BUF_INIT;
+    buf_printf(&title, "%s at %s", g.away.name, g.home.name);
+    web_page_begin(b, title.p);
+    buf_release(&title);
+    html_raw(b, "<h1>");
+    score(b, &g);
+    html_raw(b, "</h1><p class=\"game-status\">Status: <span id=\"game-status\">");
+    html_text(b, g.status);
+    html_raw(b, "</span> · ");
+    kickoff(b, &g);
+    html_raw(b, " · ");
+    html_text(b, g.league);
+    html_printf(b, " · season %lld, week %lld", (long long)g.season, (long long)g.week);
+    if (g.stage_label) {
+        html_raw(b, " · ");
+        html_text(b, g.stage_label);
+    }
+    html_raw(b, "</p><h2>Incidents</h2><ul class=\"incidents\">");
+    for (size_t i = 0; i < n; i++)
+        incident_link(b, &list[i]);
+    if (n == 0)
+        html_raw(b, "<li>No published incidents for this game.</li>");
+    html_raw(b, "</ul>");
+    web_page_end(b);
+    reply_html(req, 200);
+}

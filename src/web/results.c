@@ -1,0 +1,71 @@
+#include "web/results.h"
+
+#include "domain/votes.h"
+#include "util/html.h"
+
+static void pct(struct buf *b, int64_t part, int64_t total)
+{
+    double p = votes_percentage(part, total);
+    html_printf(b, " <span class=\"pct\">%.1f%%</span>", p);
+}
+
+void web_results(struct buf *b, const struct question *q, const struct votes *v)
+{
+    static const char *const names[] = {"Home fans", "Away fans", "Neutral", "Prefer not to say",
+                                        "Not declared"};
+    struct choices all = votes_overall(v);
+    int64_t total = choices_total(&all);
+    const char *keys[] = {"correct", "incorrect", "unsure"};
+    const char *labels[] = {q->a_label, q->b_label, q->unsure_label};
+    int64_t counts[] = {all.correct, all.incorrect, all.unsure};
+    bool show_pct = votes_overall_display(total) == VOTE_DISPLAY_PERCENTAGES;
+
+    html_printf(b,
+                "<div id=\"results\"><p>Votes: <span id=\"vote-total\">%lld</span></p><ul "
+                "class=\"results\">",
+                (long long)total);
+    for (int k = 0; k < 3; k++) {
+        html_printf(b, "<li data-choice=\"%s\">", keys[k]);
+        html_text(b, labels[k]);
+        html_printf(b, ": <span class=\"count\">%lld</span>", (long long)counts[k]);
+        if (show_pct)
+            pct(b, counts[k], total);
+        html_raw(b, "</li>");
+    }
+    html_raw(b, "</ul>");
+    if (!show_pct)
+        html_raw(b, "<p class=\"note\">Percentages appear from 20 votes.</p>");
+    if (votes_rooting_shown(total)) {
+        html_raw(b, "<section id=\"rooting\"><h3>By self-declared rooting interest</h3>"
+                    "<table><tr><th>Group</th><th>");
+        html_text(b, q->a_label);
+        html_raw(b, "</th><th>");
+        html_text(b, q->b_label);
+        html_raw(b, "</th><th>");
+        html_text(b, q->unsure_label);
+        html_raw(b, "</th></tr>");
+        for (int r = 0; r < ROOTING_COUNT; r++) {
+            const struct choices *c = &v->by_rooting[r];
+            int64_t n = choices_total(c);
+            enum vote_display d = votes_subgroup_display(n);
+            if (d == VOTE_DISPLAY_HIDDEN)
+                continue;
+            int64_t cs[] = {c->correct, c->incorrect, c->unsure};
+            html_printf(b, "<tr data-group=\"%s\"><th>%s (%lld)</th>", rooting_names[r], names[r],
+                        (long long)n);
+            for (int k = 0; k < 3; k++) {
+                html_printf(b, "<td><span class=\"count\">%lld</span>", (long long)cs[k]);
+                if (d == VOTE_DISPLAY_PERCENTAGES)
+                    pct(b, cs[k], n);
+                html_raw(b, "</td>");
+            }
+            html_raw(b, "</tr>");
+        }
+        html_raw(b, "</table><p class=\"note\">Groups under 10 votes are not shown; "
+                    "percentages appear from 20.</p></section>");
+    } else {
+        html_raw(b, "<p class=\"note\">A breakdown by rooting interest appears from 50 votes."
+                    "</p>");
+    }
+    html_raw(b, "</div>");
+}

@@ -1,0 +1,52 @@
+/* The pages' stylesheet and their small voting script (CSP allows only these). */
+#include "web/web.h"
+
+static const char css[] =
+    ":root{--ink:#1b1f24;--muted:#5b6470;--line:#d8dde3;--accent:#0b5cad}"
+    "*{box-sizing:border-box}body{margin:0;font:16px/1.5 system-ui,sans-serif;color:var(--ink)}"
+    "header{display:flex;gap:1rem;align-items:center;justify-content:space-between;"
+    "padding:.6rem 1rem;border-bottom:1px solid var(--line)}"
+    "header nav a{margin-left:.8rem}.brand{font-weight:700;text-decoration:none;color:var(--ink)}"
+    "main{max-width:46rem;margin:0 auto;padding:1rem}a{color:var(--accent)}"
+    "h1{font-size:1.5rem;line-height:1.25}.matchup,.meta,.note,.kind{color:var(--muted)}"
+    ".maturity{background:#f3f6f9;border-left:4px solid var(--accent);padding:.5rem .8rem}"
+    ".facts{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem}"
+    ".facts dt{font-weight:600}.facts dd{margin:0}"
+    "#vote-form{display:flex;flex-wrap:wrap;gap:.5rem;margin:.8rem 0}"
+    "#vote-form button{flex:1 1 8rem;padding:.7rem;font:inherit;border:1px solid var(--accent);"
+    "background:#fff;color:var(--accent);border-radius:.4rem;cursor:pointer}"
+    "#vote-form button[aria-pressed=true]{background:var(--accent);color:#fff}"
+    ".results{list-style:none;padding:0}.results li{padding:.2rem 0}"
+    "table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.3rem;"
+    "border-bottom:1px solid var(--line)}.reminder{font-style:italic}"
+    ".incidents li{margin:.5rem 0}.filters{margin:.5rem 0 1rem}"
+    "footer{max-width:46rem;margin:2rem auto;padding:0 1rem;color:var(--muted);font-size:.9rem}";
+
+/* Progressive enhancement: without JavaScript the form posts and the server redirects
+ * back; with it, the ballot goes as JSON and the results are replaced in place. */
+static const char js[] =
+    "(function(){var f=document.getElementById('vote-form');if(!f||!window.fetch)return;"
+    "f.addEventListener('click',function(e){var b=e.target.closest('button[name=choice]');"
+    "if(!b)return;e.preventDefault();"
+    "var body={choice:b.value,question_version:parseInt(f.elements.question_version.value,10),"
+    "csrf:f.elements.csrf.value};"
+    "fetch(f.action,{method:'POST',credentials:'same-origin',headers:{'Content-Type':"
+    "'application/json','Accept':'application/json'},body:JSON.stringify(body)})"
+    ".then(function(r){if(!r.ok)throw r;return r.json();}).then(function(j){"
+    "var r=document.getElementById('results');if(r)r.outerHTML=j.data.results_html;"
+    "f.querySelectorAll('button[name=choice]').forEach(function(x){"
+    "x.setAttribute('aria-pressed',x===b?'true':'false');});})"
+    ".catch(function(){var i=document.createElement('input');i.type='hidden';i.name='choice';"
+    "i.value=b.value;f.appendChild(i);f.submit();});});})();\n";
+
+void web_css(struct request *req)
+{
+    buf_append(&req->out, css, sizeof css - 1);
+    reply_body(req, 200, "text/css; charset=utf-8");
+}
+
+void web_js(struct request *req)
+{
+    buf_append(&req->out, js, sizeof js - 1);
+    reply_body(req, 200, "text/javascript; charset=utf-8");
+}

@@ -17,6 +17,7 @@ endif
 DEPS_BUILD := build-essential pkg-config libmicrohttpd-dev libjansson-dev libsqlite3-dev \
               libsodium-dev liburiparser-dev libxml2-dev
 DEPS_TEST  := libcmocka-dev python3 python3-pytest python3-requests python3-jsonschema \
+              python3-feedparser python3-bs4 chromium curl \
               sqlite3 clang-format
 DEPS_BENCH := wrk nginx-light curl sqlite3
 

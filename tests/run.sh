@@ -57,5 +57,15 @@ fi
 if [ "$rc" -ne 0 ] && [ "$rc" -ne 5 ] && [ "${f:-0}" -eq 0 ]; then failed=$((failed + 1)); fi
 if [ "$rc" -eq 5 ]; then echo "pytest collected no tests"; failed=$((failed + 1)); fi
 
+echo "== browser tests (headless Chromium + playwright-core)"
+WHISTLE_BIN=$BIN bash tests/browser/run.sh > "$out/browser.log" 2>&1
+rc=$?
+cat "$out/browser.log"
+p=$(sed -n 's/^# pass \([0-9]*\).*/\1/p' "$out/browser.log" | tail -1)
+f=$(sed -n 's/^# fail \([0-9]*\).*/\1/p' "$out/browser.log" | tail -1)
+passed=$((passed + ${p:-0}))
+failed=$((failed + ${f:-0}))
+if [ "$rc" -ne 0 ] && [ "${f:-0}" -eq 0 ]; then failed=$((failed + 1)); fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -19,6 +19,7 @@ const struct route api_routes[] = {
     {HTTP_GET, "/games/", true, web_game, 0, false, NULL},
     {HTTP_GET, "/static/whistle.css", false, web_css, 0, false, NULL},
     {HTTP_GET, "/static/vote.js", false, web_js, 0, false, NULL},
+    {HTTP_GET, "/favicon.ico", false, web_favicon, 0, false, NULL},
     {HTTP_GET, "/readyz", false, api_readyz, 0, false, NULL},
 };
 

@@ -49,6 +49,9 @@ int cli_serve(int argc, char **argv)
                                          {"max-connections", required_argument, NULL, 'c'},
                                          {"max-per-ip", required_argument, NULL, 'i'},
                                          {"timeout", required_argument, NULL, 'o'},
+                                         {"no-cache", no_argument, NULL, 'n'},
+                                         {"vote-limit-voter", required_argument, NULL, 'V'},
+                                         {"vote-limit-ip", required_argument, NULL, 'I'},
                                          {NULL, 0, NULL, 0}};
     const char *db = NULL, *base = NULL;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);

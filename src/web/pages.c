@@ -127,6 +127,12 @@ static void score(struct buf *b, const struct game *g)
         html_printf(b, " %lld", (long long)g->home_score);
 }
 
+/* "College" / "NFL" for people; the data says college / nfl. */
+static const char *league_name(const char *league)
+{
+    return league && strcmp(league, "nfl") == 0 ? "NFL" : "College";
+}
+
 static void incident_link(struct buf *b, const struct incident *i)
 {
     html_raw(b, "<li><a href=\"/incidents/");
@@ -134,7 +140,7 @@ static void incident_link(struct buf *b, const struct incident *i)
     html_raw(b, "\">");
     html_text(b, i->title);
     html_raw(b, "</a> <span class=\"meta\">");
-    html_text(b, i->league);
+    html_text(b, league_name(i->league));
     html_raw(b, " · ");
     html_text(b, i->away_name);
     html_raw(b, " at ");
@@ -321,10 +327,10 @@ static void vote_form(struct buf *b, const struct incident *i, const char *voter
     html_raw(b, "</form>");
 }
 
+/* Incident and game pages ignore their query string: links shared with tracking parameters
+ * (?utm_source=…) must still open the page. */
 void web_incident(struct request *req)
 {
-    if (api_no_query(req) < 0)
-        return;
     struct store *s = store_thread();
     struct incident_ref ref;
     int rc = s ? incidents_resolve(s, req->param, &ref) : STORE_GONE;
@@ -382,7 +388,7 @@ void web_incident(struct request *req)
     html_raw(b, "\">");
     score(b, &g);
     html_raw(b, "</a> · ");
-    html_text(b, g.league);
+    html_text(b, league_name(g.league));
     html_printf(b, " · season %lld, week %lld · ", (long long)g.season, (long long)g.week);
     kickoff(b, &g);
     html_raw(b, "</p><h1>");
@@ -420,8 +426,6 @@ void web_incident(struct request *req)
 
 void web_game(struct request *req)
 {
-    if (api_no_query(req) < 0)
-        return;
     struct store *s = store_thread();
     struct game g;
     struct incident *list = NULL;
@@ -463,7 +467,7 @@ void web_game(struct request *req)
     html_raw(b, "</span> · ");
     kickoff(b, &g);
     html_raw(b, " · ");
-    html_text(b, g.league);
+    html_text(b, league_name(g.league));
     html_printf(b, " · season %lld, week %lld", (long long)g.season, (long long)g.week);
     if (g.stage_label) {
         html_raw(b, " · ");

@@ -6,7 +6,7 @@
 static void pct(struct buf *b, int64_t part, int64_t total)
 {
     double p = votes_percentage(part, total);
-    html_printf(b, " <span class=\"pct\">%.1f%%</span>", p);
+    html_printf(b, " (<span class=\"pct\">%.1f%%</span>)", p);
 }
 
 void web_results(struct buf *b, const struct question *q, const struct votes *v)

@@ -45,6 +45,12 @@ void web_css(struct request *req)
     reply_body(req, 200, "text/css; charset=utf-8");
 }
 
+/* Browsers ask for it on every page: answer "nothing here" instead of an error. */
+void web_favicon(struct request *req)
+{
+    reply_body(req, 204, "image/x-icon");
+}
+
 void web_js(struct request *req)
 {
     buf_append(&req->out, js, sizeof js - 1);

@@ -14,6 +14,7 @@ void web_vote(struct request *req);
 void web_feed(struct request *req);
 void web_css(struct request *req);
 void web_js(struct request *req);
+void web_favicon(struct request *req);
 
 /* Ballot rate limits (per minute), set from serve's options. */
 extern int web_vote_limit_voter;

@@ -109,3 +109,15 @@ def shared_leads(whistle_bin, tmp_path_factory):
     yield kit
     kit.close()
     f.stop_all()
+
+
+# ---------------------------------------------------------------- pages, votes, feed (issue 5)
+
+
+@pytest.fixture(scope="module")
+def module_factory(whistle_bin, tmp_path_factory):
+    """A ServerFactory whose servers live for the whole module (read-mostly page, vote and
+    feed tests that share one database)."""
+    f = ServerFactory(tmp_path_factory.mktemp("mod"))
+    yield f
+    f.stop_all()

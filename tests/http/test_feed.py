@@ -1,0 +1,266 @@
+"""GET /incidents/feed.xml (docs/pages.md "RSS", issue 5): RSS 2.0 that parses with feedparser,
+is well-formed XML with the required channel elements and atom:link rel="self", and whose
+items (newest first, at most 50) carry the canonical URL, a permalink guid, an RFC 822
+pubDate, the league as category and the whistle: elements with the API's values; withdrawn
+and merged incidents vanish on the next request; every value is escaped."""
+
+import email.utils
+import re
+import xml.etree.ElementTree as ET
+
+import feedparser
+
+from helpers import BASE, DUPLICATE, I1, I7, WITHDRAWN, load_fixture, parse_ts
+from pagekit import Voter, cli_ok, generated_doc
+
+FEED = "/incidents/feed.xml"
+NS = {"atom": "http://www.w3.org/2005/Atom", "whistle": "https://whistle.example/ns/1.0"}
+W = "{https://whistle.example/ns/1.0}"
+RFC822_RE = re.compile(r"^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{1,2} "
+                       r"(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} "
+                       r"\d{2}:\d{2}:\d{2} (GMT|UT|Z|[+-]\d{4})$")
+
+
+def fetch(server):
+    r = server.get(FEED)
+    assert r.status_code == 200, (r.status_code, r.text[:300])
+    return r
+
+
+def channel(raw):
+    root = ET.fromstring(raw)
+    assert root.tag == "rss" and root.get("version") == "2.0", (root.tag, root.attrib)
+    chans = root.findall("channel")
+    assert len(chans) == 1
+    return chans[0]
+
+
+def items(raw):
+    return channel(raw).findall("item")
+
+
+def rfc822(s):
+    assert s and RFC822_RE.match(s.strip()), s
+    d = email.utils.parsedate_to_datetime(s.strip())
+    assert d.tzinfo is not None, s
+    return d
+
+
+def api_items(server):
+    return server.json("/api/v1/incidents?limit=100")["data"]
+
+
+def item_id(it, by_url):
+    return by_url[it.findtext("link")]["id"]
+
+
+# ------------------------------------------------------------------ transport and format
+
+
+def test_content_type_and_headers(ro_server):
+    r = fetch(ro_server)
+    ct = r.headers.get("Content-Type", "")
+    assert re.fullmatch(r"application/rss\+xml;\s*charset=utf-8", ct, re.I), ct
+    assert r.headers.get("Cache-Control") == "no-store"
+    assert r.headers.get("X-Content-Type-Options") == "nosniff"
+
+
+def test_parses_with_feedparser(ro_server):
+    f = feedparser.parse(fetch(ro_server).content)
+    assert f.bozo == 0, f.get("bozo_exception")
+    assert f.version == "rss20"
+    assert f.feed.title
+    assert f.feed.link == f"{BASE}/"
+    assert f.feed.get("subtitle") or f.feed.get("description")
+    assert f.feed.get("language") == "en"
+    selfs = [l for l in f.feed.get("links", []) if l.get("rel") == "self"]
+    assert [l["href"] for l in selfs] == [f"{BASE}{FEED}"], f.feed.get("links")
+    assert len(f.entries) == len(api_items(ro_server))
+
+
+def test_wellformed_with_required_channel_elements(ro_server):
+    raw = fetch(ro_server).content
+    assert raw.lstrip().startswith(b"<?xml") or raw.lstrip().startswith(b"<rss")
+    ch = channel(raw)
+    for name in ("title", "link", "description"):
+        el = ch.find(name)
+        assert el is not None and (el.text or "").strip(), name
+    assert ch.findtext("link") == f"{BASE}/"
+    assert ch.findtext("language") == "en"
+    rfc822(ch.findtext("lastBuildDate"))
+    selfs = [l for l in ch.findall("atom:link", NS) if l.get("rel") == "self"]
+    assert len(selfs) == 1, ET.tostring(ch)[:500]
+    assert selfs[0].get("href") == f"{BASE}{FEED}"
+    assert selfs[0].get("type") in (None, "application/rss+xml")
+    # the channel's own elements come before the items (RSS 2.0 layout)
+    names = [c.tag for c in ch]
+    first_item = names.index("item") if "item" in names else len(names)
+    assert all(n == "item" for n in names[first_item:]), names
+
+
+def test_no_credential_needed_and_head(ro_server):
+    r = ro_server.head(FEED)
+    assert r.status_code == 200
+    assert r.headers.get("Content-Type", "").startswith("application/rss+xml")
+
+
+# ------------------------------------------------------------------ items
+
+
+def test_items_newest_first_and_match_the_api(ro_server):
+    raw = fetch(ro_server).content
+    api = api_items(ro_server)
+    by_url = {i["public_url"]: i for i in api}
+    its = items(raw)
+    assert [it.findtext("link") for it in its if it.findtext("link") not in by_url] == []
+    assert {it.findtext("link") for it in its} == set(by_url)
+    dates = [rfc822(it.findtext("pubDate")) for it in its]
+    assert dates == sorted(dates, reverse=True)
+    for it in its:
+        inc = by_url[it.findtext("link")]
+        assert it.findtext("title") == inc["title"]
+        guid = it.find("guid")
+        assert guid is not None and guid.text == inc["public_url"]
+        assert guid.get("isPermaLink") == "true"
+        assert rfc822(it.findtext("pubDate")) == parse_ts(inc["published_at"])
+        assert [c.text for c in it.findall("category")] == [inc["league"]]
+        w = {c.tag[len(W):]: c.text or "" for c in it if c.tag.startswith(W)}
+        assert {"league", "matchup", "question", "maturity", "updated", "votes",
+                "comments"} <= set(w), sorted(w)
+        assert w["league"] == inc["league"]
+        assert w["matchup"] == inc["matchup"]
+        q = inc["debate_question"]
+        if q:
+            assert w["question"] in (q["question_text"], inc["display_question"]), w["question"]
+        else:
+            assert w["question"] in ("", inc["display_question"]), w["question"]
+        assert w["maturity"] == inc["status"]
+        assert parse_ts(w["updated"]) == parse_ts(inc["updated_at"])
+        assert w["votes"] == str(inc["votes"]["total"])
+        assert w["comments"] == str(inc["comment_count"])
+        desc = it.findtext("description") or ""
+        assert inc["matchup"] in desc, desc
+        assert re.search(rf"\b{inc['status']}\b", desc, re.I), desc
+        if q:
+            assert q["question_text"] in desc, desc
+        assert not re.search(r"<[a-zA-Z/]", desc), f"description is not plain text: {desc!r}"
+
+
+def test_items_with_feedparser(ro_server):
+    f = feedparser.parse(fetch(ro_server).content)
+    by_url = {i["public_url"]: i for i in api_items(ro_server)}
+    for e in f.entries:
+        inc = by_url[e.link]
+        assert e.id == e.link  # (feedparser sets guidislink only when <link> is absent)
+        assert e.title == inc["title"]
+        assert e.published_parsed is not None
+        assert [t["term"] for t in e.get("tags", [])] == [inc["league"]]
+        assert e.get("whistle_league") == inc["league"]
+        assert e.get("whistle_matchup") == inc["matchup"]
+        assert e.get("whistle_maturity") == inc["status"]
+        assert e.get("whistle_votes") == str(inc["votes"]["total"])
+        assert e.get("whistle_comments") == str(inc["comment_count"])
+
+
+def test_votes_and_comments_are_populated(ro_server):
+    its = {it.findtext("link"): it for it in items(fetch(ro_server).content)}
+    i1 = its[f"{BASE}/incidents/alpha-bravo-late-hit"]
+    assert i1.findtext("whistle:votes", namespaces=NS) == "7"
+    assert i1.findtext("whistle:comments", namespaces=NS) == "7"
+    i3 = its[f"{BASE}/incidents/ccg-overtime-fumble-replay"]
+    assert i3.findtext("whistle:comments", namespaces=NS) == "42"
+
+
+def test_withdrawn_and_merged_not_in_feed(ro_server):
+    links = {it.findtext("link") for it in items(fetch(ro_server).content)}
+    for bad in ("withdrawn-sample", WITHDRAWN, "late-hit-duplicate", DUPLICATE):
+        assert f"{BASE}/incidents/{bad}" not in links
+
+
+def test_withdrawn_vanishes_on_next_request(server_factory):
+    s = server_factory.start()
+    i1 = f"{BASE}/incidents/alpha-bravo-late-hit"
+    i7 = f"{BASE}/incidents/echo-bravo-sideline-warning"
+    links = {it.findtext("link") for it in items(fetch(s).content)}
+    assert i1 in links and i7 in links
+    cli_ok("incident", "withdraw", I1, "--db", s.db)
+    links = {it.findtext("link") for it in items(fetch(s).content)}
+    assert i1 not in links and i7 in links
+    cli_ok("incident", "merge", I7, "--into", "33333333-3333-4333-8333-333333333333",
+           "--db", s.db)
+    links = {it.findtext("link") for it in items(fetch(s).content)}
+    assert i7 not in links
+    assert len(links) == len(api_items(s)) == 8
+
+
+def test_vote_totals_follow_ballots(server_factory):
+    s = server_factory.start()
+    v = Voter(s)
+    v.view("/incidents/alpha-bravo-late-hit")
+    fetch(s)
+    r = v.vote("alpha-bravo-late-hit", "correct")
+    assert r.status_code == 200, r.text
+    its = {it.findtext("link"): it for it in items(fetch(s).content)}
+    it = its[f"{BASE}/incidents/alpha-bravo-late-hit"]
+    assert it.findtext("whistle:votes", namespaces=NS) == "8"
+    v.close()
+
+
+def test_latest_50_newest_first(server_factory):
+    s = server_factory.start(doc=generated_doc(55, tag=0xfeed))
+    its = items(fetch(s).content)
+    assert [it.findtext("link") for it in its] == \
+        [f"{BASE}/incidents/generated-{k}" for k in range(55, 5, -1)]
+    f = feedparser.parse(fetch(s).content)
+    assert f.bozo == 0 and len(f.entries) == 50
+
+
+def test_empty_feed_is_valid(server_factory):
+    s = server_factory.start(doc=None)
+    raw = fetch(s).content
+    assert items(raw) == []
+    ch = channel(raw)
+    for name in ("title", "link", "description"):
+        assert (ch.findtext(name) or "").strip(), name
+    f = feedparser.parse(raw)
+    assert f.bozo == 0 and f.version == "rss20"
+
+
+def test_feed_follows_the_base_url(server_factory):
+    base = "https://whistle.example.org"
+    s = server_factory.start(base_url=base)
+    ch = channel(fetch(s).content)
+    assert ch.findtext("link") == f"{base}/"
+    assert [l.get("href") for l in ch.findall("atom:link", NS)] == [f"{base}{FEED}"]
+    for it in ch.findall("item"):
+        assert it.findtext("link").startswith(f"{base}/incidents/")
+        assert it.findtext("guid") == it.findtext("link")
+
+
+# ------------------------------------------------------------------ escaping
+
+
+ESC = load_fixture("escape.json")
+ESC_INC = ESC["incidents"][0]
+
+
+def test_escaping(server_factory):
+    s = server_factory.start(doc="escape.json")
+    raw = fetch(s).content
+    assert b"<script>" not in raw and b"<img src=x" not in raw and b"<b>" not in raw
+    f = feedparser.parse(raw)
+    assert f.bozo == 0, f.get("bozo_exception")
+    assert len(f.entries) == 1
+    e = f.entries[0]
+    assert e.link == f"{BASE}/incidents/escape-test"
+    its = items(raw)  # well-formed XML
+    assert len(its) == 1
+    it = its[0]
+    api = s.json(f"/api/v1/incidents/{ESC_INC['id']}")["data"]
+    assert it.findtext("title") == ESC_INC["title"] == api["title"]
+    assert e.title == ESC_INC["title"]
+    assert it.findtext("whistle:matchup", namespaces=NS) == api["matchup"]
+    assert it.findtext("whistle:question", namespaces=NS) == \
+        ESC_INC["debate_question"]["question_text"]
+    desc = it.findtext("description")
+    assert api["matchup"] in desc and ESC_INC["debate_question"]["question_text"] in desc

@@ -106,6 +106,53 @@ int incidents_tallies(struct store *s, const char *id, int64_t version, struct v
     return rc < 0 ? rc : 0;
 }
 
+/* The current-version tallies of a whole page in one query (one SQL text per page size,
+ * each prepared once): a page costs two statements, not one per incident. */
+static int page_tallies(struct store *s, struct incident *list, size_t count)
+{
+    size_t asked = 0;
+    struct buf sql = BUF_INIT;
+    buf_puts(&sql, "SELECT t.incident_id, t.rooting, t.correct, t.incorrect, t.unsure"
+                   " FROM vote_tallies t JOIN incidents i ON i.id = t.incident_id"
+                   " AND t.question_version = i.question_version WHERE t.incident_id IN (");
+    for (size_t i = 0; i < count; i++) {
+        if (!list[i].has_question)
+            continue;
+        buf_puts(&sql, asked ? ", ?" : "?");
+        asked++;
+    }
+    buf_putc(&sql, ')');
+    if (asked == 0) {
+        buf_release(&sql);
+        return 0;
+    }
+    struct store_stmt *st = store_prepare(s, sql.p);
+    buf_release(&sql);
+    if (!st)
+        return STORE_ERR;
+    int k = 1;
+    for (size_t i = 0; i < count; i++)
+        if (list[i].has_question)
+            store_bind_text(st, k++, list[i].id);
+    int rc;
+    while ((rc = store_step(st)) == STORE_ROW) {
+        const char *id = store_col_text(st, 0);
+        int r = rooting_from_name(store_col_text(st, 1));
+        if (r < 0 || !id)
+            continue;
+        for (size_t i = 0; i < count; i++) {
+            if (strcmp(list[i].id, id) != 0)
+                continue;
+            list[i].votes.by_rooting[r].correct = store_col_int(st, 2);
+            list[i].votes.by_rooting[r].incorrect = store_col_int(st, 3);
+            list[i].votes.by_rooting[r].unsure = store_col_int(st, 4);
+            break;
+        }
+    }
+    store_reset(st);
+    return rc < 0 ? rc : 0;
+}
+
 int incidents_list(struct store *s, struct arena *a, const struct incident_filter *f,
                    struct incident **out, size_t *n, bool *more)
 {
@@ -182,13 +229,9 @@ int incidents_list(struct store *s, struct arena *a, const struct incident_filte
     store_reset(st);
     if (rc < 0)
         return rc;
-    for (size_t i = 0; i < count; i++) {
-        if (!list[i].has_question)
-            continue;
-        rc = incidents_tallies(s, list[i].id, list[i].question.version, &list[i].votes);
-        if (rc < 0)
-            return rc;
-    }
+    rc = page_tallies(s, list, count);
+    if (rc < 0)
+        return rc;
     *out = list;
     *n = count;
     return 0;

@@ -707,6 +707,29 @@ if [ -f "$ROOT/.git/HEAD" ]; then # read the files; no git command
     *) COMMIT=$head_ref ;;
     esac
 fi
+# Durability (issue 3): leads submitted while the server is killed with SIGKILL at random
+# points; every acknowledged (202) lead must be there after a restart.
+CRASH_MD="$TMP/crash.md"
+: >"$CRASH_MD"
+if WHISTLE_BIN="$BIN" /usr/bin/python3 -m pytest -q -p no:cacheprovider \
+    "$ROOT/tests/http/test_lead_crash.py" >"$TMP/crash.log" 2>&1 &&
+    [ -f "$ROOT/tests/http/artifacts/crash.json" ]; then
+    /usr/bin/python3 - "$ROOT/tests/http/artifacts/crash.json" >"$CRASH_MD" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+print("| rounds (SIGKILL each) | submissions | acknowledged (202) | lost | one lead per key |")
+print("|---:|---:|---:|---:|---|")
+print(f"| {c['rounds']} | {c['attempts']} | {c['acked']} | {c['lost']} | "
+      f"{'yes' if c['duplicate_ids'] == 0 and c['replay_mismatches'] == 0 else 'NO'} |")
+print()
+print(f"{c['in_flight_at_kill']} requests were in flight at the kills; re-sent with the same "
+      f"Idempotency-Key, each settled on one lead or on nothing.")
+PY
+else
+    echo "The crash test failed; see its output:" >"$CRASH_MD"
+    sed 's/^/    /' "$TMP/crash.log" | tail -n 30 >>"$CRASH_MD"
+fi
+
 NOTE_FILE="$TMP/note.md"
 # Keep the hand-written "Where the time goes" section across runs.
 if [ -f "$OUT" ] && grep -q '^## Where the time goes' "$OUT"; then
@@ -783,6 +806,12 @@ fi
         cat "$ANOMALIES"
         echo
     fi
+    echo "## Acknowledged leads survive SIGKILL (issue 3)"
+    echo
+    echo "\`tests/http/test_lead_crash.py\`, run by \`make bench\` (and by \`make test\`):"
+    echo
+    cat "$CRASH_MD"
+    echo
     echo "## Where the time goes"
     cat "$NOTE_FILE"
 } >"$OUT"

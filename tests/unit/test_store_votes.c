@@ -1,0 +1,169 @@
+/* Ballots and their aggregates (store/votes.c) against a real SQLite file: a revote moves
+ * the tallies and never double-counts; rate-limit windows with an explicit now. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <sodium.h>
+
+#include "domain/votes.h"
+#include "store/incidents.h"
+#include "store/store.h"
+#include "store/votes.h"
+
+#define SEC INT64_C(1000000)
+#define NOW (INT64_C(1764000000) * SEC)
+#define INC "11111111-1111-4111-8111-111111111111"
+
+struct db {
+    char path[64];
+    struct store *s;
+};
+
+static int setup(void **state)
+{
+    struct db *d = calloc(1, sizeof *d);
+    char err[256];
+    snprintf(d->path, sizeof d->path, "/tmp/whistle-votes-XXXXXX");
+    int fd = mkstemp(d->path);
+    if (fd < 0)
+        return -1;
+    close(fd);
+    if (store_open(d->path, true, &d->s, err, sizeof err) < 0 ||
+        store_migrate(d->s, err, sizeof err) < 0)
+        return -1;
+    if (store_exec(d->s, "INSERT INTO teams (id, name, abbreviation) VALUES ('h', 'H', 'H'),"
+                         " ('a', 'A', 'A');"
+                         "INSERT INTO games (id, home_team_id, away_team_id, status, season, week,"
+                         " league, season_type, created_at, updated_at) VALUES ('g', 'h', 'a',"
+                         " 'final', 2025, 1, 'nfl', 'regular', 0, 0);"
+                         "INSERT INTO incidents (id, game_id, title, play_description, category,"
+                         " status, origin_kind, provenance, published_at, created_at, updated_at,"
+                         " question_version) VALUES ('" INC "', 'g', 't', 'p', 'penalty',"
+                         " 'developing', 'human', '{}', 0, 0, 0, 1)") != STORE_DONE)
+        return -1;
+    *state = d;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct db *d = *state;
+    char p[80];
+    store_close(d->s);
+    unlink(d->path);
+    snprintf(p, sizeof p, "%s-wal", d->path);
+    unlink(p);
+    snprintf(p, sizeof p, "%s-shm", d->path);
+    unlink(p);
+    free(d);
+    return 0;
+}
+
+static struct choices totals(struct store *s, int64_t version)
+{
+    struct votes v;
+    assert_int_equal(incidents_tallies(s, INC, version, &v), 0);
+    return votes_overall(&v);
+}
+
+static void test_revote_moves_and_never_double_counts(void **state)
+{
+    struct db *d = *state;
+    assert_int_equal(ballot_cast(d->s, INC, 1, "voter-a", "correct", NULL, NOW), 0);
+    assert_int_equal(ballot_cast(d->s, INC, 1, "voter-b", "correct", NULL, NOW), 0);
+    struct choices c = totals(d->s, 1);
+    assert_int_equal(c.correct, 2);
+    assert_int_equal(choices_total(&c), 2);
+
+    /* a changes its mind: one leaves "correct", one enters "incorrect" */
+    assert_int_equal(ballot_cast(d->s, INC, 1, "voter-a", "incorrect", NULL, NOW + SEC), 0);
+    c = totals(d->s, 1);
+    assert_int_equal(c.correct, 1);
+    assert_int_equal(c.incorrect, 1);
+    assert_int_equal(choices_total(&c), 2);
+
+    /* the same ballot again changes nothing */
+    assert_int_equal(ballot_cast(d->s, INC, 1, "voter-a", "incorrect", NULL, NOW + 2 * SEC), 0);
+    c = totals(d->s, 1);
+    assert_int_equal(choices_total(&c), 2);
+
+    char choice[16];
+    assert_int_equal(ballot_choice(d->s, INC, 1, "voter-a", choice), 0);
+    assert_string_equal(choice, "incorrect");
+    assert_int_equal(ballot_choice(d->s, INC, 1, "nobody", choice), 0);
+    assert_string_equal(choice, "");
+
+    /* the tallies always equal the ballots table */
+    struct store_stmt *st = store_prepare(d->s, "SELECT count(*) FROM ballots");
+    assert_int_equal(store_step(st), STORE_ROW);
+    assert_int_equal(store_col_int(st, 0), 2);
+    store_reset(st);
+
+    /* another version is counted apart: old ballots are never reinterpreted */
+    assert_int_equal(ballot_cast(d->s, INC, 2, "voter-a", "unsure", NULL, NOW), 0);
+    assert_int_equal(totals(d->s, 2).unsure, 1);
+    c = totals(d->s, 1);
+    assert_int_equal(c.correct, 1);
+    assert_int_equal(choices_total(&c), 2);
+}
+
+static void test_rooting_groups_are_tallied_apart(void **state)
+{
+    struct db *d = *state;
+    struct votes v;
+    assert_int_equal(ballot_cast(d->s, INC, 1, "v1", "correct", "home", NOW), 0);
+    assert_int_equal(ballot_cast(d->s, INC, 1, "v2", "correct", NULL, NOW), 0);
+    assert_int_equal(ballot_cast(d->s, INC, 1, "v1", "unsure", "away", NOW), 0);
+    assert_int_equal(incidents_tallies(d->s, INC, 1, &v), 0);
+    assert_int_equal(choices_total(&v.by_rooting[ROOTING_HOME]), 0);
+    assert_int_equal(v.by_rooting[ROOTING_AWAY].unsure, 1);
+    assert_int_equal(v.by_rooting[ROOTING_UNSPECIFIED].correct, 1);
+}
+
+static void test_rate_limit_window_edges(void **state)
+{
+    struct db *d = *state;
+    int64_t count = 0, oldest = 0;
+    assert_int_equal(vote_events_record(d->s, "voter:x", NOW - 60 * SEC, NOW - 120 * SEC), 0);
+    assert_int_equal(vote_events_record(d->s, "voter:x", NOW - 59 * SEC, NOW - 119 * SEC), 0);
+    assert_int_equal(vote_events_record(d->s, "voter:y", NOW, NOW - 60 * SEC), 0);
+    /* exactly 60 s old is outside the window that starts at now - 60 s */
+    assert_int_equal(vote_events_count(d->s, "voter:x", NOW - 60 * SEC, &count, &oldest), 0);
+    assert_int_equal(count, 1);
+    assert_int_equal(oldest, NOW - 59 * SEC);
+    /* recording prunes the subject's old events */
+    assert_int_equal(vote_events_record(d->s, "voter:x", NOW, NOW - 60 * SEC), 0);
+    assert_int_equal(vote_events_count(d->s, "voter:x", 0, &count, &oldest), 0);
+    assert_int_equal(count, 2);
+}
+
+static void test_secret_is_created_once(void **state)
+{
+    struct db *d = *state;
+    unsigned char a[32], b[32];
+    assert_int_equal(settings_secret(d->s, "cookie_secret", a), 0);
+    assert_int_equal(settings_secret(d->s, "cookie_secret", b), 0);
+    assert_memory_equal(a, b, 32);
+    static const unsigned char zero[32];
+    assert_memory_not_equal(a, zero, 32);
+}
+
+int main(void)
+{
+    if (sodium_init() < 0)
+        return 1;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_revote_moves_and_never_double_counts, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rooting_groups_are_tallied_apart, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rate_limit_window_edges, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_secret_is_created_once, setup, teardown),
+    };
+    return cmocka_run_group_tests_name("store/votes", tests, NULL, NULL);
+}

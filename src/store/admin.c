@@ -13,14 +13,6 @@
             return rc_;                                                                            \
     } while (0)
 
-/* Runs a prepared statement that returns no rows. */
-static int run(struct store_stmt *st)
-{
-    int rc = store_step(st);
-    store_reset(st);
-    return rc < 0 ? rc : 0;
-}
-
 static int exists(struct store *s, const char *sql, const char *id)
 {
     struct store_stmt *st = store_prepare(s, sql);
@@ -42,11 +34,6 @@ int admin_game_exists(struct store *s, const char *id)
     return exists(s, "SELECT 1 FROM games WHERE id = ?", id);
 }
 
-static void copy(char *dst, size_t n, const char *src)
-{
-    snprintf(dst, n, "%s", src ? src : "");
-}
-
 int admin_incident_state(struct store *s, const char *id, struct incident_state *out)
 {
     memset(out, 0, sizeof *out);
@@ -61,9 +48,9 @@ int admin_incident_state(struct store *s, const char *id, struct incident_state 
     int rc = store_step(st);
     if (rc == STORE_ROW) {
         out->exists = true;
-        copy(out->visibility, sizeof out->visibility, store_col_text(st, 0));
-        copy(out->duplicate_of, sizeof out->duplicate_of, store_col_text(st, 1));
-        copy(out->slug, sizeof out->slug, store_col_text(st, 2));
+        store_col_copy(st, 0, out->visibility, sizeof out->visibility);
+        store_col_copy(st, 1, out->duplicate_of, sizeof out->duplicate_of);
+        store_col_copy(st, 2, out->slug, sizeof out->slug);
         out->question_version = store_col_int(st, 3);
         out->published_at = store_col_int(st, 4);
         out->created_at = store_col_int(st, 5);
@@ -88,7 +75,7 @@ int admin_slug_owner(struct store *s, const char *slug, const char *id, char out
     store_bind_text(st, 4, id);
     int rc = store_step(st);
     if (rc == STORE_ROW)
-        copy(out, 40, store_col_text(st, 0));
+        store_col_copy(st, 0, out, 40);
     store_reset(st);
     return rc < 0 ? rc : 0;
 }
@@ -115,7 +102,7 @@ int admin_upsert_team(struct store *s, const struct team *t)
     store_bind_text(st, 8, t->short_name);
     store_bind_int(st, 9, t->active);
     store_bind_text(st, 10, t->aliases_json);
-    return run(st);
+    return store_run(st);
 }
 
 int admin_upsert_game(struct store *s, const struct game *g)
@@ -154,7 +141,7 @@ int admin_upsert_game(struct store *s, const struct game *g)
     store_bind_int(st, 16, g->created_at);
     store_bind_int(st, 17, g->updated_at);
     store_bind_int(st, 18, g->starts_at != MODEL_NULL);
-    return run(st);
+    return store_run(st);
 }
 
 static int64_t tri(int v)
@@ -176,7 +163,7 @@ int admin_upsert_incident(struct store *s, const struct incident *i, const char 
             return STORE_ERR;
         store_bind_text(h, 1, old.slug);
         store_bind_text(h, 2, i->id);
-        TRY(run(h));
+        TRY(store_run(h));
     }
     if (i->slug) {
         struct store_stmt *d =
@@ -185,7 +172,7 @@ int admin_upsert_incident(struct store *s, const struct incident *i, const char 
             return STORE_ERR;
         store_bind_text(d, 1, i->slug);
         store_bind_text(d, 2, i->id);
-        TRY(run(d));
+        TRY(store_run(d));
     }
     struct store_stmt *st = store_prepare(
         s, "INSERT INTO incidents (id, game_id, title, play_description, neutral_summary,"
@@ -234,7 +221,7 @@ int admin_upsert_incident(struct store *s, const struct incident *i, const char 
     store_bind_int(st, k++, tri(i->penalty_called));
     store_bind_int(st, k++, i->comment_count);
     store_bind_int(st, k++, question_version);
-    return run(st);
+    return store_run(st);
 }
 
 /* A stable source id: the first 16 bytes of SHA-256(incident id, NUL, url) laid out as an
@@ -281,7 +268,7 @@ int admin_replace_sources(struct store *s, const char *incident_id, const struct
     if (!del)
         return STORE_ERR;
     store_bind_text(del, 1, incident_id);
-    TRY(run(del));
+    TRY(store_run(del));
     for (size_t k = 0; k < n; k++) {
         struct store_stmt *st = store_prepare(
             s, "INSERT INTO sources (id, incident_id, position, url, title, publisher,"
@@ -300,7 +287,7 @@ int admin_replace_sources(struct store *s, const char *incident_id, const struct
         store_bind_int(st, 9, kept[k]);
         store_bind_text(st, 10, src[k].supports);
         store_bind_text(st, 11, src[k].added_by);
-        TRY(run(st));
+        TRY(store_run(st));
     }
     return 0;
 }
@@ -327,7 +314,7 @@ static int insert_question(struct store *s, const char *id, const struct questio
     store_bind_text(st, 11, q->factual_context_json ? q->factual_context_json : "{}");
     store_bind_int(st, 12, q->created_at);
     store_bind_int(st, 13, q->superseded_at);
-    return run(st);
+    return store_run(st);
 }
 
 int admin_replace_questions(struct store *s, const char *incident_id, const struct question *qs,
@@ -337,7 +324,7 @@ int admin_replace_questions(struct store *s, const char *incident_id, const stru
     if (!del)
         return STORE_ERR;
     store_bind_text(del, 1, incident_id);
-    TRY(run(del));
+    TRY(store_run(del));
     for (size_t k = 0; k < n; k++)
         TRY(insert_question(s, incident_id, &qs[k]));
     return 0;
@@ -355,7 +342,7 @@ int admin_replace_legacy_ballots(struct store *s, const char *incident_id, int64
         return STORE_ERR;
     store_bind_text(st, 1, incident_id);
     store_bind_int(st, 2, version);
-    TRY(run(st));
+    TRY(store_run(st));
     for (size_t k = 0; k < n; k++) {
         char voter[32];
         snprintf(voter, sizeof voter, "legacy:%zu", k);
@@ -370,7 +357,7 @@ int admin_replace_legacy_ballots(struct store *s, const char *incident_id, int64
         store_bind_text(st, 5, rootings[k] < 4 ? rooting_cols[rootings[k]] : NULL);
         store_bind_int(st, 6, now);
         store_bind_int(st, 7, now);
-        TRY(run(st));
+        TRY(store_run(st));
     }
     /* import is a cold path: recount this version's tallies from its ballots */
     st =
@@ -379,7 +366,7 @@ int admin_replace_legacy_ballots(struct store *s, const char *incident_id, int64
         return STORE_ERR;
     store_bind_text(st, 1, incident_id);
     store_bind_int(st, 2, version);
-    TRY(run(st));
+    TRY(store_run(st));
     st = store_prepare(
         s, "INSERT INTO vote_tallies (incident_id, question_version, rooting, correct, incorrect,"
            " unsure) SELECT incident_id, question_version, coalesce(rooting, 'unspecified'),"
@@ -392,7 +379,7 @@ int admin_replace_legacy_ballots(struct store *s, const char *incident_id, int64
         return STORE_ERR;
     store_bind_text(st, 1, incident_id);
     store_bind_int(st, 2, version);
-    return run(st);
+    return store_run(st);
 }
 
 int admin_set_visibility(struct store *s, const char *id, const char *visibility,
@@ -407,7 +394,7 @@ int admin_set_visibility(struct store *s, const char *id, const char *visibility
     store_bind_text(st, 2, duplicate_of);
     store_bind_int(st, 3, now);
     store_bind_text(st, 4, id);
-    return run(st);
+    return store_run(st);
 }
 
 int admin_set_status(struct store *s, const char *id, const char *status, int64_t now)
@@ -419,7 +406,7 @@ int admin_set_status(struct store *s, const char *id, const char *status, int64_
     store_bind_text(st, 1, status);
     store_bind_int(st, 2, now);
     store_bind_text(st, 3, id);
-    return run(st);
+    return store_run(st);
 }
 
 int admin_new_question(struct store *s, const char *id, const struct question *q, int64_t now)
@@ -431,7 +418,7 @@ int admin_new_question(struct store *s, const char *id, const struct question *q
         return STORE_ERR;
     store_bind_int(st, 1, now);
     store_bind_text(st, 2, id);
-    TRY(run(st));
+    TRY(store_run(st));
     TRY(insert_question(s, id, q));
     st = store_prepare(s, "UPDATE incidents SET question_version = ?, updated_at = ? WHERE id = ?");
     if (!st)
@@ -439,7 +426,7 @@ int admin_new_question(struct store *s, const char *id, const struct question *q
     store_bind_int(st, 1, q->version);
     store_bind_int(st, 2, now);
     store_bind_text(st, 3, id);
-    return run(st);
+    return store_run(st);
 }
 
 int admin_clarify_question(struct store *s, const char *id, int64_t version,
@@ -455,11 +442,11 @@ int admin_clarify_question(struct store *s, const char *id, int64_t version,
     store_bind_text(st, 3, q->unsure_label);
     store_bind_text(st, 4, id);
     store_bind_int(st, 5, version);
-    TRY(run(st));
+    TRY(store_run(st));
     st = store_prepare(s, "UPDATE incidents SET updated_at = ? WHERE id = ?");
     if (!st)
         return STORE_ERR;
     store_bind_int(st, 1, now);
     store_bind_text(st, 2, id);
-    return run(st);
+    return store_run(st);
 }

@@ -5,23 +5,6 @@
 
 #include "util/uuid.h"
 
-static void copy(char *dst, size_t n, const char *src)
-{
-    snprintf(dst, n, "%s", src ? src : "");
-}
-
-static int run(struct store_stmt *st)
-{
-    int rc = store_step(st);
-    store_reset(st);
-    return rc < 0 ? rc : 0;
-}
-
-static int64_t col_time(struct store_stmt *st, int c)
-{
-    return store_col_int(st, c); /* STORE_NULL_INT == INT64_MIN */
-}
-
 int agents_key_by_hash(struct store *s, const char *hash, struct agent_auth *out)
 {
     struct store_stmt *st = store_prepare(
@@ -32,11 +15,11 @@ int agents_key_by_hash(struct store *s, const char *hash, struct agent_auth *out
     store_bind_text(st, 1, hash);
     int rc = store_step(st);
     if (rc == STORE_ROW) {
-        copy(out->key_id, sizeof out->key_id, store_col_text(st, 0));
-        copy(out->account_id, sizeof out->account_id, store_col_text(st, 1));
-        copy(out->scope, sizeof out->scope, store_col_text(st, 2));
+        store_col_copy(st, 0, out->key_id, sizeof out->key_id);
+        store_col_copy(st, 1, out->account_id, sizeof out->account_id);
+        store_col_copy(st, 2, out->scope, sizeof out->scope);
         out->expires_at = store_col_int(st, 3);
-        out->revoked_at = col_time(st, 4);
+        out->revoked_at = store_col_int(st, 4);
         out->banned = store_col_int(st, 5) != 0;
     }
     store_reset(st);
@@ -50,7 +33,7 @@ int agents_key_touch(struct store *s, const char *key_id, int64_t now)
         return STORE_ERR;
     store_bind_int(st, 1, now);
     store_bind_text(st, 2, key_id);
-    return run(st);
+    return store_run(st);
 }
 
 int agents_account_find(struct store *s, const char *email, char id[ID_LEN])
@@ -61,7 +44,7 @@ int agents_account_find(struct store *s, const char *email, char id[ID_LEN])
     store_bind_text(st, 1, email);
     int rc = store_step(st);
     if (rc == STORE_ROW)
-        copy(id, ID_LEN, store_col_text(st, 0));
+        store_col_copy(st, 0, id, ID_LEN);
     store_reset(st);
     return rc < 0 ? rc : rc == STORE_ROW;
 }
@@ -83,7 +66,7 @@ int agents_account_ensure(struct store *s, const char *email, bool verified, int
     store_bind_int(st, 3, verified);
     store_bind_int(st, 4, now);
     store_bind_int(st, 5, now);
-    return run(st);
+    return store_run(st);
 }
 
 int agents_account_set_banned(struct store *s, const char *email, bool banned, int64_t now)
@@ -95,7 +78,7 @@ int agents_account_set_banned(struct store *s, const char *email, bool banned, i
     store_bind_int(st, 1, banned);
     store_bind_int(st, 2, now);
     store_bind_text(st, 3, email);
-    int rc = run(st);
+    int rc = store_run(st);
     return rc < 0 ? rc : store_changes(s) > 0;
 }
 
@@ -114,7 +97,7 @@ int agents_key_insert(struct store *s, const char *id, const char *account_id, c
     store_bind_text(st, 5, hash);
     store_bind_int(st, 6, created);
     store_bind_int(st, 7, expires);
-    return run(st);
+    return store_run(st);
 }
 
 int agents_key_revoke(struct store *s, const char *id, int64_t now)
@@ -137,7 +120,7 @@ int agents_key_revoke(struct store *s, const char *id, int64_t now)
         return STORE_ERR;
     store_bind_int(st, 1, now);
     store_bind_text(st, 2, id);
-    rc = run(st);
+    rc = store_run(st);
     return rc < 0 ? rc : 1;
 }
 
@@ -163,8 +146,8 @@ int agents_keys_each(struct store *s, const char *owner,
             .scope = store_col_text(st, 4),
             .created_at = store_col_int(st, 5),
             .expires_at = store_col_int(st, 6),
-            .revoked_at = col_time(st, 7),
-            .last_used_at = col_time(st, 8),
+            .revoked_at = store_col_int(st, 7),
+            .last_used_at = store_col_int(st, 8),
             .banned = store_col_int(st, 9) != 0,
         };
         int r = fn(ctx, &k);
@@ -190,8 +173,8 @@ int leads_idempotency_find(struct store *s, const char *account_id, const char *
     store_bind_int(st, 3, since);
     int rc = store_step(st);
     if (rc == STORE_ROW) {
-        copy(fingerprint, 65, store_col_text(st, 0));
-        copy(lead_id, ID_LEN, store_col_text(st, 1));
+        store_col_copy(st, 0, fingerprint, 65);
+        store_col_copy(st, 1, lead_id, ID_LEN);
     }
     store_reset(st);
     return rc < 0 ? rc : rc == STORE_ROW;
@@ -210,7 +193,7 @@ int leads_idempotency_insert(struct store *s, const char *account_id, const char
     store_bind_text(st, 3, fingerprint);
     store_bind_text(st, 4, lead_id);
     store_bind_int(st, 5, now);
-    return run(st);
+    return store_run(st);
 }
 
 int leads_idempotency_prune(struct store *s, const char *account_id, int64_t before)
@@ -226,7 +209,7 @@ int leads_idempotency_prune(struct store *s, const char *account_id, int64_t bef
     if (account_id)
         store_bind_text(st, k++, account_id);
     store_bind_int(st, k, before);
-    return run(st);
+    return store_run(st);
 }
 
 /* count and oldest acceptance time of leads created after `start` */
@@ -289,7 +272,7 @@ int leads_insert(struct store *s, const struct lead_row *l)
         store_bind_null(st, 10);
     store_bind_int(st, 11, l->created_at);
     store_bind_int(st, 12, l->created_at);
-    return run(st);
+    return store_run(st);
 }
 
 int leads_get(struct store *s, const char *id, const char *account_id, struct lead_status *out)
@@ -305,12 +288,12 @@ int leads_get(struct store *s, const char *id, const char *account_id, struct le
     store_bind_text(st, 2, account_id);
     int rc = store_step(st);
     if (rc == STORE_ROW) {
-        copy(out->id, sizeof out->id, store_col_text(st, 0));
-        copy(out->game_id, sizeof out->game_id, store_col_text(st, 1));
-        copy(out->status, sizeof out->status, store_col_text(st, 2));
+        store_col_copy(st, 0, out->id, sizeof out->id);
+        store_col_copy(st, 1, out->game_id, sizeof out->game_id);
+        store_col_copy(st, 2, out->status, sizeof out->status);
         out->created_at = store_col_int(st, 3);
         out->updated_at = store_col_int(st, 4);
-        copy(out->incident_id, sizeof out->incident_id, store_col_text(st, 5));
+        store_col_copy(st, 5, out->incident_id, sizeof out->incident_id);
     }
     store_reset(st);
     return rc < 0 ? rc : rc == STORE_ROW;

@@ -30,9 +30,9 @@ struct store {
     struct cached_stmt cache[STMT_CACHE];
 };
 
-static int map_rc(struct store *s, int rc)
+/* SQLite result code → store_rc: the one mapping every function here uses. */
+static int rc_of(int rc)
 {
-    s->last_rc = rc;
     switch (rc & 0xff) {
     case SQLITE_OK:
     case SQLITE_DONE:
@@ -55,6 +55,12 @@ static int map_rc(struct store *s, int rc)
     default:
         return STORE_ERR;
     }
+}
+
+static int map_rc(struct store *s, int rc)
+{
+    s->last_rc = rc;
+    return rc_of(rc);
 }
 
 int store_open(const char *uri, bool create, struct store **out, char *err, size_t errlen)
@@ -198,27 +204,7 @@ int store_step(struct store_stmt *st)
     if (rc == SQLITE_DONE)
         return STORE_DONE;
     sqlite3 *db = sqlite3_db_handle(stmt);
-    int mapped;
-    switch (rc & 0xff) {
-    case SQLITE_BUSY:
-    case SQLITE_LOCKED:
-        mapped = STORE_BUSY;
-        break;
-    case SQLITE_CONSTRAINT:
-        mapped = STORE_CONSTRAINT;
-        break;
-    case SQLITE_CANTOPEN:
-    case SQLITE_IOERR:
-    case SQLITE_CORRUPT:
-    case SQLITE_NOTADB:
-    case SQLITE_FULL:
-    case SQLITE_READONLY:
-    case SQLITE_PERM:
-        mapped = STORE_GONE;
-        break;
-    default:
-        mapped = STORE_ERR;
-    }
+    int mapped = rc_of(rc);
     if (mapped != STORE_CONSTRAINT)
         log_error("store", "statement failed: %s", sqlite3_errmsg(db));
     sqlite3_reset(stmt);
@@ -245,6 +231,19 @@ bool store_col_null(struct store_stmt *st, int col)
 void store_reset(struct store_stmt *st)
 {
     sqlite3_reset((sqlite3_stmt *)st);
+}
+
+int store_run(struct store_stmt *st)
+{
+    int rc = store_step(st);
+    store_reset(st);
+    return rc < 0 ? rc : 0;
+}
+
+void store_col_copy(struct store_stmt *st, int col, char *dst, size_t n)
+{
+    const char *v = store_col_text(st, col);
+    snprintf(dst, n, "%s", v ? v : "");
 }
 
 int64_t store_changes(struct store *s)

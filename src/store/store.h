@@ -55,6 +55,10 @@ const char *store_col_text(struct store_stmt *st,
 int64_t store_col_int(struct store_stmt *st, int col); /* STORE_NULL_INT for null */
 bool store_col_null(struct store_stmt *st, int col);
 void store_reset(struct store_stmt *st);
+/* Steps a statement that returns no rows and resets it: 0 or a negative store_rc. */
+int store_run(struct store_stmt *st);
+/* Copies a text column into dst (size n, truncated, "" for null). */
+void store_col_copy(struct store_stmt *st, int col, char *dst, size_t n);
 int64_t store_changes(struct store *s);
 
 /* Runs sql (no parameters, any number of statements, no rows wanted). */

@@ -6,18 +6,6 @@
 
 #include "util/uuid.h"
 
-static void copy(char *dst, size_t n, const char *src)
-{
-    snprintf(dst, n, "%s", src ? src : "");
-}
-
-static int run(struct store_stmt *st)
-{
-    int rc = store_step(st);
-    store_reset(st);
-    return rc < 0 ? rc : 0;
-}
-
 int settings_secret(struct store *s, const char *name, unsigned char out[32])
 {
     struct store_stmt *st = store_prepare(s, "SELECT value FROM settings WHERE name = ?");
@@ -47,7 +35,7 @@ int settings_secret(struct store *s, const char *name, unsigned char out[32])
     store_bind_text(st, 1, name);
     store_bind_text(st, 2, hex);
     sodium_memzero(hex, sizeof hex);
-    return run(st);
+    return store_run(st);
 }
 
 static int by_id(struct store *s, const char *id, struct incident_ref *ref)
@@ -60,11 +48,11 @@ static int by_id(struct store *s, const char *id, struct incident_ref *ref)
     store_bind_text(st, 1, id);
     int rc = store_step(st);
     if (rc == STORE_ROW) {
-        copy(ref->id, sizeof ref->id, store_col_text(st, 0));
-        copy(ref->slug, sizeof ref->slug, store_col_text(st, 1));
-        copy(ref->visibility, sizeof ref->visibility, store_col_text(st, 2));
+        store_col_copy(st, 0, ref->id, sizeof ref->id);
+        store_col_copy(st, 1, ref->slug, sizeof ref->slug);
+        store_col_copy(st, 2, ref->visibility, sizeof ref->visibility);
         ref->question_version = store_col_int(st, 3);
-        copy(ref->survivor_path, sizeof ref->survivor_path, store_col_text(st, 4));
+        store_col_copy(st, 4, ref->survivor_path, sizeof ref->survivor_path);
     }
     store_reset(st);
     return rc < 0 ? rc : rc == STORE_ROW;
@@ -90,7 +78,7 @@ int incidents_resolve(struct store *s, const char *key, struct incident_ref *ref
     int rc = store_step(st);
     bool historical = false;
     if (rc == STORE_ROW) {
-        copy(id, sizeof id, store_col_text(st, 0));
+        store_col_copy(st, 0, id, sizeof id);
         historical = store_col_int(st, 1) != 0;
     }
     store_reset(st);
@@ -115,7 +103,7 @@ int ballot_choice(struct store *s, const char *incident_id, int64_t version, con
     store_bind_text(st, 3, voter);
     int rc = store_step(st);
     if (rc == STORE_ROW)
-        copy(out, 16, store_col_text(st, 0));
+        store_col_copy(st, 0, out, 16);
     store_reset(st);
     return rc < 0 ? rc : 0;
 }
@@ -138,7 +126,7 @@ static int tally_add(struct store *s, const char *incident_id, int64_t version, 
     store_bind_int(st, 4, strcmp(choice, "correct") == 0 ? delta : 0);
     store_bind_int(st, 5, strcmp(choice, "incorrect") == 0 ? delta : 0);
     store_bind_int(st, 6, strcmp(choice, "unsure") == 0 ? delta : 0);
-    return run(st);
+    return store_run(st);
 }
 
 int ballot_cast(struct store *s, const char *incident_id, int64_t version, const char *voter,
@@ -156,8 +144,8 @@ int ballot_cast(struct store *s, const char *incident_id, int64_t version, const
     int rc = store_step(st);
     bool had = rc == STORE_ROW;
     if (had) {
-        copy(old_choice, sizeof old_choice, store_col_text(st, 0));
-        copy(old_rooting, sizeof old_rooting, store_col_text(st, 1));
+        store_col_copy(st, 0, old_choice, sizeof old_choice);
+        store_col_copy(st, 1, old_rooting, sizeof old_rooting);
     }
     store_reset(st);
     if (rc < 0)
@@ -186,7 +174,7 @@ int ballot_cast(struct store *s, const char *incident_id, int64_t version, const
     store_bind_text(st, 6, voter);
     if (!had)
         store_bind_int(st, 7, now);
-    rc = run(st);
+    rc = store_run(st);
     if (rc < 0)
         return rc;
     return tally_add(s, incident_id, version, rooting, choice, +1);
@@ -218,7 +206,7 @@ int vote_events_record(struct store *s, const char *subject, int64_t now, int64_
         return STORE_ERR;
     store_bind_text(st, 1, subject);
     store_bind_int(st, 2, forget_before);
-    int rc = run(st);
+    int rc = store_run(st);
     if (rc < 0)
         return rc;
     st = store_prepare(s, "INSERT INTO vote_events (subject, at) VALUES (?, ?)");
@@ -226,5 +214,5 @@ int vote_events_record(struct store *s, const char *subject, int64_t now, int64_
         return STORE_ERR;
     store_bind_text(st, 1, subject);
     store_bind_int(st, 2, now);
-    return run(st);
+    return store_run(st);
 }

@@ -97,23 +97,12 @@ void web_feed(struct request *req)
 {
     if (api_no_query(req) < 0)
         return;
-    struct store *s = store_thread();
-    struct incident_filter f = {.season = MODEL_NULL,
-                                .week = MODEL_NULL,
-                                .from = MODEL_NULL,
-                                .to = MODEL_NULL,
-                                .has_verdict = -1,
-                                .limit = FEED_ITEMS};
+    struct incident_filter f = web_filter(FEED_ITEMS);
     struct incident *list = NULL;
     size_t n = 0;
-    bool more = false;
-    int rc = s ? store_begin_read(s) : STORE_GONE;
-    if (rc >= 0)
-        rc = incidents_list(s, &req->arena, &f, &list, &n, &more);
-    if (s)
-        store_rollback(s);
+    int rc = web_list(req, &f, &list, &n);
     if (rc < 0) {
-        api_store_failed(req, rc);
+        reply_unavailable(req);
         return;
     }
     xmlBufferPtr xb = xmlBufferCreate();

@@ -127,6 +127,32 @@ static void score(struct buf *b, const struct game *g)
         html_printf(b, " %lld", (long long)g->home_score);
 }
 
+struct incident_filter web_filter(int64_t limit)
+{
+    struct incident_filter f = {.season = MODEL_NULL,
+                                .week = MODEL_NULL,
+                                .from = MODEL_NULL,
+                                .to = MODEL_NULL,
+                                .has_verdict = -1,
+                                .limit = limit};
+    return f;
+}
+
+int web_list(struct request *req, const struct incident_filter *f, struct incident **list,
+             size_t *n)
+{
+    struct store *s = store_thread();
+    bool more = false;
+    int rc = s ? store_begin_read(s) : STORE_GONE;
+    if (rc >= 0)
+        rc = incidents_list(s, &req->arena, f, list, n, &more);
+    if (s)
+        store_rollback(s);
+    if (rc == STORE_GONE || rc == STORE_ERR)
+        store_thread_drop();
+    return rc;
+}
+
 /* "College" / "NFL" for people; the data says college / nfl. */
 static const char *league_name(const char *league)
 {
@@ -167,23 +193,12 @@ void web_home(struct request *req)
         web_error_page(req, 400, "%s", err);
         return;
     }
-    struct store *s = store_thread();
-    struct incident_filter f = {.season = MODEL_NULL,
-                                .week = MODEL_NULL,
-                                .from = MODEL_NULL,
-                                .to = MODEL_NULL,
-                                .has_verdict = -1,
-                                .limit = 30,
-                                .league = v[0].s,
-                                .status = v[1].s};
+    struct incident_filter f = web_filter(30);
+    f.league = v[0].s;
+    f.status = v[1].s;
     struct incident *list = NULL;
     size_t n = 0;
-    bool more = false;
-    int rc = s ? store_begin_read(s) : STORE_GONE;
-    if (rc >= 0)
-        rc = incidents_list(s, &req->arena, &f, &list, &n, &more);
-    if (s)
-        store_rollback(s);
+    int rc = web_list(req, &f, &list, &n);
     if (rc < 0) {
         web_error_page(req, 503, "the service is temporarily unavailable; retry later");
         return;
@@ -436,13 +451,8 @@ void web_game(struct request *req)
         found = games_get(s, &req->arena, req->param, &g);
     int rc = 0;
     if (found == STORE_ROW) {
-        struct incident_filter f = {.game_id = g.id,
-                                    .season = MODEL_NULL,
-                                    .week = MODEL_NULL,
-                                    .from = MODEL_NULL,
-                                    .to = MODEL_NULL,
-                                    .has_verdict = -1,
-                                    .limit = 100};
+        struct incident_filter f = web_filter(100);
+        f.game_id = g.id;
         rc = incidents_list(s, &req->arena, &f, &list, &n, &more);
     }
     if (s)

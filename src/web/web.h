@@ -2,6 +2,7 @@
 #define WHISTLE_WEB_WEB_H
 
 #include "http/http.h"
+#include "store/incidents.h"
 
 /*
  * The human pages, the ballot endpoint and the RSS feed (docs/pages.md). Pages are
@@ -21,6 +22,10 @@ extern int web_vote_limit_voter;
 extern int web_vote_limit_ip;
 
 /* Shared page pieces (pages.c). */
+struct incident_filter web_filter(int64_t limit); /* no filter, newest first */
+/* Reads one page of published incidents in a read transaction; 0 or a negative store_rc. */
+int web_list(struct request *req, const struct incident_filter *f, struct incident **list,
+             size_t *n);
 void web_page_begin(struct buf *b, const char *title);
 void web_page_end(struct buf *b);
 void web_error_page(struct request *req, int status, const char *fmt, ...)

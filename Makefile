@@ -1,6 +1,6 @@
 # Whistle — build, test, run, bench. See README.md.
 CC      ?= cc
-PKGS    := libmicrohttpd jansson sqlite3 libsodium liburiparser libxml-2.0
+PKGS    := libmicrohttpd jansson sqlite3 libsodium liburiparser libxml-2.0 libcurl
 BUILD   ?= build
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c17 -Wall -Wextra -Werror -Wshadow -Wformat=2 -D_GNU_SOURCE -Isrc -MMD -MP
@@ -15,13 +15,13 @@ endif
 
 # Debian packages: build, test and bench needs (make deps installs what is missing)
 DEPS_BUILD := build-essential pkg-config libmicrohttpd-dev libjansson-dev libsqlite3-dev \
-              libsodium-dev liburiparser-dev libxml2-dev
+              libsodium-dev liburiparser-dev libxml2-dev libcurl4-openssl-dev
 DEPS_TEST  := libcmocka-dev python3 python3-pytest python3-requests python3-jsonschema \
               python3-feedparser python3-bs4 chromium curl \
               sqlite3 clang-format
 DEPS_BENCH := wrk nginx-light curl sqlite3
 
-SRC_DIRS := src src/util src/store src/domain src/http src/api src/web src/cli
+SRC_DIRS := src src/util src/store src/domain src/http src/api src/web src/research src/cli
 SRCS     := $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c))
 OBJS     := $(SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/migrations.o $(BUILD)/gen/openapi.o
 LIB_OBJS := $(filter-out $(BUILD)/src/main.o,$(OBJS))

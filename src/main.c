@@ -17,6 +17,7 @@ static const struct {
     {"incident", cli_incident, "withdraw, merge, set-question, set-status"},
     {"key", cli_key, "create, list, revoke agent keys"},
     {"account", cli_account, "ban, unban an account"},
+    {"fetch", cli_fetch, "fetch a URL as lead research would (SSRF rules)"},
 };
 
 static int usage(FILE *to)

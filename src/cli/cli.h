@@ -19,6 +19,7 @@ int cli_export(int argc, char **argv);
 int cli_incident(int argc, char **argv);
 int cli_key(int argc, char **argv);
 int cli_account(int argc, char **argv);
+int cli_fetch(int argc, char **argv);
 
 /* The database path: --db value, else $WHISTLE_DB, else ./whistle.db. */
 const char *cli_db_path(const char *opt);

@@ -1,0 +1,52 @@
+#ifndef WHISTLE_RESEARCH_FETCH_H
+#define WHISTLE_RESEARCH_FETCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Outbound fetches for lead research (issue 4 step 3; ARCHITECTURE.md security rules):
+ * http/https only, the resolved address checked at every connection and redirect
+ * (domain/address.h), no proxy, at most max_redirects redirects, time and byte caps. The
+ * allow list names exact "ip:port" pairs that may be fetched although they are not
+ * public; only tests set it.
+ */
+struct fetch_policy {
+    size_t max_bytes;   /* default 2 MiB */
+    long timeout_ms;    /* whole transfer, default 10 s */
+    long max_redirects; /* default 3 */
+    const char *const *allow;
+    size_t nallow;
+};
+
+#define FETCH_POLICY_DEFAULT                                                                       \
+    {                                                                                              \
+        2u << 20, 10000, 3, NULL, 0                                                                \
+    }
+
+struct fetch_result {
+    char *final_url;    /* malloc'd, or NULL */
+    long status;        /* HTTP status, -1 when no response */
+    char *content_type; /* malloc'd, or NULL */
+    char *title;        /* og:title, else <title>; malloc'd, or NULL */
+    char *publisher;    /* og:site_name; malloc'd, or NULL */
+    char hash[65];      /* hex SHA-256 of the body, "" when none */
+    size_t bytes;
+    long redirects;
+    int64_t fetched_at;
+    const char *error; /* NULL, or a static code: blocked_address, bad_scheme, bad_url,
+                          too_many_redirects, too_large, timeout, unreachable */
+};
+
+/* Call once before any fetch (curl_global_init). */
+void fetch_global_init(void);
+
+/* Fetches url under the policy at `now`. Returns 0 when a response was received (any HTTP
+ * status), -1 with out->error set otherwise. Release out with fetch_result_release(). */
+int fetch_url(const struct fetch_policy *p, const char *url, int64_t now, struct fetch_result *out);
+void fetch_result_release(struct fetch_result *r);
+
+/* Title and publisher of an HTML document (exposed for tests); malloc'd or NULL. */
+void fetch_html_meta(const char *html, size_t len, char **title, char **publisher);
+
+#endif

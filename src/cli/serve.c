@@ -126,6 +126,7 @@ int cli_serve(int argc, char **argv)
     if (!base) {
         snprintf(base_buf, sizeof base_buf, "http://%s", cfg.listen);
         base = base_buf;
+        cfg.base_from_listen = true;
     } else if (strncmp(base, "http://", 7) != 0 && strncmp(base, "https://", 8) != 0) {
         return cli_refuse("--base-url must start with http:// or https://");
     }

@@ -43,8 +43,9 @@ struct route {
 };
 
 struct server_config {
-    const char *listen;   /* HOST:PORT */
-    const char *base_url; /* origin of every emitted URL, no trailing slash */
+    const char *listen;    /* HOST:PORT */
+    const char *base_url;  /* origin of every emitted URL, no trailing slash */
+    bool base_from_listen; /* base_url derived from listen: use the bound port (port 0) */
     int threads;
     bool use_poll; /* poll(2) instead of epoll for the thread pool */
     unsigned connection_limit, per_ip_limit, timeout_s;

@@ -57,6 +57,7 @@ static int check_value(const struct qp_spec *spec, const char *v, struct qp_valu
         }
         break;
     case QP_ENUM:
+    case QP_ENUM_OR_EMPTY:
         for (size_t i = 0; spec->values[i]; i++) {
             if (strcmp(v, spec->values[i]) == 0) {
                 out->i = (int64_t)i;
@@ -133,6 +134,11 @@ int qp_parse(const struct qp_spec *specs, size_t nspecs, const struct qp_pair *p
         if (out[i].set) {
             snprintf(err, errlen, "query parameter %s is repeated", key);
             return -1;
+        }
+        if (pairs[p].value && !pairs[p].value[0] && specs[i].type == QP_ENUM_OR_EMPTY) {
+            out[i].set = true; /* seen (a repeat is still an error), but no filter */
+            out[i].s = NULL;
+            continue;
         }
         if (!pairs[p].value || !pairs[p].value[0]) {
             snprintf(err, errlen, "query parameter %s has no value", key);

@@ -12,12 +12,13 @@
  * is reported in err as a message that names the parameter.
  */
 enum qp_type {
-    QP_INT,  /* decimal integer in [min, max] */
-    QP_ENUM, /* one of values[] (NULL-terminated) */
-    QP_ID,   /* game/team ID: 1..255 chars of A-Z a-z 0-9 . _ : ~ - */
-    QP_UUID, /* canonical UUID, normalised to lower case */
-    QP_TIME, /* UTC date YYYY-MM-DD or RFC 3339 date-time */
-    QP_BOOL, /* true | false */
+    QP_INT,           /* decimal integer in [min, max] */
+    QP_ENUM,          /* one of values[] (NULL-terminated) */
+    QP_ENUM_OR_EMPTY, /* the same, or an empty value meaning "not given" (HTML forms' "All") */
+    QP_ID,            /* game/team ID: 1..255 chars of A-Z a-z 0-9 . _ : ~ - */
+    QP_UUID,          /* canonical UUID, normalised to lower case */
+    QP_TIME,          /* UTC date YYYY-MM-DD or RFC 3339 date-time */
+    QP_BOOL,          /* true | false */
 };
 
 struct qp_spec {

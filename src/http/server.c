@@ -492,6 +492,15 @@ int http_serve(const struct server_config *cfg, const struct route *table, size_
     char shown[300];
     const char *colon = strrchr(cfg->listen, ':');
     snprintf(shown, sizeof shown, "%.*s:%u", (int)(colon - cfg->listen), cfg->listen, port);
+    if (cfg->base_from_listen) {
+        /* the default base URL names the port actually bound (listen port 0) */
+        static char base[320];
+        static struct server_config bound;
+        snprintf(base, sizeof base, "http://%s", shown);
+        bound = *cfg;
+        bound.base_url = base;
+        config = &bound;
+    }
     fprintf(stderr, "whistle: listening on http://%s\n", shown);
     fflush(stderr);
 

@@ -185,8 +185,8 @@ static const char *const maturities[] = {"developing", "corroborated", "explaine
 
 void web_home(struct request *req)
 {
-    static const struct qp_spec specs[] = {{"league", QP_ENUM, 0, 0, 0, leagues},
-                                           {"status", QP_ENUM, 0, 0, 0, maturities}};
+    static const struct qp_spec specs[] = {{"league", QP_ENUM_OR_EMPTY, 0, 0, 0, leagues},
+                                           {"status", QP_ENUM_OR_EMPTY, 0, 0, 0, maturities}};
     struct qp_value v[2];
     char err[400];
     if (http_query_check(req, specs, 2, v, err, sizeof err) < 0) {

@@ -257,3 +257,40 @@ def test_empty_database_lists(server_factory):
     assert s.json("/api/v1/incidents") == {"data": [], "pagination": {"limit": 20, "offset": 0, "nextOffset": None}}
     assert s.get(f"/api/v1/incidents/{I1}").status_code == 404
     assert os.path.exists(s.db)
+
+
+def test_default_base_url_names_the_bound_port(tmp_path):
+    """Without --base-url, emitted URLs use the listen address with the port actually bound
+    (listen port 0 picks one)."""
+    import subprocess
+
+    from helpers import BIN
+
+    db = tmp_path / "db"
+    fixture = os.path.join(os.path.dirname(__file__), "fixtures", "main.json")
+    subprocess.run([BIN, "import", fixture, "--db", str(db)], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen([BIN, "serve", "--db", str(db), "--listen", "127.0.0.1:0",
+                             "--threads", "1"], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        url = None
+        for line in proc.stderr:
+            m = re.search(r"listening on (http://127\.0\.0\.1:(\d+))", line)
+            if m:
+                url, port = m.group(1), m.group(2)
+                break
+        assert url and port != "0"
+        games = requests.get(url + "/api/v1/games", timeout=5).json()["data"]
+        assert games and all(g["url"] == f"{url}/api/v1/games/{g['id']}" for g in games)
+        incidents = requests.get(url + "/api/v1/incidents", timeout=5).json()["data"]
+        assert incidents and all(i["public_url"].startswith(url + "/incidents/")
+                                 for i in incidents)
+        # the ballot endpoint's same-origin check uses the same base URL
+        r = requests.post(url + "/incidents/x/vote", headers={"Origin": url}, timeout=5,
+                          data={"choice": "correct", "question_version": "1", "csrf": "x"})
+        assert r.status_code == 403  # no voter cookie: refused, but not for the Origin
+        assert "cookie" in r.text
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=10) == 0

@@ -75,8 +75,19 @@ def test_home_filters(ro_server, query):
     check_newest_first(linked, everything)
 
 
+def test_home_filter_form_all_choice_means_no_filter(ro_server):
+    """The filter form's "All" options submit empty values: the unfiltered list."""
+    _, doc = page(ro_server, "/?league=&status=")
+    everything = {i["public_url"]: i for i in api_list(ro_server)}
+    _, plain = page(ro_server, "/")
+    assert linked_in_order(doc, everything) == linked_in_order(plain, everything)
+    _, doc = page(ro_server, "/?league=nfl&status=")
+    assert set(linked_in_order(doc, everything)) == {
+        i["public_url"] for i in api_list(ro_server, "league=nfl")}
+
+
 @pytest.mark.parametrize("query", [
-    "foo=1", "league=nfl&league=college", "status=developing&status=developing", "league=xfl",
+    "foo=1", "league=nfl&league=college", "league=&league=nfl", "status=developing&status=developing", "league=xfl",
     "status=open", "league=NFL", "limit=5", "league=nfl&page=2",
 ])
 def test_home_bad_parameters_give_400_page(ro_server, query):

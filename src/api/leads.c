@@ -66,6 +66,21 @@ static int authenticate(struct request *req, int64_t now, struct store *s, struc
     return 0;
 }
 
+/* The preamble of both agent endpoints: the thread's connection, no query string, a valid
+ * agent key. Answers the request itself and returns -1 when one of them fails. */
+static int agent_request(struct request *req, int64_t now, struct store **s,
+                         struct agent_auth *auth)
+{
+    *s = store_thread();
+    if (!*s) {
+        reply_unavailable(req);
+        return -1;
+    }
+    if (api_no_query(req) < 0 || authenticate(req, now, *s, auth) < 0)
+        return -1;
+    return 0;
+}
+
 static const char *lead_url(struct request *req, const char *id)
 {
     struct buf b = BUF_INIT;
@@ -128,13 +143,9 @@ static bool json_content_type(const char *ct)
 void api_leads_submit(struct request *req)
 {
     int64_t now = time_now_us();
-    struct store *s = store_thread();
-    if (!s) {
-        reply_unavailable(req);
-        return;
-    }
+    struct store *s;
     struct agent_auth auth;
-    if (api_no_query(req) < 0 || authenticate(req, now, s, &auth) < 0)
+    if (agent_request(req, now, &s, &auth) < 0)
         return;
     const char *idem = http_header(req, "Idempotency-Key");
     if (!idem) {
@@ -245,13 +256,9 @@ out:
 void api_leads_get(struct request *req)
 {
     int64_t now = time_now_us();
-    struct store *s = store_thread();
-    if (!s) {
-        reply_unavailable(req);
-        return;
-    }
+    struct store *s;
     struct agent_auth auth;
-    if (api_no_query(req) < 0 || authenticate(req, now, s, &auth) < 0)
+    if (agent_request(req, now, &s, &auth) < 0)
         return;
     char id[UUID_STR_LEN + 1];
     if (uuid_normalize(req->param, id) < 0) {

@@ -17,6 +17,7 @@
 #include "domain/quota.h"
 #include "store/agents.h"
 #include "store/store.h"
+#include "tmpdb.h"
 
 #define SEC INT64_C(1000000)
 #define NOW (INT64_C(1764000000) * SEC) /* a fixed instant: no clock is read */
@@ -119,51 +120,27 @@ static void test_retry_after_waits_for_every_exhausted_limit(void **state)
 
 /* ---- the windows as the store counts them --------------------------------------------- */
 
-struct db {
-    char path[64];
-    struct store *s;
-};
-
 static int setup(void **state)
 {
-    struct db *d = calloc(1, sizeof *d);
-    char err[256];
-    snprintf(d->path, sizeof d->path, "/tmp/whistle-quota-XXXXXX");
-    int fd = mkstemp(d->path);
-    if (fd < 0)
-        return -1;
-    close(fd);
-    if (store_open(d->path, true, &d->s, err, sizeof err) < 0 ||
-        store_migrate(d->s, err, sizeof err) < 0)
-        return -1;
-    assert_int_equal(store_exec(d->s,
-                                "INSERT INTO teams (id, name, abbreviation) VALUES ('h', 'H', 'H'),"
-                                " ('a', 'A', 'A');"
-                                "INSERT INTO games (id, home_team_id, away_team_id, status, season,"
-                                " week, league, season_type, created_at, updated_at) VALUES ('g',"
-                                " 'h', 'a', 'final', 2025, 1, 'nfl', 'regular', 0, 0);"
-                                "INSERT INTO accounts (id, email, created_at, updated_at) VALUES"
-                                " ('acc1', 'one@example.com', 0, 0), ('acc2', 'two@example.com', 0,"
-                                " 0);"
-                                "INSERT INTO agent_keys (id, account_id, prefix, secret_hash,"
-                                " created_at, expires_at) VALUES ('k1', 'acc1', 'wk_', 'h1', 0, 1),"
-                                " ('k2', 'acc2', 'wk_', 'h2', 0, 1)"),
-                     STORE_DONE);
+    struct tmpdb *d =
+        tmpdb_open("INSERT INTO teams (id, name, abbreviation) VALUES ('h', 'H', 'H'),"
+                   " ('a', 'A', 'A');"
+                   "INSERT INTO games (id, home_team_id, away_team_id, status, season,"
+                   " week, league, season_type, created_at, updated_at) VALUES ('g',"
+                   " 'h', 'a', 'final', 2025, 1, 'nfl', 'regular', 0, 0);"
+                   "INSERT INTO accounts (id, email, created_at, updated_at) VALUES"
+                   " ('acc1', 'one@example.com', 0, 0), ('acc2', 'two@example.com', 0,"
+                   " 0);"
+                   "INSERT INTO agent_keys (id, account_id, prefix, secret_hash,"
+                   " created_at, expires_at) VALUES ('k1', 'acc1', 'wk_', 'h1', 0, 1),"
+                   " ('k2', 'acc2', 'wk_', 'h2', 0, 1)");
     *state = d;
-    return 0;
+    return d ? 0 : -1;
 }
 
 static int teardown(void **state)
 {
-    struct db *d = *state;
-    char p[80];
-    store_close(d->s);
-    unlink(d->path);
-    snprintf(p, sizeof p, "%s-wal", d->path);
-    unlink(p);
-    snprintf(p, sizeof p, "%s-shm", d->path);
-    unlink(p);
-    free(d);
+    tmpdb_close(*state);
     return 0;
 }
 
@@ -185,7 +162,7 @@ static void add_lead(struct store *s, const char *account, int64_t at)
 
 static void test_minute_edge_in_the_store(void **state)
 {
-    struct db *d = *state;
+    struct tmpdb *d = *state;
     struct quota_usage u;
     /* exactly 60 s old: out of the minute window; 60 s minus 1 µs: still in */
     add_lead(d->s, "acc1", NOW - 60 * SEC);
@@ -204,7 +181,7 @@ static void test_minute_edge_in_the_store(void **state)
 
 static void test_day_edge_in_the_store(void **state)
 {
-    struct db *d = *state;
+    struct tmpdb *d = *state;
     struct quota_usage u;
     for (int i = 0; i < 20; i++)
         add_lead(d->s, "acc1", NOW - 86400 * SEC + 1 + i * 60 * SEC);

@@ -15,54 +15,32 @@
 #include "domain/votes.h"
 #include "store/incidents.h"
 #include "store/store.h"
+#include "tmpdb.h"
 #include "store/votes.h"
 
 #define SEC INT64_C(1000000)
 #define NOW (INT64_C(1764000000) * SEC)
 #define INC "11111111-1111-4111-8111-111111111111"
 
-struct db {
-    char path[64];
-    struct store *s;
-};
-
 static int setup(void **state)
 {
-    struct db *d = calloc(1, sizeof *d);
-    char err[256];
-    snprintf(d->path, sizeof d->path, "/tmp/whistle-votes-XXXXXX");
-    int fd = mkstemp(d->path);
-    if (fd < 0)
-        return -1;
-    close(fd);
-    if (store_open(d->path, true, &d->s, err, sizeof err) < 0 ||
-        store_migrate(d->s, err, sizeof err) < 0)
-        return -1;
-    if (store_exec(d->s, "INSERT INTO teams (id, name, abbreviation) VALUES ('h', 'H', 'H'),"
-                         " ('a', 'A', 'A');"
-                         "INSERT INTO games (id, home_team_id, away_team_id, status, season, week,"
-                         " league, season_type, created_at, updated_at) VALUES ('g', 'h', 'a',"
-                         " 'final', 2025, 1, 'nfl', 'regular', 0, 0);"
-                         "INSERT INTO incidents (id, game_id, title, play_description, category,"
-                         " status, origin_kind, provenance, published_at, created_at, updated_at,"
-                         " question_version) VALUES ('" INC "', 'g', 't', 'p', 'penalty',"
-                         " 'developing', 'human', '{}', 0, 0, 0, 1)") != STORE_DONE)
-        return -1;
+    struct tmpdb *d =
+        tmpdb_open("INSERT INTO teams (id, name, abbreviation) VALUES ('h', 'H', 'H'),"
+                   " ('a', 'A', 'A');"
+                   "INSERT INTO games (id, home_team_id, away_team_id, status, season, week,"
+                   " league, season_type, created_at, updated_at) VALUES ('g', 'h', 'a',"
+                   " 'final', 2025, 1, 'nfl', 'regular', 0, 0);"
+                   "INSERT INTO incidents (id, game_id, title, play_description, category,"
+                   " status, origin_kind, provenance, published_at, created_at, updated_at,"
+                   " question_version) VALUES ('" INC "', 'g', 't', 'p', 'penalty',"
+                   " 'developing', 'human', '{}', 0, 0, 0, 1)");
     *state = d;
-    return 0;
+    return d ? 0 : -1;
 }
 
 static int teardown(void **state)
 {
-    struct db *d = *state;
-    char p[80];
-    store_close(d->s);
-    unlink(d->path);
-    snprintf(p, sizeof p, "%s-wal", d->path);
-    unlink(p);
-    snprintf(p, sizeof p, "%s-shm", d->path);
-    unlink(p);
-    free(d);
+    tmpdb_close(*state);
     return 0;
 }
 
@@ -75,7 +53,7 @@ static struct choices totals(struct store *s, int64_t version)
 
 static void test_revote_moves_and_never_double_counts(void **state)
 {
-    struct db *d = *state;
+    struct tmpdb *d = *state;
     assert_int_equal(ballot_cast(d->s, INC, 1, "voter-a", "correct", NULL, NOW), 0);
     assert_int_equal(ballot_cast(d->s, INC, 1, "voter-b", "correct", NULL, NOW), 0);
     struct choices c = totals(d->s, 1);
@@ -116,7 +94,7 @@ static void test_revote_moves_and_never_double_counts(void **state)
 
 static void test_rooting_groups_are_tallied_apart(void **state)
 {
-    struct db *d = *state;
+    struct tmpdb *d = *state;
     struct votes v;
     assert_int_equal(ballot_cast(d->s, INC, 1, "v1", "correct", "home", NOW), 0);
     assert_int_equal(ballot_cast(d->s, INC, 1, "v2", "correct", NULL, NOW), 0);
@@ -129,7 +107,7 @@ static void test_rooting_groups_are_tallied_apart(void **state)
 
 static void test_rate_limit_window_edges(void **state)
 {
-    struct db *d = *state;
+    struct tmpdb *d = *state;
     int64_t count = 0, oldest = 0;
     assert_int_equal(vote_events_record(d->s, "voter:x", NOW - 60 * SEC, NOW - 120 * SEC), 0);
     assert_int_equal(vote_events_record(d->s, "voter:x", NOW - 59 * SEC, NOW - 119 * SEC), 0);
@@ -146,7 +124,7 @@ static void test_rate_limit_window_edges(void **state)
 
 static void test_secret_is_created_once(void **state)
 {
-    struct db *d = *state;
+    struct tmpdb *d = *state;
     unsigned char a[32], b[32];
     assert_int_equal(settings_secret(d->s, "cookie_secret", a), 0);
     assert_int_equal(settings_secret(d->s, "cookie_secret", b), 0);

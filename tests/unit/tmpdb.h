@@ -1,0 +1,52 @@
+#ifndef WHISTLE_TESTS_TMPDB_H
+#define WHISTLE_TESTS_TMPDB_H
+
+/* A migrated SQLite database in a temporary file, for unit tests of store code. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "store/store.h"
+
+struct tmpdb {
+    char path[64];
+    struct store *s;
+};
+
+/* Creates and migrates the database, then runs seed_sql (may be NULL). NULL on failure. */
+static inline struct tmpdb *tmpdb_open(const char *seed_sql)
+{
+    struct tmpdb *d = calloc(1, sizeof *d);
+    char err[256];
+    if (!d)
+        return NULL;
+    snprintf(d->path, sizeof d->path, "/tmp/whistle-unit-XXXXXX");
+    int fd = mkstemp(d->path);
+    if (fd < 0) {
+        free(d);
+        return NULL;
+    }
+    close(fd);
+    if (store_open(d->path, true, &d->s, err, sizeof err) < 0 ||
+        store_migrate(d->s, err, sizeof err) < 0 ||
+        (seed_sql && store_exec(d->s, seed_sql) != STORE_DONE)) {
+        fprintf(stderr, "tmpdb: %s\n", err);
+        return NULL;
+    }
+    return d;
+}
+
+/* Closes the database and removes its files (-wal and -shm included). */
+static inline void tmpdb_close(struct tmpdb *d)
+{
+    char p[80];
+    store_close(d->s);
+    unlink(d->path);
+    snprintf(p, sizeof p, "%s-wal", d->path);
+    unlink(p);
+    snprintf(p, sizeof p, "%s-shm", d->path);
+    unlink(p);
+    free(d);
+}
+
+#endif

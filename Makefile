@@ -21,7 +21,7 @@ DEPS_TEST  := libcmocka-dev python3 python3-pytest python3-requests python3-json
               sqlite3 clang-format
 DEPS_BENCH := wrk nginx-light curl sqlite3
 
-SRC_DIRS := src src/util src/store src/domain src/http src/api src/web src/research src/cli
+SRC_DIRS := src src/util src/store src/domain src/http src/api src/web src/research src/worker src/cli
 SRCS     := $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c))
 OBJS     := $(SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/migrations.o $(BUILD)/gen/openapi.o
 LIB_OBJS := $(filter-out $(BUILD)/src/main.o,$(OBJS))

@@ -18,6 +18,7 @@ static const struct {
     {"key", cli_key, "create, list, revoke agent keys"},
     {"account", cli_account, "ban, unban an account"},
     {"fetch", cli_fetch, "fetch a URL as lead research would (SSRF rules)"},
+    {"worker", cli_worker, "run the background worker alone (research, outbox, housekeeping)"},
 };
 
 static int usage(FILE *to)

@@ -1,5 +1,7 @@
 /* whistle serve, whistle migrate */
 #include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,12 +17,16 @@
 #include "http/query.h"
 #include "util/jsonw.h"
 #include "util/timefmt.h"
+#include "research/fetch.h"
+#include "worker/worker.h"
 
 static const char serve_usage[] =
     "whistle serve [--db PATH] [--listen HOST:PORT] [--base-url URL] [--threads N]\n"
     "              [--poll] [--no-cache] [--max-connections N] [--max-per-ip N]\n"
     "              [--vote-limit-voter N] [--vote-limit-ip N]\n"
-    "              [--timeout SECONDS]";
+    "              [--timeout SECONDS] [--no-worker] [--auto-publish] [--scout-candidates]\n"
+    "              [--poll-ms N] [--lease-seconds N] [--allow-fetch HOST:PORT]...\n"
+    "              [--fetch-timeout-ms N] [--fetch-max-bytes N]";
 
 /* The response cache's validation token: the thread's connection's data version. */
 static int cache_token(uint64_t out[2])
@@ -52,6 +58,8 @@ int cli_serve(int argc, char **argv)
                                          {"no-cache", no_argument, NULL, 'n'},
                                          {"vote-limit-voter", required_argument, NULL, 'V'},
                                          {"vote-limit-ip", required_argument, NULL, 'I'},
+                                         {"no-worker", no_argument, NULL, 'W'},
+                                         CLI_WORKER_OPTIONS,
                                          {NULL, 0, NULL, 0}};
     const char *db = NULL, *base = NULL;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -65,7 +73,10 @@ int cli_serve(int argc, char **argv)
         .memory_limit = 16 * 1024,
         .cache_token = cache_token,
     };
-    int c;
+    struct worker_config wcfg;
+    worker_config_init(&wcfg, NULL);
+    bool with_worker = true;
+    int c, wrc;
     int64_t v;
     optind = 1;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -115,8 +126,15 @@ int cli_serve(int argc, char **argv)
                 return cli_refuse("--timeout must be an integer from 1 to 3600");
             cfg.timeout_s = (unsigned)v;
             break;
+        case 'W':
+            with_worker = false;
+            break;
         default:
-            return cli_usage(serve_usage);
+            wrc = cli_worker_option(c, optarg, &wcfg);
+            if (wrc > 0)
+                return cli_usage(serve_usage);
+            if (wrc < 0)
+                return CLI_REFUSED;
         }
     }
     if (optind != argc)
@@ -161,7 +179,23 @@ int cli_serve(int argc, char **argv)
     voter_set_secret(secret);
     sodium_memzero(secret, sizeof secret);
     store_thread_setup(path);
+    /* the worker thread must inherit the signal mask that http_serve() sigwaits on */
+    sigset_t sigs;
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGINT);
+    sigaddset(&sigs, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+    wcfg.db = path;
+    wcfg.base_url = b;
+    if (with_worker) {
+        fetch_global_init();
+        if (worker_thread_start(&wcfg) < 0) {
+            free(b);
+            return cli_refuse("cannot start the worker thread");
+        }
+    }
     int rc = http_serve(&cfg, api_routes, api_nroutes);
+    worker_thread_stop();
     free(b);
     return rc == 0 ? CLI_OK : CLI_REFUSED;
 }

@@ -14,6 +14,10 @@
 #define LEAD_URLS_MAX        5
 #define LEAD_GAME_ID_MAX     255
 
+/* How long an Idempotency-Key is remembered (docs/agents.md: 7 days; the issue asks for
+ * at least 24 hours). The worker's housekeeping forgets older records. */
+#define LEAD_IDEMPOTENCY_RETENTION_US (INT64_C(7) * 86400 * 1000000)
+
 struct lead_input {
     const char *game_id;
     const char *description;

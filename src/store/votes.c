@@ -216,3 +216,12 @@ int vote_events_record(struct store *s, const char *subject, int64_t now, int64_
     store_bind_int(st, 2, now);
     return store_run(st);
 }
+
+int vote_events_prune(struct store *s, int64_t before)
+{
+    struct store_stmt *st = store_prepare(s, "DELETE FROM vote_events WHERE at <= ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_int(st, 1, before);
+    return store_run(st);
+}

@@ -40,5 +40,7 @@ int vote_events_count(struct store *s, const char *subject, int64_t since, int64
                       int64_t *oldest);
 /* Records an event and forgets the subject's events at or before `forget_before`. */
 int vote_events_record(struct store *s, const char *subject, int64_t now, int64_t forget_before);
+/* Forgets every vote-limit event at or before `before` (housekeeping). */
+int vote_events_prune(struct store *s, int64_t before);
 
 #endif

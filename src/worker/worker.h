@@ -1,0 +1,60 @@
+#ifndef WHISTLE_WORKER_WORKER_H
+#define WHISTLE_WORKER_WORKER_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "store/store.h"
+
+/*
+ * The background worker (ARCHITECTURE.md "Processes"): `whistle serve` runs it in a thread
+ * unless --no-worker, `whistle worker` runs it alone. It loops over a table of tasks
+ * (worker.c), each one small step of work against the database; every piece of state a
+ * task needs (claims, leases, attempts) lives in the database, so any number of workers on
+ * any number of nodes can run side by side.
+ */
+#define WORKER_MAX_ALLOW 16
+
+struct worker_config {
+    const char *db;        /* the database uri */
+    const char *base_url;  /* origin of emitted URLs (mail links), no trailing slash */
+    bool auto_publish;     /* research: publish candidates without an operator */
+    bool scout_candidates; /* research: scout signals count as independent discussion */
+    int poll_ms;           /* sleep when every task was idle (default 500) */
+    int64_t lease_us;      /* how long a claim is held before another worker may retry */
+    /* test-only allow list for research fetches: exact "HOST:PORT" loopback origins */
+    const char *allow[WORKER_MAX_ALLOW];
+    int nallow;
+    long fetch_timeout_ms; /* 0: the fetcher's default (10 s) */
+    long fetch_max_bytes;  /* 0: the fetcher's default (2 MiB) */
+};
+
+/* One row of the task table. run() does at most one unit of work and returns 1 when it did
+ * something (the worker runs the table again at once), 0 when there was nothing to do, or
+ * a negative store_rc (logged; the worker backs off). `now` comes from the caller. */
+struct worker_task {
+    const char *name;
+    int (*run)(struct store *s, const struct worker_config *cfg, int64_t now);
+};
+
+/* Fills cfg with defaults for db. */
+void worker_config_init(struct worker_config *cfg, const char *db);
+
+/* Runs the task table until *stop becomes true. Opens its own connection (reopened after
+ * the database was unreachable). Returns 0. */
+int worker_loop(const struct worker_config *cfg, atomic_bool *stop);
+
+/* Runs every task until all are idle once (for tests and `whistle worker --once`).
+ * Returns the number of units of work done, or a negative store_rc. */
+int worker_drain(const struct worker_config *cfg);
+
+/* Starts worker_loop in a thread (signals must already be blocked by the caller);
+ * worker_thread_stop() asks it to finish its current unit and joins it. */
+int worker_thread_start(const struct worker_config *cfg);
+void worker_thread_stop(void);
+
+/* Housekeeping: forgets expired idempotency records and old vote-limit events. */
+int worker_housekeeping(struct store *s, const struct worker_config *cfg, int64_t now);
+
+#endif

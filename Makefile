@@ -1,6 +1,6 @@
 # Whistle — build, test, run, bench. See README.md.
 CC      ?= cc
-PKGS    := libmicrohttpd jansson sqlite3 libsodium liburiparser libxml-2.0 libcurl
+PKGS    := libmicrohttpd jansson sqlite3 libsodium liburiparser libxml-2.0 libcurl libpsl
 BUILD   ?= build
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c17 -Wall -Wextra -Werror -Wshadow -Wformat=2 -D_GNU_SOURCE -Isrc -MMD -MP
@@ -15,7 +15,7 @@ endif
 
 # Debian packages: build, test and bench needs (make deps installs what is missing)
 DEPS_BUILD := build-essential pkg-config libmicrohttpd-dev libjansson-dev libsqlite3-dev \
-              libsodium-dev liburiparser-dev libxml2-dev libcurl4-openssl-dev
+              libsodium-dev liburiparser-dev libxml2-dev libcurl4-openssl-dev libpsl-dev
 DEPS_TEST  := libcmocka-dev python3 python3-pytest python3-requests python3-jsonschema \
               python3-feedparser python3-bs4 chromium curl \
               sqlite3 clang-format

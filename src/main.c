@@ -18,6 +18,8 @@ static const struct {
     {"key", cli_key, "create, list, revoke agent keys"},
     {"account", cli_account, "ban, unban an account"},
     {"fetch", cli_fetch, "fetch a URL as lead research would (SSRF rules)"},
+    {"candidate", cli_candidate, "list, show, publish, reject researched leads"},
+    {"lead", cli_lead, "list leads, show one with its research audit trail"},
     {"worker", cli_worker, "run the background worker alone (research, outbox, housekeeping)"},
 };
 

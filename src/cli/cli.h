@@ -20,6 +20,8 @@ int cli_incident(int argc, char **argv);
 int cli_key(int argc, char **argv);
 int cli_account(int argc, char **argv);
 int cli_fetch(int argc, char **argv);
+int cli_candidate(int argc, char **argv);
+int cli_lead(int argc, char **argv);
 int cli_worker(int argc, char **argv);
 
 /* The worker options shared by `whistle worker` and `whistle serve` (its worker thread):
@@ -35,17 +37,19 @@ enum {
     CLI_OPT_ALLOW_FETCH,
     CLI_OPT_FETCH_TIMEOUT,
     CLI_OPT_FETCH_MAX_BYTES,
+    CLI_OPT_MIN_DOMAINS,
 };
+/* clang-format off */
 #define CLI_WORKER_OPTIONS                                                                         \
     {"auto-publish", no_argument, NULL, CLI_OPT_AUTO_PUBLISH},                                     \
-        {"scout-candidates", no_argument, NULL, CLI_OPT_SCOUT_CANDIDATES},                         \
-        {"poll-ms", required_argument, NULL, CLI_OPT_POLL_MS},                                     \
-        {"lease-seconds", required_argument, NULL, CLI_OPT_LEASE},                                 \
-        {"allow-fetch", required_argument, NULL, CLI_OPT_ALLOW_FETCH},                             \
-        {"fetch-timeout-ms", required_argument, NULL, CLI_OPT_FETCH_TIMEOUT},                      \
-    {                                                                                              \
-        "fetch-max-bytes", required_argument, NULL, CLI_OPT_FETCH_MAX_BYTES                        \
-    }
+    {"scout-candidates", no_argument, NULL, CLI_OPT_SCOUT_CANDIDATES},                             \
+    {"poll-ms", required_argument, NULL, CLI_OPT_POLL_MS},                                         \
+    {"lease-seconds", required_argument, NULL, CLI_OPT_LEASE},                                     \
+    {"allow-fetch", required_argument, NULL, CLI_OPT_ALLOW_FETCH},                                 \
+    {"fetch-timeout-ms", required_argument, NULL, CLI_OPT_FETCH_TIMEOUT},                          \
+    {"fetch-max-bytes", required_argument, NULL, CLI_OPT_FETCH_MAX_BYTES},                         \
+    {"min-source-domains", required_argument, NULL, CLI_OPT_MIN_DOMAINS}
+/* clang-format on */
 int cli_worker_option(int c, const char *arg, struct worker_config *cfg);
 
 /* The database path: --db value, else $WHISTLE_DB, else ./whistle.db. */

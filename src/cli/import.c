@@ -420,26 +420,6 @@ out:
     return rc;
 }
 
-/* Derives a unique slug for a new incident from its title. */
-static int derive_slug(struct import *im, const char *id, const char *title, char *out,
-                       size_t outlen)
-{
-    size_t n = slug_from_title(title, out, outlen);
-    if (n == 0)
-        snprintf(out, outlen, "incident-%.8s", id);
-    char owner[40];
-    int rc = admin_slug_owner(im->s, out, id, owner);
-    if (rc < 0)
-        return store_fail(im, rc);
-    if (owner[0]) {
-        size_t len = strlen(out);
-        if (len > SLUG_MAX - 9)
-            len = SLUG_MAX - 9;
-        snprintf(out + len, outlen - len, "-%.8s", id);
-    }
-    return 0;
-}
-
 static int import_incident(struct import *im, json_t *obj, size_t index)
 {
     static const char *const keys[] = {"id",
@@ -592,7 +572,9 @@ static int import_incident(struct import *im, json_t *obj, size_t index)
     } else if (old.exists && old.slug[0]) {
         i.slug = old.slug; /* derived once, never changes with later headline edits */
     } else {
-        CHECK(derive_slug(im, i.id, i.title, slug_buf, sizeof slug_buf));
+        int drc = admin_derive_slug(im->s, i.id, i.title, slug_buf, sizeof slug_buf);
+        if (drc < 0)
+            return store_fail(im, drc);
         i.slug = slug_buf;
     }
 

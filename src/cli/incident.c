@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "cli/question.h"
+#include "domain/lead.h"
 #include "store/admin.h"
 #include "store/incidents.h"
 #include "util/timefmt.h"
@@ -19,10 +20,13 @@ static const char incident_usage[] =
     "       whistle incident merge ID --into SURVIVOR [--db PATH] [--json]\n"
     "       whistle incident set-question ID --file Q.json [--clarify] [--db PATH] [--json]\n"
     "       whistle incident set-status ID developing|corroborated|explained|resolved "
-    "[--db PATH] [--json]";
+    "[--db PATH] [--json]\n"
+    "       whistle incident add-source ID --url URL --kind KIND --title TEXT --supports TEXT\n"
+    "               [--publisher NAME] [--published-at TIME] [--db PATH] [--json]";
 
 struct args {
     const char *db, *into, *file, *id, *value;
+    const char *url, *kind, *title, *supports, *publisher, *published_at;
     bool json, clarify;
 };
 
@@ -171,12 +175,66 @@ static int set_status(struct store *s, struct args *a, int64_t now, struct buf *
     return CLI_OK;
 }
 
+/* Later reporting (api-v1.md "Incident status": developing → corroborated / explained):
+ * the operator cites it here, then moves the status with set-status. */
+static int add_source(struct store *s, struct args *a, int64_t now, struct buf *out)
+{
+    static const char *const kinds[] = {"report", "video", "image", "official_statement",
+                                        "rule",   "other"};
+    struct incident_state st;
+    if (!a->url || !a->kind || !a->title || !a->supports)
+        return cli_usage(incident_usage);
+    bool kind_ok = false;
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+        kind_ok = kind_ok || strcmp(a->kind, kinds[k]) == 0;
+    if (!kind_ok)
+        return cli_refuse("--kind must be one of report, video, image, official_statement, rule, "
+                          "other");
+    if (strlen(a->url) > 2000 || !lead_url_valid(a->url))
+        return cli_refuse("--url must be an absolute http or https URL");
+    if (!*a->title || strlen(a->title) > 500)
+        return cli_refuse("--title must be 1 to 500 bytes");
+    if (!*a->supports || strlen(a->supports) > 2000)
+        return cli_refuse("--supports must be 1 to 2000 bytes");
+    if (a->publisher && (!*a->publisher || strlen(a->publisher) > 200))
+        return cli_refuse("--publisher must be 1 to 200 bytes");
+    int64_t published = MODEL_NULL;
+    if (a->published_at && time_parse_iso(a->published_at, TIME_DATE_OK, &published) < 0)
+        return cli_refuse("--published-at must be an ISO 8601 date or date-time");
+    if (load(s, a->id, &st))
+        return CLI_REFUSED;
+    if (strcmp(st.visibility, "published") != 0)
+        return cli_refuse("incident %s is %s; sources can be added to published incidents only",
+                          a->id, st.visibility);
+    struct source src = {.url = a->url,
+                         .title = a->title,
+                         .publisher = a->publisher,
+                         .kind = a->kind,
+                         .supports = a->supports,
+                         .published_at = published};
+    int rc = admin_add_source(s, a->id, &src, now);
+    if (rc < 0)
+        return cli_refuse("cannot add the source: %s", store_errmsg(s));
+    if (rc == 0)
+        return cli_refuse("incident %s already cites %s", a->id, a->url);
+    buf_printf(out, "{\"id\":\"%s\",\"source_added\":true}", a->id);
+    return CLI_OK;
+}
+
 int cli_incident(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"db", required_argument, NULL, 'd'},   {"json", no_argument, NULL, 'j'},
-        {"into", required_argument, NULL, 'i'}, {"file", required_argument, NULL, 'f'},
-        {"clarify", no_argument, NULL, 'c'},    {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {{"db", required_argument, NULL, 'd'},
+                                         {"json", no_argument, NULL, 'j'},
+                                         {"into", required_argument, NULL, 'i'},
+                                         {"file", required_argument, NULL, 'f'},
+                                         {"clarify", no_argument, NULL, 'c'},
+                                         {"url", required_argument, NULL, 'u'},
+                                         {"kind", required_argument, NULL, 'k'},
+                                         {"title", required_argument, NULL, 't'},
+                                         {"supports", required_argument, NULL, 's'},
+                                         {"publisher", required_argument, NULL, 'p'},
+                                         {"published-at", required_argument, NULL, 'P'},
+                                         {NULL, 0, NULL, 0}};
     static const struct {
         const char *name;
         int (*run)(struct store *, struct args *, int64_t, struct buf *);
@@ -184,7 +242,8 @@ int cli_incident(int argc, char **argv)
     } actions[] = {{"withdraw", withdraw, 0},
                    {"merge", merge, 0},
                    {"set-question", set_question, 0},
-                   {"set-status", set_status, 1}};
+                   {"set-status", set_status, 1},
+                   {"add-source", add_source, 0}};
     struct args a = {0};
     int c;
     if (argc < 2)
@@ -207,6 +266,24 @@ int cli_incident(int argc, char **argv)
             break;
         case 'c':
             a.clarify = true;
+            break;
+        case 'u':
+            a.url = optarg;
+            break;
+        case 'k':
+            a.kind = optarg;
+            break;
+        case 't':
+            a.title = optarg;
+            break;
+        case 's':
+            a.supports = optarg;
+            break;
+        case 'p':
+            a.publisher = optarg;
+            break;
+        case 'P':
+            a.published_at = optarg;
             break;
         default:
             return cli_usage(incident_usage);

@@ -25,7 +25,8 @@ static const char serve_usage[] =
     "              [--poll] [--no-cache] [--max-connections N] [--max-per-ip N]\n"
     "              [--vote-limit-voter N] [--vote-limit-ip N]\n"
     "              [--timeout SECONDS] [--no-worker] [--auto-publish] [--scout-candidates]\n"
-    "              [--poll-ms N] [--lease-seconds N] [--allow-fetch HOST:PORT]...\n"
+    "              [--poll-ms N] [--lease-seconds N] [--min-source-domains N]\n"
+    "              [--allow-fetch HOST:PORT]...\n"
     "              [--fetch-timeout-ms N] [--fetch-max-bytes N]";
 
 /* The response cache's validation token: the thread's connection's data version. */

@@ -18,7 +18,8 @@
 static const char worker_usage[] =
     "whistle worker [--db PATH] [--once] [--json] [--auto-publish] [--scout-candidates]\n"
     "               [--base-url URL] [--poll-ms N] [--lease-seconds N]\n"
-    "               [--allow-fetch HOST:PORT]... [--fetch-timeout-ms N] [--fetch-max-bytes N]";
+    "               [--min-source-domains N] [--allow-fetch HOST:PORT]...\n"
+    "               [--fetch-timeout-ms N] [--fetch-max-bytes N]";
 
 /* cli_worker_option's refusal: the reason printed, -1 returned. */
 static int option_refused(const char *msg)
@@ -61,6 +62,11 @@ int cli_worker_option(int c, const char *arg, struct worker_config *cfg)
         if (qp_parse_int(arg, &v) < 0 || v < 1 || v > (64 << 20))
             return option_refused("--fetch-max-bytes must be from 1 to 67108864");
         cfg->fetch_max_bytes = (long)v;
+        return 0;
+    case CLI_OPT_MIN_DOMAINS:
+        if (qp_parse_int(arg, &v) < 0 || v < 1 || v > 5)
+            return option_refused("--min-source-domains must be an integer from 1 to 5");
+        cfg->min_domains = (int)v;
         return 0;
     default:
         return 1;

@@ -101,10 +101,16 @@ static char *dup_trim(const char *s, size_t max)
     return out;
 }
 
-/* Depth-first walk for <title> and the Open Graph metas (bounded depth). */
-static void walk(xmlNode *n, int depth, char **title, char **og_title, char **site)
+/* Depth-first walk for <title>, the Open Graph metas and the readable text (bounded
+ * depth). */
+static void walk(xmlNode *n, int depth, char **title, char **og_title, char **site,
+                 struct buf *text)
 {
     for (; n && depth < 64; n = n->next) {
+        if (text && (n->type == XML_TEXT_NODE || n->type == XML_CDATA_SECTION_NODE) && n->content) {
+            buf_append(text, (const char *)n->content, strlen((const char *)n->content));
+            buf_append(text, " ", 1);
+        }
         if (n->type == XML_ELEMENT_NODE && n->name) {
             const char *name = (const char *)n->name;
             if (!*title && strcasecmp(name, "title") == 0) {
@@ -125,12 +131,14 @@ static void walk(xmlNode *n, int depth, char **title, char **og_title, char **si
                 xmlFree(prop);
                 xmlFree(content);
             }
-            walk(n->children, depth + 1, title, og_title, site);
+            bool hidden = strcasecmp(name, "script") == 0 || strcasecmp(name, "style") == 0 ||
+                          strcasecmp(name, "noscript") == 0 || strcasecmp(name, "title") == 0;
+            walk(n->children, depth + 1, title, og_title, site, hidden ? NULL : text);
         }
     }
 }
 
-void fetch_html_meta(const char *html, size_t len, char **title, char **publisher)
+void fetch_html_meta(const char *html, size_t len, char **title, char **publisher, struct buf *text)
 {
     *title = *publisher = NULL;
     if (len > INT32_MAX)
@@ -141,7 +149,7 @@ void fetch_html_meta(const char *html, size_t len, char **title, char **publishe
     if (!doc)
         return;
     char *plain = NULL, *og = NULL;
-    walk(xmlDocGetRootElement(doc), 0, &plain, &og, publisher);
+    walk(xmlDocGetRootElement(doc), 0, &plain, &og, publisher, text);
     xmlFreeDoc(doc);
     if (og) {
         free(plain);
@@ -210,8 +218,15 @@ int fetch_url(const struct fetch_policy *p, const char *url, int64_t now, struct
         unsigned char hash[crypto_hash_sha256_BYTES];
         crypto_hash_sha256(hash, (const unsigned char *)(c.body.p ? c.body.p : ""), c.body.len);
         sodium_bin2hex(out->hash, sizeof out->hash, hash, sizeof hash);
+        struct buf text = BUF_INIT;
         if (ct && strcasestr(ct, "html"))
-            fetch_html_meta(c.body.p ? c.body.p : "", c.body.len, &out->title, &out->publisher);
+            fetch_html_meta(c.body.p ? c.body.p : "", c.body.len, &out->title, &out->publisher,
+                            &text);
+        else if (ct && strncasecmp(ct, "text/", 5) == 0 && c.body.len)
+            buf_append(&text, c.body.p, c.body.len);
+        if (text.len) {
+            out->text = buf_detach(&text, &out->text_len);
+        }
     } else if (c.blocked) {
         out->error = "blocked_address";
     } else if (c.too_large || rc == CURLE_FILESIZE_EXCEEDED) {
@@ -238,5 +253,6 @@ void fetch_result_release(struct fetch_result *r)
     free(r->content_type);
     free(r->title);
     free(r->publisher);
+    free(r->text);
     memset(r, 0, sizeof *r);
 }

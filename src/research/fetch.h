@@ -30,7 +30,10 @@ struct fetch_result {
     char *content_type; /* malloc'd, or NULL */
     char *title;        /* og:title, else <title>; malloc'd, or NULL */
     char *publisher;    /* og:site_name; malloc'd, or NULL */
-    char hash[65];      /* hex SHA-256 of the body, "" when none */
+    char *text;         /* the readable text: an HTML page's text outside script and
+                           style, a text/plain body as it is; malloc'd, or NULL */
+    size_t text_len;
+    char hash[65]; /* hex SHA-256 of the body, "" when none */
     size_t bytes;
     long redirects;
     int64_t fetched_at;
@@ -46,7 +49,10 @@ void fetch_global_init(void);
 int fetch_url(const struct fetch_policy *p, const char *url, int64_t now, struct fetch_result *out);
 void fetch_result_release(struct fetch_result *r);
 
-/* Title and publisher of an HTML document (exposed for tests); malloc'd or NULL. */
-void fetch_html_meta(const char *html, size_t len, char **title, char **publisher);
+/* Title and publisher of an HTML document (exposed for tests); malloc'd or NULL. With text
+ * not NULL, also its readable text (outside script, style and noscript) into a buf. */
+struct buf;
+void fetch_html_meta(const char *html, size_t len, char **title, char **publisher,
+                     struct buf *text);
 
 #endif

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "domain/ids.h"
 #include "util/buf.h"
 
 #define TRY(expr)                                                                                  \
@@ -78,6 +79,24 @@ int admin_slug_owner(struct store *s, const char *slug, const char *id, char out
         store_col_copy(st, 0, out, 40);
     store_reset(st);
     return rc < 0 ? rc : 0;
+}
+
+int admin_derive_slug(struct store *s, const char *id, const char *title, char *out, size_t outlen)
+{
+    size_t n = slug_from_title(title, out, outlen);
+    if (n == 0)
+        snprintf(out, outlen, "incident-%.8s", id);
+    char owner[40];
+    int rc = admin_slug_owner(s, out, id, owner);
+    if (rc < 0)
+        return rc;
+    if (owner[0]) {
+        size_t len = strlen(out);
+        if (len > SLUG_MAX - 9)
+            len = SLUG_MAX - 9;
+        snprintf(out + len, outlen - len, "-%.8s", id);
+    }
+    return 0;
 }
 
 int admin_upsert_team(struct store *s, const struct team *t)
@@ -239,6 +258,42 @@ static void source_id(const char *incident_id, const char *url, char out[37])
     snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", h[0],
              h[1], h[2], h[3], h[4], h[5], h[6], h[7], h[8], h[9], h[10], h[11], h[12], h[13],
              h[14], h[15]);
+}
+
+int admin_add_source(struct store *s, const char *incident_id, const struct source *src,
+                     int64_t now)
+{
+    char id[37];
+    source_id(incident_id, src->url, id);
+    int rc = exists(s, "SELECT 1 FROM sources WHERE id = ?", id);
+    if (rc != 0)
+        return rc < 0 ? rc : 0;
+    struct store_stmt *st = store_prepare(
+        s, "INSERT INTO sources (id, incident_id, position, url, title, publisher, source_kind,"
+           " published_at, added_at, supports, added_by)"
+           " SELECT ?, ?, coalesce(max(position), -1) + 1, ?, ?, ?, ?, ?, ?, ?, ?"
+           " FROM sources WHERE incident_id = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, id);
+    store_bind_text(st, 2, incident_id);
+    store_bind_text(st, 3, src->url);
+    store_bind_text(st, 4, src->title);
+    store_bind_text(st, 5, src->publisher);
+    store_bind_text(st, 6, src->kind);
+    store_bind_int(st, 7, src->published_at);
+    store_bind_int(st, 8, now);
+    store_bind_text(st, 9, src->supports);
+    store_bind_text(st, 10, src->added_by);
+    store_bind_text(st, 11, incident_id);
+    TRY(store_run(st));
+    st = store_prepare(s, "UPDATE incidents SET updated_at = ? WHERE id = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_int(st, 1, now);
+    store_bind_text(st, 2, incident_id);
+    TRY(store_run(st));
+    return 1;
 }
 
 int admin_replace_sources(struct store *s, const char *incident_id, const struct source *src,

@@ -31,6 +31,10 @@ int admin_incident_state(struct store *s, const char *id, struct incident_state 
 /* Which incident (other than id) uses slug, currently or historically; "" when none. */
 int admin_slug_owner(struct store *s, const char *slug, const char *id, char out[40]);
 
+/* Derives a unique slug for a new incident from its title into out (size >= SLUG_MAX + 16):
+ * the title's slug, "-<first 8 of id>" appended when another incident has it. */
+int admin_derive_slug(struct store *s, const char *id, const char *title, char *out, size_t outlen);
+
 int admin_upsert_team(struct store *s, const struct team *t);
 int admin_upsert_game(struct store *s, const struct game *g);
 
@@ -46,6 +50,11 @@ int admin_upsert_incident(struct store *s, const struct incident *i, const char 
  * URL, so the same file gives the same ids; added_at of a kept source is preserved when absent). */
 int admin_replace_sources(struct store *s, const char *incident_id, const struct source *src,
                           size_t n, int64_t now);
+
+/* Appends one source after the incident's last (its id derived like the others) and
+ * touches the incident's updated_at: 1 added, 0 when the incident already cites src->url. */
+int admin_add_source(struct store *s, const char *incident_id, const struct source *src,
+                     int64_t now);
 
 /* Replaces the incident's question versions with qs (ascending; the last may be current). */
 int admin_replace_questions(struct store *s, const char *incident_id, const struct question *qs,

@@ -10,6 +10,7 @@
 extern const unsigned char migration_001[];
 extern const unsigned char migration_002[];
 extern const unsigned char migration_003[];
+extern const unsigned char migration_004[];
 
 static const struct {
     int version;
@@ -18,6 +19,7 @@ static const struct {
     {1, migration_001},
     {2, migration_002},
     {3, migration_003},
+    {4, migration_004},
 };
 
 #define KNOWN_VERSION ((int)(sizeof migrations / sizeof migrations[0]))

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "domain/lead.h"
+#include "research/pipeline.h"
 #include "store/agents.h"
 #include "store/votes.h"
 #include "util/log.h"
@@ -20,6 +21,7 @@
 #define VOTE_EVENTS_RETENTION_US (INT64_C(86400) * 1000000)
 
 static const struct worker_task tasks[] = {
+    {"research", research_step},
     {"housekeeping", worker_housekeeping},
 };
 static const size_t ntasks = sizeof tasks / sizeof tasks[0];

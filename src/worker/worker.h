@@ -28,6 +28,7 @@ struct worker_config {
     int nallow;
     long fetch_timeout_ms; /* 0: the fetcher's default (10 s) */
     long fetch_max_bytes;  /* 0: the fetcher's default (2 MiB) */
+    int min_domains;       /* research gate: 0 means the policy default (2) */
 };
 
 /* One row of the task table. run() does at most one unit of work and returns 1 when it did

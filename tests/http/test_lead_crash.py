@@ -96,7 +96,7 @@ def test_sigkill_loses_no_acknowledged_lead(leads):
             sess.close()
 
     for rnd in range(ROUNDS):
-        server = Server(kit.db, threads=THREADS, env=clock.env)
+        server = Server(kit.db, threads=THREADS, env=clock.env, extra=("--no-worker",))
         stop = threading.Event()
         before = (len(acked), attempts[0])
         ts = [threading.Thread(target=worker, args=(i, server, stop)) for i in range(THREADS)]
@@ -114,7 +114,7 @@ def test_sigkill_loses_no_acknowledged_lead(leads):
                             "acked": len(acked) - before[0]})
 
     # restart cleanly and check every acknowledged lead
-    server = kit.factory.start(db=kit.db, threads=THREADS, env=clock.env)
+    server = kit.factory.start(db=kit.db, threads=THREADS, env=clock.env, extra=("--no-worker",))
     lost, mismatched, replay_refused = [], [], []
     for agent, key, raw, lid in acked:
         r = agent.get(lid, server=server)

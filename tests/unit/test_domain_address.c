@@ -13,6 +13,7 @@
 
 #include "domain/address.h"
 #include "research/fetch.h"
+#include "util/buf.h"
 
 static bool public_addr(const char *text)
 {
@@ -100,28 +101,50 @@ static void test_html_meta(void **state)
     const char *a = "<html><head><title>  Plain\n title </title>"
                     "<meta property=\"og:title\" content=\"OG &amp; title\">"
                     "<meta property=\"og:site_name\" content=\"Example Sports\"></head></html>";
-    fetch_html_meta(a, strlen(a), &title, &pub);
+    fetch_html_meta(a, strlen(a), &title, &pub, NULL);
     assert_string_equal(title, "OG & title");
     assert_string_equal(pub, "Example Sports");
     free(title);
     free(pub);
     const char *b = "<title>Only a title</title><p>text";
-    fetch_html_meta(b, strlen(b), &title, &pub);
+    fetch_html_meta(b, strlen(b), &title, &pub, NULL);
     assert_string_equal(title, "Only a title");
     assert_null(pub);
     free(title);
-    fetch_html_meta("", 0, &title, &pub);
+    fetch_html_meta("", 0, &title, &pub, NULL);
     assert_null(title);
     assert_null(pub);
     const char *c = "<html><head><title>   </title></head></html>";
-    fetch_html_meta(c, strlen(c), &title, &pub);
+    fetch_html_meta(c, strlen(c), &title, &pub, NULL);
     assert_null(title); /* blank titles are no titles */
+}
+
+/* research reads the page's text, never its scripts, styles or title */
+static void test_html_text(void **state)
+{
+    (void)state;
+    char *title, *pub;
+    struct buf text = BUF_INIT;
+    const char *a = "<html><head><title>Ohio State</title><style>.Michigan{}</style>"
+                    "<script>var team = 'Oregon';</script></head><body><p>The flag on "
+                    "<b>Michigan</b>&amp;co</p><noscript>Texas</noscript></body></html>";
+    fetch_html_meta(a, strlen(a), &title, &pub, &text);
+    assert_non_null(text.p);
+    assert_non_null(strstr(text.p, "Michigan"));
+    assert_non_null(strstr(text.p, "&co"));
+    assert_null(strstr(text.p, "Oregon"));
+    assert_null(strstr(text.p, "Ohio State"));
+    assert_null(strstr(text.p, "Texas"));
+    assert_null(strstr(text.p, ".Michigan{"));
+    free(title);
+    buf_release(&text);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_refused_addresses),
+        cmocka_unit_test(test_html_text),
         cmocka_unit_test(test_public_addresses),
         cmocka_unit_test(test_html_meta),
     };

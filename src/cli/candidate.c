@@ -1,0 +1,486 @@
+/*
+ * whistle candidate list|show|publish|reject and whistle lead list|show: the operator's
+ * side of lead research (issue 4; docs/research.md). Writes are one transaction each; a
+ * refusal writes nothing.
+ */
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/question.h"
+#include "http/query.h"
+#include "research/pipeline.h"
+#include "util/jsonw.h"
+#include "util/timefmt.h"
+#include "util/uuid.h"
+
+static const char candidate_usage[] =
+    "whistle candidate list [--db PATH] [--json]\n"
+    "       whistle candidate show LEAD_ID [--db PATH] [--json]\n"
+    "       whistle candidate publish LEAD_ID [--title TEXT] [--description TEXT]\n"
+    "               [--summary TEXT] [--question-file Q.json] [--db PATH] [--json]\n"
+    "       whistle candidate reject LEAD_ID --reason TEXT [--db PATH] [--json]";
+static const char lead_usage[] =
+    "whistle lead list [--status pending|running|rejected|published|duplicate|failed|candidate]\n"
+    "               [--limit N] [--db PATH] [--json]\n"
+    "       whistle lead show LEAD_ID [--db PATH] [--json]";
+
+struct args {
+    const char *db, *title, *description, *summary, *question_file, *reason, *status;
+    int64_t limit;
+    bool json;
+};
+
+static void lead_json(struct jw *w, const struct research_lead *l)
+{
+    jw_key(w, "id");
+    jw_str(w, l->id);
+    jw_key(w, "game_id");
+    jw_str(w, l->game_id);
+    jw_key(w, "status");
+    jw_str(w, l->status);
+    jw_key(w, "candidate");
+    jw_bool(w, strcmp(l->status, "running") == 0 && l->candidate_at != INT64_MIN);
+    jw_key(w, "reason");
+    jw_str(w, l->reason);
+    jw_key(w, "incident_id");
+    jw_str(w, l->incident_id);
+    jw_key(w, "duplicate_lead");
+    jw_str(w, l->duplicate_lead);
+    jw_key(w, "account_id");
+    jw_str(w, l->account_id);
+    jw_key(w, "contributor");
+    jw_str(w, l->contributor);
+    jw_key(w, "category");
+    jw_str(w, l->category);
+    jw_key(w, "period");
+    jw_int(w, l->period);
+    jw_key(w, "clock");
+    jw_str(w, l->clock);
+    jw_key(w, "attempts");
+    jw_int(w, l->attempts);
+    jw_key(w, "created_at");
+    jw_time(w, l->created_at);
+    jw_key(w, "updated_at");
+    jw_time(w, l->updated_at);
+    jw_key(w, "candidate_at");
+    jw_time(w, l->candidate_at);
+    jw_key(w, "lease_until");
+    jw_time(w, l->lease_until);
+    jw_key(w, "next_attempt_at");
+    jw_time(w, l->next_attempt_at);
+}
+
+static void lead_line(const struct research_lead *l)
+{
+    char at[TIME_ISO_MAX];
+    time_format_iso(l->created_at, at);
+    printf("%s  %-9s%s  %s  %s P%lld %s  %s\n", l->id, l->status,
+           strcmp(l->status, "running") == 0 && l->candidate_at != INT64_MIN ? " (candidate)" : "",
+           at, l->game_id, (long long)(l->period == INT64_MIN ? 0 : l->period),
+           l->clock ? l->clock : "-", l->reason ? l->reason : "");
+}
+
+struct listing {
+    struct jw *w;
+    bool json;
+    int n;
+};
+
+static int list_one(void *ctx, const struct research_lead *l)
+{
+    struct listing *c = ctx;
+    c->n++;
+    if (c->json) {
+        jw_obj_begin(c->w);
+        lead_json(c->w, l);
+        jw_obj_end(c->w);
+    } else {
+        lead_line(l);
+    }
+    return 0;
+}
+
+static int fetch_json(void *ctx, const struct research_fetch_row *r)
+{
+    struct jw *w = ctx;
+    jw_obj_begin(w);
+    jw_key(w, "url");
+    jw_str(w, r->url);
+    jw_key(w, "final_url");
+    jw_str(w, r->final_url);
+    jw_key(w, "http_status");
+    jw_int(w, r->http_status < 0 ? JW_NULL_INT : r->http_status);
+    jw_key(w, "content_type");
+    jw_str(w, r->content_type);
+    jw_key(w, "title");
+    jw_str(w, r->title);
+    jw_key(w, "publisher");
+    jw_str(w, r->publisher);
+    jw_key(w, "content_hash");
+    jw_str(w, r->content_hash);
+    jw_key(w, "bytes");
+    jw_int(w, r->bytes);
+    jw_key(w, "domain");
+    jw_str(w, r->domain);
+    jw_key(w, "mentions_teams");
+    jw_bool(w, r->mentions);
+    jw_key(w, "error");
+    jw_str(w, r->error);
+    jw_key(w, "fetched_at");
+    jw_time(w, r->fetched_at);
+    jw_obj_end(w);
+    return 0;
+}
+
+static int event_json(void *ctx, const struct research_event_row *e)
+{
+    struct jw *w = ctx;
+    jw_obj_begin(w);
+    jw_key(w, "seq");
+    jw_int(w, e->seq);
+    jw_key(w, "at");
+    jw_time(w, e->at);
+    jw_key(w, "event");
+    jw_str(w, e->event);
+    jw_key(w, "from");
+    jw_str(w, e->from_status);
+    jw_key(w, "to");
+    jw_str(w, e->to_status);
+    jw_key(w, "actor");
+    jw_str(w, e->actor);
+    jw_key(w, "reason");
+    jw_str(w, e->reason);
+    jw_obj_end(w);
+    return 0;
+}
+
+/* The whole record of one lead: fields, submitted description and URLs, every fetch and
+ * the audit trail. Printed as JSON, or as indented text. */
+static int show(struct store *s, const struct research_lead *l, bool json)
+{
+    struct buf b = BUF_INIT;
+    struct jw w;
+    jw_init(&w, &b);
+    jw_obj_begin(&w);
+    lead_json(&w, l);
+    jw_key(&w, "description");
+    jw_str(&w, l->description);
+    jw_key(&w, "source_urls");
+    jw_raw(&w, l->source_urls_json ? l->source_urls_json : "[]");
+    jw_key(&w, "fetches");
+    jw_arr_begin(&w);
+    int rc = research_fetches_each(s, l->id, fetch_json, &w);
+    jw_arr_end(&w);
+    jw_key(&w, "events");
+    jw_arr_begin(&w);
+    if (rc >= 0)
+        rc = research_events_each(s, l->id, event_json, &w);
+    jw_arr_end(&w);
+    jw_obj_end(&w);
+    if (rc < 0) {
+        buf_release(&b);
+        return cli_refuse("cannot read lead %s: %s", l->id, store_errmsg(s));
+    }
+    if (json) {
+        cli_print_json(&b);
+    } else {
+        /* the text form is the JSON pretty-printed: one field per line */
+        json_t *doc = json_loadb(b.p, b.len, 0, NULL);
+        char *text = doc ? json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
+        puts(text ? text : b.p);
+        free(text);
+        json_decref(doc);
+    }
+    buf_release(&b);
+    return CLI_OK;
+}
+
+/* Loads a lead by the id argument; refuses a malformed or unknown id. */
+static int load(struct store *s, struct arena *a, const char *arg, struct research_lead *l)
+{
+    char id[UUID_STR_LEN + 1];
+    if (uuid_normalize(arg, id) < 0)
+        return cli_refuse("lead id must be a UUID");
+    int rc = research_lead_get(s, a, id, l);
+    if (rc < 0)
+        return cli_refuse("cannot read lead %s: %s", id, store_errmsg(s));
+    if (rc == 0)
+        return cli_refuse("no lead %s", id);
+    return 0;
+}
+
+static bool is_candidate(const struct research_lead *l)
+{
+    return strcmp(l->status, "running") == 0 && l->candidate_at != INT64_MIN;
+}
+
+static int not_candidate(const struct research_lead *l)
+{
+    return cli_refuse("lead %s is not a candidate (status %s%s%s)", l->id, l->status,
+                      l->reason ? ": " : "", l->reason ? l->reason : "");
+}
+
+static int text_arg(const char *name, const char *v, size_t max)
+{
+    if (v && (!*v || strlen(v) > max))
+        return cli_refuse("%s must be 1 to %zu bytes", name, max);
+    return 0;
+}
+
+static int publish(struct store *s, struct arena *a, const char *arg, const struct args *o)
+{
+    if (text_arg("--title", o->title, 300) || text_arg("--description", o->description, 5000) ||
+        text_arg("--summary", o->summary, 2000))
+        return CLI_REFUSED;
+    json_t *doc = NULL;
+    struct question q;
+    if (o->question_file) {
+        json_error_t jerr;
+        doc = json_load_file(o->question_file, JSON_REJECT_DUPLICATES, &jerr);
+        if (!doc)
+            return cli_refuse("%s: line %d column %d: %s", o->question_file, jerr.line, jerr.column,
+                              jerr.text);
+        struct jin j;
+        jin_init(&j, "");
+        if (question_parse_file(&j, doc, &q) < 0) {
+            json_decref(doc);
+            return cli_refuse("%s: %s", o->question_file, j.err);
+        }
+    }
+    int rc = CLI_REFUSED;
+    struct research_lead l;
+    if (store_begin_write(s) < 0) {
+        cli_refuse("cannot lock the database: %s", store_errmsg(s));
+        goto out;
+    }
+    if (load(s, a, arg, &l) || (!is_candidate(&l) && not_candidate(&l))) {
+        store_rollback(s);
+        goto out;
+    }
+    struct research_publish_opts po = {
+        .actor = "operator",
+        .title = o->title,
+        .description = o->description,
+        .summary = o->summary,
+        .question = doc ? &q : NULL,
+    };
+    char incident[ID_LEN];
+    int64_t now = time_now_us();
+    int prc = research_publish(s, a, &l, NULL, &po, now, incident);
+    if (prc != 1 || store_commit(s) < 0) {
+        cli_refuse("cannot publish lead %s: %s", l.id, store_errmsg(s));
+        store_rollback(s);
+        goto out;
+    }
+    if (o->json) {
+        struct buf b = BUF_INIT;
+        buf_printf(&b, "{\"lead_id\":\"%s\",\"status\":\"published\",\"incident_id\":\"%s\"}", l.id,
+                   incident);
+        cli_print_json(&b);
+        buf_release(&b);
+    } else {
+        printf("lead %s published as incident %s\n", l.id, incident);
+    }
+    rc = CLI_OK;
+out:
+    json_decref(doc);
+    return rc;
+}
+
+static int reject(struct store *s, struct arena *a, const char *arg, const struct args *o)
+{
+    if (!o->reason)
+        return cli_usage(candidate_usage);
+    if (text_arg("--reason", o->reason, 500))
+        return CLI_REFUSED;
+    struct research_lead l;
+    if (store_begin_write(s) < 0)
+        return cli_refuse("cannot lock the database: %s", store_errmsg(s));
+    if (load(s, a, arg, &l) || (!is_candidate(&l) && not_candidate(&l))) {
+        store_rollback(s);
+        return CLI_REFUSED;
+    }
+    char why[600];
+    snprintf(why, sizeof why, "rejected by an operator: %s", o->reason);
+    struct research_outcome out = {
+        .status = "rejected", .reason = why, .next_attempt_at = INT64_MIN};
+    int64_t now = time_now_us();
+    if (research_set_outcome(s, l.id, NULL, &out, now) != 1 ||
+        research_event(s, l.id, now, "rejected", l.status, "rejected", "operator", why) < 0 ||
+        store_commit(s) < 0) {
+        cli_refuse("cannot reject lead %s: %s", l.id, store_errmsg(s));
+        store_rollback(s);
+        return CLI_REFUSED;
+    }
+    if (o->json) {
+        struct buf b = BUF_INIT;
+        buf_printf(&b, "{\"lead_id\":\"%s\",\"status\":\"rejected\"}", l.id);
+        cli_print_json(&b);
+        buf_release(&b);
+    } else {
+        printf("lead %s rejected\n", l.id);
+    }
+    return CLI_OK;
+}
+
+static int list(struct store *s, struct arena *a, const char *status, int64_t limit, bool json)
+{
+    struct buf b = BUF_INIT;
+    struct jw w;
+    jw_init(&w, &b);
+    jw_obj_begin(&w);
+    jw_key(&w, status && strcmp(status, "candidate") == 0 ? "candidates" : "leads");
+    jw_arr_begin(&w);
+    struct listing c = {&w, json, 0};
+    int rc = research_leads_each(s, a, status, (int)limit, list_one, &c);
+    jw_arr_end(&w);
+    jw_obj_end(&w);
+    if (rc < 0) {
+        buf_release(&b);
+        return cli_refuse("cannot list leads: %s", store_errmsg(s));
+    }
+    if (json)
+        cli_print_json(&b);
+    else if (c.n == 0)
+        fprintf(stderr, "no leads\n");
+    buf_release(&b);
+    return CLI_OK;
+}
+
+static int parse(int argc, char **argv, struct args *a, const char *usage)
+{
+    static const struct option opts[] = {
+        {"db", required_argument, NULL, 'd'},      {"json", no_argument, NULL, 'j'},
+        {"title", required_argument, NULL, 't'},   {"description", required_argument, NULL, 'D'},
+        {"summary", required_argument, NULL, 's'}, {"question-file", required_argument, NULL, 'q'},
+        {"reason", required_argument, NULL, 'r'},  {"status", required_argument, NULL, 'S'},
+        {"limit", required_argument, NULL, 'l'},   {NULL, 0, NULL, 0}};
+    int c;
+    a->limit = 100;
+    optind = 2;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'd':
+            a->db = optarg;
+            break;
+        case 'j':
+            a->json = true;
+            break;
+        case 't':
+            a->title = optarg;
+            break;
+        case 'D':
+            a->description = optarg;
+            break;
+        case 's':
+            a->summary = optarg;
+            break;
+        case 'q':
+            a->question_file = optarg;
+            break;
+        case 'r':
+            a->reason = optarg;
+            break;
+        case 'S':
+            a->status = optarg;
+            break;
+        case 'l':
+            if (qp_parse_int(optarg, &a->limit) < 0 || a->limit < 1 || a->limit > 10000)
+                return cli_refuse("--limit must be an integer from 1 to 10000");
+            break;
+        default:
+            return cli_usage(usage);
+        }
+    }
+    return 0;
+}
+
+/* Runs action on an open store with an arena. */
+static int with_store(const struct args *a,
+                      int (*fn)(struct store *, struct arena *, const struct args *, const char *),
+                      const char *arg)
+{
+    struct store *s = cli_open_store(cli_db_path(a->db));
+    if (!s)
+        return CLI_REFUSED;
+    struct arena ar;
+    arena_init(&ar);
+    int rc = fn(s, &ar, a, arg);
+    arena_release(&ar);
+    store_close(s);
+    return rc;
+}
+
+static int do_list(struct store *s, struct arena *ar, const struct args *a, const char *status)
+{
+    return list(s, ar, status, a->limit, a->json);
+}
+
+static int do_show(struct store *s, struct arena *ar, const struct args *a, const char *arg)
+{
+    struct research_lead l;
+    if (load(s, ar, arg, &l))
+        return CLI_REFUSED;
+    return show(s, &l, a->json);
+}
+
+static int do_publish(struct store *s, struct arena *ar, const struct args *a, const char *arg)
+{
+    return publish(s, ar, arg, a);
+}
+
+static int do_reject(struct store *s, struct arena *ar, const struct args *a, const char *arg)
+{
+    return reject(s, ar, arg, a);
+}
+
+static const char *const statuses[] = {"pending",   "running", "rejected", "published",
+                                       "duplicate", "failed",  "candidate"};
+
+int cli_candidate(int argc, char **argv)
+{
+    struct args a = {0};
+    if (argc < 2)
+        return cli_usage(candidate_usage);
+    const char *action = argv[1];
+    int rc = parse(argc, argv, &a, candidate_usage);
+    if (rc)
+        return rc;
+    int rest = argc - optind;
+    if (strcmp(action, "list") == 0 && rest == 0)
+        return with_store(&a, do_list, "candidate");
+    if (strcmp(action, "show") == 0 && rest == 1)
+        return with_store(&a, do_show, argv[optind]);
+    if (strcmp(action, "publish") == 0 && rest == 1)
+        return with_store(&a, do_publish, argv[optind]);
+    if (strcmp(action, "reject") == 0 && rest == 1)
+        return with_store(&a, do_reject, argv[optind]);
+    return cli_usage(candidate_usage);
+}
+
+int cli_lead(int argc, char **argv)
+{
+    struct args a = {0};
+    if (argc < 2)
+        return cli_usage(lead_usage);
+    const char *action = argv[1];
+    int rc = parse(argc, argv, &a, lead_usage);
+    if (rc)
+        return rc;
+    int rest = argc - optind;
+    if (strcmp(action, "list") == 0 && rest == 0) {
+        bool ok = !a.status;
+        for (size_t k = 0; k < sizeof statuses / sizeof statuses[0]; k++)
+            ok = ok || strcmp(a.status, statuses[k]) == 0;
+        if (!ok)
+            return cli_refuse("--status must be one of pending, running, rejected, published, "
+                              "duplicate, failed, candidate");
+        return with_store(&a, do_list, a.status);
+    }
+    if (strcmp(action, "show") == 0 && rest == 1)
+        return with_store(&a, do_show, argv[optind]);
+    return cli_usage(lead_usage);
+}

@@ -1,0 +1,386 @@
+#include "store/research.h"
+
+#include <string.h>
+
+#define TRY(expr)                                                                                  \
+    do {                                                                                           \
+        int rc_ = (expr);                                                                          \
+        if (rc_ < 0)                                                                               \
+            return rc_;                                                                            \
+    } while (0)
+
+/* The columns of struct research_lead, in the order read_lead() expects. The contributor
+ * is the account's safe display name, never its email. */
+#define LEAD_COLUMNS                                                                               \
+    "l.id, l.account_id, l.game_id, l.description, l.source_urls, l.clock, l.category,"            \
+    " l.status, l.claim_token, l.incident_id, l.duplicate_lead, l.reason, a.display_name,"         \
+    " l.period, l.attempts, l.created_at, l.updated_at, l.lease_until,"                            \
+    " l.next_attempt_at, l.candidate_at"
+
+static const char *col(struct store_stmt *st, struct arena *a, int k)
+{
+    return arena_strdup(a, store_col_text(st, k));
+}
+
+static void read_lead(struct store_stmt *st, struct arena *a, struct research_lead *l)
+{
+    memset(l, 0, sizeof *l);
+    l->id = col(st, a, 0);
+    l->account_id = col(st, a, 1);
+    l->game_id = col(st, a, 2);
+    l->description = col(st, a, 3);
+    l->source_urls_json = col(st, a, 4);
+    l->clock = col(st, a, 5);
+    l->category = col(st, a, 6);
+    l->status = col(st, a, 7);
+    l->claim_token = col(st, a, 8);
+    l->incident_id = col(st, a, 9);
+    l->duplicate_lead = col(st, a, 10);
+    l->reason = col(st, a, 11);
+    l->contributor = col(st, a, 12);
+    l->period = store_col_int(st, 13);
+    l->attempts = (int)store_col_int(st, 14);
+    l->created_at = store_col_int(st, 15);
+    l->updated_at = store_col_int(st, 16);
+    l->lease_until = store_col_int(st, 17);
+    l->next_attempt_at = store_col_int(st, 18);
+    l->candidate_at = store_col_int(st, 19);
+}
+
+/* A lead is due when it is pending past its backoff, or running with an expired lease
+ * (its worker died) and not a candidate waiting for an operator. The same condition is in
+ * the outer WHERE: when two workers pick the same id, the second UPDATE finds the row
+ * no longer due and changes nothing (PostgreSQL re-evaluates it after the first commits;
+ * SQLite serialises writers). */
+#define DUE                                                                                        \
+    "((status = 'pending' AND (next_attempt_at IS NULL OR next_attempt_at <= ?))"                  \
+    " OR (status = 'running' AND candidate_at IS NULL AND lease_until < ?))"
+
+int research_claim(struct store *s, struct arena *a, int64_t now, int64_t lease_us,
+                   const char *token, struct research_lead *out)
+{
+    struct store_stmt *st = store_prepare(
+        s, "UPDATE leads SET status = 'running', claim_token = ?, lease_until = ?,"
+           " attempts = attempts + 1, next_attempt_at = NULL, updated_at = ?"
+           " WHERE id = (SELECT id FROM leads WHERE " DUE " ORDER BY created_at, id LIMIT 1)"
+           " AND " DUE " RETURNING id");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, token);
+    store_bind_int(st, 2, now + lease_us);
+    store_bind_int(st, 3, now);
+    for (int k = 4; k <= 7; k++)
+        store_bind_int(st, k, now);
+    int rc = store_step(st);
+    char id[ID_LEN] = "";
+    if (rc == STORE_ROW)
+        store_col_copy(st, 0, id, sizeof id);
+    if (rc == STORE_ROW)
+        rc = store_step(st);
+    store_reset(st);
+    if (rc < 0)
+        return rc;
+    if (!id[0])
+        return 0;
+    rc = research_lead_get(s, a, id, out);
+    return rc < 0 ? rc : (rc == 1 ? 1 : STORE_ERR);
+}
+
+int research_lead_get(struct store *s, struct arena *a, const char *id, struct research_lead *out)
+{
+    struct store_stmt *st =
+        store_prepare(s, "SELECT " LEAD_COLUMNS " FROM leads l JOIN accounts a ON a.id ="
+                         " l.account_id WHERE l.id = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, id);
+    int rc = store_step(st);
+    if (rc == STORE_ROW)
+        read_lead(st, a, out);
+    store_reset(st);
+    return rc < 0 ? rc : rc == STORE_ROW;
+}
+
+int research_leads_each(struct store *s, struct arena *a, const char *status, int limit,
+                        int (*fn)(void *ctx, const struct research_lead *l), void *ctx)
+{
+    bool candidates = status && strcmp(status, "candidate") == 0;
+    struct store_stmt *st =
+        candidates ? store_prepare(s, "SELECT " LEAD_COLUMNS " FROM leads l JOIN accounts a"
+                                      " ON a.id = l.account_id WHERE l.status = 'running'"
+                                      " AND l.candidate_at IS NOT NULL"
+                                      " ORDER BY l.candidate_at DESC, l.id DESC LIMIT ?")
+        : status   ? store_prepare(s, "SELECT " LEAD_COLUMNS " FROM leads l JOIN accounts a"
+                                        " ON a.id = l.account_id WHERE l.status = ?"
+                                        " ORDER BY l.created_at DESC, l.id DESC LIMIT ?")
+                   : store_prepare(s, "SELECT " LEAD_COLUMNS " FROM leads l JOIN accounts a"
+                                        " ON a.id = l.account_id"
+                                        " ORDER BY l.created_at DESC, l.id DESC LIMIT ?");
+    if (!st)
+        return STORE_ERR;
+    int k = 1;
+    if (status && !candidates)
+        store_bind_text(st, k++, status);
+    store_bind_int(st, k, limit);
+    int rc;
+    while ((rc = store_step(st)) == STORE_ROW) {
+        struct research_lead l;
+        read_lead(st, a, &l);
+        if ((rc = fn(ctx, &l)) != 0)
+            break;
+    }
+    store_reset(st);
+    return rc < 0 ? rc : 0;
+}
+
+int research_set_outcome(struct store *s, const char *lead_id, const char *token,
+                         const struct research_outcome *o, int64_t now)
+{
+    /* the claim is dropped with every outcome: a pending lead is claimed afresh, a running
+     * candidate waits for an operator and is never re-claimed */
+    struct store_stmt *st = store_prepare(
+        s, token ? "UPDATE leads SET status = ?, reason = ?, incident_id = ?, duplicate_lead = ?,"
+                   " next_attempt_at = ?, candidate_at = ?, claim_token = NULL,"
+                   " lease_until = NULL, updated_at = ? WHERE id = ? AND claim_token = ?"
+                 : "UPDATE leads SET status = ?, reason = ?, incident_id = ?, duplicate_lead = ?,"
+                   " next_attempt_at = ?, candidate_at = ?, claim_token = NULL,"
+                   " lease_until = NULL, updated_at = ? WHERE id = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, o->status);
+    store_bind_text(st, 2, o->reason);
+    store_bind_text(st, 3, o->incident_id);
+    store_bind_text(st, 4, o->duplicate_lead);
+    store_bind_int(st, 5, o->next_attempt_at);
+    store_bind_int(st, 6, o->candidate ? now : INT64_MIN);
+    store_bind_int(st, 7, now);
+    store_bind_text(st, 8, lead_id);
+    if (token)
+        store_bind_text(st, 9, token);
+    TRY(store_run(st));
+    return store_changes(s) == 1;
+}
+
+int research_event(struct store *s, const char *lead_id, int64_t at, const char *event,
+                   const char *from_status, const char *to_status, const char *actor,
+                   const char *reason)
+{
+    struct store_stmt *st = store_prepare(
+        s, "INSERT INTO lead_events (lead_id, seq, at, event, from_status, to_status, actor,"
+           " reason) SELECT ?, coalesce(max(seq), 0) + 1, ?, ?, ?, ?, ?, ? FROM lead_events"
+           " WHERE lead_id = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, lead_id);
+    store_bind_int(st, 2, at);
+    store_bind_text(st, 3, event);
+    store_bind_text(st, 4, from_status);
+    store_bind_text(st, 5, to_status);
+    store_bind_text(st, 6, actor);
+    store_bind_text(st, 7, reason);
+    store_bind_text(st, 8, lead_id);
+    return store_run(st);
+}
+
+int research_events_each(struct store *s, const char *lead_id,
+                         int (*fn)(void *ctx, const struct research_event_row *e), void *ctx)
+{
+    struct store_stmt *st =
+        store_prepare(s, "SELECT seq, at, event, from_status, to_status, actor, reason"
+                         " FROM lead_events WHERE lead_id = ? ORDER BY seq");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, lead_id);
+    int rc;
+    while ((rc = store_step(st)) == STORE_ROW) {
+        struct research_event_row e = {
+            store_col_int(st, 0),  store_col_int(st, 1),  store_col_text(st, 2),
+            store_col_text(st, 3), store_col_text(st, 4), store_col_text(st, 5),
+            store_col_text(st, 6),
+        };
+        if ((rc = fn(ctx, &e)) != 0)
+            break;
+    }
+    store_reset(st);
+    return rc < 0 ? rc : 0;
+}
+
+int research_save_fetches(struct store *s, const char *lead_id,
+                          const struct research_fetch_row *rows, int n)
+{
+    struct store_stmt *st = store_prepare(s, "DELETE FROM lead_fetches WHERE lead_id = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, lead_id);
+    TRY(store_run(st));
+    for (int i = 0; i < n; i++) {
+        const struct research_fetch_row *r = &rows[i];
+        st = store_prepare(
+            s, "INSERT INTO lead_fetches (lead_id, position, url, final_url, http_status,"
+               " content_type, title, publisher, content_hash, bytes, domain, mentions, error,"
+               " fetched_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        if (!st)
+            return STORE_ERR;
+        store_bind_text(st, 1, lead_id);
+        store_bind_int(st, 2, r->position);
+        store_bind_text(st, 3, r->url);
+        store_bind_text(st, 4, r->final_url);
+        store_bind_int(st, 5, r->http_status < 0 ? INT64_MIN : r->http_status);
+        store_bind_text(st, 6, r->content_type);
+        store_bind_text(st, 7, r->title);
+        store_bind_text(st, 8, r->publisher);
+        store_bind_text(st, 9, r->content_hash);
+        store_bind_int(st, 10, r->bytes);
+        store_bind_text(st, 11, r->domain);
+        store_bind_int(st, 12, r->mentions ? 1 : 0);
+        store_bind_text(st, 13, r->error);
+        store_bind_int(st, 14, r->fetched_at);
+        TRY(store_run(st));
+    }
+    return 0;
+}
+
+int research_fetches_each(struct store *s, const char *lead_id,
+                          int (*fn)(void *ctx, const struct research_fetch_row *r), void *ctx)
+{
+    struct store_stmt *st = store_prepare(
+        s, "SELECT position, url, final_url, content_type, title, publisher, content_hash,"
+           " domain, error, http_status, bytes, fetched_at, mentions FROM lead_fetches"
+           " WHERE lead_id = ? ORDER BY position");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, lead_id);
+    int rc;
+    while ((rc = store_step(st)) == STORE_ROW) {
+        int64_t status = store_col_int(st, 9);
+        struct research_fetch_row r = {
+            .position = (int)store_col_int(st, 0),
+            .url = store_col_text(st, 1),
+            .final_url = store_col_text(st, 2),
+            .content_type = store_col_text(st, 3),
+            .title = store_col_text(st, 4),
+            .publisher = store_col_text(st, 5),
+            .content_hash = store_col_text(st, 6),
+            .domain = store_col_text(st, 7),
+            .error = store_col_text(st, 8),
+            .http_status = status == INT64_MIN ? -1 : (long)status,
+            .bytes = store_col_int(st, 10),
+            .fetched_at = store_col_int(st, 11),
+            .mentions = store_col_int(st, 12) == 1,
+        };
+        if ((rc = fn(ctx, &r)) != 0)
+            break;
+    }
+    store_reset(st);
+    return rc < 0 ? rc : 0;
+}
+
+int research_game_incidents_each(struct store *s, const char *game_id,
+                                 int (*fn)(void *ctx, const struct research_play *p), void *ctx)
+{
+    struct store_stmt *st = store_prepare(
+        s, "SELECT id, clock, category, period FROM incidents"
+           " WHERE game_id = ? AND visibility = 'published' ORDER BY published_at, id");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, game_id);
+    int rc;
+    while ((rc = store_step(st)) == STORE_ROW) {
+        struct research_play p = {
+            .id = store_col_text(st, 0),
+            .clock = store_col_text(st, 1),
+            .category = store_col_text(st, 2),
+            .incident_id = store_col_text(st, 0),
+            .period = store_col_int(st, 3),
+        };
+        if ((rc = fn(ctx, &p)) != 0)
+            break;
+    }
+    store_reset(st);
+    return rc < 0 ? rc : 0;
+}
+
+/* Leads of one game accepted before (created_at, id) that are still alive. */
+#define EARLIER                                                                                    \
+    " l.game_id = ? AND l.id <> ? AND l.status NOT IN ('rejected', 'failed')"                      \
+    " AND (l.created_at < ? OR (l.created_at = ? AND l.id < ?))"
+
+int research_earlier_leads_each(struct store *s, const char *game_id, const char *lead_id,
+                                int64_t created_at,
+                                int (*fn)(void *ctx, const struct research_play *p), void *ctx)
+{
+    struct store_stmt *st = store_prepare(
+        s, "SELECT l.id, l.clock, l.category, i.id, l.duplicate_lead, l.period, l.source_urls"
+           " FROM leads l LEFT JOIN incidents i ON i.id = l.incident_id"
+           " AND i.visibility = 'published' WHERE" EARLIER " ORDER BY l.created_at, l.id");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, game_id);
+    store_bind_text(st, 2, lead_id);
+    store_bind_int(st, 3, created_at);
+    store_bind_int(st, 4, created_at);
+    store_bind_text(st, 5, lead_id);
+    int rc;
+    while ((rc = store_step(st)) == STORE_ROW) {
+        struct research_play p = {
+            .id = store_col_text(st, 0),
+            .clock = store_col_text(st, 1),
+            .category = store_col_text(st, 2),
+            .incident_id = store_col_text(st, 3),
+            .duplicate_lead = store_col_text(st, 4),
+            .period = store_col_int(st, 5),
+            .urls_json = store_col_text(st, 6),
+        };
+        if ((rc = fn(ctx, &p)) != 0)
+            break;
+    }
+    store_reset(st);
+    return rc < 0 ? rc : 0;
+}
+
+int research_incident_by_source(struct store *s, const char *game_id, const char *url,
+                                char id[ID_LEN])
+{
+    struct store_stmt *st =
+        store_prepare(s, "SELECT i.id FROM sources so JOIN incidents i ON i.id = so.incident_id"
+                         " WHERE so.url = ? AND i.game_id = ? AND i.visibility = 'published'"
+                         " ORDER BY i.published_at, i.id LIMIT 1");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, url);
+    store_bind_text(st, 2, game_id);
+    int rc = store_step(st);
+    if (rc == STORE_ROW)
+        store_col_copy(st, 0, id, ID_LEN);
+    store_reset(st);
+    return rc < 0 ? rc : rc == STORE_ROW;
+}
+
+int research_lead_by_url(struct store *s, const char *game_id, const char *lead_id,
+                         int64_t created_at, const char *url, char id[ID_LEN],
+                         char incident_id[ID_LEN], char duplicate_lead[ID_LEN])
+{
+    struct store_stmt *st = store_prepare(
+        s,
+        "SELECT l.id, i.id, l.duplicate_lead FROM lead_fetches f"
+        " JOIN leads l ON l.id = f.lead_id"
+        " LEFT JOIN incidents i ON i.id = l.incident_id AND i.visibility = 'published'"
+        " WHERE (f.url = ? OR f.final_url = ?) AND" EARLIER " ORDER BY l.created_at, l.id LIMIT 1");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, url);
+    store_bind_text(st, 2, url);
+    store_bind_text(st, 3, game_id);
+    store_bind_text(st, 4, lead_id);
+    store_bind_int(st, 5, created_at);
+    store_bind_int(st, 6, created_at);
+    store_bind_text(st, 7, lead_id);
+    int rc = store_step(st);
+    if (rc == STORE_ROW) {
+        store_col_copy(st, 0, id, ID_LEN);
+        store_col_copy(st, 1, incident_id, ID_LEN);
+        store_col_copy(st, 2, duplicate_lead, ID_LEN);
+    }
+    store_reset(st);
+    return rc < 0 ? rc : rc == STORE_ROW;
+}

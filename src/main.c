@@ -17,6 +17,8 @@ static const struct {
     {"incident", cli_incident, "withdraw, merge, set-question, set-status"},
     {"key", cli_key, "create, list, revoke agent keys"},
     {"account", cli_account, "ban, unban an account"},
+    {"scout-key", cli_scout_key,
+     "create, list, revoke, set-budget, disable, enable scout credentials"},
     {"fetch", cli_fetch, "fetch a URL as lead research would (SSRF rules)"},
     {"candidate", cli_candidate, "list, show, publish, reject researched leads"},
     {"lead", cli_lead, "list leads, show one with its research audit trail"},

@@ -1,6 +1,7 @@
 #ifndef WHISTLE_API_API_H
 #define WHISTLE_API_API_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "http/http.h"
@@ -17,6 +18,7 @@ void api_incidents_get(struct request *req);
 void api_openapi(struct request *req);
 void api_leads_submit(struct request *req);
 void api_leads_get(struct request *req);
+void api_scout(struct request *req);
 void api_healthz(struct request *req);
 void api_readyz(struct request *req);
 
@@ -55,6 +57,13 @@ int64_t api_next_offset(int64_t offset, int64_t limit, int more);
 
 /* Answers 400 when the request carries any query parameter (item endpoints take none). */
 int api_no_query(struct request *req);
+
+/* Whether the request's Content-Type is application/json (parameters allowed). */
+bool api_json_content_type(struct request *req);
+
+/* Whether the server creates research candidates from scout signals (serve
+ * --scout-candidates); shown by the scout status op. Set once at start-up. */
+extern bool api_scout_candidates;
 
 /* Maps a negative store_rc to a reply (503) and drops a broken connection. */
 void api_store_failed(struct request *req, int rc);

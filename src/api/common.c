@@ -1,4 +1,6 @@
 #include <stdio.h>
+#include <string.h>
+#include <strings.h>
 
 #include "api/api.h"
 #include "domain/model.h"
@@ -36,4 +38,16 @@ void api_store_failed(struct request *req, int rc)
         store_thread_drop();
     log_warn("api", "store failure %d on %s rid=%s", rc, req->path, req->id);
     reply_unavailable(req);
+}
+
+bool api_json_content_type(struct request *req)
+{
+    static const char want[] = "application/json";
+    const char *ct = http_header(req, "Content-Type");
+    if (!ct || strncasecmp(ct, want, sizeof want - 1) != 0)
+        return false;
+    const char *rest = ct + sizeof want - 1;
+    while (*rest == ' ')
+        rest++;
+    return *rest == '\0' || *rest == ';';
 }

@@ -31,6 +31,12 @@ static int authenticate(struct request *req, int64_t now, struct store *s, struc
     const char *key = h + 7;
     while (*key == ' ')
         key++;
+    if (strncmp(key, SCOUT_KEY_PREFIX, 3) == 0) {
+        reply_error_code(req, 403, ERR_INVALID_CREDENTIAL,
+                         "a scout credential (ws_…) works only on the scout interface; the agent "
+                         "endpoints need an agent key (wk_…)");
+        return -1;
+    }
     if (!agent_key_well_formed(key)) {
         reply_error_code(req, 403, ERR_INVALID_CREDENTIAL,
                          "the agent key is malformed (wrong prefix, length or checksum)");
@@ -125,17 +131,6 @@ static void receipt(struct request *req, const char *id, const struct quota_deci
     reply_json(req, 202);
 }
 
-static bool json_content_type(const char *ct)
-{
-    static const char want[] = "application/json";
-    if (!ct || strncasecmp(ct, want, sizeof want - 1) != 0)
-        return false;
-    const char *rest = ct + sizeof want - 1;
-    while (*rest == ' ')
-        rest++;
-    return *rest == '\0' || *rest == ';';
-}
-
 void api_leads_submit(struct request *req)
 {
     int64_t now = time_now_us();
@@ -152,7 +147,7 @@ void api_leads_submit(struct request *req)
         reply_error(req, 400, "Idempotency-Key must be 8 to 128 characters of a-z A-Z 0-9 _ . : -");
         return;
     }
-    if (!json_content_type(http_header(req, "Content-Type"))) {
+    if (!api_json_content_type(req)) {
         reply_error(req, 400, "Content-Type must be application/json");
         return;
     }

@@ -1,6 +1,7 @@
 /* The route table: method, path, parameter segment, handler, body limit, cacheable
  * (STYLE.md habit 1). */
 #include "api/api.h"
+#include "domain/scout.h"
 #include "web/web.h"
 
 const struct route api_routes[] = {
@@ -10,6 +11,7 @@ const struct route api_routes[] = {
     {HTTP_GET, "/api/v1/incidents/", true, api_incidents_get, 0, true, NULL},
     {HTTP_POST, "/api/v1/agent-leads", false, api_leads_submit, 64 * 1024, false, NULL},
     {HTTP_GET, "/api/v1/agent-leads/", true, api_leads_get, 0, false, NULL},
+    {HTTP_POST, "/api/agents/v1/scout", false, api_scout, SCOUT_BODY_MAX, false, NULL},
     {HTTP_GET, "/api/v1/openapi.json", false, api_openapi, 0, false, NULL},
     {HTTP_GET, "/healthz", false, api_healthz, 0, false, NULL},
     {HTTP_GET, "/", false, web_home, 0, false, NULL},

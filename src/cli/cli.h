@@ -19,6 +19,7 @@ int cli_export(int argc, char **argv);
 int cli_incident(int argc, char **argv);
 int cli_key(int argc, char **argv);
 int cli_account(int argc, char **argv);
+int cli_scout_key(int argc, char **argv);
 int cli_fetch(int argc, char **argv);
 int cli_candidate(int argc, char **argv);
 int cli_lead(int argc, char **argv);
@@ -58,6 +59,11 @@ const char *cli_db_path(const char *opt);
 /* Opens (creating if needed) and migrates the database; prints the reason and returns NULL
  * on failure. */
 struct store *cli_open_store(const char *path);
+
+/* Opens the database at db (--db value or NULL, see cli_db_path) and runs fn inside one
+ * write transaction, committed when fn returns CLI_OK and rolled back otherwise. fn
+ * refuses through cli_refuse(). Returns fn's result, or CLI_REFUSED. */
+int cli_in_tx(const char *db, int (*fn)(struct store *s, void *ctx), void *ctx);
 
 /* Prints "whistle: <message>" on stderr; returns CLI_REFUSED. */
 int cli_refuse(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -50,3 +50,23 @@ void cli_print_json(struct buf *b)
     fwrite(b->p, 1, b->len, stdout);
     fputc('\n', stdout);
 }
+
+int cli_in_tx(const char *db, int (*fn)(struct store *s, void *ctx), void *ctx)
+{
+    struct store *s = cli_open_store(cli_db_path(db));
+    if (!s)
+        return CLI_REFUSED;
+    int rc = CLI_REFUSED;
+    if (store_begin_write(s) < 0) {
+        cli_refuse("cannot lock the database: %s", store_errmsg(s));
+        goto out;
+    }
+    rc = fn(s, ctx);
+    if (rc == CLI_OK && store_commit(s) < 0)
+        rc = cli_refuse("cannot commit: %s", store_errmsg(s));
+    if (rc != CLI_OK)
+        store_rollback(s);
+out:
+    store_close(s);
+    return rc;
+}

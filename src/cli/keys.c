@@ -74,27 +74,6 @@ static int parse(int argc, char **argv, struct opts *o, const char *usage)
     return 0;
 }
 
-/* Runs fn inside one write transaction on the database of o. */
-static int in_tx(struct opts *o, int (*fn)(struct store *, void *), void *ctx)
-{
-    struct store *s = cli_open_store(cli_db_path(o->db));
-    if (!s)
-        return CLI_REFUSED;
-    int rc = CLI_REFUSED;
-    if (store_begin_write(s) < 0) {
-        cli_refuse("cannot lock the database: %s", store_errmsg(s));
-        goto out;
-    }
-    rc = fn(s, ctx);
-    if (rc == CLI_OK && store_commit(s) < 0)
-        rc = cli_refuse("cannot commit: %s", store_errmsg(s));
-    if (rc != CLI_OK)
-        store_rollback(s);
-out:
-    store_close(s);
-    return rc;
-}
-
 struct create_ctx {
     const char *email, *name;
     struct buf *out;
@@ -223,7 +202,7 @@ int cli_key(int argc, char **argv)
         if (o.name && (strlen(o.name) == 0 || strlen(o.name) > 100))
             return cli_refuse("--name must be 1 to 100 characters");
         struct create_ctx c = {email, o.name, &out};
-        rc = in_tx(&o, create, &c);
+        rc = cli_in_tx(o.db, create, &c);
         if (rc == CLI_OK) {
             if (o.json) {
                 cli_print_json(&out);
@@ -265,7 +244,7 @@ int cli_key(int argc, char **argv)
         if (uuid_normalize(argv[optind], id) < 0)
             return cli_refuse("KEY_ID must be a key's UUID (see whistle key list)");
         struct revoke_ctx c = {id, &out};
-        rc = in_tx(&o, revoke, &c);
+        rc = cli_in_tx(o.db, revoke, &c);
         if (rc == CLI_OK && o.json)
             cli_print_json(&out);
         else if (rc == CLI_OK)
@@ -309,7 +288,7 @@ int cli_account(int argc, char **argv)
     if (normalize_email(argv[optind], email) < 0)
         return cli_refuse("EMAIL must be an email address");
     struct ban_ctx c = {email, banned};
-    rc = in_tx(&o, ban, &c);
+    rc = cli_in_tx(o.db, ban, &c);
     if (rc == CLI_OK) {
         if (o.json)
             printf("{\"owner\":\"%s\",\"banned\":%s}\n", email, banned ? "true" : "false");

@@ -140,6 +140,8 @@ int cli_serve(int argc, char **argv)
     }
     if (optind != argc)
         return cli_usage(serve_usage);
+    /* the API shows the setting in the scout status op; the worker acts on it */
+    api_scout_candidates = wcfg.scout_candidates;
 
     char base_buf[512];
     if (!base) {

@@ -50,11 +50,12 @@ void agent_key_hash(const char *key, char hash[AGENT_KEY_HASH_HEX + 1])
     sodium_bin2hex(hash, AGENT_KEY_HASH_HEX + 1, h, sizeof h);
 }
 
-void agent_key_generate(char key[AGENT_KEY_LEN + 1], char hash[AGENT_KEY_HASH_HEX + 1])
+void credential_generate(const char *prefix, char key[AGENT_KEY_LEN + 1],
+                         char hash[AGENT_KEY_HASH_HEX + 1])
 {
     unsigned char r[32];
     randombytes_buf(r, sizeof r);
-    memcpy(key, AGENT_KEY_PREFIX, 3);
+    memcpy(key, prefix, 3);
     base62_encode(r, sizeof r, key + 3, AGENT_KEY_PAYLOAD); /* 62^43 > 2^256 */
     sodium_memzero(r, sizeof r);
     checksum(key, 3 + AGENT_KEY_PAYLOAD, key + 3 + AGENT_KEY_PAYLOAD);
@@ -62,9 +63,19 @@ void agent_key_generate(char key[AGENT_KEY_LEN + 1], char hash[AGENT_KEY_HASH_HE
     agent_key_hash(key, hash);
 }
 
+void agent_key_generate(char key[AGENT_KEY_LEN + 1], char hash[AGENT_KEY_HASH_HEX + 1])
+{
+    credential_generate(AGENT_KEY_PREFIX, key, hash);
+}
+
 bool agent_key_well_formed(const char *s)
 {
-    if (!s || strncmp(s, AGENT_KEY_PREFIX, 3) != 0 || strlen(s) != AGENT_KEY_LEN)
+    return credential_well_formed(AGENT_KEY_PREFIX, s);
+}
+
+bool credential_well_formed(const char *prefix, const char *s)
+{
+    if (!s || strlen(prefix) != 3 || strncmp(s, prefix, 3) != 0 || strlen(s) != AGENT_KEY_LEN)
         return false;
     for (size_t i = 3; i < AGENT_KEY_LEN; i++)
         if (!strchr(alphabet, s[i]) || s[i] == '\0')

@@ -19,10 +19,24 @@
 #define AGENT_KEY_SHOWN       10 /* characters kept as the key's visible prefix */
 #define AGENT_KEY_LIFETIME_US (INT64_C(90) * 86400 * 1000000)
 
-/* A fresh random key (NUL-terminated) and its storage hash (hex). */
+/*
+ * Scout credentials ("ws_", issue 7) share the format: only the 3-character prefix differs,
+ * and it is covered by the checksum, so a key whose prefix was edited is refused.
+ */
+#define SCOUT_KEY_PREFIX "ws_"
+
+/* A fresh random credential with prefix (3 characters, e.g. AGENT_KEY_PREFIX) and its
+ * storage hash (hex). */
+void credential_generate(const char *prefix, char key[AGENT_KEY_LEN + 1],
+                         char hash[AGENT_KEY_HASH_HEX + 1]);
+
+/* Whether s has the exact shape of a credential with prefix and a correct checksum. */
+bool credential_well_formed(const char *prefix, const char *s);
+
+/* A fresh random agent key (NUL-terminated) and its storage hash (hex). */
 void agent_key_generate(char key[AGENT_KEY_LEN + 1], char hash[AGENT_KEY_HASH_HEX + 1]);
 
-/* Whether s has the exact shape of a key with a correct checksum. */
+/* Whether s has the exact shape of an agent key with a correct checksum. */
 bool agent_key_well_formed(const char *s);
 
 /* The storage hash (hex SHA-256) of a key. */

@@ -126,6 +126,8 @@ void reply_unavailable(struct request *req);
 #define ERR_INVALID_CREDENTIAL   "invalid_credential"
 #define ERR_IDEMPOTENCY_CONFLICT "idempotency_conflict"
 #define ERR_QUOTA_EXCEEDED       "quota_exceeded"
+#define ERR_RUN_EXPIRED          "run_expired"   /* scout: the run's lease has ended */
+#define ERR_RUN_COMPLETED        "run_completed" /* scout: the run was finished */
 
 /* The catalogue code for an HTTP error status. */
 const char *http_error_code(int status);

@@ -1,6 +1,8 @@
 /*
  * Migrations: numbered SQL files compiled into the binary (src/store/migrations/), applied
- * in order inside one write transaction; schema_version records each one.
+ * in order inside one write transaction; schema_version records each one. Numbers are
+ * reserved per issue and may land out of order (005 before 004), so every migration that
+ * schema_version does not record is applied, not only those above its maximum.
  */
 #include <stdio.h>
 
@@ -11,6 +13,7 @@ extern const unsigned char migration_001[];
 extern const unsigned char migration_002[];
 extern const unsigned char migration_003[];
 extern const unsigned char migration_004[];
+extern const unsigned char migration_005[];
 
 static const struct {
     int version;
@@ -20,9 +23,23 @@ static const struct {
     {2, migration_002},
     {3, migration_003},
     {4, migration_004},
+    {5, migration_005},
 };
 
-#define KNOWN_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
+#define NMIGRATIONS   (sizeof migrations / sizeof migrations[0])
+#define KNOWN_VERSION (migrations[NMIGRATIONS - 1].version)
+
+/* Whether schema_version records version v: 1, 0, or a negative store_rc. */
+static int applied(struct store *s, int v)
+{
+    struct store_stmt *st = store_prepare(s, "SELECT 1 FROM schema_version WHERE version = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_int(st, 1, v);
+    int rc = store_step(st);
+    store_reset(st);
+    return rc < 0 ? rc : rc == STORE_ROW;
+}
 
 int store_known_version(void)
 {
@@ -63,7 +80,12 @@ int store_migrate(struct store *s, char *err, size_t errlen)
         store_rollback(s);
         return -1;
     }
-    for (int i = have; i < KNOWN_VERSION; i++) {
+    for (size_t i = 0; i < NMIGRATIONS; i++) {
+        rc = applied(s, migrations[i].version);
+        if (rc < 0)
+            goto fail;
+        if (rc == 1)
+            continue;
         rc = store_exec(s, (const char *)migrations[i].sql);
         if (rc < 0)
             goto fail;

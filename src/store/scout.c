@@ -1,0 +1,494 @@
+/*
+ * The scout tables (migrations/005_scout.sql). Budgets are granted only by conditional
+ * UPDATEs (`used + ? <= limit`): the database decides, so two concurrent reservations on
+ * any number of processes or nodes can never overspend (ARCHITECTURE.md storage rules).
+ */
+#include "store/scout.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/uuid.h"
+
+#define CRED_COLUMNS                                                                               \
+    "id, name, prefix, x_per_day, model_per_day, x_per_run, model_per_run, run_seconds,"           \
+    " disabled, created_at, expires_at, revoked_at, last_used_at"
+
+static void credential_row(struct store_stmt *st, struct scout_credential *c)
+{
+    store_col_copy(st, 0, c->id, sizeof c->id);
+    store_col_copy(st, 1, c->name, sizeof c->name);
+    store_col_copy(st, 2, c->prefix, sizeof c->prefix);
+    c->per_day[SCOUT_X] = store_col_int(st, 3);
+    c->per_day[SCOUT_MODEL] = store_col_int(st, 4);
+    c->per_run[SCOUT_X] = store_col_int(st, 5);
+    c->per_run[SCOUT_MODEL] = store_col_int(st, 6);
+    c->run_seconds = store_col_int(st, 7);
+    c->disabled = store_col_int(st, 8) != 0;
+    c->created_at = store_col_int(st, 9);
+    c->expires_at = store_col_int(st, 10);
+    c->revoked_at = store_col_int(st, 11);
+    c->last_used_at = store_col_int(st, 12);
+}
+
+static int credential_by(struct store *s, const char *sql, const char *v,
+                         struct scout_credential *out)
+{
+    struct store_stmt *st = store_prepare(s, sql);
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, v);
+    int rc = store_step(st);
+    if (rc == STORE_ROW)
+        credential_row(st, out);
+    store_reset(st);
+    return rc < 0 ? rc : rc == STORE_ROW;
+}
+
+int scout_credential_by_hash(struct store *s, const char *hash, struct scout_credential *out)
+{
+    return credential_by(s, "SELECT " CRED_COLUMNS " FROM scout_credentials WHERE secret_hash = ?",
+                         hash, out);
+}
+
+int scout_credential_by_id(struct store *s, const char *id, struct scout_credential *out)
+{
+    return credential_by(s, "SELECT " CRED_COLUMNS " FROM scout_credentials WHERE id = ?", id, out);
+}
+
+int scout_credential_insert(struct store *s, const struct scout_credential *c, const char *hash)
+{
+    struct store_stmt *st = store_prepare(
+        s, "INSERT INTO scout_credentials (id, name, prefix, secret_hash, x_per_day,"
+           " model_per_day, x_per_run, model_per_run, run_seconds, disabled, created_at,"
+           " expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, c->id);
+    store_bind_text(st, 2, c->name);
+    store_bind_text(st, 3, c->prefix);
+    store_bind_text(st, 4, hash);
+    store_bind_int(st, 5, c->per_day[SCOUT_X]);
+    store_bind_int(st, 6, c->per_day[SCOUT_MODEL]);
+    store_bind_int(st, 7, c->per_run[SCOUT_X]);
+    store_bind_int(st, 8, c->per_run[SCOUT_MODEL]);
+    store_bind_int(st, 9, c->run_seconds);
+    store_bind_int(st, 10, c->disabled);
+    store_bind_int(st, 11, c->created_at);
+    store_bind_int(st, 12, c->expires_at);
+    return store_run(st);
+}
+
+int scout_credential_update(struct store *s, const struct scout_credential *c)
+{
+    struct store_stmt *st = store_prepare(
+        s, "UPDATE scout_credentials SET x_per_day = ?, model_per_day = ?, x_per_run = ?,"
+           " model_per_run = ?, run_seconds = ?, disabled = ? WHERE id = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_int(st, 1, c->per_day[SCOUT_X]);
+    store_bind_int(st, 2, c->per_day[SCOUT_MODEL]);
+    store_bind_int(st, 3, c->per_run[SCOUT_X]);
+    store_bind_int(st, 4, c->per_run[SCOUT_MODEL]);
+    store_bind_int(st, 5, c->run_seconds);
+    store_bind_int(st, 6, c->disabled);
+    store_bind_text(st, 7, c->id);
+    int rc = store_run(st);
+    return rc < 0 ? rc : store_changes(s) > 0;
+}
+
+int scout_credential_revoke(struct store *s, const char *id, int64_t now)
+{
+    struct scout_credential c;
+    int rc = scout_credential_by_id(s, id, &c);
+    if (rc <= 0)
+        return rc;
+    if (c.revoked_at != INT64_MIN)
+        return 2;
+    struct store_stmt *st =
+        store_prepare(s, "UPDATE scout_credentials SET revoked_at = ? WHERE id = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_int(st, 1, now);
+    store_bind_text(st, 2, id);
+    rc = store_run(st);
+    return rc < 0 ? rc : 1;
+}
+
+int scout_credential_touch(struct store *s, const char *id, int64_t now)
+{
+    struct store_stmt *st =
+        store_prepare(s, "UPDATE scout_credentials SET last_used_at = ? WHERE id = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_int(st, 1, now);
+    store_bind_text(st, 2, id);
+    return store_run(st);
+}
+
+int scout_credentials_each(struct store *s, int (*fn)(void *ctx, const struct scout_credential *c),
+                           void *ctx)
+{
+    struct store_stmt *st = store_prepare(
+        s, "SELECT " CRED_COLUMNS " FROM scout_credentials ORDER BY created_at DESC, id");
+    if (!st)
+        return STORE_ERR;
+    int rc;
+    while ((rc = store_step(st)) == STORE_ROW) {
+        struct scout_credential c;
+        credential_row(st, &c);
+        int r = fn(ctx, &c);
+        if (r < 0) {
+            rc = r;
+            break;
+        }
+    }
+    store_reset(st);
+    return rc < 0 ? rc : 0;
+}
+
+/* ---- daily spend ------------------------------------------------------------------- */
+
+int scout_spend_used(struct store *s, const char *cred, int64_t day, int64_t used[SCOUT_NKINDS])
+{
+    used[SCOUT_X] = used[SCOUT_MODEL] = 0;
+    struct store_stmt *st =
+        store_prepare(s, "SELECT kind, used FROM scout_spend WHERE credential_id = ? AND day = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, cred);
+    store_bind_int(st, 2, day);
+    int rc;
+    while ((rc = store_step(st)) == STORE_ROW) {
+        const char *k = store_col_text(st, 0);
+        used[k && strcmp(k, "x") == 0 ? SCOUT_X : SCOUT_MODEL] = store_col_int(st, 1);
+    }
+    store_reset(st);
+    return rc < 0 ? rc : 0;
+}
+
+int scout_spend_take(struct store *s, const char *cred, int64_t day, enum scout_kind kind,
+                     int64_t units, int64_t limit)
+{
+    struct store_stmt *st =
+        store_prepare(s, "INSERT INTO scout_spend (credential_id, day, kind, used)"
+                         " VALUES (?, ?, ?, 0) ON CONFLICT (credential_id, day, kind) DO NOTHING");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, cred);
+    store_bind_int(st, 2, day);
+    store_bind_text(st, 3, scout_kind_name(kind));
+    int rc = store_run(st);
+    if (rc < 0)
+        return rc;
+    /* the grant itself: one statement that re-checks the limit against the row it locks */
+    st = store_prepare(s, "UPDATE scout_spend SET used = used + ?"
+                          " WHERE credential_id = ? AND day = ? AND kind = ? AND used + ? <= ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_int(st, 1, units);
+    store_bind_text(st, 2, cred);
+    store_bind_int(st, 3, day);
+    store_bind_text(st, 4, scout_kind_name(kind));
+    store_bind_int(st, 5, units);
+    store_bind_int(st, 6, limit);
+    rc = store_run(st);
+    return rc < 0 ? rc : store_changes(s) == 1;
+}
+
+/* ---- runs -------------------------------------------------------------------------- */
+
+#define RUN_COLUMNS                                                                                \
+    "id, credential_id, run_key, status, started_at, expires_at, x_cap, model_cap, x_used,"        \
+    " model_used, finish_hash"
+
+static void run_row(struct store_stmt *st, struct scout_run *r)
+{
+    store_col_copy(st, 0, r->id, sizeof r->id);
+    store_col_copy(st, 1, r->credential_id, sizeof r->credential_id);
+    store_col_copy(st, 2, r->key, sizeof r->key);
+    store_col_copy(st, 3, r->status, sizeof r->status);
+    r->started_at = store_col_int(st, 4);
+    r->expires_at = store_col_int(st, 5);
+    r->cap[SCOUT_X] = store_col_int(st, 6);
+    r->cap[SCOUT_MODEL] = store_col_int(st, 7);
+    r->used[SCOUT_X] = store_col_int(st, 8);
+    r->used[SCOUT_MODEL] = store_col_int(st, 9);
+    store_col_copy(st, 10, r->finish_hash, sizeof r->finish_hash);
+}
+
+int scout_run_get(struct store *s, const char *id, struct scout_run *out)
+{
+    struct store_stmt *st = store_prepare(s, "SELECT " RUN_COLUMNS " FROM scout_runs WHERE id = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, id);
+    int rc = store_step(st);
+    if (rc == STORE_ROW)
+        run_row(st, out);
+    store_reset(st);
+    return rc < 0 ? rc : rc == STORE_ROW;
+}
+
+int scout_run_receipt(struct store *s, const char *id, bool finish, struct buf *out)
+{
+    struct store_stmt *st =
+        finish ? store_prepare(s, "SELECT finish_receipt FROM scout_runs WHERE id = ?")
+               : store_prepare(s, "SELECT begin_receipt FROM scout_runs WHERE id = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, id);
+    int rc = store_step(st);
+    if (rc == STORE_ROW) {
+        const char *t = store_col_text(st, 0);
+        buf_puts(out, t ? t : "{}");
+    }
+    store_reset(st);
+    return rc < 0 ? rc : rc == STORE_ROW;
+}
+
+int scout_run_active(struct store *s, const char *cred, const char *key, int64_t now,
+                     struct scout_run *out)
+{
+    struct store_stmt *st = store_prepare(
+        s, "SELECT " RUN_COLUMNS " FROM scout_runs WHERE credential_id = ? AND active_key = ?"
+           " AND status = 'running' AND expires_at > ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, cred);
+    store_bind_text(st, 2, key);
+    store_bind_int(st, 3, now);
+    int rc = store_step(st);
+    if (rc == STORE_ROW)
+        run_row(st, out);
+    store_reset(st);
+    return rc < 0 ? rc : rc == STORE_ROW;
+}
+
+int scout_run_expire(struct store *s, const char *cred, const char *key, const char *id,
+                     int64_t now)
+{
+    struct store_stmt *st =
+        key ? store_prepare(s, "UPDATE scout_runs SET status = 'expired', active_key = NULL"
+                               " WHERE credential_id = ? AND active_key = ?"
+                               " AND status = 'running' AND expires_at <= ?")
+            : store_prepare(s, "UPDATE scout_runs SET status = 'expired', active_key = NULL"
+                               " WHERE credential_id = ? AND id = ?"
+                               " AND status = 'running' AND expires_at <= ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, cred);
+    store_bind_text(st, 2, key ? key : id);
+    store_bind_int(st, 3, now);
+    return store_run(st);
+}
+
+int scout_run_insert(struct store *s, const struct scout_run *r, const char *receipt)
+{
+    struct store_stmt *st = store_prepare(
+        s, "INSERT INTO scout_runs (id, credential_id, run_key, active_key, status, started_at,"
+           " expires_at, x_cap, model_cap, x_used, model_used, begin_receipt)"
+           " VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?, 0, 0, ?)");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, r->id);
+    store_bind_text(st, 2, r->credential_id);
+    store_bind_text(st, 3, r->key);
+    store_bind_text(st, 4, r->key);
+    store_bind_int(st, 5, r->started_at);
+    store_bind_int(st, 6, r->expires_at);
+    store_bind_int(st, 7, r->cap[SCOUT_X]);
+    store_bind_int(st, 8, r->cap[SCOUT_MODEL]);
+    store_bind_text(st, 9, receipt);
+    return store_run(st);
+}
+
+int scout_run_take(struct store *s, const char *id, enum scout_kind kind, int64_t units,
+                   int64_t now)
+{
+    struct store_stmt *st =
+        kind == SCOUT_X
+            ? store_prepare(s, "UPDATE scout_runs SET x_used = x_used + ? WHERE id = ?"
+                               " AND status = 'running' AND expires_at > ? AND x_used + ? <= x_cap")
+            : store_prepare(s, "UPDATE scout_runs SET model_used = model_used + ? WHERE id = ?"
+                               " AND status = 'running' AND expires_at > ?"
+                               " AND model_used + ? <= model_cap");
+    if (!st)
+        return STORE_ERR;
+    store_bind_int(st, 1, units);
+    store_bind_text(st, 2, id);
+    store_bind_int(st, 3, now);
+    store_bind_int(st, 4, units);
+    int rc = store_run(st);
+    return rc < 0 ? rc : store_changes(s) == 1;
+}
+
+int scout_reservation_insert(struct store *s, const char *run_id, enum scout_kind kind,
+                             int64_t units, int64_t day, int64_t now)
+{
+    char id[UUID_STR_LEN + 1];
+    uuid_v4(id);
+    struct store_stmt *st =
+        store_prepare(s, "INSERT INTO scout_reservations (id, run_id, kind, units, day, created_at)"
+                         " VALUES (?, ?, ?, ?, ?, ?)");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, id);
+    store_bind_text(st, 2, run_id);
+    store_bind_text(st, 3, scout_kind_name(kind));
+    store_bind_int(st, 4, units);
+    store_bind_int(st, 5, day);
+    store_bind_int(st, 6, now);
+    return store_run(st);
+}
+
+int scout_run_complete(struct store *s, const char *id, int64_t now, const char *finish_hash,
+                       const char *receipt, const char *evaluations, const char *report)
+{
+    struct store_stmt *st = store_prepare(
+        s, "UPDATE scout_runs SET status = 'completed', active_key = NULL, finished_at = ?,"
+           " finish_hash = ?, finish_receipt = ?, evaluations = ?, report = ?"
+           " WHERE id = ? AND status = 'running'");
+    if (!st)
+        return STORE_ERR;
+    store_bind_int(st, 1, now);
+    store_bind_text(st, 2, finish_hash);
+    store_bind_text(st, 3, receipt);
+    store_bind_text(st, 4, evaluations);
+    store_bind_text(st, 5, report);
+    store_bind_text(st, 6, id);
+    int rc = store_run(st);
+    return rc < 0 ? rc : store_changes(s) == 1;
+}
+
+int scout_runs_active_each(struct store *s, const char *cred, int64_t now,
+                           int (*fn)(void *ctx, const struct scout_run *r), void *ctx)
+{
+    struct store_stmt *st = store_prepare(
+        s, "SELECT " RUN_COLUMNS " FROM scout_runs WHERE credential_id = ?"
+           " AND status = 'running' AND expires_at > ? ORDER BY started_at, id LIMIT 100");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, cred);
+    store_bind_int(st, 2, now);
+    int rc;
+    while ((rc = store_step(st)) == STORE_ROW) {
+        struct scout_run r;
+        run_row(st, &r);
+        int x = fn(ctx, &r);
+        if (x < 0) {
+            rc = x;
+            break;
+        }
+    }
+    store_reset(st);
+    return rc < 0 ? rc : 0;
+}
+
+/* ---- checkpoints ------------------------------------------------------------------- */
+
+int scout_checkpoints_get(struct store *s, const char *cred, const char *key, struct buf *out)
+{
+    struct store_stmt *st = store_prepare(
+        s, "SELECT checkpoints FROM scout_checkpoints WHERE credential_id = ? AND run_key = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, cred);
+    store_bind_text(st, 2, key);
+    int rc = store_step(st);
+    if (rc == STORE_ROW) {
+        const char *t = store_col_text(st, 0);
+        buf_puts(out, t ? t : "{}");
+    }
+    store_reset(st);
+    return rc < 0 ? rc : rc == STORE_ROW;
+}
+
+int scout_checkpoints_put(struct store *s, const char *cred, const char *key, const char *json,
+                          const char *run_id, int64_t now)
+{
+    struct store_stmt *st = store_prepare(
+        s, "INSERT INTO scout_checkpoints (credential_id, run_key, checkpoints, run_id, updated_at)"
+           " VALUES (?, ?, ?, ?, ?) ON CONFLICT (credential_id, run_key) DO UPDATE SET"
+           " checkpoints = excluded.checkpoints, run_id = excluded.run_id,"
+           " updated_at = excluded.updated_at");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, cred);
+    store_bind_text(st, 2, key);
+    store_bind_text(st, 3, json);
+    store_bind_text(st, 4, run_id);
+    store_bind_int(st, 5, now);
+    return store_run(st);
+}
+
+/* ---- signals ----------------------------------------------------------------------- */
+
+int scout_signal_insert(struct store *s, const char *run_id, const char *cred,
+                        const struct scout_signal *sig, int score, int64_t now)
+{
+    char id[UUID_STR_LEN + 1];
+    uuid_v4(id);
+    /* both unique columns (canonical URL, content hash) decide: DO NOTHING without a target
+     * covers either, in SQLite and PostgreSQL alike */
+    struct store_stmt *st = store_prepare(
+        s, "INSERT INTO scout_signals (id, run_id, credential_id, url, canonical_url,"
+           " content_hash, domain, author, posted_at, body, game_id, period, clock, score,"
+           " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+           " ON CONFLICT DO NOTHING");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, id);
+    store_bind_text(st, 2, run_id);
+    store_bind_text(st, 3, cred);
+    store_bind_text(st, 4, sig->url);
+    store_bind_text(st, 5, sig->canonical_url);
+    store_bind_text(st, 6, sig->content_hash[0] ? sig->content_hash : NULL);
+    store_bind_text(st, 7, sig->domain);
+    store_bind_text(st, 8, sig->author);
+    store_bind_int(st, 9, sig->posted_at);
+    store_bind_text(st, 10, sig->text);
+    store_bind_text(st, 11, sig->game_id);
+    store_bind_int(st, 12, sig->period);
+    store_bind_text(st, 13, sig->clock);
+    store_bind_int(st, 14, score);
+    store_bind_int(st, 15, now);
+    int rc = store_run(st);
+    return rc < 0 ? rc : store_changes(s) == 1;
+}
+
+int scout_play_support(struct store *s, const char *game_id, int64_t period, const char *clock,
+                       int window_s)
+{
+    int want = clock ? scout_clock_seconds(clock) : -1;
+    struct store_stmt *st =
+        store_prepare(s, "SELECT DISTINCT g.domain, g.clock FROM scout_signals g"
+                         " JOIN scout_runs r ON r.id = g.run_id"
+                         " JOIN scout_credentials c ON c.id = g.credential_id"
+                         " WHERE g.game_id = ? AND g.period = ? AND r.status = 'completed'"
+                         " AND c.revoked_at IS NULL ORDER BY g.domain");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, game_id);
+    store_bind_int(st, 2, period);
+    /* rows come ordered by domain: count a domain once, when one of its signals agrees */
+    char last[256] = "";
+    bool have_last = false;
+    int count = 0, rc;
+    while ((rc = store_step(st)) == STORE_ROW) {
+        const char *domain = store_col_text(st, 0);
+        const char *c = store_col_text(st, 1);
+        if (!domain || (have_last && strcmp(domain, last) == 0))
+            continue;
+        int at = c ? scout_clock_seconds(c) : -1;
+        int diff = want >= 0 && at >= 0 ? abs(want - at) : 0;
+        if (diff > window_s)
+            continue;
+        snprintf(last, sizeof last, "%s", domain);
+        have_last = true;
+        count++;
+    }
+    store_reset(st);
+    return rc < 0 ? rc : count;
+}

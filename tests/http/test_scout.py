@@ -668,3 +668,42 @@ def test_scout_key_refusals(kit, args, code, fragment):
     assert r.returncode == code, (r.returncode, r.stdout, r.stderr)
     assert fragment in r.stderr, r.stderr
     assert "ws_" not in r.stdout
+
+
+# ------------------------------------------------------------------ the OpenAPI document
+
+
+def test_answers_match_the_openapi_document(kit):
+    from jsonschema import Draft202012Validator, FormatChecker, RefResolver
+
+    doc = kit.server.json("/api/v1/openapi.json")
+    op = doc["paths"][SCOUT]["post"]
+    assert op["security"] == [{"scoutCredential": []}]
+    assert doc["components"]["securitySchemes"]["scoutCredential"]["scheme"] == "bearer"
+
+    def check(name, instance):
+        v = Draft202012Validator({"$ref": f"#/components/schemas/{name}"},
+                                 resolver=RefResolver(base_uri="", referrer=doc),
+                                 format_checker=FormatChecker())
+        errors = list(v.iter_errors(instance))
+        assert not errors, (name, instance, [e.message for e in errors[:5]])
+
+    sc = kit.scout(x_per_run=1)
+    run = rid()
+    begin_body = {"op": "begin", "key": "k", "runId": run}
+    check("ScoutRequest", begin_body)
+    receipt = sc.ok(begin_body)
+    check("ScoutRunReceipt", receipt)
+    check("ScoutResponse", receipt)
+    check("ScoutStatus", sc.status("k"))
+    check("ScoutStatus", sc.status())
+    check("ScoutReservation", sc.reserve(run, "x", 1))
+    check("ScoutSkip", sc.reserve(run, "x", 1))
+    done = sc.finish(run, [{"url": "https://a.example/1"}, {"url": "nope"}],
+                     checkpoints={"c": 1})
+    check("ScoutFinishReceipt", done)
+    check("ScoutStatus", sc.status("k"))
+    for ex in op["requestBody"]["content"]["application/json"]["examples"].values():
+        check("ScoutRequest", ex["value"])
+    for ex in op["responses"]["200"]["content"]["application/json"]["examples"].values():
+        check("ScoutResponse", ex["value"])

@@ -10,6 +10,7 @@
 #include "research/fetch.h"
 #include "store/admin.h"
 #include "store/games.h"
+#include "store/scout.h"
 #include "util/log.h"
 #include "util/timefmt.h"
 #include "util/urlhost.h"
@@ -307,9 +308,16 @@ static int conclude(struct attempt *t, const struct worker_config *cfg,
     if ((rc = event(t, "deduplicated", NULL, NULL, "worker",
                     "no published incident or earlier lead of the game reports this play")) < 0)
         return rc;
-    /* scout signals (issue 7) count only when the server enables them; until the scout
-     * intake lands there are none to count */
+    /* scout signals (issue 7, docs/scout.md) count only when the server enables them:
+     * signals of completed scout runs about this game and play, one per registrable domain */
     t->f.scout_enabled = cfg->scout_candidates;
+    if (cfg->scout_candidates && t->l->period != INT64_MIN) {
+        rc =
+            scout_play_support(t->s, t->l->game_id, t->l->period, t->l->clock, pol->clock_window_s);
+        if (rc < 0)
+            return rc;
+        t->f.scout_domains = rc;
+    }
     struct gate_log gl = {t, 0};
     research_gates(&t->f, pol, log_gate, &gl, &d);
     if (gl.rc < 0)

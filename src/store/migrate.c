@@ -19,11 +19,8 @@ static const struct {
     int version;
     const unsigned char *sql;
 } migrations[] = {
-    {1, migration_001},
-    {2, migration_002},
-    {3, migration_003},
-    {4, migration_004},
-    {5, migration_005},
+    {1, migration_001}, {2, migration_002}, {3, migration_003},
+    {4, migration_004}, {5, migration_005},
 };
 
 #define NMIGRATIONS   (sizeof migrations / sizeof migrations[0])

@@ -707,3 +707,50 @@ def test_answers_match_the_openapi_document(kit):
         check("ScoutRequest", ex["value"])
     for ex in op["responses"]["200"]["content"]["application/json"]["examples"].values():
         check("ScoutResponse", ex["value"])
+
+
+# ------------------------------------------------------------------ signals in research
+
+
+@pytest.mark.parametrize("candidates", [True, False])
+def test_scout_signals_feed_research_only_when_the_server_says_so(server_factory, tmp_path,
+                                                                   candidates):
+    """One publisher is not independent discussion (docs/research.md); completed scout
+    signals about the same game and play from two more domains are, with --scout-candidates."""
+    from leadkit import LeadKit
+    from test_research import MENTION, Origin, wait_status
+
+    origin = Origin("127.0.0.2")
+    try:
+        leads = LeadKit(server_factory, tmp_path)
+        leads.db = server_factory.new_db("main.json")
+        extra = ["--poll-ms", "20", "--allow-fetch", origin.allow, "--auto-publish"]
+        if candidates:
+            extra.append("--scout-candidates")
+        leads.server = server_factory.start(db=leads.db, threads=2, env=leads.clock.env,
+                                            extra=extra)
+        kit = ScoutKit(server_factory, tmp_path)
+        kit.db, kit.server, kit.clock = leads.db, leads.server, leads.clock
+        sc = kit.scout()
+        assert sc.status()["candidateCreation"] is candidates
+        run = sc.begin("cfb-week-13")["runId"]
+        play = {"game_id": "cfb:2025-w13", "period": 4}
+        done = sc.finish(run, [
+            {"url": "https://x.com/fan/status/77", "clock": "2:20", **play},
+            {"url": "https://news.example.com/late-flag", **play},  # no clock: any clock
+            {"url": "https://far.example.org/other-play", "clock": "9:00", **play},
+            {"url": "https://wrong-period.example.net/", "clock": "2:13",
+             "game_id": "cfb:2025-w13", "period": 3},
+        ])
+        assert done["accepted"] == 4
+        url = origin.page("/story", MENTION.format(title="Late flag", site="Alpha"))
+        agent = leads.agent()
+        lead = agent.submit(lead_body(source_urls=[url], period=4, clock="2:13"))
+        d = wait_status(agent, lead, {"rejected", "published", "failed"})
+        assert d["status"] == ("published" if candidates else "rejected"), d
+        # the scout learns nothing about it
+        assert set(sc.status("cfb-week-13")) == STATUS_KEYS
+        leads.close()
+        kit.close()
+    finally:
+        origin.close()

@@ -500,6 +500,10 @@ static int op_finish(struct op *o)
                             o->in.evaluations_json, o->in.report_json);
     if (rc < 0)
         return rc;
+    /* another finish of this run committed first (possible where the database lets two
+     * writers in at once): decide again on the committed state */
+    if (rc == 0)
+        return STORE_CONSTRAINT;
     log_info("scout", "run %s completed: %lld accepted, %lld duplicates rid=%s", r.id,
              (long long)accepted, (long long)duplicates, o->req->id);
     reply_json(o->req, 200);

@@ -4,6 +4,7 @@
  * and never stored (only its SHA-256, as for agent keys).
  */
 #include <getopt.h>
+#include <jansson.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <string.h>
@@ -280,9 +281,14 @@ static int list(const struct opts *o)
     return rc;
 }
 
+/* A name: valid UTF-8 (argv is not checked by anyone else) and the rule of scout keys,
+ * 1..100 characters without control characters. */
 static bool name_valid(const char *s)
 {
-    return scout_key_valid(s); /* the same rule: 1..100 characters, no control characters */
+    json_t *utf8 = json_string(s); /* NULL for invalid UTF-8 */
+    bool ok = utf8 && scout_key_valid(s);
+    json_decref(utf8);
+    return ok;
 }
 
 int cli_scout_key(int argc, char **argv)

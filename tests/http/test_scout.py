@@ -337,6 +337,32 @@ def test_units_above_every_budget_skip_and_huge_units_are_safe(kit):
     assert sc.status()["budgets"]["x"]["used"] == 0
 
 
+def test_concurrent_begins_claim_one_run_per_key(kit):
+    sc = kit.scout()
+    second = kit.second_server()
+    runs = [rid() for _ in range(10)]
+    out = concurrently(10, lambda i: sc.begin("k", runs[i]) if i % 2 else
+                       sc.ok({"op": "begin", "key": "k", "runId": runs[i]}, server=second))
+    began = [o for o in out if "skip" not in o]
+    assert len(began) == 1, out
+    assert all(o == {"skip": True, "reason": "run_active"} for o in out if o is not began[0])
+    assert [r["runId"] for r in sc.status()["activeRuns"]] == [began[0]["runId"]]
+
+
+def test_concurrent_identical_finishes_record_once(kit):
+    sc = kit.scout()
+    run = sc.begin("k")["runId"]
+    second = kit.second_server()
+    body = json.dumps({"op": "finish", "runId": run, "signals": [
+        {"url": f"https://n{i}.example.com/"} for i in range(50)]})
+    out = concurrently(6, lambda i: sc.post(None, raw=body, server=second if i % 2 else None))
+    assert all(r.status_code == 200 for r in out), [r.text for r in out]
+    assert len({r.content for r in out}) == 1
+    assert out[0].json()["accepted"] == 50
+    with sqlite3.connect(kit.db) as c:
+        assert c.execute("SELECT count(*) FROM scout_signals").fetchone() == (50,)
+
+
 # ------------------------------------------------------------------ finish
 
 
@@ -653,6 +679,8 @@ def test_scout_key_set_budget(kit):
     (("scout-key", "frobnicate"), 2, "usage"),
     (("scout-key", "create"), 2, "usage"),
     (("scout-key", "create", "--name", ""), 1, "--name"),
+    (("scout-key", "create", "--name", "\udcff"), 1, "--name"),  # invalid UTF-8
+    (("scout-key", "create", "--name", "a\tb"), 1, "--name"),
     (("scout-key", "create", "--name", "n", "--x-per-day", "-1"), 1, "--x-per-day"),
     (("scout-key", "create", "--name", "n", "--x-per-run", "ten"), 1, "--x-per-run"),
     (("scout-key", "create", "--name", "n", "--run-seconds", "5"), 1, "--run-seconds"),

@@ -572,6 +572,7 @@ def test_credential_matrix(kit):
     r = s.post(kit.server.url + LEADS, data=json.dumps(lead_body()),
                headers={"Content-Type": "application/json", "Idempotency-Key": idem()})
     refused(r, 401, "invalid_credential")
+    refused(s.get(f"{kit.server.url}{LEADS}/{lead}"), 401, "invalid_credential")
     s.close()
 
 

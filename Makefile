@@ -17,13 +17,14 @@ endif
 DEPS_BUILD := build-essential pkg-config libmicrohttpd-dev libjansson-dev libsqlite3-dev \
               libsodium-dev liburiparser-dev libxml2-dev libcurl4-openssl-dev libpsl-dev
 DEPS_TEST  := libcmocka-dev python3 python3-pytest python3-requests python3-jsonschema \
-              python3-feedparser python3-bs4 chromium curl \
+              python3-feedparser python3-bs4 python3-aiosmtpd chromium curl \
               sqlite3 clang-format
 DEPS_BENCH := wrk nginx-light curl sqlite3
 
 SRC_DIRS := src src/util src/store src/domain src/http src/api src/web src/research src/worker src/cli
 SRCS     := $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c))
-OBJS     := $(SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/migrations.o $(BUILD)/gen/openapi.o
+OBJS     := $(SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/migrations.o $(BUILD)/gen/openapi.o \
+            $(BUILD)/gen/passwords.o
 LIB_OBJS := $(filter-out $(BUILD)/src/main.o,$(OBJS))
 MIGRATIONS := $(sort $(wildcard src/store/migrations/*.sql))
 
@@ -56,6 +57,10 @@ $(BUILD)/gen/migrations.c: $(MIGRATIONS) scripts/embed.sh
 $(BUILD)/gen/openapi.c: src/api/openapi.json scripts/embed.sh
 	@mkdir -p $(dir $@)
 	scripts/embed.sh openapi_json $< > $@
+
+$(BUILD)/gen/passwords.c: data/common-passwords.txt scripts/embed.sh
+	@mkdir -p $(dir $@)
+	scripts/embed.sh common_passwords $< > $@
 
 $(BUILD)/gen/%.o: $(BUILD)/gen/%.c
 	$(CC) $(CFLAGS) -c $< -o $@

@@ -23,6 +23,26 @@ const struct route api_routes[] = {
     {HTTP_GET, "/static/vote.js", false, web_js, 0, false, NULL},
     {HTTP_GET, "/favicon.ico", false, web_favicon, 0, false, NULL},
     {HTTP_GET, "/readyz", false, api_readyz, 0, false, NULL},
+    /* accounts and the developer portal (docs/accounts.md) */
+    {HTTP_GET, "/account/signup", false, web_signup_form, 0, false, NULL},
+    {HTTP_POST, "/account/signup", false, web_signup, 16 * 1024, false, NULL},
+    {HTTP_GET, "/account/verify", false, web_verify_form, 0, false, NULL},
+    {HTTP_POST, "/account/verify", false, web_verify, 16 * 1024, false, NULL},
+    {HTTP_POST, "/account/resend-verification", false, web_resend_verification, 16 * 1024, false,
+     NULL},
+    {HTTP_GET, "/account/signin", false, web_signin_form, 0, false, NULL},
+    {HTTP_POST, "/account/signin", false, web_signin, 16 * 1024, false, NULL},
+    {HTTP_POST, "/account/signout", false, web_signout, 16 * 1024, false, NULL},
+    {HTTP_GET, "/account/forgot", false, web_forgot_form, 0, false, NULL},
+    {HTTP_POST, "/account/forgot", false, web_forgot, 16 * 1024, false, NULL},
+    {HTTP_GET, "/account/reset", false, web_reset_form, 0, false, NULL},
+    {HTTP_POST, "/account/reset", false, web_reset, 16 * 1024, false, NULL},
+    {HTTP_GET, "/account", false, web_account, 0, false, NULL},
+    {HTTP_POST, "/account/password", false, web_password, 16 * 1024, false, NULL},
+    {HTTP_GET, "/developers", false, web_developers, 0, false, NULL},
+    {HTTP_POST, "/developers/keys", false, web_key_create, 16 * 1024, false, NULL},
+    {HTTP_POST, "/developers/keys/", true, web_key_revoke, 16 * 1024, false, "/revoke"},
+    {HTTP_GET, "/static/developers.js", false, web_developers_js, 0, false, NULL},
 };
 
 const size_t api_nroutes = sizeof api_routes / sizeof api_routes[0];

@@ -39,6 +39,10 @@ enum {
     CLI_OPT_FETCH_TIMEOUT,
     CLI_OPT_FETCH_MAX_BYTES,
     CLI_OPT_MIN_DOMAINS,
+    CLI_OPT_SMTP_URL,
+    CLI_OPT_SMTP_USER,
+    CLI_OPT_SMTP_PASSWORD,
+    CLI_OPT_MAIL_FROM,
 };
 /* clang-format off */
 #define CLI_WORKER_OPTIONS                                                                         \
@@ -49,9 +53,16 @@ enum {
     {"allow-fetch", required_argument, NULL, CLI_OPT_ALLOW_FETCH},                                 \
     {"fetch-timeout-ms", required_argument, NULL, CLI_OPT_FETCH_TIMEOUT},                          \
     {"fetch-max-bytes", required_argument, NULL, CLI_OPT_FETCH_MAX_BYTES},                         \
-    {"min-source-domains", required_argument, NULL, CLI_OPT_MIN_DOMAINS}
+    {"min-source-domains", required_argument, NULL, CLI_OPT_MIN_DOMAINS},                          \
+    {"smtp-url", required_argument, NULL, CLI_OPT_SMTP_URL},                                       \
+    {"smtp-user", required_argument, NULL, CLI_OPT_SMTP_USER},                                     \
+    {"smtp-password", required_argument, NULL, CLI_OPT_SMTP_PASSWORD},                             \
+    {"mail-from", required_argument, NULL, CLI_OPT_MAIL_FROM}
 /* clang-format on */
 int cli_worker_option(int c, const char *arg, struct worker_config *cfg);
+/* Completes the worker options after parsing: $WHISTLE_SMTP_PASSWORD when --smtp-password
+ * was not given. 0, or -1 with the reason printed. */
+int cli_worker_options_done(struct worker_config *cfg);
 
 /* The database path: --db value, else $WHISTLE_DB, else ./whistle.db. */
 const char *cli_db_path(const char *opt);

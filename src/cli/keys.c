@@ -2,13 +2,13 @@
  * whistle key create|list|revoke and whistle account ban|unban (docs/agents.md). The
  * secret of a key is printed once, by create, and never stored.
  */
-#include <ctype.h>
 #include <getopt.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "domain/account.h"
 #include "domain/agentkey.h"
 #include "store/agents.h"
 #include "util/jsonw.h"
@@ -20,24 +20,6 @@ static const char key_usage[] =
     "       whistle key list [--owner EMAIL] [--db PATH] [--json]\n"
     "       whistle key revoke KEY_ID [--db PATH] [--json]";
 static const char account_usage[] = "whistle account ban|unban EMAIL [--db PATH] [--json]";
-
-/* A plausible email, lower-cased into out: one "@", something on both sides, a dot in the
- * domain, printable ASCII without spaces, at most 254 characters. */
-static int normalize_email(const char *in, char out[256])
-{
-    size_t n = strlen(in);
-    const char *at = strchr(in, '@');
-    if (n == 0 || n > 254 || !at || at == in || strchr(at + 1, '@') || !strchr(at + 1, '.') ||
-        at[1] == '.' || in[n - 1] == '.')
-        return -1;
-    for (size_t i = 0; i <= n; i++) {
-        unsigned char c = (unsigned char)in[i];
-        if (i < n && (c <= 0x20 || c >= 0x7f))
-            return -1;
-        out[i] = (char)tolower(c);
-    }
-    return 0;
-}
 
 struct opts {
     const char *db, *owner, *name;
@@ -197,7 +179,7 @@ int cli_key(int argc, char **argv)
     if (strcmp(action, "create") == 0) {
         if (optind != argc || !o.owner)
             return cli_usage(key_usage);
-        if (normalize_email(o.owner, email) < 0)
+        if (account_email_normalize(o.owner, email) < 0)
             return cli_refuse("--owner must be an email address");
         if (o.name && (strlen(o.name) == 0 || strlen(o.name) > 100))
             return cli_refuse("--name must be 1 to 100 characters");
@@ -214,7 +196,7 @@ int cli_key(int argc, char **argv)
     } else if (strcmp(action, "list") == 0) {
         if (optind != argc)
             return cli_usage(key_usage);
-        if (o.owner && normalize_email(o.owner, email) < 0)
+        if (o.owner && account_email_normalize(o.owner, email) < 0)
             return cli_refuse("--owner must be an email address");
         struct store *s = cli_open_store(cli_db_path(o.db));
         if (!s)
@@ -285,7 +267,7 @@ int cli_account(int argc, char **argv)
     if ((!banned && strcmp(action, "unban") != 0) || optind != argc - 1)
         return cli_usage(account_usage);
     char email[256];
-    if (normalize_email(argv[optind], email) < 0)
+    if (account_email_normalize(argv[optind], email) < 0)
         return cli_refuse("EMAIL must be an email address");
     struct ban_ctx c = {email, banned};
     rc = cli_in_tx(o.db, ban, &c);

@@ -10,6 +10,7 @@
 #include <sodium.h>
 
 #include "api/api.h"
+#include "domain/account.h"
 #include "domain/voter.h"
 #include "store/votes.h"
 #include "web/web.h"
@@ -27,7 +28,10 @@ static const char serve_usage[] =
     "              [--timeout SECONDS] [--no-worker] [--auto-publish] [--scout-candidates]\n"
     "              [--poll-ms N] [--lease-seconds N] [--min-source-domains N]\n"
     "              [--allow-fetch HOST:PORT]...\n"
-    "              [--fetch-timeout-ms N] [--fetch-max-bytes N]";
+    "              [--fetch-timeout-ms N] [--fetch-max-bytes N]\n"
+    "              [--smtp-url smtp[s]://HOST:PORT] [--smtp-user USER] [--smtp-password PW]\n"
+    "              [--mail-from ADDRESS] [--max-agent-keys N] [--signin-limit-account N]\n"
+    "              [--signin-limit-ip N] [--password-memory-kib N]";
 
 /* The response cache's validation token: the thread's connection's data version. */
 static int cache_token(uint64_t out[2])
@@ -60,6 +64,10 @@ int cli_serve(int argc, char **argv)
                                          {"vote-limit-voter", required_argument, NULL, 'V'},
                                          {"vote-limit-ip", required_argument, NULL, 'I'},
                                          {"no-worker", no_argument, NULL, 'W'},
+                                         {"max-agent-keys", required_argument, NULL, 'K'},
+                                         {"signin-limit-account", required_argument, NULL, 'A'},
+                                         {"signin-limit-ip", required_argument, NULL, 'P'},
+                                         {"password-memory-kib", required_argument, NULL, 'M'},
                                          CLI_WORKER_OPTIONS,
                                          {NULL, 0, NULL, 0}};
     const char *db = NULL, *base = NULL;
@@ -130,6 +138,27 @@ int cli_serve(int argc, char **argv)
         case 'W':
             with_worker = false;
             break;
+        case 'K':
+            if (positive(optarg, 1000, &v) < 0)
+                return cli_refuse("--max-agent-keys must be an integer from 1 to 1000");
+            account_limits.max_keys = (int)v;
+            break;
+        case 'A':
+            if (positive(optarg, 100000, &v) < 0)
+                return cli_refuse("--signin-limit-account must be a positive integer");
+            account_limits.signin_per_account = (int)v;
+            break;
+        case 'P':
+            if (positive(optarg, 1000000, &v) < 0)
+                return cli_refuse("--signin-limit-ip must be a positive integer");
+            account_limits.signin_per_ip = (int)v;
+            break;
+        case 'M':
+            /* argon2id memory per password hash; libsodium's interactive default is 64 MiB */
+            if (positive(optarg, 4 * 1024 * 1024, &v) < 0 || v < 8 * 1024 ||
+                account_password_set_cost(crypto_pwhash_OPSLIMIT_INTERACTIVE, (size_t)v * 1024) < 0)
+                return cli_refuse("--password-memory-kib must be from 8192 to 4194304");
+            break;
         default:
             wrc = cli_worker_option(c, optarg, &wcfg);
             if (wrc > 0)
@@ -140,6 +169,8 @@ int cli_serve(int argc, char **argv)
     }
     if (optind != argc)
         return cli_usage(serve_usage);
+    if (cli_worker_options_done(&wcfg) < 0)
+        return CLI_REFUSED;
     /* the API shows the setting in the scout status op; the worker acts on it */
     api_scout_candidates = wcfg.scout_candidates;
 
@@ -190,6 +221,9 @@ int cli_serve(int argc, char **argv)
     pthread_sigmask(SIG_BLOCK, &sigs, NULL);
     wcfg.db = path;
     wcfg.base_url = b;
+    if (with_worker && !wcfg.smtp_url)
+        fprintf(stderr, "whistle: no --smtp-url: account emails (with their single-use links) "
+                        "are written to the log instead of sent; set --smtp-url in production\n");
     if (with_worker) {
         fetch_global_init();
         if (worker_thread_start(&wcfg) < 0) {

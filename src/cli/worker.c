@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
@@ -19,7 +20,9 @@ static const char worker_usage[] =
     "whistle worker [--db PATH] [--once] [--json] [--auto-publish] [--scout-candidates]\n"
     "               [--base-url URL] [--poll-ms N] [--lease-seconds N]\n"
     "               [--min-source-domains N] [--allow-fetch HOST:PORT]...\n"
-    "               [--fetch-timeout-ms N] [--fetch-max-bytes N]";
+    "               [--fetch-timeout-ms N] [--fetch-max-bytes N]\n"
+    "               [--smtp-url smtp[s]://HOST:PORT] [--smtp-user USER] [--smtp-password PW]\n"
+    "               [--mail-from ADDRESS]";
 
 /* cli_worker_option's refusal: the reason printed, -1 returned. */
 static int option_refused(const char *msg)
@@ -68,9 +71,39 @@ int cli_worker_option(int c, const char *arg, struct worker_config *cfg)
             return option_refused("--min-source-domains must be an integer from 1 to 5");
         cfg->min_domains = (int)v;
         return 0;
+    case CLI_OPT_SMTP_URL:
+        if (strncmp(arg, "smtp://", 7) != 0 && strncmp(arg, "smtps://", 8) != 0)
+            return option_refused("--smtp-url must start with smtp:// or smtps://");
+        cfg->smtp_url = arg;
+        return 0;
+    case CLI_OPT_SMTP_USER:
+        cfg->smtp_user = arg;
+        return 0;
+    case CLI_OPT_SMTP_PASSWORD:
+        cfg->smtp_password = arg;
+        return 0;
+    case CLI_OPT_MAIL_FROM:
+        if (strpbrk(arg, "\r\n") || !strchr(arg, '@'))
+            return option_refused("--mail-from must be an address (\"Name <a@b.example>\")");
+        cfg->mail_from = arg;
+        return 0;
     default:
         return 1;
     }
+}
+
+int cli_worker_options_done(struct worker_config *cfg)
+{
+    if (!cfg->smtp_password) {
+        const char *env = getenv("WHISTLE_SMTP_PASSWORD");
+        if (env && env[0])
+            cfg->smtp_password = env;
+    }
+    if ((cfg->smtp_user || cfg->smtp_password) && !cfg->smtp_url)
+        return option_refused("--smtp-user and --smtp-password need --smtp-url");
+    if (cfg->smtp_url && cfg->smtp_password && !cfg->smtp_user)
+        return option_refused("--smtp-password needs --smtp-user");
+    return 0;
 }
 
 int cli_worker(int argc, char **argv)
@@ -112,6 +145,8 @@ int cli_worker(int argc, char **argv)
     }
     if (optind != argc)
         return cli_usage(worker_usage);
+    if (cli_worker_options_done(&cfg) < 0)
+        return CLI_REFUSED;
     cfg.db = cli_db_path(db);
     /* migrations first, as serve does: a worker never runs on a schema it does not know */
     struct store *s = cli_open_store(cfg.db);

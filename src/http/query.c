@@ -32,6 +32,14 @@ int qp_parse_int(const char *s, int64_t *out)
 }
 
 /* Writes "a, b, c" for an enum's values into out. */
+static bool printable_ascii(const char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s <= 0x20 || (unsigned char)*s >= 0x7f)
+            return false;
+    return true;
+}
+
 static void list_values(const char *const *values, char *out, size_t outlen)
 {
     size_t n = 0;
@@ -68,6 +76,13 @@ static int check_value(const struct qp_spec *spec, const char *v, struct qp_valu
         list_values(spec->values, values, sizeof values);
         snprintf(err, errlen, "query parameter %s must be one of: %s", spec->name, values);
         return -1;
+    case QP_PATH:
+        if (v[0] != '/' || v[1] == '/' || strlen(v) > 512 || strpbrk(v, "\\") ||
+            !printable_ascii(v)) {
+            snprintf(err, errlen, "query parameter %s must be a local path (/…)", spec->name);
+            return -1;
+        }
+        break;
     case QP_ID:
         if (!entity_id_is_valid(v)) {
             snprintf(err, errlen,

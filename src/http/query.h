@@ -19,6 +19,7 @@ enum qp_type {
     QP_UUID,          /* canonical UUID, normalised to lower case */
     QP_TIME,          /* UTC date YYYY-MM-DD or RFC 3339 date-time */
     QP_BOOL,          /* true | false */
+    QP_PATH,          /* a local path: "/…", not "//…", printable ASCII, at most 512 bytes */
 };
 
 struct qp_spec {

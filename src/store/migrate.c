@@ -14,13 +14,14 @@ extern const unsigned char migration_002[];
 extern const unsigned char migration_003[];
 extern const unsigned char migration_004[];
 extern const unsigned char migration_005[];
+extern const unsigned char migration_006[];
 
 static const struct {
     int version;
     const unsigned char *sql;
 } migrations[] = {
     {1, migration_001}, {2, migration_002}, {3, migration_003},
-    {4, migration_004}, {5, migration_005},
+    {4, migration_004}, {5, migration_005}, {6, migration_006},
 };
 
 #define NMIGRATIONS   (sizeof migrations / sizeof migrations[0])

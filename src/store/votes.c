@@ -89,23 +89,32 @@ int incidents_resolve(struct store *s, const char *key, struct incident_ref *ref
     return rc;
 }
 
-int ballot_choice(struct store *s, const char *incident_id, int64_t version, const char *voter,
-                  char out[16])
+int ballot_get(struct store *s, const char *incident_id, int64_t version, const char *voter,
+               char choice[16], char rooting[16])
 {
-    out[0] = '\0';
-    struct store_stmt *st = store_prepare(
-        s,
-        "SELECT choice FROM ballots WHERE incident_id = ? AND question_version = ? AND voter = ?");
+    choice[0] = rooting[0] = '\0';
+    struct store_stmt *st = store_prepare(s, "SELECT choice, rooting FROM ballots"
+                                             " WHERE incident_id = ? AND question_version = ?"
+                                             " AND voter = ?");
     if (!st)
         return STORE_ERR;
     store_bind_text(st, 1, incident_id);
     store_bind_int(st, 2, version);
     store_bind_text(st, 3, voter);
     int rc = store_step(st);
-    if (rc == STORE_ROW)
-        store_col_copy(st, 0, out, 16);
+    if (rc == STORE_ROW) {
+        store_col_copy(st, 0, choice, 16);
+        store_col_copy(st, 1, rooting, 16);
+    }
     store_reset(st);
     return rc < 0 ? rc : 0;
+}
+
+int ballot_choice(struct store *s, const char *incident_id, int64_t version, const char *voter,
+                  char out[16])
+{
+    char rooting[16];
+    return ballot_get(s, incident_id, version, voter, out, rooting);
 }
 
 /* Adds delta to one choice column of a rooting group's tally row. */

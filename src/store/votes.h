@@ -34,6 +34,9 @@ int ballot_cast(struct store *s, const char *incident_id, int64_t version, const
 /* The voter's current choice on (incident, version) into out (size 16), "" when none. */
 int ballot_choice(struct store *s, const char *incident_id, int64_t version, const char *voter,
                   char out[16]);
+/* The same with the ballot's rooting interest ("" when none or no ballot). */
+int ballot_get(struct store *s, const char *incident_id, int64_t version, const char *voter,
+               char choice[16], char rooting[16]);
 
 /* Ballot events of subject after `since`: count and the oldest time. */
 int vote_events_count(struct store *s, const char *subject, int64_t since, int64_t *count,

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "domain/account.h"
 #include "domain/voter.h"
 #include "domain/votes.h"
 #include "store/games.h"
@@ -31,7 +32,8 @@ void web_page_begin(struct buf *b, const char *title)
                 "<link rel=\"alternate\" type=\"application/rss+xml\" title=\"Whistle debates\" "
                 "href=\"/incidents/feed.xml\"></head><body><header><a class=\"brand\" "
                 "href=\"/\">Whistle</a><nav><a href=\"/?league=college\">College</a> "
-                "<a href=\"/?league=nfl\">NFL</a> <a href=\"/incidents/feed.xml\">RSS</a>"
+                "<a href=\"/?league=nfl\">NFL</a> <a href=\"/incidents/feed.xml\">RSS</a> "
+                "<a href=\"/developers\">Developers</a> <a href=\"/account\">Account</a>"
                 "</nav></header><main>");
 }
 
@@ -43,7 +45,7 @@ void web_page_end(struct buf *b)
                 "<script src=\"/static/vote.js\" defer></script></body></html>\n");
 }
 
-static void reply_html(struct request *req, int status)
+void web_reply_html(struct request *req, int status)
 {
     reply_header(req, "Content-Security-Policy", csp);
     reply_header(req, "Referrer-Policy", "same-origin");
@@ -63,7 +65,7 @@ void web_error_page(struct request *req, int status, const char *fmt, ...)
     html_text(&req->out, msg);
     html_raw(&req->out, "</p><p><a href=\"/\">Latest debates</a></p>");
     web_page_end(&req->out);
-    reply_html(req, status);
+    web_reply_html(req, status);
 }
 
 void web_redirect(struct request *req, int status, const char *path)
@@ -76,7 +78,20 @@ void web_redirect(struct request *req, int status, const char *path)
     html_attr(&req->out, b.p);
     html_raw(&req->out, "\">Moved here</a>\n");
     buf_release(&b);
-    reply_html(req, status);
+    web_reply_html(req, status);
+}
+
+void web_time(struct buf *b, int64_t us)
+{
+    char t[TIME_ISO_MAX];
+    time_format_iso(us, t);
+    html_raw(b, "<time datetime=\"");
+    html_attr(b, t);
+    html_raw(b, "\">");
+    t[10] = ' ';
+    t[16] = '\0';
+    html_text(b, t);
+    html_raw(b, " UTC</time>");
 }
 
 static const char *maturity_words(const char *status)
@@ -105,15 +120,8 @@ static void kickoff(struct buf *b, const struct game *g)
         }
         return;
     }
-    char t[TIME_ISO_MAX];
-    time_format_iso(g->starts_at, t);
-    html_raw(b, "Kickoff <time datetime=\"");
-    html_attr(b, t);
-    html_raw(b, "\">");
-    t[10] = ' ';
-    t[16] = '\0';
-    html_text(b, t);
-    html_raw(b, " UTC</time>");
+    html_raw(b, "Kickoff ");
+    web_time(b, g->starts_at);
 }
 
 static void score(struct buf *b, const struct game *g)
@@ -225,11 +233,10 @@ void web_home(struct request *req)
         html_raw(b, "<li>No debates match.</li>");
     html_raw(b, "</ul>");
     web_page_end(b);
-    reply_html(req, 200);
+    web_reply_html(req, 200);
 }
 
-/* The voter of this request: a valid cookie's ID, or a new cookie (Set-Cookie). */
-static void voter_of(struct request *req, char id[VOTER_ID_LEN + 1])
+void web_voter_of(struct request *req, char id[VOTER_ID_LEN + 1])
 {
     const char *cookie = http_cookie(req, VOTER_COOKIE_NAME);
     if (voter_check_cookie(cookie, id))
@@ -319,18 +326,34 @@ static void history(struct buf *b, const struct incident *i, const struct questi
                 "</section>");
 }
 
-static void vote_form(struct buf *b, const struct incident *i, const char *voter_id,
-                      const char *current)
+/* The ballot form. A signed-in voter (rooting non-NULL: their ballot's rooting, or "")
+ * also declares an optional rooting interest; an anonymous one is offered to sign in. */
+static void vote_form(struct buf *b, const struct incident *i, const struct game *g,
+                      const char *csrf, const char *current, const char *rooting)
 {
-    char token[VOTER_TOKEN_LEN + 1];
-    voter_csrf_token(voter_id, token);
     const struct question *q = &i->question;
+    const char *key = i->slug ? i->slug : i->id;
     html_raw(b, "<form id=\"vote-form\" method=\"post\" action=\"/incidents/");
-    html_attr(b, i->slug ? i->slug : i->id);
+    html_attr(b, key);
     html_raw(b, "/vote\"><input type=\"hidden\" name=\"csrf\" value=\"");
-    html_attr(b, token);
+    html_attr(b, csrf);
     html_printf(b, "\"><input type=\"hidden\" name=\"question_version\" value=\"%lld\">",
                 (long long)q->version);
+    if (rooting) {
+        static const char *const groups[] = {"home", "away", "neutral", "undisclosed"};
+        const char *labels[] = {g->home.name, g->away.name, "Neutral", "Prefer not to say"};
+        html_raw(b, "<label class=\"rooting\">Your rooting interest (optional) <select "
+                    "name=\"rooting\"><option value=\"\">No answer</option>");
+        for (int k = 0; k < 4; k++) {
+            html_printf(b, "<option value=\"%s\"%s>", groups[k],
+                        strcmp(rooting, groups[k]) == 0 ? " selected" : "");
+            if (k < 2)
+                html_raw(b, k == 0 ? "Home: " : "Away: ");
+            html_text(b, labels[k]);
+            html_raw(b, "</option>");
+        }
+        html_raw(b, "</select></label>");
+    }
     const char *keys[] = {"correct", "incorrect", "unsure"};
     const char *labels[] = {q->a_label, q->b_label, q->unsure_label};
     for (int k = 0; k < 3; k++) {
@@ -340,6 +363,12 @@ static void vote_form(struct buf *b, const struct incident *i, const char *voter
         html_raw(b, "</button>");
     }
     html_raw(b, "</form>");
+    if (!rooting) {
+        html_raw(b,
+                 "<p class=\"note\" id=\"vote-signin\"><a href=\"/account/signin?next=/incidents/");
+        html_attr(b, key);
+        html_raw(b, "\">Sign in</a> to vote as yourself and declare a rooting interest.</p>");
+    }
 }
 
 /* Incident and game pages ignore their query string: links shared with tracking parameters
@@ -373,9 +402,23 @@ void web_incident(struct request *req)
     struct question *qs = NULL;
     size_t nsrc = 0, nq = 0;
     const char *survivor = NULL;
-    char voter_id[VOTER_ID_LEN + 1], voter[VOTER_HASH_LEN + 1], current[16] = "";
-    voter_of(req, voter_id);
-    voter_hash("ballot", voter_id, voter);
+    char voter_id[VOTER_ID_LEN + 1], voter[VOTER_HASH_LEN + 1], current[16] = "", rooting[16] = "",
+                                                                csrf[VOTER_TOKEN_LEN + 1];
+    /* a signed-in voter votes as their account, an anonymous one as their cookie */
+    struct session_row sess;
+    int signed_in = web_session(req, s, time_now_us(), &sess);
+    if (signed_in < 0) {
+        web_error_page(req, 503, "the service is temporarily unavailable; retry later");
+        return;
+    }
+    if (signed_in) {
+        account_voter(sess.account.id, voter);
+        account_session_csrf(sess.hash, csrf);
+    } else {
+        web_voter_of(req, voter_id);
+        voter_hash("ballot", voter_id, voter);
+        voter_csrf_token(voter_id, csrf);
+    }
     rc = store_begin_read(s);
     int found = rc >= 0 ? incidents_get(s, &req->arena, ref.id, &inc, &survivor) : rc;
     if (found == INCIDENT_FOUND) {
@@ -385,7 +428,7 @@ void web_incident(struct request *req)
         if (rc >= 0)
             rc = games_get(s, &req->arena, inc.game_id, &g);
         if (rc >= 0 && inc.has_question)
-            rc = ballot_choice(s, ref.id, inc.question.version, voter, current);
+            rc = ballot_get(s, ref.id, inc.question.version, voter, current, rooting);
     }
     store_rollback(s);
     if (found < 0 || rc < 0) {
@@ -426,7 +469,7 @@ void web_incident(struct request *req)
         html_raw(b, "<p class=\"question\">");
         html_text(b, inc.question.text);
         html_raw(b, "</p>");
-        vote_form(b, &inc, voter_id, current);
+        vote_form(b, &inc, &g, csrf, current, signed_in ? rooting : NULL);
         web_results(b, &inc.question, &inc.votes);
     } else {
         html_raw(b, "<p>No Fan Verdict question for this incident yet.</p>");
@@ -436,7 +479,7 @@ void web_incident(struct request *req)
     sources_list(b, src, nsrc);
     html_raw(b, "</article>");
     web_page_end(b);
-    reply_html(req, 200);
+    web_reply_html(req, 200);
 }
 
 void web_game(struct request *req)
@@ -490,5 +533,5 @@ void web_game(struct request *req)
         html_raw(b, "<li>No published incidents for this game.</li>");
     html_raw(b, "</ul>");
     web_page_end(b);
-    reply_html(req, 200);
+    web_reply_html(req, 200);
 }

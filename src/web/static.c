@@ -16,6 +16,18 @@ static const char css[] =
     "#vote-form button{flex:1 1 8rem;padding:.7rem;font:inherit;border:1px solid var(--accent);"
     "background:#fff;color:var(--accent);border-radius:.4rem;cursor:pointer}"
     "#vote-form button[aria-pressed=true]{background:var(--accent);color:#fff}"
+    "#vote-form .rooting{flex:1 1 100%}.rooting select{margin-left:.4rem;font:inherit}"
+    ".account-form{display:grid;gap:.7rem;max-width:26rem;margin:1rem 0}"
+    ".account-form label{display:grid;gap:.2rem}.account-form input{font:inherit;padding:.5rem;"
+    "border:1px solid var(--line);border-radius:.3rem;width:100%}"
+    "button{font:inherit;padding:.5rem .9rem;border:1px solid var(--accent);"
+    "background:var(--accent);color:#fff;border-radius:.4rem;cursor:pointer}"
+    ".inline-form{display:inline;margin:0}.inline-form button{padding:.2rem .6rem}"
+    ".error{color:#a4000f;font-weight:600}.notice{background:#eef7ee;border-left:4px solid #2d7a2d;"
+    "padding:.5rem .8rem}.secret{display:block;overflow-wrap:anywhere;background:#f3f6f9;"
+    "padding:.6rem;border-radius:.3rem;font-size:.95rem}pre{overflow-x:auto;background:#f3f6f9;"
+    "padding:.6rem;border-radius:.3rem}.keys td,.keys th{font-size:.9rem;vertical-align:top}"
+    ".table-wrap{overflow-x:auto}"
     ".results{list-style:none;padding:0}.results li{padding:.2rem 0}"
     "table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.3rem;"
     "border-bottom:1px solid var(--line)}.reminder{font-style:italic}"
@@ -29,7 +41,7 @@ static const char js[] =
     "f.addEventListener('click',function(e){var b=e.target.closest('button[name=choice]');"
     "if(!b)return;e.preventDefault();"
     "var body={choice:b.value,question_version:parseInt(f.elements.question_version.value,10),"
-    "csrf:f.elements.csrf.value};"
+    "csrf:f.elements.csrf.value};if(f.elements.rooting)body.rooting=f.elements.rooting.value||null;"
     "fetch(f.action,{method:'POST',credentials:'same-origin',headers:{'Content-Type':"
     "'application/json','Accept':'application/json'},body:JSON.stringify(body)})"
     ".then(function(r){if(!r.ok)throw r;return r.json();}).then(function(j){"
@@ -49,6 +61,24 @@ void web_css(struct request *req)
 void web_favicon(struct request *req)
 {
     reply_body(req, 204, "image/x-icon");
+}
+
+/* The copy button of a new agent key (hidden without JavaScript; the key is selectable). */
+static const char developers_js[] =
+    "(function(){var b=document.getElementById('copy-key');"
+    "var k=document.getElementById('new-key-secret');if(!b||!k)return;b.hidden=false;"
+    "b.addEventListener('click',function(){var t=k.textContent.trim();"
+    "var done=function(){b.textContent='Copied';};"
+    "if(navigator.clipboard&&navigator.clipboard.writeText){"
+    "navigator.clipboard.writeText(t).then(done,function(){sel();});}else{sel();}"
+    "function sel(){var r=document.createRange();r.selectNodeContents(k);"
+    "var s=window.getSelection();s.removeAllRanges();s.addRange(r);"
+    "try{document.execCommand('copy');done();}catch(e){}}});})();\n";
+
+void web_developers_js(struct request *req)
+{
+    buf_append(&req->out, developers_js, sizeof developers_js - 1);
+    reply_body(req, 200, "text/javascript; charset=utf-8");
 }
 
 void web_js(struct request *req)

@@ -10,6 +10,7 @@
 
 #include "api/api.h"
 #include "api/render.h"
+#include "domain/account.h"
 #include "domain/voter.h"
 #include "domain/votes.h"
 #include "store/incidents.h"
@@ -30,7 +31,7 @@ int web_vote_limit_ip = 60;
 
 struct vote_req {
     bool json;
-    const char *choice, *csrf;
+    const char *choice, *csrf, *rooting; /* rooting NULL: none declared */
     int64_t version;
 };
 
@@ -43,30 +44,11 @@ static void fail(struct request *req, bool json, int status, const char *code, c
         web_error_page(req, status, "%s", msg);
 }
 
-static bool starts_with(const char *s, const char *prefix)
-{
-    return s && strncmp(s, prefix, strlen(prefix)) == 0;
-}
-
-/* Same-origin: Origin equals the base URL's origin, or without Origin, a Referer under it. */
-static bool same_origin(struct request *req)
-{
-    const char *base = req->cfg->base_url;
-    const char *origin = http_header(req, "Origin");
-    if (origin)
-        return strcmp(origin, base) == 0;
-    const char *referer = http_header(req, "Referer");
-    if (!referer || !starts_with(referer, base))
-        return false;
-    char next = referer[strlen(base)];
-    return next == '/' || next == '\0' || next == '?' || next == '#';
-}
-
 static int parse_body(struct request *req, struct vote_req *v, char *err, size_t errlen)
 {
     const char *ct = http_header(req, "Content-Type");
     v->version = 0;
-    v->choice = v->csrf = NULL;
+    v->choice = v->csrf = v->rooting = NULL;
     const char *body = req->body.p ? req->body.p : "";
     if (ct && strncasecmp(ct, "application/json", 16) == 0) {
         v->json = true;
@@ -81,14 +63,22 @@ static int parse_body(struct request *req, struct vote_req *v, char *err, size_t
         json_t *x;
         json_object_foreach(doc, k, x)
         {
-            if (strcmp(k, "choice") && strcmp(k, "question_version") && strcmp(k, "csrf")) {
+            if (strcmp(k, "choice") && strcmp(k, "question_version") && strcmp(k, "csrf") &&
+                strcmp(k, "rooting")) {
                 snprintf(err, errlen, "unsupported field %.40s", k);
                 json_decref(doc);
                 return -1;
             }
         }
         json_t *c = json_object_get(doc, "choice"), *q = json_object_get(doc, "question_version"),
-               *t = json_object_get(doc, "csrf");
+               *t = json_object_get(doc, "csrf"), *r = json_object_get(doc, "rooting");
+        if (r && !json_is_null(r) && !json_is_string(r)) {
+            json_decref(doc);
+            snprintf(err, errlen, "rooting must be a string or null");
+            return -1;
+        }
+        if (json_is_string(r) && json_string_length(r) > 0)
+            v->rooting = arena_strdup(&req->arena, json_string_value(r));
         v->choice = json_is_string(c) ? arena_strdup(&req->arena, json_string_value(c)) : NULL;
         v->csrf = json_is_string(t) ? arena_strdup(&req->arena, json_string_value(t)) : NULL;
         v->version = json_is_integer(q) ? (int64_t)json_integer_value(q) : 0;
@@ -106,6 +96,8 @@ static int parse_body(struct request *req, struct vote_req *v, char *err, size_t
                 v->choice = pairs[i].value;
             } else if (strcmp(pairs[i].name, "csrf") == 0) {
                 v->csrf = pairs[i].value;
+            } else if (strcmp(pairs[i].name, "rooting") == 0) {
+                v->rooting = pairs[i].value[0] ? pairs[i].value : NULL;
             } else if (strcmp(pairs[i].name, "question_version") == 0) {
                 if (qp_parse_int(pairs[i].value, &v->version) < 0)
                     v->version = 0;
@@ -126,6 +118,13 @@ static int parse_body(struct request *req, struct vote_req *v, char *err, size_t
     }
     if (v->version < 1) {
         snprintf(err, errlen, "question_version must be a positive integer");
+        return -1;
+    }
+    if (v->rooting && strcmp(v->rooting, "home") && strcmp(v->rooting, "away") &&
+        strcmp(v->rooting, "neutral") && strcmp(v->rooting, "undisclosed")) {
+        snprintf(err, errlen,
+                 "rooting must be home, away, neutral, undisclosed (prefer not to "
+                 "say) or empty (no answer)");
         return -1;
     }
     return 0;
@@ -153,13 +152,28 @@ void web_vote(struct request *req)
     if (api_no_query(req) < 0)
         return;
     int bad = parse_body(req, &v, err, sizeof err);
-    /* the voter and CSRF checks come before anything else is revealed */
-    if (!voter_check_cookie(http_cookie(req, VOTER_COOKIE_NAME), voter_id)) {
+    struct store *s = store_thread();
+    if (!s) {
+        fail(req, v.json, 503, "unavailable", "the service is temporarily unavailable");
+        return;
+    }
+    /* a signed-in voter (api-v1.md: "authenticated users also vote") votes as their
+     * account with an optional rooting interest; the voter and CSRF checks come before
+     * anything else is revealed */
+    struct session_row sess;
+    int signed_in = web_session(req, s, time_now_us(), &sess);
+    if (signed_in < 0) {
+        if (signed_in == STORE_GONE || signed_in == STORE_ERR)
+            store_thread_drop();
+        fail(req, v.json, 503, "unavailable", "the service is temporarily unavailable");
+        return;
+    }
+    if (!signed_in && !voter_check_cookie(http_cookie(req, VOTER_COOKIE_NAME), voter_id)) {
         fail(req, v.json, 403, ERR_CSRF,
              "no valid voter cookie: open the incident page, then vote from it");
         return;
     }
-    if (!same_origin(req)) {
+    if (!web_same_origin(req)) {
         fail(req, v.json, 403, ERR_CSRF, "cross-origin ballot refused (Origin/Referer)");
         return;
     }
@@ -167,11 +181,24 @@ void web_vote(struct request *req)
         fail(req, v.json, 400, "invalid_request", err);
         return;
     }
-    if (!voter_csrf_ok(voter_id, v.csrf)) {
+    if (signed_in ? !account_session_csrf_ok(sess.hash, v.csrf)
+                  : !voter_csrf_ok(voter_id, v.csrf)) {
         fail(req, v.json, 403, ERR_CSRF, "missing or wrong CSRF token: reload the page");
         return;
     }
-    voter_hash("ballot", voter_id, voter);
+    if (signed_in && sess.account.banned) {
+        fail(req, v.json, 403, "forbidden", "this account is suspended");
+        return;
+    }
+    if (!signed_in && v.rooting) {
+        fail(req, v.json, 400, "invalid_request",
+             "rooting needs a signed-in account: anonymous ballots carry no rooting interest");
+        return;
+    }
+    if (signed_in)
+        account_voter(sess.account.id, voter);
+    else
+        voter_hash("ballot", voter_id, voter);
     char addr[64], addr_subject[VOTER_HASH_LEN + 8], voter_subject[VOTER_HASH_LEN + 8],
         ip_hash[VOTER_HASH_LEN + 1];
     http_client_addr(req, addr, sizeof addr);
@@ -179,11 +206,6 @@ void web_vote(struct request *req)
     snprintf(addr_subject, sizeof addr_subject, "ip:%s", ip_hash);
     snprintf(voter_subject, sizeof voter_subject, "voter:%s", voter);
 
-    struct store *s = store_thread();
-    if (!s) {
-        fail(req, v.json, 503, "unavailable", "the service is temporarily unavailable");
-        return;
-    }
     struct incident_ref ref;
     int64_t retry = 0, now;
     int rc = store_begin_write(s);
@@ -226,7 +248,7 @@ void web_vote(struct request *req)
         fail(req, v.json, 429, ERR_RATE_LIMITED, "too many ballots; wait a minute");
         return;
     }
-    if ((rc = ballot_cast(s, ref.id, v.version, voter, v.choice, NULL, now)) < 0 ||
+    if ((rc = ballot_cast(s, ref.id, v.version, voter, v.choice, v.rooting, now)) < 0 ||
         (rc = vote_events_record(s, voter_subject, now, now - WINDOW_US)) < 0 ||
         (rc = vote_events_record(s, addr_subject, now, now - WINDOW_US)) < 0 ||
         (rc = store_commit(s)) < 0)

@@ -1,7 +1,9 @@
 #ifndef WHISTLE_WEB_WEB_H
 #define WHISTLE_WEB_WEB_H
 
+#include "domain/voter.h"
 #include "http/http.h"
+#include "store/accounts.h"
 #include "store/incidents.h"
 
 /*
@@ -17,6 +19,26 @@ void web_css(struct request *req);
 void web_js(struct request *req);
 void web_favicon(struct request *req);
 
+/* Accounts (accounts.c) and the developer portal (developers.c); docs/accounts.md. */
+void web_signup_form(struct request *req);
+void web_signup(struct request *req);
+void web_verify_form(struct request *req);
+void web_verify(struct request *req);
+void web_resend_verification(struct request *req);
+void web_signin_form(struct request *req);
+void web_signin(struct request *req);
+void web_signout(struct request *req);
+void web_forgot_form(struct request *req);
+void web_forgot(struct request *req);
+void web_reset_form(struct request *req);
+void web_reset(struct request *req);
+void web_account(struct request *req);
+void web_password(struct request *req);
+void web_developers(struct request *req);
+void web_key_create(struct request *req);
+void web_key_revoke(struct request *req);
+void web_developers_js(struct request *req);
+
 /* Ballot rate limits (per minute), set from serve's options. */
 extern int web_vote_limit_voter;
 extern int web_vote_limit_ip;
@@ -31,5 +53,33 @@ void web_page_end(struct buf *b);
 void web_error_page(struct request *req, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void web_redirect(struct request *req, int status, const char *path);
+/* A time for people: <time datetime="ISO">YYYY-MM-DD HH:MM UTC</time>. */
+void web_time(struct buf *b, int64_t us);
+/* Sets the page headers (CSP, Referrer-Policy) and answers req->out as HTML. */
+void web_reply_html(struct request *req, int status);
+
+/* The anonymous voter of this request: a valid cookie's ID, or a new cookie (Set-Cookie). */
+void web_voter_of(struct request *req, char id[VOTER_ID_LEN + 1]);
+/* Same-origin: Origin equals the base URL's origin, or without Origin, a Referer under it. */
+bool web_same_origin(struct request *req);
+/* A form's fields by name (names NULL-terminated, at most 8; a value is NULL when absent).
+ * bad is -1 when the body was not a form or had an unknown or repeated field (err says
+ * which). */
+struct web_form {
+    const char *const *names;
+    const char *v[8];
+    int bad;
+    char err[200];
+};
+/* The preamble of a signed-in user's form POST (accounts.c): no query string, the form
+ * read into f, the session found, a same-origin request with the session's CSRF token
+ * (field "csrf"), a well-formed form. Answers 400/403/503 itself and returns NULL; with
+ * signed_out_ok a request without a session returns the store with *signed_in 0. */
+struct store *web_session_post(struct request *req, struct web_form *f, int64_t now,
+                               struct session_row *sess, bool signed_out_ok, int *signed_in);
+
+/* The signed-in session of this request (a valid __Host-whistle_session cookie naming a
+ * live session): 1 with *out, 0 none, or a negative store_rc. */
+int web_session(struct request *req, struct store *s, int64_t now, struct session_row *out);
 
 #endif

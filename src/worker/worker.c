@@ -11,6 +11,7 @@
 
 #include "domain/lead.h"
 #include "research/pipeline.h"
+#include "store/accounts.h"
 #include "store/agents.h"
 #include "store/votes.h"
 #include "util/log.h"
@@ -19,10 +20,14 @@
 
 /* How long vote-limit events are kept: far beyond the 60-second ballot window. */
 #define VOTE_EVENTS_RETENTION_US (INT64_C(86400) * 1000000)
+/* How long finished account rows (expired or revoked sessions, used or expired links, sent
+ * mail) are kept: a week, so a stale link is still recognised as expired. */
+#define ACCOUNTS_RETENTION_US (INT64_C(7) * 86400 * 1000000)
 
 static const struct worker_task tasks[] = {
     {"research", research_step},
     {"housekeeping", worker_housekeeping},
+    {"outbox", outbox_deliver},
 };
 static const size_t ntasks = sizeof tasks / sizeof tasks[0];
 
@@ -48,7 +53,8 @@ int worker_housekeeping(struct store *s, const struct worker_config *cfg, int64_
     if (rc < 0)
         return rc;
     if ((rc = leads_idempotency_prune(s, NULL, now - LEAD_IDEMPOTENCY_RETENTION_US)) < 0 ||
-        (rc = vote_events_prune(s, now - VOTE_EVENTS_RETENTION_US)) < 0) {
+        (rc = vote_events_prune(s, now - VOTE_EVENTS_RETENTION_US)) < 0 ||
+        (rc = accounts_prune(s, now - ACCOUNTS_RETENTION_US)) < 0) {
         store_rollback(s);
         return rc;
     }
@@ -91,8 +97,8 @@ int worker_loop(const struct worker_config *cfg, atomic_bool *stop)
 {
     struct store *s = NULL;
     int backoff = 0;
-    log_info("worker", "started (%zu tasks, auto-publish %s)", ntasks,
-             cfg->auto_publish ? "on" : "off");
+    log_info("worker", "started (%zu tasks, auto-publish %s, mail %s)", ntasks,
+             cfg->auto_publish ? "on" : "off", cfg->smtp_url ? "via SMTP" : "to the log");
     while (!atomic_load(stop)) {
         if (!s && !(s = open_store(cfg))) {
             backoff = backoff ? (backoff * 2 > 30000 ? 30000 : backoff * 2) : 500;

@@ -29,6 +29,11 @@ struct worker_config {
     long fetch_timeout_ms; /* 0: the fetcher's default (10 s) */
     long fetch_max_bytes;  /* 0: the fetcher's default (2 MiB) */
     int min_domains;       /* research gate: 0 means the policy default (2) */
+    /* email (worker/outbox.c): without smtp_url messages are written to the log */
+    const char *smtp_url;      /* smtp://host:port or smtps://host:port */
+    const char *smtp_user;     /* optional credentials (sent only over TLS) */
+    const char *smtp_password; /* --smtp-password or $WHISTLE_SMTP_PASSWORD; never logged */
+    const char *mail_from;     /* From: header; default "Whistle <no-reply@HOST of base_url>" */
 };
 
 /* One row of the task table. run() does at most one unit of work and returns 1 when it did
@@ -54,6 +59,10 @@ int worker_drain(const struct worker_config *cfg);
  * worker_thread_stop() asks it to finish its current unit and joins it. */
 int worker_thread_start(const struct worker_config *cfg);
 void worker_thread_stop(void);
+
+/* Email delivery: sends one due message of the outbox (SMTP via libcurl to cfg->smtp_url,
+ * or the log without one); a failed delivery is retried with back-off (domain/account.h). */
+int outbox_deliver(struct store *s, const struct worker_config *cfg, int64_t now);
 
 /* Housekeeping: forgets expired idempotency records and old vote-limit events. */
 int worker_housekeeping(struct store *s, const struct worker_config *cfg, int64_t now);

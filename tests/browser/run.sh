@@ -31,7 +31,9 @@ trap cleanup EXIT
 PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
 BASE_URL=http://localhost:$PORT
 
-"$BIN" serve --db "$TMP/db" --listen "127.0.0.1:$PORT" --base-url "$BASE_URL" > "$TMP/server.log" 2>&1 &
+# no --smtp-url: account emails go to the log, where developers.test.mjs reads its link
+"$BIN" serve --db "$TMP/db" --listen "127.0.0.1:$PORT" --base-url "$BASE_URL" --poll-ms 50 \
+    > "$TMP/server.log" 2>&1 &
 server_pid=$!
 
 ready=
@@ -51,7 +53,7 @@ done
 
 mkdir -p tests/browser/artifacts
 test_rc=0
-BASE_URL=$BASE_URL node --test tests/browser/*.test.mjs || test_rc=$?
+BASE_URL=$BASE_URL SERVER_LOG=$TMP/server.log node --test tests/browser/*.test.mjs || test_rc=$?
 
 if ! kill -TERM "$server_pid" 2> /dev/null; then
     echo "run.sh: the server died during the tests; its log:" >&2

@@ -1,0 +1,262 @@
+#include "domain/account.h"
+
+#include <ctype.h>
+#include <pthread.h>
+#include <sodium.h>
+#include <string.h>
+#include <strings.h>
+
+#include "domain/agentkey.h"
+#include "domain/voter.h"
+
+/* data/common-passwords.txt, compiled in (Makefile: gen/passwords.c) */
+extern const unsigned char common_passwords[];
+extern const size_t common_passwords_len;
+
+struct account_limits account_limits = {
+    .signin_per_account = 5,
+    .signin_per_ip = 20,
+    .max_keys = 5,
+};
+
+static unsigned long long pw_ops = crypto_pwhash_OPSLIMIT_INTERACTIVE;
+static size_t pw_mem = crypto_pwhash_MEMLIMIT_INTERACTIVE;
+
+int account_email_normalize(const char *in, char out[ACCOUNT_EMAIL_MAX + 2])
+{
+    size_t n = in ? strlen(in) : 0;
+    const char *at = in ? strchr(in, '@') : NULL;
+    if (n == 0 || n > ACCOUNT_EMAIL_MAX || !at || at == in || strchr(at + 1, '@') ||
+        !strchr(at + 1, '.') || at[1] == '.' || in[n - 1] == '.')
+        return -1;
+    for (size_t i = 0; i <= n; i++) {
+        unsigned char c = (unsigned char)in[i];
+        if (i < n && (c <= 0x20 || c >= 0x7f))
+            return -1;
+        out[i] = (char)tolower(c);
+    }
+    return 0;
+}
+
+/* Unicode code points of UTF-8 text (continuation bytes are not counted). */
+static size_t utf8_chars(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        if (((unsigned char)*s & 0xc0) != 0x80)
+            n++;
+    return n;
+}
+
+bool account_password_is_common(const char *pw)
+{
+    size_t n = strlen(pw);
+    const char *p = (const char *)common_passwords, *end = p + common_passwords_len;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *line_end = nl ? nl : end;
+        size_t len = (size_t)(line_end - p);
+        if (len && p[len - 1] == '\r')
+            len--;
+        if (len == n && p[0] != '#' && strncasecmp(p, pw, n) == 0)
+            return true;
+        p = line_end + 1;
+    }
+    return false;
+}
+
+const char *account_password_problem(const char *pw, const char *email)
+{
+    size_t chars = utf8_chars(pw);
+    if (chars < ACCOUNT_PASSWORD_MIN)
+        return "the password must be at least 10 characters long";
+    if (chars > ACCOUNT_PASSWORD_MAX || strlen(pw) > 4 * ACCOUNT_PASSWORD_MAX)
+        return "the password must be at most 256 characters long";
+    if (account_password_is_common(pw))
+        return "that password is one of the most common passwords: choose another";
+    if (email && strcasecmp(pw, email) == 0)
+        return "the password must not be your email address";
+    if (email) {
+        const char *at = strchr(email, '@');
+        if (at && (size_t)(at - email) == strlen(pw) && strncasecmp(pw, email, strlen(pw)) == 0)
+            return "the password must not be the name part of your email address";
+    }
+    return NULL;
+}
+
+int account_password_set_cost(unsigned long long ops, size_t mem)
+{
+    if (ops < crypto_pwhash_OPSLIMIT_MIN || mem < crypto_pwhash_MEMLIMIT_MIN ||
+        ops > crypto_pwhash_OPSLIMIT_MAX)
+        return -1;
+    pw_ops = ops;
+    pw_mem = mem;
+    return 0;
+}
+
+int account_password_hash(const char *pw, char out[ACCOUNT_PASSWORD_HASH_MAX])
+{
+    return crypto_pwhash_str(out, pw, strlen(pw), pw_ops, pw_mem) == 0 ? 0 : -1;
+}
+
+bool account_password_verify(const char *hash, const char *pw)
+{
+    return hash && crypto_pwhash_str_verify(hash, pw, strlen(pw)) == 0;
+}
+
+static pthread_once_t dummy_once = PTHREAD_ONCE_INIT;
+static char dummy_hash[ACCOUNT_PASSWORD_HASH_MAX];
+
+static void dummy_init(void)
+{
+    unsigned char r[16];
+    char pw[33];
+    randombytes_buf(r, sizeof r);
+    sodium_bin2hex(pw, sizeof pw, r, sizeof r);
+    if (account_password_hash(pw, dummy_hash) < 0)
+        dummy_hash[0] = '\0';
+}
+
+void account_password_dummy_verify(const char *pw)
+{
+    pthread_once(&dummy_once, dummy_init);
+    (void)account_password_verify(dummy_hash[0] ? dummy_hash : NULL, pw);
+}
+
+void account_token_new(char token[ACCOUNT_TOKEN_LEN + 1], char hash[ACCOUNT_TOKEN_HASH_HEX + 1])
+{
+    unsigned char r[32];
+    randombytes_buf(r, sizeof r);
+    base62_encode(r, sizeof r, token, ACCOUNT_TOKEN_LEN); /* 62^43 > 2^256 */
+    sodium_memzero(r, sizeof r);
+    agent_key_hash(token, hash);
+}
+
+static bool token_shaped(const char *t, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char c = t[i];
+        if (!((c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z')))
+            return false;
+    }
+    return true;
+}
+
+int account_token_hash(const char *token, char hash[ACCOUNT_TOKEN_HASH_HEX + 1])
+{
+    if (!token || strlen(token) != ACCOUNT_TOKEN_LEN || !token_shaped(token, ACCOUNT_TOKEN_LEN))
+        return -1;
+    agent_key_hash(token, hash);
+    return 0;
+}
+
+enum account_token_state account_token_state(int64_t now, int64_t expires_at, int64_t used_at)
+{
+    if (used_at != INT64_MIN)
+        return ACCOUNT_TOKEN_USED;
+    return now >= expires_at ? ACCOUNT_TOKEN_EXPIRED : ACCOUNT_TOKEN_VALID;
+}
+
+void account_session_new(char cookie[ACCOUNT_COOKIE_LEN + 1], char hash[ACCOUNT_TOKEN_HASH_HEX + 1])
+{
+    char token[ACCOUNT_TOKEN_LEN + 1], mac[65];
+    account_token_new(token, hash);
+    voter_hash("session", token, mac);
+    memcpy(cookie, token, ACCOUNT_TOKEN_LEN);
+    cookie[ACCOUNT_TOKEN_LEN] = '.';
+    memcpy(cookie + ACCOUNT_TOKEN_LEN + 1, mac, 32);
+    cookie[ACCOUNT_COOKIE_LEN] = '\0';
+    sodium_memzero(token, sizeof token);
+}
+
+bool account_session_check(const char *cookie, char hash[ACCOUNT_TOKEN_HASH_HEX + 1])
+{
+    if (!cookie || strlen(cookie) != ACCOUNT_COOKIE_LEN || cookie[ACCOUNT_TOKEN_LEN] != '.' ||
+        !token_shaped(cookie, ACCOUNT_TOKEN_LEN))
+        return false;
+    char token[ACCOUNT_TOKEN_LEN + 1], mac[65];
+    memcpy(token, cookie, ACCOUNT_TOKEN_LEN);
+    token[ACCOUNT_TOKEN_LEN] = '\0';
+    voter_hash("session", token, mac);
+    bool ok = sodium_memcmp(mac, cookie + ACCOUNT_TOKEN_LEN + 1, 32) == 0;
+    if (ok)
+        agent_key_hash(token, hash);
+    sodium_memzero(token, sizeof token);
+    return ok;
+}
+
+void account_session_csrf(const char *session_hash, char token[ACCOUNT_CSRF_LEN + 1])
+{
+    char mac[65];
+    voter_hash("session-csrf", session_hash, mac);
+    memcpy(token, mac, ACCOUNT_CSRF_LEN);
+    token[ACCOUNT_CSRF_LEN] = '\0';
+}
+
+bool account_session_csrf_ok(const char *session_hash, const char *token)
+{
+    if (!token || strlen(token) != ACCOUNT_CSRF_LEN)
+        return false;
+    char want[ACCOUNT_CSRF_LEN + 1];
+    account_session_csrf(session_hash, want);
+    return sodium_memcmp(want, token, ACCOUNT_CSRF_LEN) == 0;
+}
+
+void account_voter(const char *account_id, char out[65])
+{
+    voter_hash("account-ballot", account_id, out);
+}
+
+int account_rate_check(int64_t count, int64_t oldest, int limit, int64_t window_us, int64_t now,
+                       int64_t *retry_s)
+{
+    if (count < limit)
+        return 0;
+    int64_t wait = (oldest + window_us - now + ACCOUNT_SEC - 1) / ACCOUNT_SEC;
+    *retry_s = wait < 1 ? 1 : wait;
+    return 1;
+}
+
+const char *account_safe_next(const char *next)
+{
+    if (!next || next[0] != '/' || next[1] == '/' || strlen(next) > 512)
+        return "/developers";
+    for (const char *p = next; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f || *p == '\\')
+            return "/developers";
+    return next;
+}
+
+const char *account_key_name(const char *in, char out[404])
+{
+    if (!in)
+        return "give the key a name";
+    while (*in == ' ' || *in == '\t' || *in == '\r' || *in == '\n')
+        in++;
+    size_t n = strlen(in);
+    while (n && (in[n - 1] == ' ' || in[n - 1] == '\t' || in[n - 1] == '\r' || in[n - 1] == '\n'))
+        n--;
+    if (n == 0)
+        return "give the key a name";
+    if (n > 400)
+        return "the key name must be at most 100 characters";
+    memcpy(out, in, n);
+    out[n] = '\0';
+    if (utf8_chars(out) > 100)
+        return "the key name must be at most 100 characters";
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)out[i] < 0x20 || out[i] == 0x7f)
+            return "the key name must not contain control characters";
+    return NULL;
+}
+
+int64_t account_outbox_retry_at(int attempts, int64_t now)
+{
+    static const int64_t minutes[] = {1, 5, 15, 60, 180, 180, 180};
+    if (attempts >= OUTBOX_MAX_ATTEMPTS)
+        return INT64_MIN;
+    int k = attempts < 1 ? 0 : attempts - 1;
+    if (k >= (int)(sizeof minutes / sizeof minutes[0]))
+        k = (int)(sizeof minutes / sizeof minutes[0]) - 1;
+    return now + minutes[k] * 60 * ACCOUNT_SEC;
+}

@@ -1,0 +1,105 @@
+#ifndef WHISTLE_DOMAIN_ACCOUNT_H
+#define WHISTLE_DOMAIN_ACCOUNT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Browser accounts (issue 6; docs/accounts.md): the rules, pure where they can be. Every
+ * window and expiry takes `now` (microseconds) from the caller.
+ *
+ * Tokens (email links and session cookies) are 43 base62 characters of 32 random bytes;
+ * only their SHA-256 (hex) is ever stored. A session cookie is "TOKEN.SIGNATURE", the
+ * signature being HMAC(server secret, "session:" TOKEN) (domain/voter.h's secret), so a
+ * forged or damaged cookie is refused without a database lookup.
+ */
+#define ACCOUNT_TOKEN_LEN         43
+#define ACCOUNT_TOKEN_HASH_HEX    64
+#define ACCOUNT_COOKIE_LEN        (ACCOUNT_TOKEN_LEN + 1 + 32)
+#define ACCOUNT_COOKIE_NAME       "__Host-whistle_session"
+#define ACCOUNT_CSRF_LEN          32
+#define ACCOUNT_EMAIL_MAX         254
+#define ACCOUNT_PASSWORD_MIN      10  /* characters (Unicode code points) */
+#define ACCOUNT_PASSWORD_MAX      256 /* characters */
+#define ACCOUNT_PASSWORD_HASH_MAX 128 /* crypto_pwhash_STRBYTES */
+
+#define ACCOUNT_SEC              INT64_C(1000000)
+#define ACCOUNT_VERIFY_TTL_US    (INT64_C(24) * 3600 * ACCOUNT_SEC) /* verification links */
+#define ACCOUNT_RESET_TTL_US     (INT64_C(3600) * ACCOUNT_SEC)      /* password-reset links */
+#define ACCOUNT_SESSION_TTL_US   (INT64_C(30) * 86400 * ACCOUNT_SEC)
+#define ACCOUNT_SIGNIN_WINDOW_US (INT64_C(15) * 60 * ACCOUNT_SEC)
+
+/* Limits that serve's options change (docs/operators.md). */
+struct account_limits {
+    int signin_per_account; /* failed sign-ins per email address per window (default 5) */
+    int signin_per_ip;      /* failed sign-ins per client address per window (default 20) */
+    int max_keys;           /* active agent keys per account (default 5) */
+};
+extern struct account_limits account_limits;
+
+/* A plausible email address, lower-cased into out: one "@", something on both sides, a dot
+ * in the domain, printable ASCII without spaces, at most 254 characters. 0 or -1. */
+int account_email_normalize(const char *in, char out[ACCOUNT_EMAIL_MAX + 2]);
+
+/* The password policy: NULL when pw is acceptable, else the reason (a static string) —
+ * too short, too long, one of the bundled most common passwords (case-insensitive), or the
+ * email address itself. pw must be UTF-8. */
+const char *account_password_problem(const char *pw, const char *email);
+
+/* Whether pw is on the bundled list of common passwords (data/common-passwords.txt). */
+bool account_password_is_common(const char *pw);
+
+/* argon2id (libsodium's crypto_pwhash_str, its interactive limits unless changed by
+ * account_password_set_cost). 0, or -1 when out of memory. */
+int account_password_hash(const char *pw, char out[ACCOUNT_PASSWORD_HASH_MAX]);
+bool account_password_verify(const char *hash, const char *pw);
+/* Spends the time of one verification against a fixed hash, so that "no such account"
+ * takes as long as "wrong password". */
+void account_password_dummy_verify(const char *pw);
+/* Changes the argon2id cost (operations, memory in bytes); refuses values below libsodium's
+ * minimums. Returns 0 or -1. */
+int account_password_set_cost(unsigned long long ops, size_t mem);
+
+/* A fresh random token and its storage hash. */
+void account_token_new(char token[ACCOUNT_TOKEN_LEN + 1], char hash[ACCOUNT_TOKEN_HASH_HEX + 1]);
+/* The storage hash of a token; -1 when the token is not well formed (never looked up). */
+int account_token_hash(const char *token, char hash[ACCOUNT_TOKEN_HASH_HEX + 1]);
+
+enum account_token_state { ACCOUNT_TOKEN_VALID, ACCOUNT_TOKEN_EXPIRED, ACCOUNT_TOKEN_USED };
+/* A link token is single-use and expires at expires_at exactly; used_at is INT64_MIN when
+ * unused. A used token reports USED even after it would have expired. */
+enum account_token_state account_token_state(int64_t now, int64_t expires_at, int64_t used_at);
+
+/* A new session cookie value and the storage hash of its token. */
+void account_session_new(char cookie[ACCOUNT_COOKIE_LEN + 1],
+                         char hash[ACCOUNT_TOKEN_HASH_HEX + 1]);
+/* Checks a cookie's shape and signature (constant time) and gives its storage hash. */
+bool account_session_check(const char *cookie, char hash[ACCOUNT_TOKEN_HASH_HEX + 1]);
+/* The CSRF token of the forms a session's pages carry. */
+void account_session_csrf(const char *session_hash, char token[ACCOUNT_CSRF_LEN + 1]);
+bool account_session_csrf_ok(const char *session_hash, const char *token);
+
+/* The ballot identity of a signed-in voter: stable per account, never the anonymous
+ * cookie's, a keyed hash like every stored voter identity. */
+void account_voter(const char *account_id, char out[65]);
+
+/* Rolling-window limit: with `count` events after now - window (the oldest at `oldest`),
+ * 0 when another is allowed, else 1 and *retry_s, the seconds until the oldest leaves. */
+int account_rate_check(int64_t count, int64_t oldest, int limit, int64_t window_us, int64_t now,
+                       int64_t *retry_s);
+
+/* The path to go to after signing in: `next` when it is a local path ("/x", never "//x",
+ * no backslash or control character, at most 512 bytes), else "/developers". */
+const char *account_safe_next(const char *next);
+
+/* A key name from a form: trimmed of surrounding white space into out; NULL when it is
+ * acceptable (1 to 100 characters, no control characters), else the reason. */
+const char *account_key_name(const char *in, char out[404]);
+
+/* When the outbox tries a message again after `attempts` failed deliveries, or INT64_MIN
+ * when it gives up (after OUTBOX_MAX_ATTEMPTS). Back-off: 1, 5, 15, 60 minutes, then 3 h. */
+#define OUTBOX_MAX_ATTEMPTS 8
+int64_t account_outbox_retry_at(int attempts, int64_t now);
+
+#endif

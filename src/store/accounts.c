@@ -1,0 +1,359 @@
+#include "store/accounts.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "util/uuid.h"
+
+#define ACCOUNT_COLS "id, email, coalesce(password_hash, ''), email_verified, banned"
+
+static void account_cols(struct store_stmt *st, int col, struct account_row *out)
+{
+    store_col_copy(st, col, out->id, sizeof out->id);
+    store_col_copy(st, col + 1, out->email, sizeof out->email);
+    store_col_copy(st, col + 2, out->password_hash, sizeof out->password_hash);
+    out->verified = store_col_int(st, col + 3) != 0;
+    out->banned = store_col_int(st, col + 4) != 0;
+}
+
+static int account_by(struct store *s, const char *sql, const char *v, struct account_row *out)
+{
+    struct store_stmt *st = store_prepare(s, sql);
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, v);
+    int rc = store_step(st);
+    if (rc == STORE_ROW)
+        account_cols(st, 0, out);
+    store_reset(st);
+    return rc < 0 ? rc : rc == STORE_ROW;
+}
+
+int accounts_by_email(struct store *s, const char *email, struct account_row *out)
+{
+    return account_by(s, "SELECT " ACCOUNT_COLS " FROM accounts WHERE email = ?", email, out);
+}
+
+int accounts_by_id(struct store *s, const char *id, struct account_row *out)
+{
+    return account_by(s, "SELECT " ACCOUNT_COLS " FROM accounts WHERE id = ?", id, out);
+}
+
+int accounts_create(struct store *s, const char *id, const char *email, const char *pw_hash,
+                    int64_t now)
+{
+    struct store_stmt *st = store_prepare(
+        s, "INSERT INTO accounts (id, email, email_verified, banned, password_hash,"
+           " password_changed_at, created_at, updated_at) VALUES (?, ?, 0, 0, ?, ?, ?, ?)");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, id);
+    store_bind_text(st, 2, email);
+    store_bind_text(st, 3, pw_hash);
+    store_bind_int(st, 4, now);
+    store_bind_int(st, 5, now);
+    store_bind_int(st, 6, now);
+    return store_run(st);
+}
+
+int accounts_set_password(struct store *s, const char *id, const char *pw_hash, int64_t now)
+{
+    struct store_stmt *st =
+        store_prepare(s, "UPDATE accounts SET password_hash = ?, password_changed_at = ?,"
+                         " updated_at = ? WHERE id = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, pw_hash);
+    store_bind_int(st, 2, now);
+    store_bind_int(st, 3, now);
+    store_bind_text(st, 4, id);
+    return store_run(st);
+}
+
+int accounts_set_verified(struct store *s, const char *id, int64_t now)
+{
+    struct store_stmt *st = store_prepare(
+        s, "UPDATE accounts SET email_verified = 1, verified_at = coalesce(verified_at, ?),"
+           " updated_at = ? WHERE id = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_int(st, 1, now);
+    store_bind_int(st, 2, now);
+    store_bind_text(st, 3, id);
+    return store_run(st);
+}
+
+int account_tokens_insert(struct store *s, const char *hash, const char *account_id,
+                          const char *purpose, int64_t now, int64_t expires)
+{
+    struct store_stmt *st = store_prepare(
+        s, "INSERT INTO account_tokens (token_hash, account_id, purpose, created_at, expires_at)"
+           " VALUES (?, ?, ?, ?, ?)");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, hash);
+    store_bind_text(st, 2, account_id);
+    store_bind_text(st, 3, purpose);
+    store_bind_int(st, 4, now);
+    store_bind_int(st, 5, expires);
+    return store_run(st);
+}
+
+int account_tokens_find(struct store *s, const char *hash, const char *purpose,
+                        struct account_token_row *out)
+{
+    struct store_stmt *st =
+        store_prepare(s, "SELECT account_id, expires_at, used_at FROM account_tokens"
+                         " WHERE token_hash = ? AND purpose = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, hash);
+    store_bind_text(st, 2, purpose);
+    int rc = store_step(st);
+    if (rc == STORE_ROW) {
+        store_col_copy(st, 0, out->account_id, sizeof out->account_id);
+        out->expires_at = store_col_int(st, 1);
+        out->used_at = store_col_int(st, 2);
+    }
+    store_reset(st);
+    return rc < 0 ? rc : rc == STORE_ROW;
+}
+
+int account_tokens_use(struct store *s, const char *hash, int64_t now)
+{
+    /* the conditional update is the single-use guarantee: of two requests racing with
+     * the same link, exactly one changes the row */
+    struct store_stmt *st =
+        store_prepare(s, "UPDATE account_tokens SET used_at = ?"
+                         " WHERE token_hash = ? AND used_at IS NULL AND expires_at > ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_int(st, 1, now);
+    store_bind_text(st, 2, hash);
+    store_bind_int(st, 3, now);
+    int rc = store_run(st);
+    return rc < 0 ? rc : store_changes(s) == 1;
+}
+
+int account_tokens_spend_all(struct store *s, const char *account_id, const char *purpose,
+                             int64_t now)
+{
+    struct store_stmt *st =
+        store_prepare(s, "UPDATE account_tokens SET used_at = ?"
+                         " WHERE account_id = ? AND purpose = ? AND used_at IS NULL");
+    if (!st)
+        return STORE_ERR;
+    store_bind_int(st, 1, now);
+    store_bind_text(st, 2, account_id);
+    store_bind_text(st, 3, purpose);
+    return store_run(st);
+}
+
+int sessions_insert(struct store *s, const char *hash, const char *account_id, int64_t now,
+                    int64_t expires)
+{
+    struct store_stmt *st =
+        store_prepare(s, "INSERT INTO sessions (token_hash, account_id, created_at, expires_at)"
+                         " VALUES (?, ?, ?, ?)");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, hash);
+    store_bind_text(st, 2, account_id);
+    store_bind_int(st, 3, now);
+    store_bind_int(st, 4, expires);
+    return store_run(st);
+}
+
+int sessions_find(struct store *s, const char *hash, int64_t now, struct session_row *out)
+{
+    struct store_stmt *st = store_prepare(
+        s, "SELECT a.id, a.email, coalesce(a.password_hash, ''), a.email_verified, a.banned,"
+           " x.expires_at FROM sessions x JOIN accounts a ON a.id = x.account_id"
+           " WHERE x.token_hash = ? AND x.revoked_at IS NULL AND x.expires_at > ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, hash);
+    store_bind_int(st, 2, now);
+    int rc = store_step(st);
+    if (rc == STORE_ROW) {
+        account_cols(st, 0, &out->account);
+        out->expires_at = store_col_int(st, 5);
+        snprintf(out->hash, sizeof out->hash, "%s", hash);
+    }
+    store_reset(st);
+    return rc < 0 ? rc : rc == STORE_ROW;
+}
+
+int sessions_revoke(struct store *s, const char *hash, int64_t now)
+{
+    struct store_stmt *st = store_prepare(
+        s, "UPDATE sessions SET revoked_at = ? WHERE token_hash = ? AND revoked_at IS NULL");
+    if (!st)
+        return STORE_ERR;
+    store_bind_int(st, 1, now);
+    store_bind_text(st, 2, hash);
+    return store_run(st);
+}
+
+int sessions_revoke_all(struct store *s, const char *account_id, const char *keep_hash, int64_t now)
+{
+    struct store_stmt *st =
+        store_prepare(s, "UPDATE sessions SET revoked_at = ? WHERE account_id = ?"
+                         " AND revoked_at IS NULL AND token_hash <> ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_int(st, 1, now);
+    store_bind_text(st, 2, account_id);
+    store_bind_text(st, 3, keep_hash ? keep_hash : "");
+    return store_run(st);
+}
+
+int accounts_active_keys(struct store *s, const char *account_id, int64_t now, int64_t *count)
+{
+    struct store_stmt *st = store_prepare(s, "SELECT count(*) FROM agent_keys WHERE account_id = ?"
+                                             " AND revoked_at IS NULL AND expires_at > ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, account_id);
+    store_bind_int(st, 2, now);
+    int rc = store_step(st);
+    if (rc == STORE_ROW)
+        *count = store_col_int(st, 0);
+    store_reset(st);
+    return rc < 0 ? rc : 0;
+}
+
+int accounts_key_revoke(struct store *s, const char *account_id, const char *key_id, int64_t now)
+{
+    struct store_stmt *st =
+        store_prepare(s, "SELECT 1 FROM agent_keys WHERE id = ? AND account_id = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, key_id);
+    store_bind_text(st, 2, account_id);
+    int rc = store_step(st);
+    store_reset(st);
+    if (rc != STORE_ROW)
+        return rc < 0 ? rc : 0;
+    return agents_key_revoke(s, key_id, now);
+}
+
+int outbox_enqueue(struct store *s, const char *recipient, const char *subject, const char *body,
+                   int64_t now)
+{
+    char id[UUID_STR_LEN + 1];
+    uuid_v4(id);
+    struct store_stmt *st = store_prepare(
+        s, "INSERT INTO outbox (id, recipient, subject, body, created_at, next_attempt_at)"
+           " VALUES (?, ?, ?, ?, ?, ?)");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, id);
+    store_bind_text(st, 2, recipient);
+    store_bind_text(st, 3, subject);
+    store_bind_text(st, 4, body);
+    store_bind_int(st, 5, now);
+    store_bind_int(st, 6, now);
+    return store_run(st);
+}
+
+int outbox_recent(struct store *s, const char *recipient, int64_t since, int64_t *count)
+{
+    struct store_stmt *st =
+        store_prepare(s, "SELECT count(*) FROM outbox WHERE recipient = ? AND created_at > ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, recipient);
+    store_bind_int(st, 2, since);
+    int rc = store_step(st);
+    if (rc == STORE_ROW)
+        *count = store_col_int(st, 0);
+    store_reset(st);
+    return rc < 0 ? rc : 0;
+}
+
+int outbox_claim(struct store *s, struct arena *a, int64_t now, int64_t lease_us,
+                 struct outbox_msg *out)
+{
+    struct store_stmt *st = store_prepare(
+        s, "SELECT id FROM outbox WHERE sent_at IS NULL AND failed_at IS NULL"
+           " AND next_attempt_at <= ? AND (claimed_until IS NULL OR claimed_until <= ?)"
+           " ORDER BY next_attempt_at, id LIMIT 1");
+    if (!st)
+        return STORE_ERR;
+    store_bind_int(st, 1, now);
+    store_bind_int(st, 2, now);
+    int rc = store_step(st);
+    if (rc == STORE_ROW)
+        store_col_copy(st, 0, out->id, sizeof out->id);
+    store_reset(st);
+    if (rc != STORE_ROW)
+        return rc < 0 ? rc : 0;
+    /* the claim re-checks the lease, so two workers never both take one message */
+    st = store_prepare(s, "UPDATE outbox SET claimed_until = ?, attempts = attempts + 1"
+                          " WHERE id = ? AND sent_at IS NULL AND failed_at IS NULL"
+                          " AND (claimed_until IS NULL OR claimed_until <= ?)"
+                          " RETURNING recipient, subject, body, attempts");
+    if (!st)
+        return STORE_ERR;
+    store_bind_int(st, 1, now + lease_us);
+    store_bind_text(st, 2, out->id);
+    store_bind_int(st, 3, now);
+    rc = store_step(st);
+    if (rc == STORE_ROW) {
+        out->recipient = arena_strdup(a, store_col_text(st, 0));
+        out->subject = arena_strdup(a, store_col_text(st, 1));
+        out->body = arena_strdup(a, store_col_text(st, 2));
+        out->attempts = (int)store_col_int(st, 3);
+    }
+    store_reset(st);
+    return rc < 0 ? rc : rc == STORE_ROW;
+}
+
+int outbox_sent(struct store *s, const char *id, int64_t now)
+{
+    struct store_stmt *st = store_prepare(
+        s, "UPDATE outbox SET sent_at = ?, body = '', claimed_until = NULL, last_error = NULL"
+           " WHERE id = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_int(st, 1, now);
+    store_bind_text(st, 2, id);
+    return store_run(st);
+}
+
+int outbox_failed(struct store *s, const char *id, int64_t now, int64_t retry_at, const char *error)
+{
+    struct store_stmt *st =
+        retry_at == INT64_MIN
+            ? store_prepare(s, "UPDATE outbox SET failed_at = ?, body = '', claimed_until = NULL,"
+                               " last_error = ? WHERE id = ?")
+            : store_prepare(s, "UPDATE outbox SET next_attempt_at = ?, claimed_until = NULL,"
+                               " last_error = ? WHERE id = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_int(st, 1, retry_at == INT64_MIN ? now : retry_at);
+    store_bind_text(st, 2, error);
+    store_bind_text(st, 3, id);
+    return store_run(st);
+}
+
+int accounts_prune(struct store *s, int64_t before)
+{
+    static const char *const sql[] = {
+        "DELETE FROM sessions WHERE expires_at <= ? OR revoked_at <= ?",
+        "DELETE FROM account_tokens WHERE expires_at <= ? OR used_at <= ?",
+        "DELETE FROM outbox WHERE sent_at <= ? OR failed_at <= ?",
+    };
+    for (size_t i = 0; i < sizeof sql / sizeof sql[0]; i++) {
+        struct store_stmt *st = store_prepare(s, sql[i]);
+        if (!st)
+            return STORE_ERR;
+        store_bind_int(st, 1, before);
+        store_bind_int(st, 2, before);
+        int rc = store_run(st);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}

@@ -1,0 +1,368 @@
+/*
+ * /developers (api-v1.md: "Registration and key management page"): how to submit leads,
+ * and, for a signed-in user with a verified email, their agent keys: create (the secret
+ * shown once), list, revoke. Keys come from the same store functions as `whistle key`.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include <sodium.h>
+
+#include "api/api.h"
+#include "domain/account.h"
+#include "domain/agentkey.h"
+#include "store/accounts.h"
+#include "store/agents.h"
+#include "util/html.h"
+#include "util/log.h"
+#include "util/timefmt.h"
+#include "util/uuid.h"
+#include "web/web.h"
+
+struct portal {
+    const struct session_row *sess; /* NULL: signed out */
+    const char *notice, *error;
+    const char *new_key, *new_key_name; /* a key just created: shown once */
+    int64_t now;
+};
+
+struct key_rows {
+    struct buf *b;
+    const char *csrf;
+    int64_t now;
+    int n;
+};
+
+static void when(struct buf *b, int64_t us)
+{
+    if (us == INT64_MIN)
+        html_raw(b, "never");
+    else
+        web_time(b, us);
+}
+
+static int key_row(void *ctx, const struct agent_key_row *k)
+{
+    struct key_rows *c = ctx;
+    struct buf *b = c->b;
+    enum agent_key_state st =
+        agent_key_state(c->now, k->expires_at, k->revoked_at, k->banned, k->scope);
+    html_raw(b, "<tr data-key-id=\"");
+    html_attr(b, k->id);
+    html_raw(b, "\"><td class=\"key-name\">");
+    html_text(b, k->name ? k->name : "(no name)");
+    html_raw(b, "</td><td><code class=\"key-prefix\">");
+    html_text(b, k->prefix);
+    html_raw(b, "…</code></td><td class=\"key-created\">");
+    when(b, k->created_at);
+    html_raw(b, "</td><td class=\"key-used\">");
+    when(b, k->last_used_at);
+    html_raw(b, "</td><td class=\"key-expires\">");
+    when(b, k->expires_at);
+    html_raw(b, "</td><td class=\"key-state\">");
+    html_text(b, agent_key_state_name(st));
+    html_raw(b, "</td><td>");
+    if (k->revoked_at == INT64_MIN) {
+        html_raw(b, "<form class=\"inline-form revoke-form\" method=\"post\" "
+                    "action=\"/developers/keys/");
+        html_attr(b, k->id);
+        html_raw(b, "/revoke\"><input type=\"hidden\" name=\"csrf\" value=\"");
+        html_attr(b, c->csrf);
+        html_raw(b, "\"><button type=\"submit\">Revoke</button></form>");
+    }
+    html_raw(b, "</td></tr>");
+    c->n++;
+    return 0;
+}
+
+/* The part of the page about the user's own keys. */
+static int keys_section(struct request *req, struct store *s, const struct portal *p)
+{
+    struct buf *b = &req->out;
+    html_raw(b, "<section id=\"keys\"><h2>Your agent keys</h2>");
+    if (!p->sess) {
+        html_raw(b, "<p id=\"signed-out\">Agent keys are created by signed-in users with a "
+                    "verified email address. <a href=\"/account/signin?next=/developers\">Sign "
+                    "in</a> or <a href=\"/account/signup\">create an account</a> to get one.</p>"
+                    "</section>");
+        return 0;
+    }
+    const struct account_row *a = &p->sess->account;
+    char csrf[ACCOUNT_CSRF_LEN + 1];
+    account_session_csrf(p->sess->hash, csrf);
+    html_raw(b, "<p>Signed in as <strong>");
+    html_text(b, a->email);
+    html_raw(b, "</strong> · <a href=\"/account\">Account</a></p>");
+    if (p->notice) {
+        html_raw(b, "<p class=\"notice\" id=\"notice\">");
+        html_text(b, p->notice);
+        html_raw(b, "</p>");
+    }
+    if (p->error) {
+        html_raw(b, "<p class=\"error\" role=\"alert\" id=\"form-error\">");
+        html_text(b, p->error);
+        html_raw(b, "</p>");
+    }
+    if (p->new_key) {
+        html_raw(b, "<div id=\"new-key\" class=\"notice\"><p>Your new key <strong>");
+        html_text(b, p->new_key_name);
+        html_raw(b, "</strong>. Copy it now: <strong>it is shown only this once</strong> (Whistle "
+                    "stores only a hash of it).</p><code class=\"secret\" id=\"new-key-secret\">");
+        html_text(b, p->new_key);
+        html_raw(b, "</code><p><button type=\"button\" id=\"copy-key\" hidden>Copy the key</button>"
+                    "</p></div>");
+    }
+    int64_t active = 0;
+    int rc = accounts_active_keys(s, a->id, p->now, &active);
+    if (rc < 0)
+        return rc;
+    if (a->banned) {
+        html_raw(b, "<p class=\"error\" id=\"banned\">This account is suspended: its keys do not "
+                    "work and no key can be created.</p>");
+    } else if (!a->verified) {
+        html_raw(b, "<div id=\"unverified\"><p>You cannot create agent keys yet: your email "
+                    "address <strong>");
+        html_text(b, a->email);
+        html_raw(b, "</strong> is not verified. Open the link we emailed you when you signed up "
+                    "(it lasts 24 hours), or ask for a new one.</p><form id=\"resend-form\" "
+                    "class=\"inline-form\" method=\"post\" action=\"/account/resend-verification\">"
+                    "<input type=\"hidden\" name=\"csrf\" value=\"");
+        html_attr(b, csrf);
+        html_raw(b, "\"><button type=\"submit\">Send a new verification link</button></form>"
+                    "</div>");
+    } else if (active >= account_limits.max_keys) {
+        html_printf(b,
+                    "<p id=\"key-limit\">You have %lld active keys, the most an account may "
+                    "have. Revoke one to create another.</p>",
+                    (long long)active);
+    } else {
+        html_raw(b, "<form id=\"create-key-form\" class=\"account-form\" method=\"post\" "
+                    "action=\"/developers/keys\"><input type=\"hidden\" name=\"csrf\" value=\"");
+        html_attr(b, csrf);
+        html_printf(b,
+                    "\"><label>Key name <input type=\"text\" name=\"name\" required "
+                    "maxlength=\"100\" placeholder=\"my-lead-bot\"></label><p class=\"note\">"
+                    "A name to recognise the key by. An account may have %d active keys; "
+                    "each lasts 90 days.</p><button type=\"submit\">Create a key</button>"
+                    "</form>",
+                    account_limits.max_keys);
+    }
+    html_raw(b, "<div class=\"table-wrap\"><table class=\"keys\" id=\"key-list\"><thead><tr>"
+                "<th>Name</th><th>Prefix</th><th>Created</th><th>Last used</th><th>Expires</th>"
+                "<th>State</th><th></th></tr></thead><tbody>");
+    struct key_rows c = {.b = b, .csrf = csrf, .now = p->now};
+    rc = agents_keys_each(s, a->email, key_row, &c);
+    if (rc < 0)
+        return rc;
+    if (c.n == 0)
+        html_raw(b, "<tr><td colspan=\"7\">No keys yet.</td></tr>");
+    html_raw(b, "</tbody></table></div></section>");
+    return 0;
+}
+
+/* What a developer needs to submit leads (docs/agents.md in short). */
+static void guide(struct request *req)
+{
+    struct buf *b = &req->out;
+    const char *base = req->cfg->base_url;
+    html_raw(b, "<section id=\"guide\"><h2>What a lead is, and is not</h2><p>A <em>lead</em> "
+                "points Whistle at a possible officiating event in a specific game: a short "
+                "description and one to five source URLs. A lead is never a verdict and never "
+                "permission to publish, vote, comment or speak for anyone: Whistle researches "
+                "every lead itself and applies its own publication gates. Your confidence is "
+                "recorded as your opinion only.</p>"
+                "<h2>Submit a lead with curl</h2><pre><code>curl -si ");
+    html_text(b, base);
+    html_raw(b, "/api/v1/agent-leads \\\n  -H \"Authorization: Bearer $WHISTLE_KEY\" \\\n"
+                "  -H \"Idempotency-Key: lead-2025-11-29-osu-mich-01\" \\\n"
+                "  -H \"Content-Type: application/json\" \\\n"
+                "  -d '{\"game_id\": \"cfb:2024-w14-mich-osu\",\n"
+                "       \"description\": \"Late hit out of bounds on the quarterback not "
+                "flagged\",\n"
+                "       \"source_urls\": [\"https://www.example.com/story/123\"],\n"
+                "       \"period\": 4, \"clock\": \"2:13\", \"category\": \"penalty\", "
+                "\"confidence\": 70}'</code></pre>"
+                "<p>The answer is <code>202 Accepted</code> with the lead's id and a "
+                "<code>links.self</code> URL: poll it (<code>GET</code>, same key) to follow the "
+                "lead's status (<code>pending</code>, <code>running</code>, <code>rejected</code>, "
+                "<code>published</code>, <code>duplicate</code>, <code>failed</code>).</p>"
+                "<h2>The body</h2><ul><li><code>game_id</code> (required): a game of "
+                "<code>GET /api/v1/games</code>, at most 255 characters.</li>"
+                "<li><code>description</code> (required): 10 to 5000 characters.</li>"
+                "<li><code>source_urls</code> (required): 1 to 5 http(s) URLs.</li>"
+                "<li><code>period</code> (1 to 30), <code>clock</code> (<code>M:SS</code>, "
+                "minutes 0 to 15), <code>category</code> (penalty, replay, clock, spot, "
+                "targeting, other) and <code>confidence</code> (0 to 100): optional, may be "
+                "null.</li></ul><p>Any other field is refused with 400.</p>"
+                "<h2>Idempotency</h2><p>Every submission carries an <code>Idempotency-Key</code> "
+                "header of 8 to 128 characters (<code>a-z A-Z 0-9 _ . : -</code>). Retrying the "
+                "unchanged payload with the same key returns the original answer and creates "
+                "nothing; the same key with a changed payload is <code>409</code>. Keys are "
+                "remembered for 7 days per account.</p>"
+                "<h2>Quotas</h2><p>3 leads per minute and 20 per rolling 24 hours per account "
+                "(all its keys together), and 200 per day for all agents. Past a limit the "
+                "answer is <code>429</code> with <code>Retry-After</code>; every answer carries "
+                "<code>RateLimit-Policy</code> and <code>RateLimit</code> headers.</p>"
+                "<h2>Keys and errors</h2><p>A key (<code>wk_…</code>) is shown once when it is "
+                "created and lasts 90 days. Keep it private. A missing key is <code>401</code>; "
+                "an invalid, expired, revoked or banned key is <code>403</code>. Every error "
+                "body is <code>{\"error\":{\"code\",\"message\"}}</code>.</p><p>The full "
+                "description: <a href=\"/api/v1/openapi.json\">OpenAPI document</a>.</p>"
+                "</section>");
+}
+
+static void portal_page(struct request *req, struct store *s, int status, const struct portal *p)
+{
+    struct buf *b = &req->out;
+    buf_reset(b);
+    web_page_begin(b, "Developers");
+    html_raw(b, "<h1>Developers: submit leads with an agent key</h1><p>Agents (automated "
+                "clients) can point Whistle at possible officiating events through the lead API. "
+                "Public reads need no key.</p>");
+    int rc = keys_section(req, s, p);
+    if (rc < 0) {
+        if (rc == STORE_GONE || rc == STORE_ERR)
+            store_thread_drop();
+        reply_header(req, "Retry-After", "5");
+        web_error_page(req, 503, "the service is temporarily unavailable; retry later");
+        return;
+    }
+    guide(req);
+    html_raw(b, "<script src=\"/static/developers.js\" defer></script>");
+    web_page_end(b);
+    web_reply_html(req, status);
+}
+
+static const char *const notices[] = {"sent", "revoked", NULL};
+
+void web_developers(struct request *req)
+{
+    static const struct qp_spec specs[] = {{"notice", QP_ENUM, 0, 0, 0, notices}};
+    struct qp_value v[1];
+    char err[300];
+    if (http_query_check(req, specs, 1, v, err, sizeof err) < 0) {
+        web_error_page(req, 400, "%s", err);
+        return;
+    }
+    struct store *s = store_thread();
+    struct session_row sess;
+    struct portal p = {.now = time_now_us()};
+    int rc = s ? web_session(req, s, p.now, &sess) : STORE_GONE;
+    if (rc < 0) {
+        if (rc == STORE_GONE || rc == STORE_ERR)
+            store_thread_drop();
+        web_error_page(req, 503, "the service is temporarily unavailable; retry later");
+        return;
+    }
+    p.sess = rc ? &sess : NULL;
+    if (v[0].set)
+        p.notice = v[0].i == 0 ? "We sent a new verification link to your email address."
+                               : "The key is revoked: it stopped working at once.";
+    portal_page(req, s, 200, &p);
+}
+
+void web_key_create(struct request *req)
+{
+    static const char *const names[] = {"csrf", "name", NULL};
+    struct web_form f = {.names = names};
+    struct session_row sess;
+    int signed_in;
+    struct portal p = {.now = time_now_us(), .sess = &sess};
+    struct store *s = web_session_post(req, &f, p.now, &sess, false, &signed_in);
+    if (!s)
+        return;
+    const struct account_row *a = &sess.account;
+    if (a->banned) {
+        p.error = "This account is suspended: no key can be created.";
+        portal_page(req, s, 403, &p);
+        return;
+    }
+    if (!a->verified) {
+        p.error = "Verify your email address first: open the link we emailed you.";
+        portal_page(req, s, 403, &p);
+        return;
+    }
+    char name[404];
+    const char *bad = account_key_name(f.v[1], name);
+    if (bad) {
+        p.error = bad;
+        portal_page(req, s, 400, &p);
+        return;
+    }
+    char id[UUID_STR_LEN + 1], key[AGENT_KEY_LEN + 1], hash[AGENT_KEY_HASH_HEX + 1],
+        prefix[AGENT_KEY_SHOWN + 1];
+    int64_t active = 0;
+    /* the count and the insert share one write transaction: two concurrent requests can
+     * never both take the last free slot */
+    int rc = store_begin_write(s);
+    if (rc >= 0)
+        rc = accounts_active_keys(s, a->id, p.now, &active);
+    if (rc >= 0 && active >= account_limits.max_keys) {
+        store_rollback(s);
+        p.error = "You already have the most active keys an account may have: revoke one "
+                  "first.";
+        portal_page(req, s, 409, &p);
+        return;
+    }
+    uuid_v4(id);
+    agent_key_generate(key, hash);
+    memcpy(prefix, key, AGENT_KEY_SHOWN);
+    prefix[AGENT_KEY_SHOWN] = '\0';
+    if (rc >= 0)
+        rc = agents_key_insert(s, id, a->id, name, prefix, hash, p.now,
+                               p.now + AGENT_KEY_LIFETIME_US);
+    if (rc >= 0)
+        rc = store_commit(s);
+    if (rc < 0) {
+        sodium_memzero(key, sizeof key);
+        store_rollback(s);
+        if (rc == STORE_GONE || rc == STORE_ERR)
+            store_thread_drop();
+        web_error_page(req, 503, "the service is temporarily unavailable; retry later");
+        return;
+    }
+    log_info("accounts", "agent key %s created rid=%s", id, req->id);
+    /* the page that shows the secret is the answer to this POST: it is never stored, so it
+     * cannot be shown again */
+    p.new_key = key;
+    p.new_key_name = name;
+    portal_page(req, s, 200, &p);
+    sodium_memzero(key, sizeof key);
+}
+
+void web_key_revoke(struct request *req)
+{
+    static const char *const names[] = {"csrf", NULL};
+    struct web_form f = {.names = names};
+    struct session_row sess;
+    int signed_in;
+    int64_t now = time_now_us();
+    struct store *s = web_session_post(req, &f, now, &sess, false, &signed_in);
+    if (!s)
+        return;
+    char id[UUID_STR_LEN + 1];
+    if (uuid_normalize(req->param, id) < 0) {
+        web_error_page(req, 404, "no such key");
+        return;
+    }
+    int rc = store_begin_write(s);
+    if (rc >= 0)
+        rc = accounts_key_revoke(s, sess.account.id, id, now);
+    if (rc == 0) {
+        store_rollback(s);
+        web_error_page(req, 404, "no such key");
+        return;
+    }
+    if (rc > 0)
+        rc = store_commit(s);
+    if (rc < 0) {
+        store_rollback(s);
+        if (rc == STORE_GONE || rc == STORE_ERR)
+            store_thread_drop();
+        web_error_page(req, 503, "the service is temporarily unavailable; retry later");
+        return;
+    }
+    log_info("accounts", "agent key %s revoked rid=%s", id, req->id);
+    web_redirect(req, 303, "/developers?notice=revoked");
+}

@@ -416,7 +416,11 @@ void web_signup(struct request *req)
     if (rc >= 0)
         rc = store_commit(s);
     sodium_memzero(pw_hash, sizeof pw_hash);
-    if (rc < 0) {
+    /* STORE_CONSTRAINT: a concurrent sign-up created the account (and sent its email) a
+     * moment ago: the answer is the same as ever */
+    if (rc == STORE_CONSTRAINT)
+        store_rollback(s);
+    else if (rc < 0) {
         unavailable(req, s, rc);
         return;
     }
@@ -739,9 +743,14 @@ void web_signin(struct request *req)
         web_error_page(req, 403, "This account is suspended.");
         return;
     }
-    char cookie[ACCOUNT_COOKIE_LEN + 1], hash[ACCOUNT_TOKEN_HASH_HEX + 1];
+    /* a new session for every sign-in; one this browser already had ends (a session is
+     * never carried over, whoever it belonged to) */
+    char cookie[ACCOUNT_COOKIE_LEN + 1], hash[ACCOUNT_TOKEN_HASH_HEX + 1], old[65];
+    bool had = account_session_check(http_cookie(req, ACCOUNT_COOKIE_NAME), old);
     account_session_new(cookie, hash);
     rc = store_begin_write(s);
+    if (rc >= 0 && had)
+        rc = sessions_revoke(s, old, now);
     if (rc >= 0)
         rc = sessions_insert(s, hash, a.id, now, now + ACCOUNT_SESSION_TTL_US);
     if (rc >= 0)

@@ -760,3 +760,88 @@ def test_unknown_form_fields_refused(acc):
     b.get("/account/signup", status=200)
     r = b.post("/account/signup", {"email": addr(), "password": PASSWORD, "admin": "1"})
     assert r.status_code == 400 and "admin" in page_message(r)
+
+
+# ---------------------------------------------------------------- more edges
+
+
+def test_signing_in_again_ends_the_browsers_previous_session(acc):
+    who = addr("again")
+    b = acc.verified_user(who)
+    first = b.session
+    acc.signin(b, who)
+    assert b.session != first
+    b2 = Browser(acc.server)
+    b2.cookies[SESSION_COOKIE] = first
+    r, _ = b2.get("/account")
+    assert r.status_code == 303
+    b2.close()
+    b.get("/account", status=200)
+
+
+def test_concurrent_signups_for_one_address_read_the_same(acc):
+    import threading
+
+    who = addr("race")
+    browsers = [acc.browser() for _ in range(4)]
+    for b in browsers:
+        b.get("/account/signup", status=200)
+    results = []
+
+    def go(b):
+        results.append(b.post("/account/signup", {"email": who, "password": PASSWORD}))
+
+    threads = [threading.Thread(target=go, args=(b,)) for b in browsers]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert [r.status_code for r in results] == [200] * 4
+    assert len({page_message(r) for r in results}) == 1
+    msgs = acc.sink.wait(who, 4)
+    verify = [m for m in msgs if "/account/verify?token=" in m["body"]]
+    assert len(verify) == 1  # one account, one verification link
+
+
+def test_new_password_policy_on_change_and_reset(acc):
+    who = addr("policy-change")
+    b = acc.verified_user(who)
+    r = b.form_post("/account", "password-form", {"current": PASSWORD, "password": "iloveyou123"})
+    assert r.status_code == 400 and "most common" in page_message(r)
+    r = b.form_post("/account", "password-form", {"current": PASSWORD, "password": who})
+    assert r.status_code == 400
+    b.get("/account", status=200)  # still signed in, password unchanged
+    acc.signin(acc.browser(), who)
+
+
+def test_smtp_credentials_never_travel_in_the_clear(server_factory):
+    sink = MailSink()  # no STARTTLS
+    secret_pw = "relay-pw-do-not-log-7f3a"
+    try:
+        server = server_factory.start(extra=("--smtp-url", sink.url, "--smtp-user", "whistle",
+                                             "--smtp-password", secret_pw, "--poll-ms", "20"))
+        b = Browser(server)
+        who = addr("creds")
+        b.form_post("/account/signup", "signup-form", {"email": who, "password": PASSWORD})
+        line = server.log_line(lambda l: "not sent (attempt 1" in l, timeout=15)
+        assert line is not None, server.lines[-5:]
+        assert sink.to(who) == []
+        assert all(secret_pw not in l for l in server.lines)
+        b.close()
+    finally:
+        sink.stop()
+
+
+@pytest.mark.parametrize("args,fragment", [
+    (("--max-agent-keys", "0"), "--max-agent-keys"),
+    (("--signin-limit-account", "x"), "--signin-limit-account"),
+    (("--signin-limit-ip", "-1"), "--signin-limit-ip"),
+    (("--password-memory-kib", "100"), "--password-memory-kib"),
+    (("--smtp-url", "smtp://127.0.0.1:1", "--smtp-password", "p"), "--smtp-user"),
+])
+def test_serve_account_options_checked(tmp_path, args, fragment):
+    from helpers import run_cli
+
+    r = run_cli("serve", "--db", str(tmp_path / "db"), "--listen", "127.0.0.1:0", *args)
+    assert r.returncode == 1, (r.returncode, r.stderr)
+    assert fragment in r.stderr, r.stderr

@@ -279,6 +279,10 @@ void web_vote(struct request *req)
     jw_str(&w, v.choice);
     jw_key(&w, "question_version");
     jw_int(&w, v.version);
+    if (signed_in) { /* anonymous ballots carry no rooting: the key is theirs alone */
+        jw_key(&w, "rooting");
+        jw_str(&w, v.rooting);
+    }
     jw_key(&w, "votes");
     render_votes(&w, &inc.votes);
     jw_key(&w, "results_html");

@@ -658,6 +658,11 @@ def test_signed_in_json_vote_and_bad_rooting(acc):
                     timeout=10)
     assert r.status_code == 200, r.text
     assert r.json()["data"]["choice"] == "correct"
+    assert r.json()["data"]["rooting"] == "away"
+    body["rooting"] = None
+    r = b.http.post(acc.server.url + f"/incidents/{slug}/vote", data=json.dumps(body), headers=h,
+                    timeout=10)
+    assert r.status_code == 200 and r.json()["data"]["rooting"] is None
     body["rooting"] = "fan"
     r = b.http.post(acc.server.url + f"/incidents/{slug}/vote", data=json.dumps(body), headers=h,
                     timeout=10)
@@ -845,3 +850,29 @@ def test_serve_account_options_checked(tmp_path, args, fragment):
     r = run_cli("serve", "--db", str(tmp_path / "db"), "--listen", "127.0.0.1:0", *args)
     assert r.returncode == 1, (r.returncode, r.stderr)
     assert fragment in r.stderr, r.stderr
+
+
+def test_standalone_worker_delivers_the_outbox(server_factory):
+    """serve --no-worker queues; `whistle worker --once --smtp-url …` delivers (any node)."""
+    from helpers import run_cli
+
+    sink = MailSink()
+    try:
+        server = server_factory.start(extra=("--no-worker",))
+        b = Browser(server)
+        who = addr("worker")
+        b.form_post("/account/signup", "signup-form", {"email": who, "password": PASSWORD})
+        time.sleep(0.3)
+        assert sink.to(who) == []  # nobody delivers yet
+        r = run_cli("worker", "--once", "--json", "--db", server.db, "--smtp-url", sink.url,
+                    "--base-url", BASE)
+        assert r.returncode == 0, r.stderr
+        assert json.loads(r.stdout)["units"] >= 1
+        (m,) = sink.wait(who, 1)
+        assert m["msg"]["From"] == "Whistle <no-reply@whistle.test>"
+        link_of(m["body"], "verify")
+        r = run_cli("worker", "--once", "--json", "--db", server.db, "--smtp-url", sink.url)
+        assert json.loads(r.stdout)["units"] == 0  # sent once, never twice
+        b.close()
+    finally:
+        sink.stop()

@@ -48,9 +48,9 @@ static size_t utf8_chars(const char *s)
     return n;
 }
 
-bool account_password_is_common(const char *pw)
+/* Whether the n bytes at pw are a line of the bundled list (case-insensitive). */
+static bool listed(const char *pw, size_t n)
 {
-    size_t n = strlen(pw);
     const char *p = (const char *)common_passwords, *end = p + common_passwords_len;
     while (p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -63,6 +63,27 @@ bool account_password_is_common(const char *pw)
         p = line_end + 1;
     }
     return false;
+}
+
+static bool digit_or_symbol(char c)
+{
+    return (c >= '0' && c <= '9') || (c && strchr("!@#$%^&*()_+-=.?~", c));
+}
+
+/* A listed password counts as common also with digits or symbols added at either end
+ * ("Football2024!", "123iloveyou"): the variations people pick when told to add a number.
+ * The listed part must have 4 characters or more. */
+bool account_password_is_common(const char *pw)
+{
+    size_t n = strlen(pw);
+    if (listed(pw, n))
+        return true;
+    size_t a = 0, b = n;
+    while (b > 0 && digit_or_symbol(pw[b - 1]))
+        b--;
+    while (a < b && digit_or_symbol(pw[a]))
+        a++;
+    return (a > 0 || b < n) && b - a >= 4 && listed(pw + a, b - a);
 }
 
 const char *account_password_problem(const char *pw, const char *email)

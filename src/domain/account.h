@@ -47,7 +47,8 @@ int account_email_normalize(const char *in, char out[ACCOUNT_EMAIL_MAX + 2]);
  * email address itself. pw must be UTF-8. */
 const char *account_password_problem(const char *pw, const char *email);
 
-/* Whether pw is on the bundled list of common passwords (data/common-passwords.txt). */
+/* Whether pw is on the bundled list of common passwords (data/common-passwords.txt),
+ * case-insensitively, or is one of them with digits or symbols added at either end. */
 bool account_password_is_common(const char *pw);
 
 /* argon2id (libsodium's crypto_pwhash_str, its interactive limits unless changed by

@@ -172,7 +172,14 @@ static void guide(struct request *req)
                 "permission to publish, vote, comment or speak for anyone: Whistle researches "
                 "every lead itself and applies its own publication gates. Your confidence is "
                 "recorded as your opinion only.</p>"
-                "<h2>Submit a lead with curl</h2><pre><code>curl -si ");
+                "<h2>Submit a lead with curl</h2><p>1. Create a key below and keep it in an "
+                "environment variable: <code>export WHISTLE_KEY=wk_…</code></p><p>2. Find the "
+                "game: its <code>id</code> is the lead's <code>game_id</code>.</p><pre><code>"
+                "curl -s '");
+    html_text(b, base);
+    html_raw(b, "/api/v1/games?sort=recent&amp;limit=5'</code></pre><p>3. Submit the lead "
+                "(a fresh <code>Idempotency-Key</code> for every new lead):</p><pre><code>"
+                "curl -si ");
     html_text(b, base);
     html_raw(b, "/api/v1/agent-leads \\\n  -H \"Authorization: Bearer $WHISTLE_KEY\" \\\n"
                 "  -H \"Idempotency-Key: lead-2025-11-29-osu-mich-01\" \\\n"
@@ -184,9 +191,15 @@ static void guide(struct request *req)
                 "       \"period\": 4, \"clock\": \"2:13\", \"category\": \"penalty\", "
                 "\"confidence\": 70}'</code></pre>"
                 "<p>The answer is <code>202 Accepted</code> with the lead's id and a "
-                "<code>links.self</code> URL: poll it (<code>GET</code>, same key) to follow the "
-                "lead's status (<code>pending</code>, <code>running</code>, <code>rejected</code>, "
-                "<code>published</code>, <code>duplicate</code>, <code>failed</code>).</p>"
+                "<code>links.self</code> URL (also in <code>Location</code>).</p><p>4. Follow "
+                "the lead: poll <code>links.self</code> with the same key.</p><pre><code>curl -s "
+                "-H \"Authorization: Bearer $WHISTLE_KEY\" ");
+    html_text(b, base);
+    html_raw(b, "/api/v1/agent-leads/LEAD_ID</code></pre><p>Its <code>status</code> moves "
+                "from <code>pending</code> through <code>running</code> to "
+                "<code>published</code>, <code>rejected</code>, <code>duplicate</code> or "
+                "<code>failed</code>; <code>incidentId</code> names the incident once it is "
+                "public.</p>"
                 "<h2>The body</h2><ul><li><code>game_id</code> (required): a game of "
                 "<code>GET /api/v1/games</code>, at most 255 characters.</li>"
                 "<li><code>description</code> (required): 10 to 5000 characters.</li>"

@@ -80,6 +80,15 @@ static void test_password_policy(void **state)
     assert_false(account_password_is_common("# The most common passwords, refused at sign-up, "
                                             "reset and change (case-insensitive, one"));
     assert_non_null(strstr(account_password_problem("Password1234", NULL), "most common"));
+    /* a listed password with digits or symbols added at either end */
+    assert_true(account_password_is_common("Football2024!"));
+    assert_true(account_password_is_common("123iloveyou"));
+    assert_true(account_password_is_common("!!monkey!!99"));
+    assert_true(account_password_is_common("sunshine-2025"));
+    assert_false(account_password_is_common("football is fun"));
+    assert_false(account_password_is_common("7529384610"));   /* digits alone are not a word */
+    assert_false(account_password_is_common("abc12345678x")); /* the stem must be listed */
+    assert_false(account_password_is_common("1111abc1111"));  /* "abc" is too short a stem */
     assert_non_null(strstr(account_password_problem("Me@Example.org", "me@example.org"), "email"));
     assert_non_null(strstr(account_password_problem("averylongname", "averylongname@example.org"),
                            "name part"));

@@ -27,6 +27,20 @@ static const struct route *routes;
 static size_t nroutes;
 static const struct server_config *config;
 static atomic_long in_flight;
+/* set on SIGINT/SIGTERM: new connections are refused while in-flight requests finish */
+static atomic_bool draining;
+
+/* The accept policy: every connection while serving, none once draining. This replaces
+ * MHD_quiesce_daemon(), which in libmicrohttpd 0.9.75 with the epoll thread pool can race
+ * a worker thread over removing the listen socket from its epoll set and abort the process
+ * ("Failed to remove listen FD from epoll set") during shutdown. */
+static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr, socklen_t addrlen)
+{
+    (void)cls;
+    (void)addr;
+    (void)addrlen;
+    return atomic_load(&draining) ? MHD_NO : MHD_YES;
+}
 
 /* ---- request ids --------------------------------------------------------------------- */
 
@@ -476,7 +490,7 @@ int http_serve(const struct server_config *cfg, const struct route *table, size_
     if (ss.ss_family == AF_INET6)
         flags |= MHD_USE_IPv6;
     struct MHD_Daemon *d = MHD_start_daemon(
-        flags, 0, NULL, NULL, on_request, NULL, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+        flags, 0, on_accept, NULL, on_request, NULL, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
         MHD_OPTION_THREAD_POOL_SIZE, (unsigned)(cfg->threads > 1 ? cfg->threads : 0),
         MHD_OPTION_CONNECTION_LIMIT, cfg->connection_limit, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
         cfg->per_ip_limit, MHD_OPTION_CONNECTION_TIMEOUT, cfg->timeout_s,
@@ -507,13 +521,11 @@ int http_serve(const struct server_config *cfg, const struct route *table, size_
     int sig = 0;
     sigwait(&sigs, &sig);
     log_info("http", "signal %d: draining", sig);
-    MHD_socket lfd = MHD_quiesce_daemon(d);
+    atomic_store(&draining, true);
     struct timespec tick = {0, 10 * 1000 * 1000};
     for (int i = 0; i < 1000 && atomic_load(&in_flight) > 0; i++)
         nanosleep(&tick, NULL);
     MHD_stop_daemon(d);
-    if (lfd != MHD_INVALID_SOCKET)
-        close(lfd);
     log_info("http", "stopped");
     return 0;
 }

@@ -227,6 +227,35 @@ def test_sigterm_with_open_keepalive_connection(server_factory):
     sess.close()
 
 
+def test_sigterm_finishes_in_flight_request_and_refuses_new_ones(server_factory):
+    """SIGTERM while a request's body is still arriving: the server refuses new connections,
+    answers the in-flight request once its body is complete, then exits 0."""
+    s = server_factory.start()
+    host, port = s.url.rsplit("/", 1)[1].rsplit(":", 1)
+    body = b'{"game_id": "cfb:2025-w13"}'
+    c = socket.create_connection((host, int(port)), timeout=5)
+    c.sendall(b"POST /api/v1/agent-leads HTTP/1.1\r\nHost: x\r\n"
+              b"Content-Type: application/json\r\n"
+              b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body[:5])
+    time.sleep(0.3)
+    s.proc.send_signal(signal.SIGTERM)
+    assert s.log_line(lambda l: "draining" in l, timeout=5)
+    # a new connection is not served: refused, reset or closed without an answer
+    try:
+        n = socket.create_connection((host, int(port)), timeout=2)
+        n.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert n.recv(100) == b""
+        n.close()
+    except OSError:
+        pass
+    assert s.proc.poll() is None  # still draining: the first request is in flight
+    c.sendall(body[5:])
+    answer = c.recv(4096)
+    assert answer.startswith(b"HTTP/1.1 401"), answer[:100]
+    c.close()
+    assert s.stop() == 0
+
+
 def test_concurrent_requests(ro_server):
     errors = []
 

@@ -284,6 +284,17 @@ int scout_run_expire(struct store *s, const char *cred, const char *key, const c
     return store_run(st);
 }
 
+int scout_runs_expire_all(struct store *s, int64_t now)
+{
+    struct store_stmt *st =
+        store_prepare(s, "UPDATE scout_runs SET status = 'expired', active_key = NULL"
+                         " WHERE status = 'running' AND expires_at <= ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_int(st, 1, now);
+    return store_run(st);
+}
+
 int scout_run_insert(struct store *s, const struct scout_run *r, const char *receipt)
 {
     struct store_stmt *st = store_prepare(

@@ -68,6 +68,9 @@ int scout_run_active(struct store *s, const char *cred, const char *key, int64_t
  * ended at or before now as expired, which frees the key. */
 int scout_run_expire(struct store *s, const char *cred, const char *key, const char *id,
                      int64_t now);
+/* Housekeeping: marks every running run whose lease ended at or before now as expired
+ * (freeing its key), so lists and status never carry stale runs. */
+int scout_runs_expire_all(struct store *s, int64_t now);
 /* Inserts a running run; STORE_CONSTRAINT when the id exists or the key has an active run. */
 int scout_run_insert(struct store *s, const struct scout_run *r, const char *receipt);
 /* Adds units to the run's use of kind if it stays <= its cap and the run is running and

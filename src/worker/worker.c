@@ -13,6 +13,7 @@
 #include "research/pipeline.h"
 #include "store/accounts.h"
 #include "store/agents.h"
+#include "store/scout.h"
 #include "store/votes.h"
 #include "util/log.h"
 #include "util/timefmt.h"
@@ -54,7 +55,8 @@ int worker_housekeeping(struct store *s, const struct worker_config *cfg, int64_
         return rc;
     if ((rc = leads_idempotency_prune(s, NULL, now - LEAD_IDEMPOTENCY_RETENTION_US)) < 0 ||
         (rc = vote_events_prune(s, now - VOTE_EVENTS_RETENTION_US)) < 0 ||
-        (rc = accounts_prune(s, now - ACCOUNTS_RETENTION_US)) < 0) {
+        (rc = accounts_prune(s, now - ACCOUNTS_RETENTION_US)) < 0 ||
+        (rc = scout_runs_expire_all(s, now)) < 0) {
         store_rollback(s);
         return rc;
     }

@@ -64,7 +64,8 @@ void worker_thread_stop(void);
  * or the log without one); a failed delivery is retried with back-off (domain/account.h). */
 int outbox_deliver(struct store *s, const struct worker_config *cfg, int64_t now);
 
-/* Housekeeping: forgets expired idempotency records and old vote-limit events. */
+/* Housekeeping: forgets expired idempotency records, old vote-limit events and expired
+ * account tokens, marks scout runs past their lease expired. */
 int worker_housekeeping(struct store *s, const struct worker_config *cfg, int64_t now);
 
 #endif

@@ -62,6 +62,26 @@ static void begin(struct store *s, const char *id, const char *key, int64_t now)
     assert_int_equal(scout_run_insert(s, &r, "{}"), 0);
 }
 
+/* housekeeping: runs whose lease ended are marked expired and free their key; the edge is
+ * inclusive (a lease ending at now has ended) */
+static void test_expire_all(void **state)
+{
+    struct tmpdb *d = *state;
+    struct scout_run r;
+    begin(d->s, RUN1, "k1", NOW);
+    begin(d->s, RUN2, "k2", NOW + 10 * SEC);
+    assert_int_equal(scout_runs_expire_all(d->s, NOW + 900 * SEC - 1), 0);
+    assert_int_equal(scout_run_get(d->s, RUN1, &r), 1);
+    assert_string_equal(r.status, "running");
+    assert_int_equal(scout_runs_expire_all(d->s, NOW + 900 * SEC), 0);
+    assert_int_equal(scout_run_get(d->s, RUN1, &r), 1);
+    assert_string_equal(r.status, "expired");
+    assert_int_equal(scout_run_get(d->s, RUN2, &r), 1);
+    assert_string_equal(r.status, "running");
+    /* the key is free again */
+    begin(d->s, RUN3, "k1", NOW + 901 * SEC);
+}
+
 static void test_grants_stop_at_the_caps(void **state)
 {
     struct tmpdb *d = *state;
@@ -190,6 +210,7 @@ int main(void)
         return 1;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_grants_stop_at_the_caps, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_expire_all, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dedup_and_play_support, setup, teardown),
         cmocka_unit_test_setup_teardown(test_checkpoints_replace, setup, teardown),
     };

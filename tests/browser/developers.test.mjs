@@ -22,6 +22,8 @@ const TIMEOUT = 15_000;
 const EMAIL = `browser-${Date.now()}@example.org`;
 const PASSWORD = 'a long browser passphrase';
 const GAME = 'nfl:browser-test-game'; // fixture.json
+const VOTE_SLUG = 'browser-account-vote'; // fixture.json: a question without ballots
+const VOTE_ID = '7a2d3c4b-5e6f-4a70-8b8c-9d0e1f2a3b4c';
 
 let browser;
 let context;
@@ -99,6 +101,11 @@ describe('developer portal: sign-up to key creation in Chromium', () => {
         assert.match(await page.locator('#guide').innerText(), /Idempotency-Key/);
         assert.equal(await page.locator('#create-key-form').count(), 0);
         await shot('1-signed-out');
+        // an anonymous incident page offers to sign in to vote with a rooting interest
+        await page.goto(`${BASE_URL}/incidents/${VOTE_SLUG}`);
+        assert.equal(await page.locator('#vote-form select[name="rooting"]').count(), 0);
+        assert.equal(await page.locator('#vote-signin a').getAttribute('href'), `/account/signin?next=/incidents/${VOTE_SLUG}`);
+        await page.goto(`${BASE_URL}/developers`);
         await page.locator('#signed-out a', { hasText: 'create an account' }).click();
         await page.waitForURL('**/account/signup');
     });
@@ -160,6 +167,23 @@ describe('developer portal: sign-up to key creation in Chromium', () => {
         assert.equal(await row.count(), 1);
         assert.equal((await row.locator('.key-name').innerText()).trim(), 'browser bot');
         assert.ok(secret.startsWith((await row.locator('.key-prefix').innerText()).replace('…', '')));
+    });
+
+    it('votes as the signed-in user with a rooting interest', async () => {
+        assert.equal((await page.goto(`${BASE_URL}/incidents/${VOTE_SLUG}`)).status(), 200);
+        assert.equal(await page.locator('#vote-signin').count(), 0, 'no sign-in offer when signed in');
+        await page.locator('#vote-form select[name="rooting"]').selectOption('home');
+        await page.locator('#vote-form button[name="choice"]', { hasText: 'Throw the flag' }).click();
+        await until('the total to read 1', async () => (await page.locator('#vote-total').innerText()).trim() === '1');
+        await page.waitForLoadState('load');
+        await shot('9-signed-in-vote');
+        const votes = await page.evaluate(async (id) => (await (await fetch(`/api/v1/incidents/${id}`)).json()).data.votes, VOTE_ID);
+        assert.equal(votes.total, 1);
+        assert.deepEqual(votes.rooting.home, { correct: 1, incorrect: 0, unsure: 0 });
+        // after a reload the page shows this account's ballot and rooting
+        await page.goto(`${BASE_URL}/incidents/${VOTE_SLUG}`);
+        assert.equal(await page.locator('#vote-form button[value="correct"]').getAttribute('aria-pressed'), 'true');
+        assert.equal(await page.locator('#vote-form select[name="rooting"]').inputValue(), 'home');
     });
 
     it('the key submits a lead; after a reload the secret is gone', async () => {

@@ -978,12 +978,17 @@ static void account_page(struct request *req, int status, const struct session_r
     html_raw(b, "<p>Signed in as <strong id=\"account-email\">");
     html_text(b, sess->account.email);
     html_raw(b, "</strong>. ");
-    if (sess->account.verified)
-        html_raw(b, "<span id=\"email-state\">Your email address is verified.</span>");
-    else
+    if (sess->account.verified) {
+        html_raw(b, "<span id=\"email-state\">Your email address is verified.</span></p>");
+    } else {
         html_raw(b, "<span id=\"email-state\">Your email address is not verified yet: open the "
-                    "link we emailed you.</span>");
-    html_raw(b, "</p><p><a href=\"/developers\">Agent keys (developer page)</a></p>"
+                    "link we emailed you.</span></p><form id=\"resend-form\" "
+                    "class=\"inline-form\" method=\"post\" "
+                    "action=\"/account/resend-verification\">");
+        hidden(b, "csrf", csrf);
+        html_raw(b, "<button type=\"submit\">Send a new verification link</button></form>");
+    }
+    html_raw(b, "<p><a href=\"/developers\">Agent keys (developer page)</a></p>"
                 "<form id=\"signout-form\" class=\"inline-form\" method=\"post\" "
                 "action=\"/account/signout\">");
     hidden(b, "csrf", csrf);

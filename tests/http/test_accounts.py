@@ -876,3 +876,19 @@ def test_standalone_worker_delivers_the_outbox(server_factory):
         b.close()
     finally:
         sink.stop()
+
+
+def test_account_page_offers_a_new_link_until_verified(acc):
+    who = addr("acctpage")
+    b = acc.browser()
+    acc.signup(b, who)
+    acc.sink.wait(who, 1)
+    acc.signin(b, who)
+    r, doc = b.get("/account", status=200)
+    assert "not verified" in doc.find(id="email-state").get_text()
+    r = b.form_post("/account", "resend-form", {})
+    assert r.status_code == 303 and location(r) == "/developers?notice=sent"
+    assert acc.verify(b, acc.verify_link(who, 2)).status_code == 200
+    r, doc = b.get("/account", status=200)
+    assert doc.find(id="email-state").get_text() == "Your email address is verified."
+    assert doc.find("form", id="resend-form") is None

@@ -31,7 +31,7 @@ static const char serve_usage[] =
     "              [--fetch-timeout-ms N] [--fetch-max-bytes N]\n"
     "              [--smtp-url smtp[s]://HOST:PORT] [--smtp-user USER] [--smtp-password PW]\n"
     "              [--mail-from ADDRESS] [--max-agent-keys N] [--signin-limit-account N]\n"
-    "              [--signin-limit-ip N] [--password-memory-kib N]";
+    "              [--signin-limit-ip N] [--signup-limit-ip N] [--password-memory-kib N]";
 
 /* The response cache's validation token: the thread's connection's data version. */
 static int cache_token(uint64_t out[2])
@@ -67,6 +67,7 @@ int cli_serve(int argc, char **argv)
                                          {"max-agent-keys", required_argument, NULL, 'K'},
                                          {"signin-limit-account", required_argument, NULL, 'A'},
                                          {"signin-limit-ip", required_argument, NULL, 'P'},
+                                         {"signup-limit-ip", required_argument, NULL, 'U'},
                                          {"password-memory-kib", required_argument, NULL, 'M'},
                                          CLI_WORKER_OPTIONS,
                                          {NULL, 0, NULL, 0}};
@@ -152,6 +153,11 @@ int cli_serve(int argc, char **argv)
             if (positive(optarg, 1000000, &v) < 0)
                 return cli_refuse("--signin-limit-ip must be a positive integer");
             account_limits.signin_per_ip = (int)v;
+            break;
+        case 'U':
+            if (positive(optarg, 1000000, &v) < 0)
+                return cli_refuse("--signup-limit-ip must be a positive integer");
+            account_limits.mail_forms_per_ip = (int)v;
             break;
         case 'M':
             /* argon2id memory per password hash; libsodium's interactive default is 64 MiB */

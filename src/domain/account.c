@@ -17,6 +17,7 @@ struct account_limits account_limits = {
     .signin_per_account = 5,
     .signin_per_ip = 20,
     .max_keys = 5,
+    .mail_forms_per_ip = 20,
 };
 
 static unsigned long long pw_ops = crypto_pwhash_OPSLIMIT_INTERACTIVE;

@@ -24,17 +24,19 @@
 #define ACCOUNT_PASSWORD_MAX      256 /* characters */
 #define ACCOUNT_PASSWORD_HASH_MAX 128 /* crypto_pwhash_STRBYTES */
 
-#define ACCOUNT_SEC              INT64_C(1000000)
-#define ACCOUNT_VERIFY_TTL_US    (INT64_C(24) * 3600 * ACCOUNT_SEC) /* verification links */
-#define ACCOUNT_RESET_TTL_US     (INT64_C(3600) * ACCOUNT_SEC)      /* password-reset links */
-#define ACCOUNT_SESSION_TTL_US   (INT64_C(30) * 86400 * ACCOUNT_SEC)
-#define ACCOUNT_SIGNIN_WINDOW_US (INT64_C(15) * 60 * ACCOUNT_SEC)
+#define ACCOUNT_SEC                 INT64_C(1000000)
+#define ACCOUNT_VERIFY_TTL_US       (INT64_C(24) * 3600 * ACCOUNT_SEC) /* verification links */
+#define ACCOUNT_RESET_TTL_US        (INT64_C(3600) * ACCOUNT_SEC)      /* password-reset links */
+#define ACCOUNT_SESSION_TTL_US      (INT64_C(30) * 86400 * ACCOUNT_SEC)
+#define ACCOUNT_SIGNIN_WINDOW_US    (INT64_C(15) * 60 * ACCOUNT_SEC)
+#define ACCOUNT_MAIL_FORM_WINDOW_US (INT64_C(3600) * ACCOUNT_SEC)
 
 /* Limits that serve's options change (docs/operators.md). */
 struct account_limits {
     int signin_per_account; /* failed sign-ins per email address per window (default 5) */
     int signin_per_ip;      /* failed sign-ins per client address per window (default 20) */
     int max_keys;           /* active agent keys per account (default 5) */
+    int mail_forms_per_ip;  /* sign-ups + reset requests per client address per hour (20) */
 };
 extern struct account_limits account_limits;
 

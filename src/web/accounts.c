@@ -318,6 +318,43 @@ static int mail_already_registered(struct request *req, struct store *s,
     return rc;
 }
 
+/* 429 with Retry-After and the wait in minutes. */
+static void too_many(struct request *req, int64_t retry, const char *what, const char *or_else)
+{
+    char ra[24];
+    snprintf(ra, sizeof ra, "%lld", (long long)retry);
+    reply_header(req, "Retry-After", arena_strdup(&req->arena, ra));
+    long long min = (long long)((retry + 59) / 60);
+    web_error_page(req, 429, "%s: wait %lld minute%s and try again%s%s.", what, min,
+                   min == 1 ? "" : "s", or_else ? ", " : "", or_else ? or_else : "");
+}
+
+/* Sign-ups and password-reset requests cost an argon2id hash or an email each: at most
+ * account_limits.mail_forms_per_ip per client address per hour, counted whether or not the
+ * address typed has an account (so the limit tells nothing). 0 when allowed (*subject is
+ * then the event to record with the request's writes), else the request was answered
+ * (429 or 503). */
+static int mail_form_limited(struct request *req, struct store *s, int64_t now, char subject[80])
+{
+    char h[VOTER_HASH_LEN + 1], addr[64];
+    int64_t count = 0, oldest = 0, retry = 0;
+    http_client_addr(req, addr, sizeof addr);
+    voter_hash("ip", addr, h);
+    snprintf(subject, 80, "mailform-ip:%s", h);
+    int rc = vote_events_count(s, subject, now - ACCOUNT_MAIL_FORM_WINDOW_US, &count, &oldest);
+    if (rc < 0) {
+        unavailable(req, NULL, rc);
+        return -1;
+    }
+    if (account_rate_check(count, oldest, account_limits.mail_forms_per_ip,
+                           ACCOUNT_MAIL_FORM_WINDOW_US, now, &retry)) {
+        too_many(req, retry, "Too many sign-ups and password-reset requests from your network",
+                 NULL);
+        return 1;
+    }
+    return 0;
+}
+
 /* ---- sign-up ---------------------------------------------------------------------- */
 
 static void signup_page(struct request *req, int status, const char *email, const char *error)
@@ -390,17 +427,20 @@ void web_signup(struct request *req)
         signup_page(req, 400, email, problem);
         return;
     }
+    char subject[80];
+    int64_t now = time_now_us();
+    struct store *s = thread_store(req);
+    if (!s || mail_form_limited(req, s, now, subject) != 0)
+        return;
     /* the hash is computed whether or not the address is taken: both answers take as long */
     if (account_password_hash(f.v[1], pw_hash) < 0) {
         web_error_page(req, 503, "the service is temporarily unavailable; retry later");
         return;
     }
-    struct store *s = thread_store(req);
-    if (!s)
-        return;
-    int64_t now = time_now_us();
     struct account_row a;
     int rc = store_begin_write(s);
+    if (rc >= 0)
+        rc = vote_events_record(s, subject, now, now - ACCOUNT_MAIL_FORM_WINDOW_US);
     if (rc >= 0)
         rc = accounts_by_email(s, email, &a);
     if (rc == 1) {
@@ -676,17 +716,6 @@ static int signin_failed(struct store *s, const char *subj_email, const char *su
     return rc;
 }
 
-static void too_many(struct request *req, int64_t retry)
-{
-    char ra[24];
-    snprintf(ra, sizeof ra, "%lld", (long long)retry);
-    reply_header(req, "Retry-After", arena_strdup(&req->arena, ra));
-    web_error_page(req, 429,
-                   "Too many failed sign-ins: wait %lld minute%s and try again, or reset your "
-                   "password from the forgot-password page.",
-                   (long long)((retry + 59) / 60), (retry + 59) / 60 == 1 ? "" : "s");
-}
-
 void web_signin(struct request *req)
 {
     static const char *const names[] = {"email", "password", "next", "csrf", NULL};
@@ -713,7 +742,8 @@ void web_signin(struct request *req)
         return;
     }
     if (rc == 1) {
-        too_many(req, retry);
+        too_many(req, retry, "Too many failed sign-ins",
+                 "or reset your password from the forgot-password page");
         return;
     }
     struct account_row a;
@@ -836,12 +866,15 @@ void web_forgot(struct request *req)
         forgot_page(req, 400, f.v[0], "enter a valid email address");
         return;
     }
-    struct store *s = thread_store(req);
-    if (!s)
-        return;
+    char subject[80];
     int64_t now = time_now_us();
+    struct store *s = thread_store(req);
+    if (!s || mail_form_limited(req, s, now, subject) != 0)
+        return;
     struct account_row a;
     int rc = store_begin_write(s);
+    if (rc >= 0)
+        rc = vote_events_record(s, subject, now, now - ACCOUNT_MAIL_FORM_WINDOW_US);
     if (rc >= 0)
         rc = accounts_by_email(s, email, &a);
     if (rc == 1 && !a.banned)
@@ -1050,7 +1083,8 @@ void web_password(struct request *req)
         return;
     }
     if (rc == 1) {
-        too_many(req, retry);
+        too_many(req, retry, "Too many failed sign-ins",
+                 "or reset your password from the forgot-password page");
         return;
     }
     if (!f.v[0] || !account_password_verify(sess.account.password_hash, f.v[0])) {

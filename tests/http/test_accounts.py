@@ -842,6 +842,7 @@ def test_smtp_credentials_never_travel_in_the_clear(server_factory):
     (("--signin-limit-account", "x"), "--signin-limit-account"),
     (("--signin-limit-ip", "-1"), "--signin-limit-ip"),
     (("--password-memory-kib", "100"), "--password-memory-kib"),
+    (("--signup-limit-ip", "0"), "--signup-limit-ip"),
     (("--smtp-url", "smtp://127.0.0.1:1", "--smtp-password", "p"), "--smtp-user"),
 ])
 def test_serve_account_options_checked(tmp_path, args, fragment):
@@ -892,3 +893,20 @@ def test_account_page_offers_a_new_link_until_verified(acc):
     r, doc = b.get("/account", status=200)
     assert doc.find(id="email-state").get_text() == "Your email address is verified."
     assert doc.find("form", id="resend-form") is None
+
+
+def test_signups_and_reset_requests_limited_per_client_address(fresh):
+    a = fresh(extra=("--signup-limit-ip", "3"))
+    b = a.browser()
+    a.signup(b, addr("lim"))
+    a.signup(b, addr("lim"))
+    r = b.form_post("/account/forgot", "forgot-form", {"email": addr("nobody")})
+    assert r.status_code == 200
+    r = a.signup(b, addr("lim"), status=429)
+    ra = int(r.headers["Retry-After"])
+    assert 0 < ra <= 3600
+    check_html_headers(r)
+    r = b.form_post("/account/forgot", "forgot-form", {"email": addr("nobody")})
+    assert r.status_code == 429
+    a.clock.advance(3601)
+    a.signup(b, addr("lim"))

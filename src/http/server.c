@@ -520,8 +520,9 @@ int http_serve(const struct server_config *cfg, const struct route *table, size_
 
     int sig = 0;
     sigwait(&sigs, &sig);
-    log_info("http", "signal %d: draining", sig);
+    /* refuse first, then say so: whoever reads "draining" may rely on it */
     atomic_store(&draining, true);
+    log_info("http", "signal %d: draining", sig);
     struct timespec tick = {0, 10 * 1000 * 1000};
     for (int i = 0; i < 1000 && atomic_load(&in_flight) > 0; i++)
         nanosleep(&tick, NULL);

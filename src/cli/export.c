@@ -14,6 +14,7 @@ struct export
     struct jw w;
     struct buf b;
     FILE *out;
+    long long teams, games, incidents;
 };
 
 /* Writes what has accumulated once it is large, so memory stays flat on big exports. */
@@ -28,6 +29,7 @@ static void flush(struct export *e, bool force)
 static int team_cb(void *ctx, const struct team *t)
 {
     struct export *e = ctx;
+    e->teams++;
     render_team(&e->w, t);
     flush(e, false);
     return 0;
@@ -36,6 +38,7 @@ static int team_cb(void *ctx, const struct team *t)
 static int game_cb(void *ctx, const struct game *g)
 {
     struct export *e = ctx;
+    e->games++;
     struct jw *w = &e->w;
     jw_obj_begin(w);
     jw_key(w, "id");
@@ -112,6 +115,7 @@ static int ballot_cb(void *ctx, const char *choice, const char *rooting)
 static int incident_cb(void *ctx, const struct incident *i, const char *visibility)
 {
     struct export *e = ctx;
+    e->incidents++;
     struct jw *w = &e->w;
     struct arena a;
     struct source *src = NULL;
@@ -250,12 +254,18 @@ out:
     return rc;
 }
 
+static const char export_usage[] = "whistle export [--db PATH] [--output FILE] [--json]";
+
+/* --json: the document on stdout is already the one JSON object; with --output, stdout gets
+ * {"output", "teams", "games", "incidents"} instead of nothing. */
 int cli_export(int argc, char **argv)
 {
     static const struct option opts[] = {{"db", required_argument, NULL, 'd'},
                                          {"output", required_argument, NULL, 'o'},
+                                         {"json", no_argument, NULL, 'j'},
                                          {NULL, 0, NULL, 0}};
     const char *db = NULL, *path = NULL;
+    bool json = false;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -263,11 +273,13 @@ int cli_export(int argc, char **argv)
             db = optarg;
         else if (c == 'o')
             path = optarg;
+        else if (c == 'j')
+            json = true;
         else
-            return cli_usage("whistle export [--db PATH] [--output FILE]");
+            return cli_usage(export_usage);
     }
     if (optind != argc)
-        return cli_usage("whistle export [--db PATH] [--output FILE]");
+        return cli_usage(export_usage);
     struct export e = {.b = BUF_INIT, .out = stdout};
     e.s = cli_open_store(cli_db_path(db));
     if (!e.s)
@@ -308,8 +320,25 @@ int cli_export(int argc, char **argv)
         if (fflush(e.out) != 0 || ferror(e.out))
             status = cli_refuse("cannot write the export");
     }
-    if (path)
-        fclose(e.out);
+    if (path && fclose(e.out) != 0 && status == CLI_OK)
+        status = cli_refuse("cannot write %s", path);
+    if (path && json && status == CLI_OK) {
+        struct buf out = BUF_INIT;
+        struct jw w;
+        jw_init(&w, &out);
+        jw_obj_begin(&w);
+        jw_key(&w, "output");
+        jw_str(&w, path);
+        jw_key(&w, "teams");
+        jw_int(&w, e.teams);
+        jw_key(&w, "games");
+        jw_int(&w, e.games);
+        jw_key(&w, "incidents");
+        jw_int(&w, e.incidents);
+        jw_obj_end(&w);
+        cli_print_json(&out);
+        buf_release(&out);
+    }
     buf_release(&e.b);
     store_close(e.s);
     return status;

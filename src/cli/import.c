@@ -625,6 +625,17 @@ static int apply_merges(struct import *im)
             return jin_fail(
                 &im->j, "incident %s is %s; a duplicate needs a published survivor", into,
                 strcmp(st.visibility, "merged") == 0 ? "itself a duplicate" : st.visibility);
+        /* no chains, as with `whistle incident merge`: an incident that others were merged
+         * into (earlier in the file or in the database) cannot become a duplicate itself */
+        struct incident_state self;
+        rc = admin_incident_state(im->s, id, &self);
+        if (rc < 0)
+            return store_fail(im, rc);
+        if (self.duplicates > 0)
+            return jin_fail(&im->j,
+                            "incident %s has %lld duplicate(s) merged into it; merging it into "
+                            "%s would make a chain",
+                            id, (long long)self.duplicates, into);
         /* MODEL_NULL: updated_at stays as imported */
         rc = admin_set_visibility(im->s, id, "merged", into, MODEL_NULL);
         if (rc < 0)
@@ -695,8 +706,11 @@ int cli_import(int argc, char **argv)
     const char *file = argv[optind];
 
     json_error_t jerr;
-    json_t *doc = strcmp(file, "-") == 0 ? json_loadf(stdin, JSON_REJECT_DUPLICATES, &jerr)
-                                         : json_load_file(file, JSON_REJECT_DUPLICATES, &jerr);
+    const size_t flags = JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL; /* NUL: see jin_no_nul */
+    json_t *doc = strcmp(file, "-") == 0 ? json_loadf(stdin, flags, &jerr)
+                                         : json_load_file(file, flags, &jerr);
+    if (!doc && jerr.line < 1) /* the file could not be read: jansson has no position */
+        return cli_refuse("import refused: %s", jerr.text);
     if (!doc)
         return cli_refuse("import refused: %s: line %d column %d: %s", file, jerr.line, jerr.column,
                           jerr.text);
@@ -714,6 +728,10 @@ int cli_import(int argc, char **argv)
     static const char *const top[] = {"teams", "games", "incidents", NULL};
     if (jin_keys(&im.j, doc, top, NULL) < 0) {
         cli_refuse("import refused: %s (expected teams, games, incidents)", im.j.err);
+        goto out;
+    }
+    if (jin_no_nul(&im.j, doc) < 0) {
+        cli_refuse("import refused: %s", im.j.err);
         goto out;
     }
     if (store_begin_write(im.s) < 0) {

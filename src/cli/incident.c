@@ -95,14 +95,16 @@ static int set_question(struct store *s, struct args *a, int64_t now, struct buf
     if (!a->file)
         return cli_usage(incident_usage);
     json_error_t jerr;
-    json_t *doc = json_load_file(a->file, JSON_REJECT_DUPLICATES, &jerr);
+    json_t *doc = json_load_file(a->file, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &jerr);
+    if (!doc && jerr.line < 1)
+        return cli_refuse("%s", jerr.text);
     if (!doc)
         return cli_refuse("%s: line %d column %d: %s", a->file, jerr.line, jerr.column, jerr.text);
     int status = CLI_REFUSED;
     struct jin j;
     struct question q;
     jin_init(&j, "");
-    if (question_parse_file(&j, doc, &q) < 0) {
+    if (jin_no_nul(&j, doc) < 0 || question_parse_file(&j, doc, &q) < 0) {
         cli_refuse("%s: %s", a->file, j.err);
         goto out;
     }

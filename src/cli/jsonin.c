@@ -58,6 +58,36 @@ int jin_fail(struct jin *j, const char *fmt, ...)
     return -1;
 }
 
+int jin_no_nul(struct jin *j, json_t *v)
+{
+    if (json_is_string(v)) {
+        if (strlen(json_string_value(v)) != json_string_length(v))
+            return jin_fail(j, "must not contain a NUL character (\\u0000)");
+        return 0;
+    }
+    const char *key;
+    size_t i;
+    json_t *x;
+    if (json_is_object(v)) {
+        json_object_foreach(v, key, x)
+        {
+            size_t mark = jin_push_key(j, key);
+            if (jin_no_nul(j, x) < 0)
+                return -1;
+            jin_pop(j, mark);
+        }
+    } else if (json_is_array(v)) {
+        json_array_foreach(v, i, x)
+        {
+            size_t mark = jin_push_index(j, i);
+            if (jin_no_nul(j, x) < 0)
+                return -1;
+            jin_pop(j, mark);
+        }
+    }
+    return 0;
+}
+
 static bool in_list(const char *key, const char *const *list)
 {
     for (; list && *list; list++)

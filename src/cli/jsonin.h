@@ -22,6 +22,10 @@ size_t jin_push_index(struct jin *j, size_t i);
 void jin_pop(struct jin *j, size_t mark);
 int jin_fail(struct jin *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Refuses a document whose strings carry a NUL character anywhere (documents are loaded
+ * with JSON_ALLOW_NUL so that the refusal names the JSON path instead of a byte position). */
+int jin_no_nul(struct jin *j, json_t *v);
+
 /* Refuses keys of obj that are in neither allowed nor ignored (NULL-terminated lists). */
 int jin_keys(struct jin *j, json_t *obj, const char *const *allowed, const char *const *ignored);
 int jin_object(struct jin *j, json_t *v, const char *what);

@@ -61,6 +61,8 @@ struct server_config {
 struct request {
     bool started;      /* the access handler has seen the request */
     size_t target_len; /* raw request target (path and query) */
+    bool target_nul;   /* the raw target carries %00 */
+    bool path_slash;   /* the raw path (before '?') carries %2F */
     struct MHD_Connection *conn;
     enum http_method method;
     const char *method_name;

@@ -186,6 +186,17 @@ static void dispatch(struct request *req)
         reply_error(req, 400, "a request must not carry both Content-Length and Transfer-Encoding");
         return;
     }
+    /* libmicrohttpd unescapes the target into C strings: an encoded NUL would silently cut a
+     * path ID or a query value short ("id%00junk" read as "id"), and an encoded slash would
+     * turn one path ID into two segments. Both are malformed requests, not other resources. */
+    if (req->target_nul) {
+        reply_error(req, 400, "the request target must not contain an encoded NUL byte (%%00)");
+        return;
+    }
+    if (req->path_slash) {
+        reply_error(req, 400, "the request path must not contain an encoded slash (%%2F)");
+        return;
+    }
     const struct route *r = route_find(req);
     if (!r)
         return;
@@ -281,7 +292,21 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
 {
     (void)cls;
     (void)conn;
-    return request_alloc(strlen(uri));
+    struct request *req = request_alloc(strlen(uri));
+    if (!req)
+        return NULL;
+    bool in_query = false;
+    for (const char *p = uri; *p; p++) {
+        if (*p == '?')
+            in_query = true;
+        if (*p != '%' || !p[1] || !p[2])
+            continue;
+        if (p[1] == '0' && p[2] == '0')
+            req->target_nul = true;
+        if (!in_query && p[1] == '2' && (p[2] == 'f' || p[2] == 'F'))
+            req->path_slash = true;
+    }
+    return req;
 }
 
 /* The access handler's first call: method and path are known now. */

@@ -237,6 +237,23 @@ int incidents_list(struct store *s, struct arena *a, const struct incident_filte
     return 0;
 }
 
+/* INCIDENT_MERGED when the survivor of a merged duplicate is still published, else
+ * INCIDENT_MISSING: a duplicate redirects only to a survivor the public can read (api-v1.md:
+ * "redirects to the surviving published incident"). */
+static int survivor_published(struct store *s, const char *survivor)
+{
+    struct store_stmt *st =
+        store_prepare(s, "SELECT 1 FROM incidents WHERE id = ? AND visibility = 'published'");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, survivor);
+    int rc = store_step(st);
+    store_reset(st);
+    if (rc < 0)
+        return rc;
+    return rc == STORE_ROW ? INCIDENT_MERGED : INCIDENT_MISSING;
+}
+
 int incidents_get(struct store *s, struct arena *a, const char *id, struct incident *out,
                   const char **survivor)
 {
@@ -258,7 +275,7 @@ int incidents_get(struct store *s, struct arena *a, const char *id, struct incid
     if (strcmp(vis, "merged") == 0) {
         *survivor = dup(a, st, 19);
         store_reset(st);
-        return INCIDENT_MERGED;
+        return survivor_published(s, *survivor);
     }
     read_incident(a, st, out);
     store_reset(st);

@@ -24,7 +24,7 @@ int incidents_list(struct store *s, struct arena *a, const struct incident_filte
 
 enum incident_lookup {
     INCIDENT_FOUND = 1,
-    INCIDENT_MISSING = 0, /* no such incident, or withdrawn */
+    INCIDENT_MISSING = 0, /* no such incident, withdrawn, or a duplicate of an unpublished one */
     INCIDENT_MERGED = 2,  /* a merged duplicate: *survivor names the surviving incident */
 };
 

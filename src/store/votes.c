@@ -38,10 +38,15 @@ int settings_secret(struct store *s, const char *name, unsigned char out[32])
     return store_run(st);
 }
 
+/* A merged duplicate redirects only to a survivor that is still published: once the
+ * survivor is withdrawn, the duplicate reads as withdrawn too (404), never as a redirect to
+ * a page that is gone. */
 static int by_id(struct store *s, const char *id, struct incident_ref *ref)
 {
     struct store_stmt *st = store_prepare(
-        s, "SELECT i.id, i.slug, i.visibility, i.question_version, coalesce(d.slug, d.id)"
+        s, "SELECT i.id, i.slug, CASE WHEN i.visibility = 'merged' AND"
+           " coalesce(d.visibility, '') <> 'published' THEN 'withdrawn' ELSE i.visibility END,"
+           " i.question_version, coalesce(d.slug, d.id)"
            " FROM incidents i LEFT JOIN incidents d ON d.id = i.duplicate_of WHERE i.id = ?");
     if (!st)
         return STORE_ERR;

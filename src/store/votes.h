@@ -18,7 +18,8 @@ int settings_secret(struct store *s, const char *name, unsigned char out[32]);
 struct incident_ref {
     char id[37];
     char slug[128];           /* current slug, "" when none */
-    char visibility[16];      /* published, withdrawn, merged */
+    char visibility[16];      /* published, withdrawn, merged (a merged duplicate whose
+                               * survivor is no longer published reads as withdrawn) */
     char survivor_path[160];  /* for merged: the survivor's page path segment */
     int64_t question_version; /* INT64_MIN when none */
     bool historical;          /* the key was a former slug or a UUID of a slugged incident */

@@ -25,9 +25,16 @@ void log_msg(enum log_level level, const char *module, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
     va_end(ap);
-    /* one fputs per line so concurrent threads never interleave within a line */
+    /* one fputs per line so concurrent threads never interleave within a line; control
+     * characters (a request path may carry an unescaped %0A) are written as \xNN so that
+     * no request can end its own line and forge another one */
     struct buf b = BUF_INIT;
-    buf_puts(&b, line);
+    for (const unsigned char *p = (const unsigned char *)line; *p; p++) {
+        if (*p < 0x20 || *p == 0x7f)
+            buf_printf(&b, "\\x%02x", *p);
+        else
+            buf_putc(&b, (char)*p);
+    }
     buf_putc(&b, '\n');
     fputs(b.p, stderr);
     buf_release(&b);

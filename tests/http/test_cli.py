@@ -120,6 +120,26 @@ def test_merge_refused(server_factory, src, into, why):
             assert r.headers["Location"] == f"{BASE}/api/v1/incidents/{I1}"
 
 
+def test_withdrawn_survivor_takes_its_duplicates_along(server_factory):
+    # api-v1.md: a duplicate "redirects to the surviving published incident"; once the
+    # survivor is withdrawn, there is none, so the duplicate reads 404 like the survivor
+    # (API, human page and ballots), never a redirect to a page that is gone
+    s = server_factory.start()
+    assert s.get(f"/api/v1/incidents/{DUPLICATE}").status_code == 308
+    assert s.get(f"/incidents/{DUPLICATE}").status_code == 308
+    ok(run_cli("incident", "withdraw", I1, "--db", s.db))
+    for path in (f"/api/v1/incidents/{DUPLICATE}", f"/api/v1/incidents/{I1}"):
+        r = s.get(path)
+        assert r.status_code == 404, (path, r.status_code, r.headers.get("Location"))
+        assert r.json()["error"]["code"] == "not_found"
+        assert "Location" not in r.headers
+    for path in (f"/incidents/{DUPLICATE}", "/incidents/late-hit-duplicate"):
+        r = s.get(path)
+        assert r.status_code == 404, (path, r.status_code, r.headers.get("Location"))
+        assert "Location" not in r.headers
+    assert s.head(f"/api/v1/incidents/{DUPLICATE}").status_code == 404
+
+
 def test_merge_chain_refused_after_cli_merge(server_factory):
     db = server_factory.new_db()
     ok(run_cli("incident", "merge", I8, "--into", I3, "--db", db))
@@ -265,6 +285,15 @@ def test_set_question_bad_file_refused(server_factory, tmp_path, bad):
     assert export_db(db) == before
 
 
+def test_set_question_nul_names_the_field(server_factory, tmp_path):
+    db = server_factory.new_db()
+    before = export_db(db)
+    q = write_q(tmp_path, **dict(Q_NEW, option_b_label="Flag was\u0000wrong"))
+    refused(run_cli("incident", "set-question", I1, "--file", q, "--db", db),
+            "option_b_label", "NUL")
+    assert export_db(db) == before
+
+
 def test_set_question_missing_incident_refused(server_factory, tmp_path):
     db = server_factory.new_db()
     refused(run_cli("incident", "set-question", MISSING_UUID, "--file",
@@ -308,6 +337,22 @@ def test_set_status_json_output(server_factory):
 
 
 # ------------------------------------------------------------------ conventions
+
+
+def test_export_json(server_factory, tmp_path):
+    # --json like every other subcommand: without --output the document on stdout is the
+    # one JSON object; with --output, stdout gets one object that says what was written
+    db = server_factory.new_db()
+    plain = ok(run_cli("export", "--db", db)).stdout
+    assert ok(run_cli("export", "--db", db, "--json")).stdout == plain
+    out = tmp_path / "backup.json"
+    r = ok(run_cli("export", "--db", db, "--output", out, "--json"))
+    assert len(r.stdout.strip().splitlines()) == 1
+    summary = json.loads(r.stdout)
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    assert summary == {"output": str(out), "teams": len(doc["teams"]),
+                       "games": len(doc["games"]), "incidents": len(doc["incidents"])}
+    assert out.read_text(encoding="utf-8") == plain
 
 
 def test_whistle_db_env_replaces_db_flag(server_factory):

@@ -52,6 +52,25 @@ def test_headers_on_every_response(ro_server, path, status):
     r.json()  # always JSON
 
 
+def test_control_characters_in_path_cannot_forge_log_lines(ro_server):
+    # "One log line per request": an escaped newline in the path must not end the access
+    # line and start a forged one; control characters are logged as \\xNN
+    port = int(ro_server.url.rsplit(":", 1)[1])
+    forged = "info access: GET /forged 200 1 1us rid=0000000000000000"
+    raw = ("GET /x%0A" + forged.replace(" ", "%20") + "%1B[31m HTTP/1.1\r\n"
+           "Host: whistle.test\r\nConnection: close\r\n\r\n")
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+        sock.sendall(raw.encode())
+        head = sock.recv(4096).decode(errors="replace")
+    assert head.startswith("HTTP/1.1 404"), head
+    rid = re.search(r"X-Request-Id: ([0-9a-f]{16})", head).group(1)
+    line = ro_server.log_line(lambda ln: f"rid={rid}" in ln)
+    assert line is not None, ro_server.lines[-5:]
+    assert "/x\\x0ainfo access: GET /forged" in line and "\\x1b[31m" in line, line
+    assert not any(ln.startswith("info access: GET /forged") for ln in list(ro_server.lines))
+    assert not any("\x1b" in ln for ln in list(ro_server.lines))
+
+
 def test_request_ids_are_unique(ro_server):
     rids = {ro_server.get("/api/v1/games?limit=1").headers["X-Request-Id"] for _ in range(20)}
     assert len(rids) == 20

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from helpers import (BASE, DUPLICATE, I1, I7, INCIDENT_ORDER, WITHDRAWN, canon, export_db,
+from helpers import (BASE, DUPLICATE, I1, I7, I8, INCIDENT_ORDER, WITHDRAWN, canon, export_db,
                      import_doc, list_all, load_fixture, parse_ts, run_cli)
 
 NEW_INC = "f0f0f0f0-0000-4000-8000-00000000000f"
@@ -102,6 +102,10 @@ BAD = [
     ("incidents[12].title", None, ["incidents[12].title"]),
     ("incidents[12].provenance", "import", ["incidents[12].provenance"]),
     ("incidents[1].question_history[0].question_version", 2, ["incidents[1].question_history[0]"]),
+    ("incidents[12].title", "Late\u0000hit", ["incidents[12].title", "NUL"]),
+    ("teams[7].aliases", ["NT", "N\u0000T"], ["teams[7].aliases[1]", "NUL"]),
+    ("incidents[12].provenance", {"discovery": {"kind": "x\u0000"}},
+     ["incidents[12].provenance.discovery.kind", "NUL"]),
     ("incidents[2].colour", "red", ["incidents[2]", "colour"]),
     ("games[3].homeScor", 1, ["games[3]", "homeScor"]),
     ("extras", [], ["extras"]),
@@ -122,6 +126,46 @@ def test_bad_value_rejects_whole_file(tmp_path, whistle_bin, path, value, fragme
     for f in fragments:
         assert f in err, (f, err)
     assert export_db(db) == before
+
+
+@pytest.mark.parametrize("links", [
+    [(6, I8), (7, I1)],  # I7 into I8, then I8 (which now has a duplicate) into I1
+    [(6, I1), (12, I7)],  # I7 into I1, then the new incident into the duplicate I7
+    [(6, DUPLICATE)],  # I7 into DUPLICATE, which the file merges into I1 again
+])
+def test_duplicate_chains_refused(tmp_path, whistle_bin, links):
+    # the same rule as `whistle incident merge`: a duplicate's survivor is never itself a
+    # duplicate, and an incident that others were merged into never becomes one
+    db = seeded_db(tmp_path)
+    before = export_db(db)
+    doc = bigger_doc()
+    for index, into in links:
+        doc["incidents"][index]["duplicate_of"] = into
+    r = import_doc(db, doc, tmp_path)
+    assert r.returncode == 1, (r.returncode, r.stderr)
+    err = r.stderr.strip()
+    assert len(err.splitlines()) == 1, err
+    assert re.search(r"incidents\[\d+\]\.duplicate_of: ", err), err
+    assert "chain" in err or "itself a duplicate" in err, err
+    assert export_db(db) == before
+
+
+def test_duplicate_chain_with_database_duplicate_refused(tmp_path, whistle_bin):
+    # I1 already has DUPLICATE merged into it (in the database, not in the file)
+    db = seeded_db(tmp_path)
+    before = export_db(db)
+    doc = {"incidents": [dict(load_fixture("main.json")["incidents"][0], duplicate_of=I7)]}
+    r = import_doc(db, doc, tmp_path)
+    assert r.returncode == 1, r.stderr
+    assert "incidents[0].duplicate_of: " in r.stderr and "chain" in r.stderr, r.stderr
+    assert export_db(db) == before
+
+
+def test_unreadable_file_message(tmp_path, whistle_bin):
+    r = run_cli("import", tmp_path / "missing.json", "--db", fresh_db(tmp_path))
+    assert r.returncode == 1
+    err = r.stderr.strip()
+    assert "missing.json" in err and "line -1" not in err, err
 
 
 def test_bad_category_message_lists_allowed_values(tmp_path, whistle_bin):

@@ -174,3 +174,24 @@ def test_invalid_path_id_400(ro_server, path):
     assert body["error"]["code"] == "invalid_request"
     assert "id" in body["error"]["message"].lower()
 
+
+
+@pytest.mark.parametrize("target", [
+    "/api/v1/games/cfb:2025-w13%00junk",  # would read as the game cfb:2025-w13
+    "/api/v1/incidents/11111111-1111-4111-8111-111111111111%00",
+    "/api/v1/games?limit=5%00junk",  # would read as limit=5
+    "/api/v1/incidents?has_verdict=true%00x",
+    "/api/v1/games?limit%00x=5",
+    "/api/v1/games/cfb%2F2025",  # one ID with a slash, not two segments
+    "/api/v1/games/cfb%2f2025",
+    "/api/v1/incidents/a%2Fb",
+])
+def test_encoded_nul_or_slash_in_target_400(ro_server, target):
+    # libmicrohttpd unescapes into C strings: without this check an encoded NUL silently cut
+    # a path ID or a query value short and answered 200 for something else
+    r = ro_server.get(target)
+    assert r.status_code == 400, (target, r.status_code, r.text[:200])
+    body = r.json()
+    assert body["error"]["code"] == "invalid_request"
+    assert "%00" in body["error"]["message"] or "%2F" in body["error"]["message"]
+    assert r.headers["Cache-Control"] == "no-store"

@@ -8,12 +8,15 @@
     t ".id, " t ".name, " t ".abbreviation, " t ".logo_url, " t ".conference, " t ".league, " t    \
       ".division, " t ".short_name, " t ".active, " t ".aliases"
 
-static const char game_select[] =
-    "SELECT g.id, g.home_score, g.away_score, g.starts_at, g.kickoff_tbd, g.period, g.clock,"
-    " g.status, g.season, g.week, g.league, g.season_type, g.stage_label, g.created_at,"
-    " g.updated_at, " TEAM_COLS("h") ", " TEAM_COLS(
-        "a") " FROM games g"
-             " JOIN teams h ON h.id = g.home_team_id JOIN teams a ON a.id = g.away_team_id";
+/* clang-format off */
+#define GAME_SELECT                                                                                \
+    "SELECT g.id, g.home_score, g.away_score, g.starts_at, g.kickoff_tbd, g.period, g.clock,"    \
+    " g.status, g.season, g.week, g.league, g.season_type, g.stage_label, g.created_at,"         \
+    " g.updated_at, " TEAM_COLS("h") ", " TEAM_COLS("a") " FROM games g"                         \
+    " JOIN teams h ON h.id = g.home_team_id JOIN teams a ON a.id = g.away_team_id"
+/* clang-format on */
+
+static const char game_select[] = GAME_SELECT;
 
 static const char *dup(struct arena *a, struct store_stmt *st, int col)
 {
@@ -131,14 +134,7 @@ int games_list(struct store *s, struct arena *a, const struct game_filter *f, st
 
 int games_get(struct store *s, struct arena *a, const char *id, struct game *out)
 {
-    static char sql[sizeof game_select + 32];
-    static _Atomic int ready;
-    if (!ready) {
-        memcpy(sql, game_select, sizeof game_select - 1);
-        memcpy(sql + sizeof game_select - 1, " WHERE g.id = ?", sizeof " WHERE g.id = ?");
-        ready = 1;
-    }
-    struct store_stmt *st = store_prepare(s, sql);
+    struct store_stmt *st = store_prepare(s, GAME_SELECT " WHERE g.id = ?");
     if (!st)
         return STORE_ERR;
     store_bind_text(st, 1, id);

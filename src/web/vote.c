@@ -92,6 +92,12 @@ static int parse_body(struct request *req, struct vote_req *v, char *err, size_t
             return -1;
         }
         for (int i = 0; i < n; i++) {
+            /* a repeated field has no single meaning: refuse it rather than pick one */
+            for (int j = 0; j < i; j++)
+                if (strcmp(pairs[j].name, pairs[i].name) == 0) {
+                    snprintf(err, errlen, "field %.40s is repeated", pairs[i].name);
+                    return -1;
+                }
             if (strcmp(pairs[i].name, "choice") == 0) {
                 v->choice = pairs[i].value;
             } else if (strcmp(pairs[i].name, "csrf") == 0) {

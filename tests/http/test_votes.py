@@ -354,6 +354,8 @@ def test_invalid_json_ballot_400(srv, voters, body):
     "choice=correct&question_version=1.5",
     "choice=correct",
     "choice=correct&question_version=1&extra=1",
+    "choice=incorrect&choice=correct&question_version=1",
+    "choice=correct&question_version=1&question_version=1",
 ])
 def test_invalid_form_ballot_400(srv, voters, form):
     v = voters()

@@ -1,6 +1,6 @@
 # Whistle — build, test, run, bench. See README.md.
 CC      ?= cc
-PKGS    := libmicrohttpd jansson sqlite3 libsodium liburiparser libxml-2.0 libcurl libpsl
+PKGS    := libmicrohttpd jansson sqlite3 libpq libsodium liburiparser libxml-2.0 libcurl libpsl
 BUILD   ?= build
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c17 -Wall -Wextra -Werror -Wshadow -Wformat=2 -D_GNU_SOURCE -Isrc -MMD -MP
@@ -15,11 +15,14 @@ endif
 
 # Debian packages: build, test and bench needs (make deps installs what is missing)
 DEPS_BUILD := build-essential pkg-config libmicrohttpd-dev libjansson-dev libsqlite3-dev \
-              libsodium-dev liburiparser-dev libxml2-dev libcurl4-openssl-dev libpsl-dev
+              libsodium-dev liburiparser-dev libxml2-dev libcurl4-openssl-dev libpsl-dev libpq-dev
 DEPS_TEST  := libcmocka-dev python3 python3-pytest python3-requests python3-jsonschema \
               python3-feedparser python3-bs4 python3-aiosmtpd chromium curl \
               sqlite3 clang-format
 DEPS_BENCH := wrk nginx-light curl sqlite3
+# PostgreSQL server (throwaway test clusters) and HAProxy (the multi-node test): make test
+# runs the PostgreSQL half of the suite when they are installed; .ci/run installs them
+DEPS_PG    := postgresql haproxy
 
 SRC_DIRS := src src/util src/store src/domain src/http src/api src/web src/research src/worker src/cli
 SRCS     := $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c))
@@ -31,7 +34,7 @@ MIGRATIONS := $(sort $(wildcard src/store/migrations/*.sql))
 UNIT_SRCS  := $(wildcard tests/unit/test_*.c)
 UNIT_BINS  := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps deps-bench run test unit style lint-openapi bench clean
+.PHONY: all deps deps-bench deps-pg run test unit style lint-openapi bench clean
 
 all: $(BUILD)/whistle
 
@@ -40,6 +43,9 @@ deps:
 
 deps-bench:
 	@scripts/deps.sh $(DEPS_BENCH)
+
+deps-pg:
+	@scripts/deps.sh $(DEPS_PG)
 
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
@@ -88,7 +94,7 @@ unit: $(UNIT_BINS)
 test: deps all unit
 	@WHISTLE_BIN=$(BUILD)/whistle UNIT_BINS="$(UNIT_BINS)" bash tests/run.sh
 
-bench: deps deps-bench all
+bench: deps deps-bench deps-pg all
 	WHISTLE_BIN=$(BUILD)/whistle bash bench/run.sh
 
 clean:

@@ -9,6 +9,27 @@ failed=0
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
+# PostgreSQL for the second black-box run and the PostgreSQL unit tests: a throwaway cluster
+# in a temporary directory (tests/pgcluster.sh), stopped on exit. WHISTLE_TEST_PG=URI uses
+# an existing cluster instead; WHISTLE_TEST_PG=skip runs SQLite only. .ci/run installs
+# PostgreSQL (make deps-pg), so there both drivers always run.
+pg=${WHISTLE_TEST_PG:-}
+pgdir=
+if [ "$pg" = skip ]; then
+    pg=
+    echo "== postgresql: skipped (WHISTLE_TEST_PG=skip)"
+elif [ -z "$pg" ] && bash tests/pgcluster.sh available; then
+    pgdir=$(mktemp -d /tmp/whistle-pg.XXXXXX)
+    trap 'bash tests/pgcluster.sh stop "$pgdir"; rm -rf "$out" "$pgdir"' EXIT
+    if ! pg=$(bash tests/pgcluster.sh start "$pgdir"); then
+        echo "FAILED: cannot start a throwaway PostgreSQL cluster"
+        failed=$((failed + 1))
+        pg=
+    fi
+elif [ -z "$pg" ]; then
+    echo "== postgresql: skipped (no PostgreSQL server installed; make deps-pg installs it)"
+fi
+
 step() { # name, command...
     local name=$1
     shift
@@ -27,7 +48,7 @@ step "openapi lint (spectral)" bash tests/lint-openapi.sh
 for t in ${UNIT_BINS:-}; do
     [ -x "$t" ] || { echo "missing unit test binary $t"; failed=$((failed + 1)); continue; }
     echo "== unit $(basename "$t")"
-    "$t" > "$out/unit.log" 2>&1
+    WHISTLE_TEST_PG="$pg" "$t" > "$out/unit.log" 2>&1
     rc=$?
     cat "$out/unit.log"
     p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$out/unit.log" | tail -1)
@@ -37,11 +58,18 @@ for t in ${UNIT_BINS:-}; do
     if [ "$rc" -ne 0 ] && [ -z "$f" ]; then failed=$((failed + 1)); fi
 done
 
-echo "== black-box tests (pytest, real binary over HTTP)"
-WHISTLE_BIN=$BIN /usr/bin/python3 -m pytest -q -p no:cacheprovider --junitxml="$out/junit.xml" tests/http
-rc=$?
-if [ -f "$out/junit.xml" ]; then
-    read -r p f < <(/usr/bin/python3 - "$out/junit.xml" <<'PY'
+# One pytest run per store driver: SQLite always; PostgreSQL when a throwaway cluster can be
+# started here (tests/pgcluster.sh; .ci/run installs PostgreSQL so that it always can).
+# WHISTLE_TEST_PG=skip turns the PostgreSQL run off; WHISTLE_TEST_PG=URI uses that cluster.
+blackbox() { # driver label, extra environment...
+    local label=$1
+    shift
+    echo "== black-box tests on $label (pytest, real binary over HTTP)"
+    env "$@" WHISTLE_BIN="$BIN" /usr/bin/python3 -m pytest -q -p no:cacheprovider \
+        --junitxml="$out/junit-$label.xml" tests/http
+    local rc=$? p f
+    if [ -f "$out/junit-$label.xml" ]; then
+        read -r p f < <(/usr/bin/python3 - "$out/junit-$label.xml" <<'PY'
 import sys, xml.etree.ElementTree as ET
 root = ET.parse(sys.argv[1]).getroot()
 suites = [root] if root.tag == "testsuite" else list(root)
@@ -51,11 +79,18 @@ sk = sum(int(s.get("skipped", 0)) for s in suites)
 print(t - f - sk, f)
 PY
 )
-    passed=$((passed + p))
-    failed=$((failed + f))
+        echo "black-box on $label: $p passed, $f failed"
+        passed=$((passed + p))
+        failed=$((failed + f))
+    fi
+    if [ "$rc" -ne 0 ] && [ "$rc" -ne 5 ] && [ "${f:-0}" -eq 0 ]; then failed=$((failed + 1)); fi
+    if [ "$rc" -eq 5 ]; then echo "pytest collected no tests"; failed=$((failed + 1)); fi
+}
+
+blackbox sqlite WHISTLE_TEST_PG=
+if [ -n "$pg" ]; then
+    blackbox postgresql WHISTLE_TEST_PG="$pg"
 fi
-if [ "$rc" -ne 0 ] && [ "$rc" -ne 5 ] && [ "${f:-0}" -eq 0 ]; then failed=$((failed + 1)); fi
-if [ "$rc" -eq 5 ]; then echo "pytest collected no tests"; failed=$((failed + 1)); fi
 
 echo "== browser tests (headless Chromium + playwright-core)"
 WHISTLE_BIN=$BIN bash tests/browser/run.sh > "$out/browser.log" 2>&1

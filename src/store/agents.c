@@ -130,7 +130,7 @@ int agents_keys_each(struct store *s, const char *owner,
     struct store_stmt *st = store_prepare(
         s, "SELECT k.id, a.email, k.name, k.prefix, k.scope, k.created_at, k.expires_at,"
            " k.revoked_at, k.last_used_at, a.banned FROM agent_keys k"
-           " JOIN accounts a ON a.id = k.account_id WHERE (? IS NULL OR a.email = ?)"
+           " JOIN accounts a ON a.id = k.account_id WHERE (CAST(? AS TEXT) IS NULL OR a.email = ?)"
            " ORDER BY k.created_at DESC, k.id");
     if (!st)
         return STORE_ERR;

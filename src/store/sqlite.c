@@ -2,19 +2,19 @@
  * The SQLite driver of the store interface (store.h): one connection per thread, WAL,
  * synchronous=FULL, statements cached per connection by SQL text.
  */
-#include <pthread.h>
 #include <stdatomic.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "store/store.h"
+#include "store/driver.h"
 #include "util/log.h"
 
 #define STMT_CACHE 128
 
 struct cached_stmt {
+    struct store_stmt base; /* first: the handle store_prepare() hands out */
     uint64_t hash;
     char *sql;
     sqlite3_stmt *stmt;
@@ -23,7 +23,8 @@ struct cached_stmt {
 /* write commits made by this process, for store_data_version() */
 static atomic_ulong local_commits;
 
-struct store {
+struct sqlite_store {
+    struct store base; /* first */
     sqlite3 *db;
     int last_rc;
     bool writing;
@@ -57,13 +58,25 @@ static int rc_of(int rc)
     }
 }
 
-static int map_rc(struct store *s, int rc)
+static int map_rc(struct sqlite_store *s, int rc)
 {
     s->last_rc = rc;
     return rc_of(rc);
 }
 
-int store_open(const char *uri, bool create, struct store **out, char *err, size_t errlen)
+static const struct store_driver sqlite_driver;
+
+static struct sqlite_store *conn(struct store *s)
+{
+    return (struct sqlite_store *)s;
+}
+
+static sqlite3_stmt *raw(struct store_stmt *st)
+{
+    return ((struct cached_stmt *)st)->stmt;
+}
+
+int store_sqlite_open(const char *uri, bool create, struct store **out, char *err, size_t errlen)
 {
     static const char *const pragmas = "PRAGMA journal_mode=WAL;"
                                        "PRAGMA synchronous=FULL;"
@@ -71,11 +84,12 @@ int store_open(const char *uri, bool create, struct store **out, char *err, size
                                        "PRAGMA mmap_size=1073741824;"
                                        "PRAGMA cache_size=-65536;"
                                        "PRAGMA temp_store=MEMORY;";
-    struct store *s = calloc(1, sizeof *s);
+    struct sqlite_store *s = calloc(1, sizeof *s);
     int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (create ? SQLITE_OPEN_CREATE : 0);
     int rc = SQLITE_NOMEM;
     if (!s)
         goto fail;
+    s->base.drv = &sqlite_driver;
     rc = sqlite3_open_v2(uri, &s->db, flags, NULL);
     if (rc != SQLITE_OK)
         goto fail;
@@ -84,7 +98,7 @@ int store_open(const char *uri, bool create, struct store **out, char *err, size
     rc = sqlite3_exec(s->db, pragmas, NULL, NULL, NULL);
     if (rc != SQLITE_OK)
         goto fail;
-    *out = s;
+    *out = &s->base;
     return 0;
 fail:
     snprintf(err, errlen, "cannot open database %s: %s", uri,
@@ -96,10 +110,9 @@ fail:
     return STORE_GONE;
 }
 
-void store_close(struct store *s)
+static void sq_close(struct store *base)
 {
-    if (!s)
-        return;
+    struct sqlite_store *s = conn(base);
     for (int i = 0; i < STMT_CACHE; i++) {
         sqlite3_finalize(s->cache[i].stmt);
         free(s->cache[i].sql);
@@ -108,17 +121,10 @@ void store_close(struct store *s)
     free(s);
 }
 
-static uint64_t fnv1a(const char *s)
+static struct store_stmt *sq_prepare(struct store *base, const char *sql)
 {
-    uint64_t h = 1469598103934665603ULL;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h;
-}
-
-struct store_stmt *store_prepare(struct store *s, const char *sql)
-{
-    uint64_t h = fnv1a(sql);
+    struct sqlite_store *s = conn(base);
+    uint64_t h = store_sql_hash(sql);
     unsigned slot = (unsigned)(h % STMT_CACHE);
     for (unsigned i = 0; i < STMT_CACHE; i++) {
         struct cached_stmt *c = &s->cache[(slot + i) % STMT_CACHE];
@@ -127,7 +133,7 @@ struct store_stmt *store_prepare(struct store *s, const char *sql)
         if (c->hash == h && strcmp(c->sql, sql) == 0) {
             sqlite3_reset(c->stmt);
             sqlite3_clear_bindings(c->stmt);
-            return (struct store_stmt *)c->stmt;
+            return &c->base;
         }
     }
     sqlite3_stmt *stmt = NULL;
@@ -159,6 +165,7 @@ struct store_stmt *store_prepare(struct store *s, const char *sql)
         sqlite3_finalize(c->stmt);
         free(c->sql);
     }
+    c->base.drv = &sqlite_driver;
     c->hash = h;
     c->sql = strdup(sql);
     c->stmt = stmt;
@@ -166,38 +173,38 @@ struct store_stmt *store_prepare(struct store *s, const char *sql)
         fputs("whistle: out of memory\n", stderr);
         abort();
     }
-    return (struct store_stmt *)stmt;
+    return &c->base;
 }
 
-void store_bind_text(struct store_stmt *st, int idx, const char *v)
+static void sq_bind_text(struct store_stmt *st, int idx, const char *v)
 {
     if (v)
-        sqlite3_bind_text((sqlite3_stmt *)st, idx, v, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(raw(st), idx, v, -1, SQLITE_TRANSIENT);
     else
-        sqlite3_bind_null((sqlite3_stmt *)st, idx);
+        sqlite3_bind_null(raw(st), idx);
 }
 
-void store_bind_int(struct store_stmt *st, int idx, int64_t v)
+static void sq_bind_int(struct store_stmt *st, int idx, int64_t v)
 {
     if (v == STORE_NULL_INT)
-        sqlite3_bind_null((sqlite3_stmt *)st, idx);
+        sqlite3_bind_null(raw(st), idx);
     else
-        sqlite3_bind_int64((sqlite3_stmt *)st, idx, v);
+        sqlite3_bind_int64(raw(st), idx, v);
 }
 
-void store_bind_double(struct store_stmt *st, int idx, double v)
+static void sq_bind_double(struct store_stmt *st, int idx, double v)
 {
-    sqlite3_bind_double((sqlite3_stmt *)st, idx, v);
+    sqlite3_bind_double(raw(st), idx, v);
 }
 
-void store_bind_null(struct store_stmt *st, int idx)
+static void sq_bind_null(struct store_stmt *st, int idx)
 {
-    sqlite3_bind_null((sqlite3_stmt *)st, idx);
+    sqlite3_bind_null(raw(st), idx);
 }
 
-int store_step(struct store_stmt *st)
+static int sq_step(struct store_stmt *st)
 {
-    sqlite3_stmt *stmt = (sqlite3_stmt *)st;
+    sqlite3_stmt *stmt = raw(st);
     int rc = sqlite3_step(stmt);
     if (rc == SQLITE_ROW)
         return STORE_ROW;
@@ -211,48 +218,36 @@ int store_step(struct store_stmt *st)
     return mapped;
 }
 
-const char *store_col_text(struct store_stmt *st, int col)
+static const char *sq_col_text(struct store_stmt *st, int col)
 {
-    return (const char *)sqlite3_column_text((sqlite3_stmt *)st, col);
+    return (const char *)sqlite3_column_text(raw(st), col);
 }
 
-int64_t store_col_int(struct store_stmt *st, int col)
+static int64_t sq_col_int(struct store_stmt *st, int col)
 {
-    if (sqlite3_column_type((sqlite3_stmt *)st, col) == SQLITE_NULL)
+    if (sqlite3_column_type(raw(st), col) == SQLITE_NULL)
         return STORE_NULL_INT;
-    return sqlite3_column_int64((sqlite3_stmt *)st, col);
+    return sqlite3_column_int64(raw(st), col);
 }
 
-bool store_col_null(struct store_stmt *st, int col)
+static bool sq_col_null(struct store_stmt *st, int col)
 {
-    return sqlite3_column_type((sqlite3_stmt *)st, col) == SQLITE_NULL;
+    return sqlite3_column_type(raw(st), col) == SQLITE_NULL;
 }
 
-void store_reset(struct store_stmt *st)
+static void sq_reset(struct store_stmt *st)
 {
-    sqlite3_reset((sqlite3_stmt *)st);
+    sqlite3_reset(raw(st));
 }
 
-int store_run(struct store_stmt *st)
+static int64_t sq_changes(struct store *s)
 {
-    int rc = store_step(st);
-    store_reset(st);
-    return rc < 0 ? rc : 0;
+    return sqlite3_changes64(conn(s)->db);
 }
 
-void store_col_copy(struct store_stmt *st, int col, char *dst, size_t n)
+static int sq_exec(struct store *base, const char *sql)
 {
-    const char *v = store_col_text(st, col);
-    snprintf(dst, n, "%s", v ? v : "");
-}
-
-int64_t store_changes(struct store *s)
-{
-    return sqlite3_changes64(s->db);
-}
-
-int store_exec(struct store *s, const char *sql)
-{
+    struct sqlite_store *s = conn(base);
     char *msg = NULL;
     int rc = sqlite3_exec(s->db, sql, NULL, NULL, &msg);
     if (rc != SQLITE_OK) {
@@ -263,33 +258,43 @@ int store_exec(struct store *s, const char *sql)
 }
 
 /* Runs one of the transaction-control statements through the statement cache. */
-static int control(struct store *s, const char *sql)
+static int control(struct sqlite_store *s, const char *sql)
 {
-    struct store_stmt *st = store_prepare(s, sql);
+    struct store_stmt *st = sq_prepare(&s->base, sql);
     if (!st)
         return STORE_ERR;
-    int rc = sqlite3_step((sqlite3_stmt *)st);
-    sqlite3_reset((sqlite3_stmt *)st);
+    int rc = sqlite3_step(raw(st));
+    sqlite3_reset(raw(st));
     return map_rc(s, rc);
 }
 
-int store_begin_read(struct store *s)
+static int sq_begin_read(struct store *s)
 {
-    return control(s, "BEGIN");
+    return control(conn(s), "BEGIN");
 }
 
-int store_begin_write(struct store *s)
+static int sq_begin_write(struct store *base)
 {
+    struct sqlite_store *s = conn(base);
     int rc = control(s, "BEGIN IMMEDIATE");
     s->writing = rc >= 0;
     return rc;
 }
 
-int store_commit(struct store *s)
+static void sq_rollback(struct store *base)
 {
+    struct sqlite_store *s = conn(base);
+    s->writing = false;
+    if (!sqlite3_get_autocommit(s->db))
+        control(s, "ROLLBACK");
+}
+
+static int sq_commit(struct store *base)
+{
+    struct sqlite_store *s = conn(base);
     int rc = control(s, "COMMIT");
     if (rc < 0) {
-        store_rollback(s);
+        sq_rollback(base);
         return rc;
     }
     if (s->writing)
@@ -298,73 +303,43 @@ int store_commit(struct store *s)
     return rc;
 }
 
-void store_rollback(struct store *s)
+static int sq_data_version(struct store *s, uint64_t out[2])
 {
-    s->writing = false;
-    if (!sqlite3_get_autocommit(s->db))
-        control(s, "ROLLBACK");
-}
-
-int store_data_version(struct store *s, uint64_t out[2])
-{
-    struct store_stmt *st = store_prepare(s, "PRAGMA data_version");
+    struct store_stmt *st = sq_prepare(s, "PRAGMA data_version");
     if (!st)
         return STORE_ERR;
-    int rc = store_step(st);
+    int rc = sq_step(st);
     if (rc == STORE_ROW)
-        out[0] = (uint64_t)store_col_int(st, 0);
-    store_reset(st);
+        out[0] = (uint64_t)sq_col_int(st, 0);
+    sq_reset(st);
     out[1] = atomic_load(&local_commits);
     return rc == STORE_ROW ? 0 : (rc < 0 ? rc : STORE_ERR);
 }
 
-const char *store_errmsg(struct store *s)
+static const char *sq_errmsg(struct store *s)
 {
-    return sqlite3_errmsg(s->db);
+    return sqlite3_errmsg(conn(s)->db);
 }
 
-/* ---- per-thread connections for the server ---------------------------------------- */
-
-static char *thread_uri;
-static pthread_key_t thread_key;
-static pthread_once_t thread_once = PTHREAD_ONCE_INIT;
-
-static void thread_destroy(void *p)
-{
-    store_close(p);
-}
-
-static void thread_key_init(void)
-{
-    pthread_key_create(&thread_key, thread_destroy);
-}
-
-void store_thread_setup(const char *uri)
-{
-    pthread_once(&thread_once, thread_key_init);
-    free(thread_uri);
-    thread_uri = strdup(uri);
-}
-
-struct store *store_thread(void)
-{
-    struct store *s = pthread_getspecific(thread_key);
-    if (s)
-        return s;
-    char err[512];
-    if (store_open(thread_uri, false, &s, err, sizeof err) < 0) {
-        log_error("store", "%s", err);
-        return NULL;
-    }
-    pthread_setspecific(thread_key, s);
-    return s;
-}
-
-void store_thread_drop(void)
-{
-    struct store *s = pthread_getspecific(thread_key);
-    if (s) {
-        store_close(s);
-        pthread_setspecific(thread_key, NULL);
-    }
-}
+static const struct store_driver sqlite_driver = {
+    .name = "sqlite",
+    .close = sq_close,
+    .prepare = sq_prepare,
+    .bind_text = sq_bind_text,
+    .bind_int = sq_bind_int,
+    .bind_null = sq_bind_null,
+    .bind_double = sq_bind_double,
+    .step = sq_step,
+    .col_text = sq_col_text,
+    .col_int = sq_col_int,
+    .col_null = sq_col_null,
+    .reset = sq_reset,
+    .changes = sq_changes,
+    .exec = sq_exec,
+    .begin_read = sq_begin_read,
+    .begin_write = sq_begin_write,
+    .commit = sq_commit,
+    .rollback = sq_rollback,
+    .errmsg = sq_errmsg,
+    .data_version = sq_data_version,
+};

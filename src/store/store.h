@@ -8,8 +8,8 @@
 /*
  * The store's driver interface: prepare / bind / step / column / transaction over one
  * portable SQL dialect (ARCHITECTURE.md "Layers"). Placeholders are written "?" and
- * numbered from 1. Only the SQLite driver exists today; the PostgreSQL one will implement
- * this same header.
+ * numbered from 1. Two drivers implement it (src/store/driver.h): SQLite (sqlite.c, a file
+ * path) and PostgreSQL (pg.c, a postgresql:// or postgres:// URI; docs/deploy.md).
  *
  * A struct store is one connection and is used by one thread at a time. Statements come
  * from a per-connection cache keyed by their SQL text, so the hot path never re-prepares;
@@ -31,11 +31,17 @@ enum store_rc {
 struct store;
 struct store_stmt;
 
-/* Opens a connection to uri (a file path for SQLite) and configures it (WAL, FULL sync,
- * foreign keys, busy timeout). With create false a missing database is an error. Returns
- * 0 and *out (free with store_close), or a negative store_rc with a message in err. */
+/* Opens a connection to uri and configures it: a postgresql:// or postgres:// URI opens
+ * PostgreSQL through libpq (the database must exist; create is ignored), anything else is
+ * an SQLite file (WAL, FULL sync, foreign keys, busy timeout; with create false a missing
+ * file is an error). Returns 0 and *out (free with store_close), or a negative store_rc
+ * with a message in err. */
 int store_open(const char *uri, bool create, struct store **out, char *err, size_t errlen);
 void store_close(struct store *s);
+/* True when uri selects the PostgreSQL driver. */
+bool store_uri_is_pg(const char *uri);
+/* "sqlite" or "postgresql": the driver of an open connection (static storage). */
+const char *store_driver_name(const struct store *s);
 
 /* Applies the compiled-in migrations that are missing, in one transaction. Refuses (-1)
  * a database whose schema is newer than this binary. */
@@ -64,8 +70,10 @@ int64_t store_changes(struct store *s);
 /* Runs sql (no parameters, any number of statements, no rows wanted). */
 int store_exec(struct store *s, const char *sql);
 
-/* Transactions: begin_write takes the write lock up front (BEGIN IMMEDIATE on SQLite), so
- * two writers never deadlock on a lock upgrade. */
+/* Transactions: begin_write takes the write lock up front (BEGIN IMMEDIATE on SQLite; a
+ * transaction-scoped advisory lock on PostgreSQL, see pg.c), so two writers never deadlock
+ * on a lock upgrade and a read-check-write sequence inside one write transaction is atomic
+ * on every node. begin_read gives one consistent snapshot (REPEATABLE READ on PostgreSQL). */
 int store_begin_read(struct store *s);
 int store_begin_write(struct store *s);
 int store_commit(struct store *s);
@@ -74,9 +82,9 @@ void store_rollback(struct store *s);
 const char *store_errmsg(struct store *s);
 
 /* A value that changes whenever the database may have changed since it was last read:
- * out[0] is SQLite's data_version for this connection (moves on commits by any other
- * connection or process), out[1] counts write commits made by this process. Response
- * caches compare it before serving. */
+ * out[1] counts write commits made by this process; out[0] moves on commits by any other
+ * connection or process (SQLite: the connection's data_version; PostgreSQL: a hash of
+ * pg_current_snapshot(), see pg.c). Response caches compare it before serving. */
 int store_data_version(struct store *s, uint64_t out[2]);
 
 /* The calling thread's connection to the server's database, opened on first use (and

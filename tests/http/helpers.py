@@ -8,6 +8,7 @@ object with `==` instead of spot-checking fields.
 
 import copy
 import datetime as dt
+import hashlib
 import json
 import os
 import re
@@ -15,6 +16,7 @@ import signal
 import subprocess
 import threading
 import time
+import urllib.parse
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
@@ -31,6 +33,132 @@ TS_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2
 UTC_TS_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$")
 UUID_RE = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 RID_RE = re.compile(r"^[0-9a-f]{16}$")
+
+# With WHISTLE_TEST_PG (the libpq URI of a throwaway cluster's maintenance database, set by
+# tests/run.sh), every test database path stands for a PostgreSQL database of its own: the
+# CLI and the server get its URI in place of the path (db_arg), so the whole suite runs
+# against the PostgreSQL driver. Tests about the SQLite file itself are marked sqlite_only.
+PG = os.environ.get("WHISTLE_TEST_PG") or None
+DRIVER = "postgresql" if PG else "sqlite"
+_pg_dbs = {}
+_pg_lock = threading.Lock()
+
+
+def sqlite_only(reason):
+    """Marks a test that inspects or breaks the SQLite file; says where PostgreSQL is covered."""
+    import pytest
+
+    return pytest.mark.skipif(PG is not None, reason=f"SQLite file test: {reason}")
+
+
+def pg_uri(dbname):
+    """The URI of database `dbname` on the WHISTLE_TEST_PG cluster."""
+    u = urllib.parse.urlsplit(PG)
+    return urllib.parse.urlunsplit((u.scheme, u.netloc, "/" + dbname, u.query, ""))
+
+
+def psql(sql, dbname="postgres"):
+    """Runs sql on the test cluster (psql from the PostgreSQL installation); returns stdout."""
+    r = subprocess.run([PSQL, "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-d", pg_uri(dbname),
+                        "-c", sql], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, (sql, r.stderr)
+    return r.stdout
+
+
+def _find_psql():
+    import glob
+    import shutil
+
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/psql"))
+    return found[-1] if found else shutil.which("psql")
+
+
+PSQL = _find_psql() if PG else None
+
+
+def db_arg(db):
+    """The --db value for a test database path: the path itself, or with WHISTLE_TEST_PG the
+    URI of the PostgreSQL database that stands for it (created empty on first use)."""
+    db = str(db)
+    if not PG or db.startswith(("postgresql://", "postgres://")):
+        return db
+    key = os.path.abspath(db)
+    with _pg_lock:
+        name = _pg_dbs.get(key)
+        if name is None:
+            name = "t_" + hashlib.sha1(key.encode()).hexdigest()[:24]
+            psql(f"CREATE DATABASE {name}")
+            _pg_dbs[key] = name
+    return pg_uri(name)
+
+
+def db_exists(db):
+    """True when the database of a test path exists (the file, or the PostgreSQL database)."""
+    if not PG:
+        return os.path.exists(db)
+    name = _pg_dbs.get(os.path.abspath(str(db)))
+    return bool(name) and psql(f"SELECT 1 FROM pg_database WHERE datname = '{name}'").strip() == "1"
+
+
+def db_bytes(db):
+    """Everything the database stores, as bytes, for "never stored" checks: the SQLite file
+    with its -wal / -shm / -journal, or, on PostgreSQL, the database's relation files on disk
+    (after a CHECKPOINT, so nothing is only in shared buffers) plus a pg_dump of it."""
+    if not PG:
+        blobs = b""
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            p = Path(str(db) + suffix)
+            if p.exists():
+                blobs += p.read_bytes()
+        return blobs
+    uri = db_arg(db)
+    name = _pg_dbs[os.path.abspath(str(db))]
+    psql("CHECKPOINT")
+    datadir = psql("SHOW data_directory").strip()
+    oid = psql(f"SELECT oid FROM pg_database WHERE datname = '{name}'").strip()
+    blobs = b""
+    for path in sorted(Path(datadir, "base", oid).iterdir()):
+        if path.is_file():
+            blobs += path.read_bytes()
+    dump = subprocess.run([os.path.join(os.path.dirname(PSQL), "pg_dump"), "-d", uri],
+                          capture_output=True, timeout=60)
+    assert dump.returncode == 0, dump.stderr
+    return blobs + dump.stdout
+
+
+class db_outage:
+    """Context manager: the database of a test path is unreachable inside the block. SQLite:
+    its directory is renamed away. PostgreSQL: the database refuses new connections and
+    every open one is terminated (as when the server restarts), then accepts them again."""
+
+    def __init__(self, db):
+        self.db = Path(db)
+
+    def __enter__(self):
+        if PG:
+            self.name = _pg_dbs[os.path.abspath(str(self.db))]
+            psql(f"ALTER DATABASE {self.name} ALLOW_CONNECTIONS false")
+            psql("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+                 f" WHERE datname = '{self.name}'")
+        else:
+            self.moved = self.db.parent.with_name(self.db.parent.name + "-moved")
+            os.rename(self.db.parent, self.moved)
+        return self
+
+    def __exit__(self, *exc):
+        if PG:
+            psql(f"ALTER DATABASE {self.name} ALLOW_CONNECTIONS true")
+        else:
+            os.rename(self.moved, self.db.parent)
+        return False
+
+
+def _map_db_args(args):
+    args = list(args)
+    for i in range(len(args) - 1):
+        if args[i] == "--db":
+            args[i + 1] = db_arg(args[i + 1])
+    return args
 
 I1 = "11111111-1111-4111-8111-111111111111"
 I2 = "22222222-2222-4222-8222-222222222222"
@@ -387,7 +515,10 @@ def run_cli(*args, env=None, timeout=60, input=None):
     e.pop("WHISTLE_DB", None)
     if env:
         e.update(env)
-    return subprocess.run([BIN, *map(str, args)], capture_output=True, text=True, env=e,
+    if e.get("WHISTLE_DB"):
+        e["WHISTLE_DB"] = db_arg(e["WHISTLE_DB"])
+    args = _map_db_args(map(str, args))
+    return subprocess.run([BIN, *args], capture_output=True, text=True, env=e,
                           timeout=timeout, input=input)
 
 
@@ -414,7 +545,7 @@ class Server:
         self.base_url = base_url
         self.lines = []
         self.cond = threading.Condition()
-        args = [BIN, "serve", "--db", self.db, "--listen", "127.0.0.1:0", "--base-url", base_url,
+        args = [BIN, "serve", "--db", db_arg(self.db), "--listen", "127.0.0.1:0", "--base-url", base_url,
                 "--threads", str(threads), *extra]
         penv = dict(os.environ)
         penv.pop("WHISTLE_DB", None)

@@ -4,11 +4,12 @@ authentication, headers, the AgentLead body rules, the receipt and the status re
 import datetime as dt
 import json
 import os
+import time
 
 import pytest
 import requests
 
-from helpers import MISSING_UUID, parse_ts
+from helpers import MISSING_UUID, db_outage, parse_ts
 from leadkit import (DROP, GAME, KEY_RE, LEADS, accepted, check_common, error_of, idem,
                      lead_body, quota_refused, ratelimit, status_record)
 
@@ -533,15 +534,14 @@ def test_store_unavailable_503_then_recovers(leads):
     # as in test_http_rules.py: the database disappears before the server's first request
     leads.start(threads=1)
     a = leads.agent()
-    d = os.path.dirname(leads.db)
-    moved = d + "-moved"
-    os.rename(d, moved)
     key, body = idem(), lead_body()
-    try:
+    with db_outage(leads.db):
         error_of(a.post(body, key), 503, "unavailable")
         error_of(a.get(MISSING_UUID), 503, "unavailable")
-    finally:
-        os.rename(moved, d)
+    # PostgreSQL: the server reconnects after its backoff (≤ 2 s)
+    deadline = time.monotonic() + 5
+    while a.get(MISSING_UUID).status_code == 503 and time.monotonic() < deadline:
+        time.sleep(0.05)
     # the failed request left nothing behind: its key is free and three slots remain
     lid = a.submit(body, key)
     status_record(a.get(lid), lid)

@@ -7,7 +7,7 @@ import pytest
 
 from helpers import (BASE, DUPLICATE, I1, I2, I3, I4, I5, I6, I7, I8, I10, INCIDENT_ORDER,
                      MISSING_UUID, WITHDRAWN, canon, export_db, ids, list_all, parse_ts,
-                     run_cli)
+                     db_exists, run_cli)
 
 
 def refused(r, *fragments):
@@ -384,7 +384,7 @@ def test_usage_errors_exit_2(tmp_path, args, whistle_bin):
 def test_migrate_creates_db_and_is_idempotent(tmp_path, whistle_bin):
     db = tmp_path / "m.db"
     ok(run_cli("migrate", "--db", db))
-    assert db.exists()
+    assert db_exists(db)
     ok(run_cli("migrate", "--db", db))
     out = json.loads(ok(run_cli("export", "--db", db)).stdout)
     assert out.get("teams", []) == [] and out.get("games", []) == [] and out.get("incidents", []) == []

@@ -19,7 +19,7 @@ import time
 
 import requests
 
-from helpers import BIN, HERE, Server
+from helpers import BIN, DRIVER, HERE, Server
 from leadkit import LeadKit, idem, lead_body
 
 ROUNDS = 5
@@ -28,7 +28,7 @@ ACCOUNTS = 10           # per thread
 STEP = 450              # test-clock seconds per submission
 MAX_ATTEMPTS = 1250     # 1250 * 450 s = 6.5 days < 7-day idempotency retention
 PAUSE = 0.01            # seconds between a thread's submissions
-ARTIFACT = HERE / "artifacts" / "crash.json"
+ARTIFACT = HERE / "artifacts" / ("crash.json" if DRIVER == "sqlite" else f"crash-{DRIVER}.json")
 
 
 def _write_artifact(fig):

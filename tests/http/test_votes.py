@@ -14,11 +14,10 @@ import datetime as dt
 import email.utils
 import json
 import threading
-from pathlib import Path
 
 import pytest
 
-from helpers import BASE, DUPLICATE, I1, I2, I3, MISSING_UUID, WITHDRAWN
+from helpers import BASE, DUPLICATE, I1, I2, I3, MISSING_UUID, WITHDRAWN, db_bytes
 from pagekit import (CHOICES, COOKIE, ORIGIN, Voter, api_votes, check_html_headers, cli_ok,
                      cookie_attrs, cookie_value, error_code, gen_uuid, generated_doc,
                      redirect_target, tamper, verdict, vote_form, voter_cookie_header)
@@ -547,11 +546,7 @@ def test_raw_voter_id_never_stored_or_logged(srv, voters):
     for k, v in enumerate(crowd):
         assert v.vote(SLUG, CHOICES[k]).status_code == 200
         assert v.vote(I2_SLUG, CHOICES[k], qv=2).status_code == 200
-    blobs = b""
-    for suffix in ("", "-wal", "-shm", "-journal"):
-        p = Path(srv.db + suffix)
-        if p.exists():
-            blobs += p.read_bytes()
+    blobs = db_bytes(srv.db)
     assert len(blobs) > 0
     for v in crowd:
         vid, _, sig = v.cookie.partition(".")

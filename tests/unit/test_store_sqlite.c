@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <sqlite3.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -306,19 +305,12 @@ static void test_prepared_statement_survives_other_prepares(void **state)
     struct store_stmt *held = store_prepare(f->s, "SELECT 'held' UNION ALL SELECT 'again'");
     assert_non_null(held);
     assert_int_equal(store_step(held), STORE_ROW); /* running: must not be evicted */
-    sqlite3 *db = sqlite3_db_handle((sqlite3_stmt *)held);
     for (int i = 0; i < 1000; i++) {
         char sql[64];
         snprintf(sql, sizeof sql, "SELECT %d", i);
         assert_non_null(store_prepare(f->s, sql));
     }
-    bool alive = false;
-    for (sqlite3_stmt *p = sqlite3_next_stmt(db, NULL); p; p = sqlite3_next_stmt(db, p))
-        if ((void *)p == (void *)held)
-            alive = true;
-    if (!alive)
-        fail_msg("a running statement was finalized by preparing other statements (cache "
-                 "eviction)");
+    /* an evicted handle would now be another statement (or a finalized one) */
     assert_int_equal(store_step(held), STORE_ROW);
     assert_string_equal(store_col_text(held, 0), "again");
     assert_int_equal(store_step(held), STORE_DONE);

@@ -1,0 +1,51 @@
+#ifndef WHISTLE_STORE_DRIVER_H
+#define WHISTLE_STORE_DRIVER_H
+
+/*
+ * The inside of the store interface: what a driver (sqlite.c, pg.c) implements. store.c
+ * dispatches every public store_* call through the driver of the connection or statement,
+ * so the rest of the program never knows which database it talks to. Only drivers and
+ * store.c include this header.
+ */
+#include "store/store.h"
+
+struct store_driver {
+    const char *name;
+    void (*close)(struct store *s);
+    struct store_stmt *(*prepare)(struct store *s, const char *sql);
+    void (*bind_text)(struct store_stmt *st, int idx, const char *v);
+    void (*bind_int)(struct store_stmt *st, int idx, int64_t v);
+    void (*bind_null)(struct store_stmt *st, int idx);
+    void (*bind_double)(struct store_stmt *st, int idx, double v);
+    int (*step)(struct store_stmt *st);
+    const char *(*col_text)(struct store_stmt *st, int col);
+    int64_t (*col_int)(struct store_stmt *st, int col);
+    bool (*col_null)(struct store_stmt *st, int col);
+    void (*reset)(struct store_stmt *st);
+    int64_t (*changes)(struct store *s);
+    int (*exec)(struct store *s, const char *sql);
+    int (*begin_read)(struct store *s);
+    int (*begin_write)(struct store *s);
+    int (*commit)(struct store *s);
+    void (*rollback)(struct store *s);
+    const char *(*errmsg)(struct store *s);
+    int (*data_version)(struct store *s, uint64_t out[2]);
+};
+
+/* The first member of every driver's connection and statement: the driver that owns it. */
+struct store {
+    const struct store_driver *drv;
+};
+
+struct store_stmt {
+    const struct store_driver *drv;
+};
+
+/* Each driver's open: the same contract as store_open(). */
+int store_sqlite_open(const char *uri, bool create, struct store **out, char *err, size_t errlen);
+int store_pg_open(const char *uri, bool create, struct store **out, char *err, size_t errlen);
+
+/* FNV-1a of a statement's text: the key of both drivers' statement caches. */
+uint64_t store_sql_hash(const char *sql);
+
+#endif

@@ -1,0 +1,570 @@
+/*
+ * The PostgreSQL driver of the store interface (store.h), over libpq: one connection per
+ * thread, statements prepared once per connection (named server-side prepared statements,
+ * cached by SQL text like the SQLite driver's), the same portable SQL as SQLite.
+ *
+ * How the SQLite semantics the rest of the program relies on are kept:
+ *
+ * - Placeholders: "?" in the SQL text becomes $1, $2, … (outside quotes and comments).
+ *   Parameters travel as text; integers are declared int8 and doubles float8 when the
+ *   statement is prepared (at its first execution, once the first bindings are known);
+ *   text and null are left for the server to infer from the context.
+ * - Rows: a statement is executed at its first step and its whole result is kept, so a
+ *   caller may step a list query while it prepares and runs other statements on the same
+ *   connection (the SQLite driver allows that too).
+ * - Booleans: a boolean result column ('t' / 'f') reads as 1 / 0 through store_col_int.
+ * - store_begin_write: SQLite's BEGIN IMMEDIATE lets one writer at a time in, so every
+ *   read-check-write sequence in a write transaction (quota windows, idempotency records,
+ *   ballot replacement) is atomic. Here the same guarantee comes from a transaction-scoped
+ *   advisory lock (WRITE_LOCK_KEY) taken by BEGIN: one writer at a time across every node
+ *   on the database, released by COMMIT or ROLLBACK or when a connection dies. Under READ
+ *   COMMITTED each later statement of the transaction sees everything committed before the
+ *   lock was granted. lock_timeout (5 s, SQLite's busy timeout) turns a long wait into
+ *   STORE_BUSY.
+ * - store_data_version: a hash of pg_current_snapshot(). A snapshot lists the transaction
+ *   ids still running and the next one to be assigned; a write transaction that commits
+ *   either leaves the running list or, if it had no id yet, moves the next id, so the text
+ *   differs before and after any commit by any node (writes in other databases of the
+ *   cluster change it too: a spurious cache miss, never a stale hit). Reads assign no id
+ *   and do not move it. One round trip, no table access.
+ */
+#include <inttypes.h>
+#include <libpq-fe.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/driver.h"
+#include "util/log.h"
+
+#define STMT_CACHE 128
+#define OID_INT8   20
+#define OID_FLOAT8 701
+/* pg_advisory_xact_lock key of store_begin_write: "Whistle" in ASCII */
+#define WRITE_LOCK_KEY "24603125091691621"
+
+struct pg_stmt {
+    struct store_stmt base; /* first: the handle store_prepare() hands out */
+    struct pg_store *s;
+    uint64_t hash;
+    char *sql;     /* the caller's text, the cache key; NULL for a free slot */
+    char *pgsql;   /* the same with $n placeholders */
+    char name[24]; /* server-side prepared statement name, once prepared */
+    bool prepared; /* on this connection */
+    int nparams;
+    Oid *types;    /* per parameter: what the last binding was */
+    char **values; /* per parameter: NULL for null, else ibuf[i] or an owned copy */
+    char **owned;  /* per parameter: malloc'd text bound to it, freed on rebind */
+    char (*ibuf)[32];
+    PGresult *res; /* the executed result while the statement runs */
+    int row;       /* current row of res */
+};
+
+/* write commits made by this process, for store_data_version() */
+static atomic_ulong local_commits;
+
+struct pg_store {
+    struct store base; /* first */
+    PGconn *conn;
+    bool gone; /* the connection was lost: every call answers STORE_GONE */
+    bool writing;
+    int64_t changes;
+    unsigned next_name;
+    char err[512];
+    struct pg_stmt cache[STMT_CACHE];
+};
+
+static const struct store_driver pg_driver;
+
+static struct pg_store *conn_of(struct store *s)
+{
+    return (struct pg_store *)s;
+}
+
+static struct pg_stmt *stmt_of(struct store_stmt *st)
+{
+    return (struct pg_stmt *)st;
+}
+
+static void ignore_notice(void *arg, const char *message)
+{
+    (void)arg;
+    (void)message;
+}
+
+static void set_err(struct pg_store *s, const char *msg)
+{
+    snprintf(s->err, sizeof s->err, "%s", msg ? msg : "unknown error");
+    size_t n = strlen(s->err);
+    while (n > 0 && (s->err[n - 1] == '\n' || s->err[n - 1] == ' '))
+        s->err[--n] = '\0';
+}
+
+/*
+ * Maps a failed result to a store_rc and records its message. SQLSTATE classes: 23
+ * integrity constraint; 40001 serialization, 40P01 deadlock, 55P03 lock not available
+ * (lock_timeout) are worth a retry; 08 connection exceptions, 57P operator intervention
+ * (shutdown, crash recovery) and a connection libpq reports bad mean the database is gone.
+ */
+static int map_result(struct pg_store *s, PGresult *res)
+{
+    const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+    set_err(s, res ? PQresultErrorMessage(res) : PQerrorMessage(s->conn));
+    if (PQstatus(s->conn) != CONNECTION_OK || !state || strncmp(state, "08", 2) == 0 ||
+        strncmp(state, "57P", 3) == 0) {
+        s->gone = true;
+        log_error("store", "database connection lost: %s", s->err);
+        return STORE_GONE;
+    }
+    if (strncmp(state, "23", 2) == 0)
+        return STORE_CONSTRAINT;
+    if (strcmp(state, "40001") == 0 || strcmp(state, "40P01") == 0 || strcmp(state, "55P03") == 0) {
+        log_warn("store", "statement failed: %s", s->err);
+        return STORE_BUSY;
+    }
+    log_error("store", "statement failed: %s", s->err);
+    return STORE_ERR;
+}
+
+/* Runs a parameterless command (any number of statements): 0 or a negative store_rc. */
+static int command(struct pg_store *s, const char *sql)
+{
+    if (s->gone)
+        return STORE_GONE;
+    PGresult *res = PQexec(s->conn, sql);
+    ExecStatusType st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
+    int rc = 0;
+    if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK && st != PGRES_EMPTY_QUERY)
+        rc = map_result(s, res);
+    else
+        s->changes = strtoll(PQcmdTuples(res), NULL, 10);
+    PQclear(res);
+    return rc;
+}
+
+int store_pg_open(const char *uri, bool create, struct store **out, char *err, size_t errlen)
+{
+    (void)create; /* the database is created by the operator (docs/deploy.md) */
+    /* defaults first: with expand_dbname the URI's own settings override them */
+    static const char *const keys[] = {"connect_timeout", "application_name", "dbname", NULL};
+    const char *values[] = {"5", "whistle", uri, NULL};
+    struct pg_store *s = calloc(1, sizeof *s);
+    if (!s) {
+        snprintf(err, errlen, "cannot open database: out of memory");
+        return STORE_ERR;
+    }
+    s->base.drv = &pg_driver;
+    s->conn = PQconnectdbParams(keys, values, 1);
+    if (!s->conn || PQstatus(s->conn) != CONNECTION_OK) {
+        char msg[400];
+        snprintf(msg, sizeof msg, "%s", s->conn ? PQerrorMessage(s->conn) : "out of memory");
+        size_t n = strlen(msg);
+        while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
+            msg[--n] = '\0';
+        /* the URI may carry a password: name the database by its driver only */
+        snprintf(err, errlen, "cannot open database (postgresql): %s", msg);
+        PQfinish(s->conn);
+        free(s);
+        return STORE_GONE;
+    }
+    PQsetNoticeProcessor(s->conn, ignore_notice, NULL);
+    int rc = command(s, "SET lock_timeout = '5s'; SET client_min_messages = warning");
+    if (rc < 0) {
+        snprintf(err, errlen, "cannot configure database connection: %s", s->err);
+        PQfinish(s->conn);
+        free(s);
+        return rc;
+    }
+    *out = &s->base;
+    return 0;
+}
+
+static void clear_bindings(struct pg_stmt *p)
+{
+    for (int i = 0; i < p->nparams; i++) {
+        free(p->owned[i]);
+        p->owned[i] = NULL;
+        p->values[i] = NULL;
+    }
+}
+
+static void stmt_free(struct pg_stmt *p)
+{
+    if (!p->sql)
+        return;
+    PQclear(p->res);
+    clear_bindings(p);
+    free(p->sql);
+    free(p->pgsql);
+    free(p->types);
+    free(p->values);
+    free(p->owned);
+    free(p->ibuf);
+    memset(p, 0, sizeof *p);
+}
+
+static void pg_close(struct store *base)
+{
+    struct pg_store *s = conn_of(base);
+    for (int i = 0; i < STMT_CACHE; i++)
+        stmt_free(&s->cache[i]);
+    PQfinish(s->conn);
+    free(s);
+}
+
+/* The SQL text with "?" numbered as $1, $2, … outside string literals, quoted identifiers
+ * and comments. Returns a malloc'd string and the parameter count in *n. */
+static char *number_placeholders(const char *sql, int *n)
+{
+    size_t len = strlen(sql);
+    char *out = malloc(len * 6 + 1); /* "?" → "$99999" at worst */
+    if (!out)
+        return NULL;
+    size_t o = 0;
+    int count = 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = sql[i];
+        if (c == '\'' || c == '"') {
+            out[o++] = c;
+            for (i++; i < len; i++) {
+                out[o++] = sql[i];
+                if (sql[i] == c)
+                    break; /* a doubled quote reopens at the next character */
+            }
+        } else if (c == '-' && sql[i + 1] == '-') {
+            for (; i < len && sql[i] != '\n'; i++)
+                out[o++] = sql[i];
+            if (i < len)
+                out[o++] = '\n';
+        } else if (c == '/' && sql[i + 1] == '*') {
+            const char *end = strstr(sql + i + 2, "*/");
+            size_t stop = end ? (size_t)(end - sql) + 2 : len;
+            for (; i < stop; i++)
+                out[o++] = sql[i];
+            i--;
+        } else if (c == '?') {
+            o += (size_t)snprintf(out + o, 7, "$%d", ++count);
+        } else {
+            out[o++] = c;
+        }
+    }
+    out[o] = '\0';
+    *n = count;
+    return out;
+}
+
+static bool stmt_init(struct pg_stmt *p, struct pg_store *s, const char *sql, uint64_t h)
+{
+    p->base.drv = &pg_driver;
+    p->s = s;
+    p->hash = h;
+    p->row = -1;
+    p->sql = strdup(sql);
+    p->pgsql = number_placeholders(sql, &p->nparams);
+    size_t n = (size_t)p->nparams + 1;
+    p->types = calloc(n, sizeof *p->types);
+    p->values = calloc(n, sizeof *p->values);
+    p->owned = calloc(n, sizeof *p->owned);
+    p->ibuf = calloc(n, sizeof *p->ibuf);
+    return p->sql && p->pgsql && p->types && p->values && p->owned && p->ibuf;
+}
+
+static struct store_stmt *pg_prepare(struct store *base, const char *sql)
+{
+    struct pg_store *s = conn_of(base);
+    uint64_t h = store_sql_hash(sql);
+    unsigned slot = (unsigned)(h % STMT_CACHE);
+    for (unsigned i = 0; i < STMT_CACHE; i++) {
+        struct pg_stmt *c = &s->cache[(slot + i) % STMT_CACHE];
+        if (!c->sql)
+            break;
+        if (c->hash == h && strcmp(c->sql, sql) == 0) {
+            PQclear(c->res);
+            c->res = NULL;
+            c->row = -1;
+            clear_bindings(c);
+            return &c->base;
+        }
+    }
+    /* a free slot; when the cache is full, evict one that is not running (see sqlite.c) */
+    struct pg_stmt *c = NULL;
+    for (unsigned i = 0; i < STMT_CACHE && !c; i++) {
+        struct pg_stmt *t = &s->cache[(slot + i) % STMT_CACHE];
+        if (!t->sql)
+            c = t;
+    }
+    for (unsigned i = 0; i < STMT_CACHE && !c; i++) {
+        struct pg_stmt *t = &s->cache[(slot + i) % STMT_CACHE];
+        if (!t->res)
+            c = t;
+    }
+    if (!c) {
+        fputs("whistle: statement cache exhausted by running statements\n", stderr);
+        abort();
+    }
+    if (c->prepared && !s->gone && PQtransactionStatus(s->conn) != PQTRANS_INERROR) {
+        char sqlbuf[48];
+        snprintf(sqlbuf, sizeof sqlbuf, "DEALLOCATE %s", c->name);
+        command(s, sqlbuf);
+    }
+    stmt_free(c);
+    if (!stmt_init(c, s, sql, h)) {
+        fputs("whistle: out of memory\n", stderr);
+        abort();
+    }
+    return &c->base;
+}
+
+static bool param_ok(struct pg_stmt *p, int idx)
+{
+    if (idx >= 1 && idx <= p->nparams)
+        return true;
+    log_error("store", "parameter %d out of range (statement has %d)", idx, p->nparams);
+    return false;
+}
+
+static void pg_bind_null(struct store_stmt *st, int idx)
+{
+    struct pg_stmt *p = stmt_of(st);
+    if (!param_ok(p, idx))
+        return;
+    free(p->owned[idx - 1]);
+    p->owned[idx - 1] = NULL;
+    p->values[idx - 1] = NULL;
+}
+
+static void pg_bind_text(struct store_stmt *st, int idx, const char *v)
+{
+    struct pg_stmt *p = stmt_of(st);
+    pg_bind_null(st, idx);
+    if (!v || !param_ok(p, idx))
+        return;
+    p->owned[idx - 1] = strdup(v);
+    if (!p->owned[idx - 1]) {
+        fputs("whistle: out of memory\n", stderr);
+        abort();
+    }
+    p->values[idx - 1] = p->owned[idx - 1];
+    if (!p->prepared)
+        p->types[idx - 1] = 0;
+}
+
+static void pg_bind_int(struct store_stmt *st, int idx, int64_t v)
+{
+    struct pg_stmt *p = stmt_of(st);
+    pg_bind_null(st, idx);
+    if (v == STORE_NULL_INT || !param_ok(p, idx))
+        return;
+    snprintf(p->ibuf[idx - 1], sizeof p->ibuf[0], "%" PRId64, v);
+    p->values[idx - 1] = p->ibuf[idx - 1];
+    if (!p->prepared)
+        p->types[idx - 1] = OID_INT8;
+}
+
+static void pg_bind_double(struct store_stmt *st, int idx, double v)
+{
+    struct pg_stmt *p = stmt_of(st);
+    pg_bind_null(st, idx);
+    if (!param_ok(p, idx))
+        return;
+    snprintf(p->ibuf[idx - 1], sizeof p->ibuf[0], "%.17g", v);
+    p->values[idx - 1] = p->ibuf[idx - 1];
+    if (!p->prepared)
+        p->types[idx - 1] = OID_FLOAT8;
+}
+
+/* Prepares (first time on this connection) and executes the statement; keeps the result. */
+static int execute(struct pg_stmt *p)
+{
+    struct pg_store *s = p->s;
+    if (s->gone)
+        return STORE_GONE;
+    if (!p->prepared) {
+        snprintf(p->name, sizeof p->name, "w%u", ++s->next_name);
+        PGresult *r = PQprepare(s->conn, p->name, p->pgsql, p->nparams, p->types);
+        if (!r || PQresultStatus(r) != PGRES_COMMAND_OK) {
+            int rc = map_result(s, r);
+            PQclear(r);
+            return rc;
+        }
+        PQclear(r);
+        p->prepared = true;
+    }
+    PGresult *res =
+        PQexecPrepared(s->conn, p->name, p->nparams, (const char *const *)p->values, NULL, NULL, 0);
+    ExecStatusType st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
+    if (st == PGRES_TUPLES_OK) {
+        /* RETURNING reports its rows like a write; a plain SELECT leaves changes alone */
+        if (strncmp(PQcmdStatus(res), "SELECT", 6) != 0)
+            s->changes = strtoll(PQcmdTuples(res), NULL, 10);
+        p->res = res;
+        p->row = -1;
+        return 0;
+    }
+    if (st == PGRES_COMMAND_OK) {
+        s->changes = strtoll(PQcmdTuples(res), NULL, 10);
+        p->res = res;
+        p->row = -1;
+        return 0;
+    }
+    int rc = map_result(s, res);
+    if (rc != STORE_CONSTRAINT && rc != STORE_GONE)
+        log_error("store", "in statement: %s", p->sql);
+    PQclear(res);
+    return rc;
+}
+
+static int pg_step(struct store_stmt *st)
+{
+    struct pg_stmt *p = stmt_of(st);
+    if (!p->res) {
+        int rc = execute(p);
+        if (rc < 0)
+            return rc;
+    }
+    p->row++;
+    return p->row < PQntuples(p->res) ? STORE_ROW : STORE_DONE;
+}
+
+static bool has_value(struct pg_stmt *p, int col)
+{
+    return p->res && p->row >= 0 && p->row < PQntuples(p->res) && col >= 0 &&
+           col < PQnfields(p->res) && !PQgetisnull(p->res, p->row, col);
+}
+
+static const char *pg_col_text(struct store_stmt *st, int col)
+{
+    struct pg_stmt *p = stmt_of(st);
+    return has_value(p, col) ? PQgetvalue(p->res, p->row, col) : NULL;
+}
+
+static int64_t pg_col_int(struct store_stmt *st, int col)
+{
+    const char *v = pg_col_text(st, col);
+    if (!v)
+        return STORE_NULL_INT;
+    if (v[0] == 't' && v[1] == '\0')
+        return 1;
+    if (v[0] == 'f' && v[1] == '\0')
+        return 0;
+    return strtoll(v, NULL, 10);
+}
+
+static bool pg_col_null(struct store_stmt *st, int col)
+{
+    return !has_value(stmt_of(st), col);
+}
+
+static void pg_reset(struct store_stmt *st)
+{
+    struct pg_stmt *p = stmt_of(st);
+    PQclear(p->res);
+    p->res = NULL;
+    p->row = -1;
+}
+
+static int64_t pg_changes(struct store *s)
+{
+    return conn_of(s)->changes;
+}
+
+static int pg_exec(struct store *s, const char *sql)
+{
+    return command(conn_of(s), sql);
+}
+
+static void pg_rollback(struct store *base)
+{
+    struct pg_store *s = conn_of(base);
+    s->writing = false;
+    if (s->gone)
+        return;
+    PGTransactionStatusType t = PQtransactionStatus(s->conn);
+    if (t == PQTRANS_INTRANS || t == PQTRANS_INERROR)
+        command(s, "ROLLBACK");
+}
+
+static int pg_begin_read(struct store *s)
+{
+    return command(conn_of(s), "BEGIN ISOLATION LEVEL REPEATABLE READ");
+}
+
+static int pg_begin_write(struct store *base)
+{
+    struct pg_store *s = conn_of(base);
+    int rc = command(s, "BEGIN; SELECT pg_advisory_xact_lock(" WRITE_LOCK_KEY ")");
+    if (rc < 0) {
+        pg_rollback(base);
+        return rc;
+    }
+    s->writing = true;
+    return 0;
+}
+
+static int pg_commit(struct store *base)
+{
+    struct pg_store *s = conn_of(base);
+    if (s->gone)
+        return STORE_GONE;
+    PGresult *res = PQexec(s->conn, "COMMIT");
+    ExecStatusType st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
+    int rc = 0;
+    if (st != PGRES_COMMAND_OK) {
+        rc = map_result(s, res);
+    } else if (strcmp(PQcmdStatus(res), "COMMIT") != 0) {
+        /* COMMIT of a transaction that had failed answers ROLLBACK: nothing was written */
+        set_err(s, "transaction aborted by an earlier error");
+        rc = STORE_ERR;
+    }
+    PQclear(res);
+    if (rc < 0) {
+        pg_rollback(base);
+        return rc;
+    }
+    if (s->writing)
+        atomic_fetch_add(&local_commits, 1);
+    s->writing = false;
+    return 0;
+}
+
+static int pg_data_version(struct store *base, uint64_t out[2])
+{
+    struct store_stmt *st = pg_prepare(base, "SELECT CAST(pg_current_snapshot() AS TEXT)");
+    int rc = pg_step(st);
+    if (rc == STORE_ROW) {
+        const char *v = pg_col_text(st, 0);
+        out[0] = store_sql_hash(v ? v : "");
+    }
+    pg_reset(st);
+    out[1] = atomic_load(&local_commits);
+    return rc == STORE_ROW ? 0 : (rc < 0 ? rc : STORE_ERR);
+}
+
+static const char *pg_errmsg(struct store *s)
+{
+    return conn_of(s)->err;
+}
+
+static const struct store_driver pg_driver = {
+    .name = "postgresql",
+    .close = pg_close,
+    .prepare = pg_prepare,
+    .bind_text = pg_bind_text,
+    .bind_int = pg_bind_int,
+    .bind_null = pg_bind_null,
+    .bind_double = pg_bind_double,
+    .step = pg_step,
+    .col_text = pg_col_text,
+    .col_int = pg_col_int,
+    .col_null = pg_col_null,
+    .reset = pg_reset,
+    .changes = pg_changes,
+    .exec = pg_exec,
+    .begin_read = pg_begin_read,
+    .begin_write = pg_begin_write,
+    .commit = pg_commit,
+    .rollback = pg_rollback,
+    .errmsg = pg_errmsg,
+    .data_version = pg_data_version,
+};

@@ -1,0 +1,230 @@
+/*
+ * The store interface's dispatch (store.h): picks the driver from the uri, forwards every
+ * call to the driver that owns the connection or statement, and keeps the server's
+ * per-thread connections (reopened with backoff after the database was unreachable).
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/driver.h"
+#include "util/log.h"
+#include "util/timefmt.h"
+
+bool store_uri_is_pg(const char *uri)
+{
+    return strncmp(uri, "postgresql://", 13) == 0 || strncmp(uri, "postgres://", 11) == 0;
+}
+
+int store_open(const char *uri, bool create, struct store **out, char *err, size_t errlen)
+{
+    if (store_uri_is_pg(uri))
+        return store_pg_open(uri, create, out, err, errlen);
+    return store_sqlite_open(uri, create, out, err, errlen);
+}
+
+const char *store_driver_name(const struct store *s)
+{
+    return s->drv->name;
+}
+
+void store_close(struct store *s)
+{
+    if (s)
+        s->drv->close(s);
+}
+
+uint64_t store_sql_hash(const char *sql)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (; *sql; sql++)
+        h = (h ^ (unsigned char)*sql) * 1099511628211ULL;
+    return h;
+}
+
+struct store_stmt *store_prepare(struct store *s, const char *sql)
+{
+    return s->drv->prepare(s, sql);
+}
+
+void store_bind_text(struct store_stmt *st, int idx, const char *v)
+{
+    st->drv->bind_text(st, idx, v);
+}
+
+void store_bind_int(struct store_stmt *st, int idx, int64_t v)
+{
+    st->drv->bind_int(st, idx, v);
+}
+
+void store_bind_double(struct store_stmt *st, int idx, double v)
+{
+    st->drv->bind_double(st, idx, v);
+}
+
+void store_bind_null(struct store_stmt *st, int idx)
+{
+    st->drv->bind_null(st, idx);
+}
+
+int store_step(struct store_stmt *st)
+{
+    return st->drv->step(st);
+}
+
+const char *store_col_text(struct store_stmt *st, int col)
+{
+    return st->drv->col_text(st, col);
+}
+
+int64_t store_col_int(struct store_stmt *st, int col)
+{
+    return st->drv->col_int(st, col);
+}
+
+bool store_col_null(struct store_stmt *st, int col)
+{
+    return st->drv->col_null(st, col);
+}
+
+void store_reset(struct store_stmt *st)
+{
+    st->drv->reset(st);
+}
+
+int store_run(struct store_stmt *st)
+{
+    int rc = store_step(st);
+    store_reset(st);
+    return rc < 0 ? rc : 0;
+}
+
+void store_col_copy(struct store_stmt *st, int col, char *dst, size_t n)
+{
+    const char *v = store_col_text(st, col);
+    snprintf(dst, n, "%s", v ? v : "");
+}
+
+int64_t store_changes(struct store *s)
+{
+    return s->drv->changes(s);
+}
+
+int store_exec(struct store *s, const char *sql)
+{
+    return s->drv->exec(s, sql);
+}
+
+int store_begin_read(struct store *s)
+{
+    return s->drv->begin_read(s);
+}
+
+int store_begin_write(struct store *s)
+{
+    return s->drv->begin_write(s);
+}
+
+int store_commit(struct store *s)
+{
+    return s->drv->commit(s);
+}
+
+void store_rollback(struct store *s)
+{
+    s->drv->rollback(s);
+}
+
+const char *store_errmsg(struct store *s)
+{
+    return s->drv->errmsg(s);
+}
+
+int store_data_version(struct store *s, uint64_t out[2])
+{
+    return s->drv->data_version(s, out);
+}
+
+/* ---- per-thread connections for the server ---------------------------------------- */
+
+/* Reconnection backoff (PostgreSQL): after a failed connection the thread answers
+ * "unavailable" at once until the delay has passed, so an outage costs the database server
+ * one connection attempt per thread per delay rather than one per request; the delay
+ * doubles up to the maximum and is forgotten at the first success. Opening an SQLite file
+ * is cheap and local: it is retried on every request. */
+#define RECONNECT_FIRST_US 50000
+#define RECONNECT_MAX_US   2000000
+
+struct thread_conn {
+    struct store *s;
+    int64_t retry_at; /* time_mono_us() before which no open is attempted */
+    int64_t delay;    /* 0 while the database is reachable */
+};
+
+static char *thread_uri;
+static pthread_key_t thread_key;
+static pthread_once_t thread_once = PTHREAD_ONCE_INIT;
+
+static void thread_destroy(void *p)
+{
+    struct thread_conn *tc = p;
+    store_close(tc->s);
+    free(tc);
+}
+
+static void thread_key_init(void)
+{
+    pthread_key_create(&thread_key, thread_destroy);
+}
+
+void store_thread_setup(const char *uri)
+{
+    pthread_once(&thread_once, thread_key_init);
+    free(thread_uri);
+    thread_uri = strdup(uri);
+}
+
+struct store *store_thread(void)
+{
+    struct thread_conn *tc = pthread_getspecific(thread_key);
+    if (!tc) {
+        tc = calloc(1, sizeof *tc);
+        if (!tc)
+            return NULL;
+        pthread_setspecific(thread_key, tc);
+    }
+    if (tc->s)
+        return tc->s;
+    int64_t now = time_mono_us();
+    if (tc->delay && now < tc->retry_at)
+        return NULL;
+    char err[512];
+    if (store_open(thread_uri, false, &tc->s, err, sizeof err) < 0) {
+        tc->s = NULL;
+        if (!store_uri_is_pg(thread_uri)) {
+            log_error("store", "%s", err);
+            return NULL;
+        }
+        if (!tc->delay) /* once per outage, not once per attempt */
+            log_error("store", "%s (retrying with backoff)", err);
+        tc->delay = tc->delay ? tc->delay * 2 : RECONNECT_FIRST_US;
+        if (tc->delay > RECONNECT_MAX_US)
+            tc->delay = RECONNECT_MAX_US;
+        tc->retry_at = now + tc->delay;
+        return NULL;
+    }
+    if (tc->delay)
+        log_info("store", "database reachable again");
+    tc->delay = 0;
+    return tc->s;
+}
+
+void store_thread_drop(void)
+{
+    struct thread_conn *tc = pthread_getspecific(thread_key);
+    if (tc && tc->s) {
+        store_close(tc->s);
+        tc->s = NULL;
+    }
+}

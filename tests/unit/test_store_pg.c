@@ -1,0 +1,306 @@
+/*
+ * Unit tests for src/store/pg.c (the PostgreSQL driver) against a real database: a fresh
+ * database per test on the throwaway cluster named by WHISTLE_TEST_PG (tests/run.sh starts
+ * one when PostgreSQL is installed). Without WHISTLE_TEST_PG every test is skipped.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "store/store.h"
+#include "util/log.h"
+
+struct fixture {
+    char name[64];
+    char uri[512];
+    struct store *admin; /* on the maintenance database: creates and drops the test one */
+    struct store *s;
+    char err[512];
+};
+
+/* uri with its database name (the path after the authority) replaced by name */
+static void uri_with_db(const char *uri, const char *name, char *out, size_t n)
+{
+    const char *scheme = strstr(uri, "://");
+    const char *path = scheme ? strchr(scheme + 3, '/') : NULL;
+    if (!path) {
+        snprintf(out, n, "%s", uri);
+        return;
+    }
+    const char *rest = path + strcspn(path, "?");
+    snprintf(out, n, "%.*s/%s%s", (int)(path - uri), uri, name, rest);
+}
+
+static int setup_db(void **state)
+{
+    static int counter;
+    const char *base = getenv("WHISTLE_TEST_PG");
+    if (!base || !*base) {
+        *state = NULL;
+        return 0;
+    }
+    struct fixture *f = calloc(1, sizeof *f);
+    if (!f)
+        return -1;
+    snprintf(f->name, sizeof f->name, "unit_%d_%d", (int)getpid(), ++counter);
+    uri_with_db(base, f->name, f->uri, sizeof f->uri);
+    char sql[128];
+    if (store_open(base, false, &f->admin, f->err, sizeof f->err) != 0) {
+        fprintf(stderr, "setup: %s\n", f->err);
+        free(f);
+        return -1;
+    }
+    /* CREATE DATABASE cannot run inside a multi-statement string: one at a time */
+    snprintf(sql, sizeof sql, "DROP DATABASE IF EXISTS %s", f->name);
+    store_exec(f->admin, sql);
+    snprintf(sql, sizeof sql, "CREATE DATABASE %s", f->name);
+    if (store_exec(f->admin, sql) < 0 ||
+        store_open(f->uri, true, &f->s, f->err, sizeof f->err) != 0) {
+        fprintf(stderr, "setup: %s %s\n", f->err, store_errmsg(f->admin));
+        store_close(f->admin);
+        free(f);
+        return -1;
+    }
+    *state = f;
+    return 0;
+}
+
+static int teardown_db(void **state)
+{
+    struct fixture *f = *state;
+    if (!f)
+        return 0;
+    store_close(f->s);
+    char sql[128];
+    snprintf(sql, sizeof sql, "DROP DATABASE IF EXISTS %s", f->name);
+    store_exec(f->admin, sql);
+    store_close(f->admin);
+    free(f);
+    return 0;
+}
+
+static struct fixture *fx(void **state)
+{
+    if (!*state)
+        skip();
+    return *state;
+}
+
+static struct fixture *migrated(void **state)
+{
+    struct fixture *f = fx(state);
+    assert_int_equal(store_migrate(f->s, f->err, sizeof f->err), 0);
+    return f;
+}
+
+static int64_t query_int(struct store *s, const char *sql)
+{
+    struct store_stmt *st = store_prepare(s, sql);
+    assert_non_null(st);
+    assert_int_equal(store_step(st), STORE_ROW);
+    int64_t v = store_col_int(st, 0);
+    store_reset(st);
+    return v;
+}
+
+static void test_uri_selects_the_driver(void **state)
+{
+    struct fixture *f = fx(state);
+    assert_true(store_uri_is_pg("postgresql://h/db"));
+    assert_true(store_uri_is_pg("postgres://h/db"));
+    assert_false(store_uri_is_pg("/tmp/postgresql.db"));
+    assert_false(store_uri_is_pg("whistle.db"));
+    assert_string_equal(store_driver_name(f->s), "postgresql");
+}
+
+static void test_open_unreachable_is_gone(void **state)
+{
+    (void)fx(state);
+    struct store *s = NULL;
+    char err[512];
+    int rc = store_open("postgresql://whistle@/no_such_db_at_all?host=/nonexistent-whistle-dir",
+                        false, &s, err, sizeof err);
+    assert_int_equal(rc, STORE_GONE);
+    assert_null(s);
+    assert_non_null(strstr(err, "cannot open database"));
+}
+
+static void test_migrate_is_idempotent_and_refuses_newer(void **state)
+{
+    struct fixture *f = migrated(state);
+    assert_int_equal(store_schema_version(f->s), store_known_version());
+    assert_int_equal(store_migrate(f->s, f->err, sizeof f->err), 0);
+    assert_int_equal(query_int(f->s, "SELECT count(*) FROM schema_version"), store_known_version());
+    assert_int_equal(store_exec(f->s, "INSERT INTO schema_version VALUES (999, 0)"), 0);
+    assert_int_equal(store_migrate(f->s, f->err, sizeof f->err), -1);
+    assert_non_null(strstr(f->err, "newer than this binary"));
+    /* the refusal left no transaction open */
+    assert_int_equal(store_begin_write(f->s), 0);
+    store_rollback(f->s);
+}
+
+static void test_placeholders_numbered_outside_quotes_and_comments(void **state)
+{
+    struct fixture *f = fx(state);
+    struct store_stmt *st = store_prepare(f->s, "SELECT ? + 1, '?', ?, \"?x\".y, ? /* ? */ -- ?\n"
+                                                " FROM (SELECT 5 AS y) AS \"?x\"");
+    store_bind_int(st, 1, 41);
+    store_bind_text(st, 2, "it's");
+    store_bind_null(st, 3);
+    assert_int_equal(store_step(st), STORE_ROW);
+    assert_int_equal(store_col_int(st, 0), 42);
+    assert_string_equal(store_col_text(st, 1), "?");
+    assert_string_equal(store_col_text(st, 2), "it's");
+    assert_int_equal(store_col_int(st, 3), 5);
+    assert_true(store_col_null(st, 4));
+    assert_null(store_col_text(st, 4));
+    assert_int_equal(store_col_int(st, 4), STORE_NULL_INT);
+    assert_int_equal(store_step(st), STORE_DONE);
+    store_reset(st);
+}
+
+static void test_booleans_and_wide_integers(void **state)
+{
+    struct fixture *f = fx(state);
+    struct store_stmt *st = store_prepare(f->s, "SELECT 1 = 1, 1 = 2, CAST(? AS BIGINT), ?");
+    store_bind_int(st, 1, INT64_MAX - 1);
+    store_bind_double(st, 2, 0.25);
+    assert_int_equal(store_step(st), STORE_ROW);
+    assert_int_equal(store_col_int(st, 0), 1);
+    assert_int_equal(store_col_int(st, 1), 0);
+    assert_int_equal(store_col_int(st, 2), INT64_MAX - 1);
+    assert_string_equal(store_col_text(st, 3), "0.25");
+    store_reset(st);
+}
+
+static void test_running_statement_survives_other_statements(void **state)
+{
+    struct fixture *f = migrated(state);
+    assert_int_equal(store_exec(f->s, "INSERT INTO settings VALUES ('a', '1'), ('b', '2'),"
+                                      " ('c', '3')"),
+                     0);
+    struct store_stmt *list = store_prepare(f->s, "SELECT name FROM settings ORDER BY name");
+    char seen[8] = "";
+    size_t n = 0;
+    while (store_step(list) == STORE_ROW) {
+        seen[n++] = store_col_text(list, 0)[0];
+        /* another statement runs on the same connection while the list is open */
+        struct store_stmt *up = store_prepare(f->s, "UPDATE settings SET value = ? WHERE name = ?");
+        store_bind_text(up, 1, "x");
+        store_bind_text(up, 2, store_col_text(list, 0));
+        assert_int_equal(store_run(up), 0);
+        assert_int_equal(store_changes(f->s), 1);
+    }
+    store_reset(list);
+    assert_string_equal(seen, "abc");
+    assert_int_equal(query_int(f->s, "SELECT count(*) FROM settings WHERE value = 'x'"), 3);
+}
+
+static void test_constraint_and_failed_transaction(void **state)
+{
+    struct fixture *f = migrated(state);
+    struct store_stmt *st = store_prepare(f->s, "INSERT INTO settings (name, value) VALUES (?, ?)");
+    store_bind_text(st, 1, "k");
+    store_bind_text(st, 2, "v");
+    assert_int_equal(store_run(st), 0);
+    assert_int_equal(store_changes(f->s), 1);
+    /* outside a transaction: refused, the connection stays usable */
+    st = store_prepare(f->s, "INSERT INTO settings (name, value) VALUES (?, ?)");
+    store_bind_text(st, 1, "k");
+    store_bind_text(st, 2, "w");
+    assert_int_equal(store_run(st), STORE_CONSTRAINT);
+    assert_int_equal(query_int(f->s, "SELECT count(*) FROM settings"), 1);
+    /* inside one: the commit of the failed transaction is an error and writes nothing */
+    assert_int_equal(store_begin_write(f->s), 0);
+    st = store_prepare(f->s, "INSERT INTO settings (name, value) VALUES (?, ?)");
+    store_bind_text(st, 1, "other");
+    store_bind_text(st, 2, "v");
+    assert_int_equal(store_run(st), 0);
+    st = store_prepare(f->s, "INSERT INTO settings (name, value) VALUES (?, ?)");
+    store_bind_text(st, 1, "k");
+    store_bind_text(st, 2, "w");
+    assert_int_equal(store_run(st), STORE_CONSTRAINT);
+    assert_true(store_commit(f->s) < 0);
+    assert_int_equal(query_int(f->s, "SELECT count(*) FROM settings"), 1);
+}
+
+static void test_write_transaction_holds_the_write_lock(void **state)
+{
+    struct fixture *f = migrated(state);
+    struct store *other = NULL;
+    assert_int_equal(store_open(f->uri, false, &other, f->err, sizeof f->err), 0);
+    static const char locks[] =
+        "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted";
+    assert_int_equal(query_int(other, locks), 0);
+    assert_int_equal(store_begin_write(f->s), 0);
+    assert_int_equal(query_int(other, locks), 1);
+    assert_int_equal(store_commit(f->s), 0);
+    assert_int_equal(query_int(other, locks), 0);
+    assert_int_equal(store_begin_write(f->s), 0);
+    store_rollback(f->s);
+    assert_int_equal(query_int(other, locks), 0);
+    store_close(other);
+}
+
+static void test_data_version_moves_on_commits_by_others(void **state)
+{
+    struct fixture *f = migrated(state);
+    struct store *other = NULL;
+    assert_int_equal(store_open(f->uri, false, &other, f->err, sizeof f->err), 0);
+    uint64_t a[2], b[2], c[2];
+    assert_int_equal(store_data_version(f->s, a), 0);
+    assert_int_equal(query_int(other, "SELECT count(*) FROM settings"), 0); /* a read */
+    assert_int_equal(store_data_version(f->s, b), 0);
+    assert_true(a[0] == b[0] && a[1] == b[1]);
+    assert_int_equal(store_exec(other, "INSERT INTO settings VALUES ('n', 'v')"), 0);
+    assert_int_equal(store_data_version(f->s, c), 0);
+    assert_true(c[0] != b[0]);
+    store_close(other);
+}
+
+static void test_read_transaction_is_one_snapshot(void **state)
+{
+    struct fixture *f = migrated(state);
+    struct store *other = NULL;
+    assert_int_equal(store_open(f->uri, false, &other, f->err, sizeof f->err), 0);
+    assert_int_equal(store_begin_read(f->s), 0);
+    assert_int_equal(query_int(f->s, "SELECT count(*) FROM settings"), 0);
+    assert_int_equal(store_exec(other, "INSERT INTO settings VALUES ('n', 'v')"), 0);
+    assert_int_equal(query_int(f->s, "SELECT count(*) FROM settings"), 0);
+    store_rollback(f->s);
+    assert_int_equal(query_int(f->s, "SELECT count(*) FROM settings"), 1);
+    store_close(other);
+}
+
+int main(void)
+{
+    log_set_level(LOG_ERROR);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_uri_selects_the_driver, setup_db, teardown_db),
+        cmocka_unit_test_setup_teardown(test_open_unreachable_is_gone, setup_db, teardown_db),
+        cmocka_unit_test_setup_teardown(test_migrate_is_idempotent_and_refuses_newer, setup_db,
+                                        teardown_db),
+        cmocka_unit_test_setup_teardown(test_placeholders_numbered_outside_quotes_and_comments,
+                                        setup_db, teardown_db),
+        cmocka_unit_test_setup_teardown(test_booleans_and_wide_integers, setup_db, teardown_db),
+        cmocka_unit_test_setup_teardown(test_running_statement_survives_other_statements, setup_db,
+                                        teardown_db),
+        cmocka_unit_test_setup_teardown(test_constraint_and_failed_transaction, setup_db,
+                                        teardown_db),
+        cmocka_unit_test_setup_teardown(test_write_transaction_holds_the_write_lock, setup_db,
+                                        teardown_db),
+        cmocka_unit_test_setup_teardown(test_data_version_moves_on_commits_by_others, setup_db,
+                                        teardown_db),
+        cmocka_unit_test_setup_teardown(test_read_transaction_is_one_snapshot, setup_db,
+                                        teardown_db),
+    };
+    return cmocka_run_group_tests_name("store_pg", tests, NULL, NULL);
+}

@@ -59,11 +59,20 @@ static void read_lead(struct store_stmt *st, struct arena *a, struct research_le
 int research_claim(struct store *s, struct arena *a, int64_t now, int64_t lease_us,
                    const char *token, struct research_lead *out)
 {
-    struct store_stmt *st = store_prepare(
-        s, "UPDATE leads SET status = 'running', claim_token = ?, lease_until = ?,"
-           " attempts = attempts + 1, next_attempt_at = NULL, updated_at = ?"
-           " WHERE id = (SELECT id FROM leads WHERE " DUE " ORDER BY created_at, id LIMIT 1)"
-           " AND " DUE " RETURNING id");
+#define CLAIM(lock)                                                                                \
+    "UPDATE leads SET status = 'running', claim_token = ?, lease_until = ?,"                       \
+    " attempts = attempts + 1, next_attempt_at = NULL, updated_at = ?"                             \
+    " WHERE id = (SELECT id FROM leads WHERE " DUE " ORDER BY created_at, id LIMIT 1" lock ")"     \
+    " AND " DUE " RETURNING id"
+    /* Driver-specific (the one exception to the portable dialect here): on PostgreSQL the
+     * due lead is row-locked as it is picked and leads that another worker's claim holds
+     * are skipped (FOR UPDATE SKIP LOCKED, ARCHITECTURE.md "Storage rules"), so concurrent
+     * claims never wait on each other or pick the same lead; the outer "AND DUE" re-checks
+     * the row after the lock. SQLite has no row locks: the write transaction (BEGIN
+     * IMMEDIATE) serializes claims. Both texts bind the same parameters. */
+    bool pg = strcmp(store_driver_name(s), "postgresql") == 0;
+    struct store_stmt *st = store_prepare(s, pg ? CLAIM(" FOR UPDATE SKIP LOCKED") : CLAIM(""));
+#undef CLAIM
     if (!st)
         return STORE_ERR;
     store_bind_text(st, 1, token);

@@ -20,7 +20,7 @@ from socketserver import ThreadingMixIn
 
 import pytest
 
-from helpers import BIN, UUID_RE
+from helpers import BIN, UUID_RE, db_arg
 from leadkit import DROP, LeadKit, lead_body
 
 GAME = "cfb:2025-w13"  # Bravo State at Echo Tech, final
@@ -455,7 +455,7 @@ def test_worker_killed_mid_lead_is_retried_not_doubled(kit, origins):
     agent = kit.agent()
     lead = agent.submit(lead_body(source_urls=[u1, u2]))
     env = dict(os.environ, **kit.clock.env)
-    wargs = [BIN, "worker", "--db", str(kit.db), "--poll-ms", "20", "--lease-seconds", "30",
+    wargs = [BIN, "worker", "--db", db_arg(kit.db), "--poll-ms", "20", "--lease-seconds", "30",
              "--auto-publish", "--allow-fetch", a.allow, "--allow-fetch", b.allow]
     w1 = subprocess.Popen(wargs, env=env, stderr=subprocess.DEVNULL)
     try:
@@ -501,7 +501,7 @@ def test_many_workers_never_claim_one_lead_twice(kit, origins):
                                                   clock=f"{i + 1}:{10 * k:02d}",
                                                   category="penalty"))))
     env = dict(os.environ, **kit.clock.env)
-    wargs = [BIN, "worker", "--db", str(kit.db), "--poll-ms", "10", "--allow-fetch", a.allow,
+    wargs = [BIN, "worker", "--db", db_arg(kit.db), "--poll-ms", "10", "--allow-fetch", a.allow,
              "--allow-fetch", b.allow]
     workers = [subprocess.Popen(wargs, env=env, stderr=subprocess.DEVNULL) for _ in range(3)]
     try:

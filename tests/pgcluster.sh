@@ -2,13 +2,19 @@
 # pgcluster.sh start DIR: initialise and start a throwaway PostgreSQL cluster in DIR (Unix
 # socket in DIR, no TCP listener, trust authentication, fsync off: test data only) and print
 # the libpq URI of its maintenance database. pgcluster.sh stop DIR: stop it (DIR stays for
-# the caller to remove). pgcluster.sh available: exit 0 when initdb can be found.
+# the caller to remove). pgcluster.sh down DIR / up DIR: stop it (fast: sessions are
+# terminated) and start it again, for outage tests. pgcluster.sh available: exit 0 when
+# initdb can be found.
 # As root the cluster runs as the postgres user (initdb refuses root).
 set -euo pipefail
 cmd=${1:-}
 dir=${2:-}
 bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1 || true)
 if [ -z "$bindir" ] && command -v pg_config >/dev/null 2>&1; then bindir=$(pg_config --bindir); fi
+
+opts() {
+    echo "-k $1 -c listen_addresses= -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=600 -c shared_buffers=64MB"
+}
 
 as_owner() {
     if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
@@ -24,17 +30,23 @@ start)
     if [ "$(id -u)" = 0 ]; then chown postgres "$dir"; fi
     as_owner "$bindir/initdb" -D "$dir/data" -A trust -U whistle -E UTF8 --locale=C --no-sync \
         > "$dir/initdb.log" 2>&1 || { cat "$dir/initdb.log" >&2; exit 1; }
-    as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-        -o "-k $dir -c listen_addresses= -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=600 -c shared_buffers=64MB" \
+    as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 -o "$(opts "$dir")" \
         start > /dev/null || { cat "$dir/server.log" >&2; exit 1; }
     echo "postgresql://whistle@/postgres?host=$dir"
+    ;;
+up)
+    as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 -o "$(opts "$dir")" \
+        start > /dev/null || { cat "$dir/server.log" >&2; exit 1; }
+    ;;
+down)
+    as_owner "$bindir/pg_ctl" -D "$dir/data" -m fast -w stop > /dev/null
     ;;
 stop)
     [ -n "$dir" ] || { echo "usage: $0 stop DIR" >&2; exit 2; }
     [ -d "$dir/data" ] && as_owner "$bindir/pg_ctl" -D "$dir/data" -m immediate -w stop > /dev/null 2>&1 || true
     ;;
 *)
-    echo "usage: $0 start DIR | stop DIR | available" >&2
+    echo "usage: $0 start DIR | stop DIR | down DIR | up DIR | available" >&2
     exit 2
     ;;
 esac

@@ -126,6 +126,22 @@ def db_bytes(db):
     return blobs + dump.stdout
 
 
+def db_sql(db, sql):
+    """Runs one SQL statement on the database of a test path, behind Whistle's back (to set
+    up states the API cannot reach, e.g. a newer schema)."""
+    if PG:
+        return psql(sql, _pg_dbs[os.path.abspath(str(db))])
+    import sqlite3
+
+    con = sqlite3.connect(str(db))
+    try:
+        with con:
+            con.execute(sql)
+    finally:
+        con.close()
+    return ""
+
+
 class db_outage:
     """Context manager: the database of a test path is unreachable inside the block. SQLite:
     its directory is renamed away. PostgreSQL: the database refuses new connections and

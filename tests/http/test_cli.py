@@ -7,7 +7,7 @@ import pytest
 
 from helpers import (BASE, DUPLICATE, I1, I2, I3, I4, I5, I6, I7, I8, I10, INCIDENT_ORDER,
                      MISSING_UUID, WITHDRAWN, canon, export_db, ids, list_all, parse_ts,
-                     db_exists, run_cli)
+                     db_exists, db_sql, run_cli)
 
 
 def refused(r, *fragments):
@@ -388,6 +388,21 @@ def test_migrate_creates_db_and_is_idempotent(tmp_path, whistle_bin):
     ok(run_cli("migrate", "--db", db))
     out = json.loads(ok(run_cli("export", "--db", db)).stdout)
     assert out.get("teams", []) == [] and out.get("games", []) == [] and out.get("incidents", []) == []
+
+
+def test_newer_schema_is_refused_by_every_command(server_factory):
+    """docs/deploy.md: a binary never runs against a schema newer than it knows (a rolling
+    upgrade's old nodes refuse to start after the new release migrated)."""
+    db = server_factory.new_db()
+    out = json.loads(ok(run_cli("migrate", "--db", db, "--json")).stdout)
+    known = out["schema_version"]
+    assert known >= 3
+    db_sql(db, f"INSERT INTO schema_version (version, applied_at) VALUES ({known + 1}, 0)")
+    for args in (["migrate"], ["export"], ["serve", "--listen", "127.0.0.1:0"]):
+        r = run_cli(*args, "--db", db, timeout=20)
+        assert r.returncode == 1, (args, r.returncode, r.stderr)
+        assert f"database schema version {known + 1} is newer than this binary knows" \
+            f" ({known}): upgrade whistle" in r.stderr, (args, r.stderr)
 
 
 def test_changes_are_visible_without_restart(server_factory, tmp_path):

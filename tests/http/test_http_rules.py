@@ -216,12 +216,16 @@ def test_store_unavailable_503_then_recovers(server_factory, tmp_path):
         r = s.get(f"/api/v1/incidents/{I1}")
         assert r.status_code == 503
         assert r.json()["error"]["code"] == "unavailable"
+        r = s.get("/readyz")  # readiness checks the database; liveness does not
+        assert r.status_code == 503 and r.json()["error"]["code"] == "unavailable"
+        assert s.get("/healthz").status_code == 200
     # recovery without a restart (PostgreSQL: after the reconnection backoff, ≤ 2 s)
     deadline = time.monotonic() + 5
     while (r := s.get("/api/v1/games?limit=100")).status_code == 503 and time.monotonic() < deadline:
         time.sleep(0.05)
     assert r.status_code == 200, r.text[:200]
     assert len(r.json()["data"]) == 13
+    assert s.get("/readyz").status_code == 200
     assert s.get(f"/api/v1/incidents/{I1}").status_code == 200
 
 

@@ -1,0 +1,462 @@
+"""Multi-node deployment (issue 8, docs/deploy.md): HAProxy in front of three
+`whistle serve --no-worker` nodes on one PostgreSQL database.
+
+- parallel lead submissions spread over the nodes keep every quota exact (3 per minute per
+  agent, 200 per day for everyone) and every Idempotency-Key to one lead;
+- a ballot flood over the nodes keeps the tallies equal to the ballots table, and every
+  node's (cached) reads see the result at once;
+- killing one node mid-load loses no acknowledged write;
+- stopping PostgreSQL gives 503s and /readyz 503, and the nodes recover when it returns.
+
+Runs in the PostgreSQL pass of make test (WHISTLE_TEST_PG set) when HAProxy is installed
+(make deps-pg). It starts a throwaway cluster of its own, because one test stops it.
+"""
+
+import collections
+import concurrent.futures as cf
+import json
+import os
+import random
+import shutil
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+import urllib.parse
+
+import pytest
+import requests
+
+from helpers import BASE, FIXTURES, HERE, I1, PG, PSQL, REPO, Server, run_cli
+from leadkit import (LEADS, Agent, Clock, accepted, create_key, error_of, idem, lead_body,
+                     quota_refused, uniq)
+from pagekit import CHOICES, Voter, api_votes
+
+HAPROXY = shutil.which("haproxy") or next(
+    (p for p in ("/usr/sbin/haproxy",) if os.access(p, os.X_OK)), None)
+pytestmark = [
+    pytest.mark.skipif(not PG, reason="runs in the PostgreSQL pass of make test (WHISTLE_TEST_PG)"),
+    pytest.mark.skipif(not HAPROXY, reason="haproxy is not installed (make deps-pg)"),
+]
+
+NODES = 3
+SLUG = "alpha-bravo-late-hit"  # I1, question version 1
+HIGH_LIMITS = ("--vote-limit-voter", "1000", "--vote-limit-ip", "100000")
+PGCLUSTER = str(REPO / "tests" / "pgcluster.sh")
+
+
+ARTIFACT = HERE / "artifacts" / "multinode.json"
+
+
+def record(name, fig):
+    """Adds one test's figures to tests/http/artifacts/multinode.json (for the report)."""
+    ARTIFACT.parent.mkdir(parents=True, exist_ok=True)
+    data = json.loads(ARTIFACT.read_text()) if ARTIFACT.exists() else {}
+    data[name] = fig
+    ARTIFACT.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Cluster:
+    """A throwaway PostgreSQL cluster (tests/pgcluster.sh) that can be stopped and started."""
+
+    def __init__(self):
+        self.dir = tempfile.mkdtemp(prefix="whistle-mn-")
+        r = subprocess.run(["bash", PGCLUSTER, "start", self.dir], capture_output=True,
+                           text=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+        self.uri = r.stdout.strip()
+        self.n = 0
+
+    def db_uri(self, name):
+        u = urllib.parse.urlsplit(self.uri)
+        return urllib.parse.urlunsplit((u.scheme, u.netloc, "/" + name, u.query, ""))
+
+    def sql(self, q, db="postgres"):
+        r = subprocess.run([PSQL, "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-d",
+                            self.db_uri(db), "-c", q], capture_output=True, text=True,
+                           timeout=60)
+        assert r.returncode == 0, (q, r.stderr)
+        return [line.split("|") for line in r.stdout.splitlines() if line]
+
+    def new_db(self):
+        self.n += 1
+        name = f"mn{self.n}"
+        self.sql(f"CREATE DATABASE {name}")
+        return name
+
+    def ctl(self, cmd):
+        r = subprocess.run(["bash", PGCLUSTER, cmd, self.dir], capture_output=True, text=True,
+                           timeout=120)
+        assert r.returncode == 0, r.stderr
+
+    def close(self):
+        subprocess.run(["bash", PGCLUSTER, "stop", self.dir], capture_output=True, timeout=120)
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class Front:
+    """HAProxy in front of the nodes: round robin, GET /readyz health checks, connection
+    failures re-dispatched to another node (the configuration of docs/deploy.md)."""
+
+    def __init__(self, nodes, workdir):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        servers = "\n".join(f"    server n{i + 1} {n.url[len('http://'):]}"
+                            for i, n in enumerate(nodes))
+        cfg = os.path.join(workdir, "haproxy.cfg")
+        with open(cfg, "w", encoding="utf-8") as f:
+            f.write(f"""global
+    maxconn 4096
+
+defaults
+    mode http
+    timeout connect 2s
+    timeout client 30s
+    timeout server 30s
+    retries 2
+    option redispatch 1
+    retry-on conn-failure
+
+frontend public
+    bind 127.0.0.1:{self.port}
+    default_backend whistle
+
+backend whistle
+    balance roundrobin
+    option httpchk GET /readyz
+    http-check expect status 200
+    default-server check inter 300ms fall 1 rise 1
+{servers}
+""")
+        self.log = open(os.path.join(workdir, "haproxy.log"), "w", encoding="utf-8")
+        self.proc = subprocess.Popen([HAPROXY, "-db", "-f", cfg], stdin=subprocess.DEVNULL,
+                                     stdout=self.log, stderr=subprocess.STDOUT)
+        self.http = requests.Session()
+        self.http.trust_env = False
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                if self.get("/readyz").status_code == 200:
+                    break
+            except requests.ConnectionError:
+                pass
+            assert self.proc.poll() is None, open(self.log.name, encoding="utf-8").read()
+            assert time.monotonic() < deadline, "haproxy did not start"
+            time.sleep(0.05)
+
+    def get(self, path, **kw):
+        kw.setdefault("timeout", 10)
+        kw.setdefault("allow_redirects", False)
+        return self.http.get(self.url + path, **kw)
+
+    def json(self, path, status=200):
+        r = self.get(path)
+        assert r.status_code == status, (path, r.status_code, r.text[:300])
+        return r.json()
+
+    def close(self):
+        self.http.close()
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.log.close()
+
+
+class Deployment:
+    """One database with main.json, NODES nodes on it sharing a test clock, HAProxy in
+    front. Has the LeadKit interface the Agent class needs (.server, .base, .agent())."""
+
+    def __init__(self, cluster, workdir):
+        self.cluster = cluster
+        self.dbname = cluster.new_db()
+        self.db = cluster.db_uri(self.dbname)
+        self.base = BASE
+        self.clock = Clock(os.path.join(workdir, f"now-offset-{uniq()}"))
+        r = run_cli("import", FIXTURES / "main.json", "--db", self.db, env=self.clock.env)
+        assert r.returncode == 0, r.stderr
+        self.nodes = [Server(self.db, threads=2, extra=("--no-worker", *HIGH_LIMITS),
+                             env=self.clock.env) for _ in range(NODES)]
+        self.front = Front(self.nodes, workdir)
+        self.server = self.front
+        self.agents = []
+
+    def agent(self, owner=None):
+        owner = owner or f"mn-{uniq()}@example.org"
+        out, _ = create_key(self.db, owner, self.clock.env)
+        a = Agent(self, owner, out["id"], out["secret"], out["expires_at"])
+        self.agents.append(a)
+        return a
+
+    def sql(self, q):
+        return self.cluster.sql(q, self.dbname)
+
+    def served(self, method, path):
+        """Per node: how many access-log lines of `method path` (any status) it wrote."""
+        needle = f"access: {method} {path} "
+        return [sum(1 for ln in list(n.lines) if needle in ln) for n in self.nodes]
+
+    def close(self):
+        self.front.close()
+        for a in self.agents:
+            a.http.close()
+        bad = []
+        for n in self.nodes:
+            if n.proc.poll() is None:
+                rc = n.stop()
+                if rc != 0:
+                    bad.append((n.url, rc, n.lines[-5:]))
+            else:
+                n.stop()
+        assert not bad, f"node did not exit 0 on SIGTERM: {bad}"
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    c = Cluster()
+    yield c
+    c.close()
+
+
+@pytest.fixture
+def dep(cluster, tmp_path):
+    d = Deployment(cluster, str(tmp_path))
+    yield d
+    d.close()
+
+
+def parallel(n, fn, items):
+    """fn(session, item) for every item on n threads (one requests session per thread);
+    returns the results in item order (an exception object where one was raised)."""
+    local = threading.local()
+    sessions = []
+
+    def run(item):
+        s = getattr(local, "s", None)
+        if s is None:
+            s = local.s = requests.Session()
+            s.trust_env = False
+            sessions.append(s)
+        try:
+            return fn(s, item)
+        except Exception as e:  # noqa: BLE001 - reported by the caller
+            return e
+
+    with cf.ThreadPoolExecutor(max_workers=n) as ex:
+        out = list(ex.map(run, items))
+    for s in sessions:
+        s.close()
+    return out
+
+
+# ------------------------------------------------------------------ quotas and idempotency
+
+
+def test_per_agent_minute_quota_exact_across_nodes(dep):
+    a = dep.agent()
+    rs = parallel(12, lambda s, i: a.post(lead_body(), session=s), range(12))
+    assert all(isinstance(r, requests.Response) for r in rs), rs
+    ok = [r for r in rs if r.status_code == 202]
+    assert len(ok) == 3, [(r.status_code, r.text[:120]) for r in rs]
+    for r in ok:
+        accepted(r, slack=5)
+    for r in rs:
+        if r.status_code != 202:
+            quota_refused(r, "3 leads per minute", slack=5)
+    assert sum(1 for n in dep.served("POST", LEADS) if n > 0) >= 2, dep.served("POST", LEADS)
+    assert dep.sql(f"SELECT count(*) FROM leads l JOIN accounts c ON c.id = l.account_id"
+                   f" WHERE c.email = '{a.owner}'") == [["3"]]
+
+
+def test_global_daily_quota_exact_across_nodes(dep):
+    """15 agents × 3 leads per test-clock minute, 5 minutes: 225 parallel submissions over
+    the nodes, exactly 200 accepted (the global ceiling), the rest refused by it."""
+    agents = [dep.agent() for _ in range(15)]
+    accepted_ids, refused = [], []
+    for minute in range(5):
+        jobs = [(a, k) for a in agents for k in range(3)]
+        rs = parallel(16, lambda s, job: job[0].post(lead_body(), session=s), jobs)
+        for r in rs:
+            assert isinstance(r, requests.Response), r
+            if r.status_code == 202:
+                accepted_ids.append(accepted(r, slack=5))
+            else:
+                quota_refused(r, "200 leads per 24 hours", slack=5)
+                refused.append(minute)
+        dep.clock.advance(61)
+    record("global_quota", {"submissions": 225, "accepted": len(accepted_ids),
+                            "refused": len(refused), "served_per_node": dep.served("POST", LEADS)})
+    assert len(accepted_ids) == 200 and len(set(accepted_ids)) == 200
+    assert len(refused) == 25 and set(refused) == {4}
+    assert dep.sql("SELECT count(*) FROM leads") == [["200"]]
+    assert min(dep.served("POST", LEADS)) > 0, dep.served("POST", LEADS)
+
+
+def test_idempotency_key_is_one_lead_across_nodes(dep):
+    a = dep.agent()
+    a2 = dep.agent(a.owner)  # a second key of the same account
+    key, raw = idem(), json.dumps(lead_body())
+    rs = parallel(16, lambda s, i: (a if i % 2 else a2).post(raw=raw, idem_key=key, session=s),
+                  range(16))
+    assert [r.status_code for r in rs] == [202] * 16, [(r.status_code, r.text[:200]) for r in rs]
+    assert len({accepted(r, slack=5) for r in rs}) == 1
+    # conflicting payloads under one new key: one wins, the others are 409
+    key2 = idem()
+    bodies = [json.dumps(lead_body(confidence=i)) for i in range(8)]
+    rs = parallel(8, lambda s, i: a.post(raw=bodies[i], idem_key=key2, session=s), range(8))
+    assert sorted(r.status_code for r in rs) == [202] + [409] * 7, [r.status_code for r in rs]
+    for r in rs:
+        if r.status_code == 409:
+            error_of(r, 409, "idempotency_conflict")
+    assert dep.sql("SELECT count(*) FROM leads") == [["2"]]
+    assert dep.sql("SELECT count(*) FROM lead_idempotency") == [["2"]]
+    assert sum(1 for n in dep.served("POST", LEADS) if n > 0) >= 2
+
+
+# ------------------------------------------------------------------ ballots
+
+
+def tallies_from_ballots(dep):
+    rows = dep.sql(f"SELECT coalesce(rooting, 'unspecified'), choice, count(*) FROM ballots"
+                   f" WHERE incident_id = '{I1}' AND question_version = 1 GROUP BY 1, 2")
+    out = collections.defaultdict(lambda: {c: 0 for c in CHOICES})
+    for rooting, choice, n in rows:
+        out[rooting][choice] = int(n)
+    return {k: v for k, v in out.items()}
+
+
+def tallies_table(dep):
+    rows = dep.sql(f"SELECT rooting, correct, incorrect, unsure FROM vote_tallies"
+                   f" WHERE incident_id = '{I1}' AND question_version = 1")
+    return {r: dict(zip(CHOICES, map(int, v))) for r, *v in rows
+            if any(int(x) for x in v)}
+
+
+def test_ballot_flood_keeps_tallies_equal_to_ballots(dep):
+    # every node reads (and caches) the incident first
+    before = [api_votes(n, I1) for n in dep.nodes]
+    assert all(b == before[0] for b in before)
+    voters = []
+    for _ in range(40):
+        v = Voter(dep.front)
+        v.view(f"/incidents/{SLUG}")  # the cookie comes from one node, is valid on all
+        voters.append(v)
+    rng = random.Random(8)
+    jobs = [(v, rng.choice(CHOICES)) for v in voters for _ in range(3)]
+    rng.shuffle(jobs)
+    rs = parallel(16, lambda s, job: job[0].vote(SLUG, job[1]), jobs)
+    assert [getattr(r, "status_code", r) for r in rs] == [200] * len(jobs), \
+        [getattr(r, "text", repr(r))[:200] for r in rs if getattr(r, "status_code", 0) != 200][:3]
+    record("ballot_flood", {"ballots": len(jobs), "voters": len(voters),
+                            "served_per_node": dep.served("POST", f"/incidents/{SLUG}/vote")})
+    assert min(dep.served("POST", f"/incidents/{SLUG}/vote")) > 0
+    from_ballots = tallies_from_ballots(dep)
+    assert tallies_table(dep) == from_ballots
+    total = sum(sum(v.values()) for v in from_ballots.values())
+    assert total == before[0]["total"] + 40
+    # every node's answer reflects the flood at once (response caches invalidated)
+    after = [api_votes(n, I1) for n in dep.nodes]
+    assert all(x == after[0] for x in after), after
+    assert after[0]["total"] == total
+    counts = {c: sum(g[c] for g in from_ballots.values()) for c in CHOICES}
+    assert after[0]["counts"] == counts
+    for v in voters:
+        v.close()
+
+
+# ------------------------------------------------------------------ failures
+
+
+def test_killing_a_node_mid_load_loses_no_acknowledged_write(dep):
+    agents = [dep.agent() for _ in range(20)]
+    jobs = [(a, idem(), json.dumps(lead_body())) for a in agents for _ in range(3)]
+    random.Random(3).shuffle(jobs)
+    done = [0]
+    lock = threading.Lock()
+    kill_at = 20
+    killed = threading.Event()
+
+    def submit(s, job):
+        a, key, raw = job
+        try:
+            r = a.post(raw=raw, idem_key=key, session=s)
+        finally:
+            with lock:
+                done[0] += 1
+                if done[0] >= kill_at and not killed.is_set():
+                    killed.set()
+                    victim = dep.nodes[1]
+                    victim.proc.kill()
+                    victim.proc.wait(timeout=10)
+        return r
+
+    rs = parallel(8, submit, jobs)
+    assert killed.is_set()
+    acked, unacked = {}, []
+    for job, r in zip(jobs, rs):
+        if isinstance(r, requests.Response) and r.status_code == 202:
+            acked[job[1]] = accepted(r, slack=5)
+        else:
+            unacked.append((job, getattr(r, "status_code", repr(r))))
+    record("kill_node", {"submissions": len(jobs), "acked_before_retry": len(acked),
+                         "unacked": [u[1] if isinstance(u[1], int) else "error" for u in unacked],
+                         "served_per_node": dep.served("POST", LEADS)})
+    assert len(acked) > kill_at // 2
+    for code in (u[1] for u in unacked):
+        assert code in (502, 503, 504) or not isinstance(code, int), unacked
+    # every acknowledged lead is there, readable through any node
+    ids = ", ".join(f"'{i}'" for i in acked.values())
+    assert dep.sql(f"SELECT count(*) FROM leads WHERE id IN ({ids})") == [[str(len(acked))]]
+    owner = {job[1]: job[0] for job in jobs}
+    for key, lid in list(acked.items())[:10]:
+        assert owner[key].get(lid).status_code == 200
+    # the requests that got no answer are retried with their key: each ends as one lead
+    for (a, key, raw), _ in unacked:
+        r = a.post(raw=raw, idem_key=key)
+        acked[key] = accepted(r, slack=5)
+    assert len(acked) == len(jobs)
+    assert dep.sql("SELECT count(*) FROM leads") == [[str(len(jobs))]]
+    assert dep.sql("SELECT count(*) FROM lead_idempotency") == [[str(len(jobs))]]
+
+
+def test_postgres_outage_gives_503_and_nodes_recover(dep, cluster):
+    for n in dep.nodes:
+        assert n.get("/readyz").status_code == 200
+        assert n.get("/api/v1/games").status_code == 200
+    cluster.ctl("down")
+    try:
+        for n in dep.nodes:
+            for path in ("/api/v1/games", f"/api/v1/incidents/{I1}", "/readyz"):
+                r = n.get(path)
+                assert r.status_code == 503, (path, r.status_code, r.text[:200])
+                assert r.json()["error"]["code"] == "unavailable"
+        assert dep.front.get("/api/v1/games").status_code == 503
+    finally:
+        cluster.ctl("up")
+    deadline = time.monotonic() + 15
+    pending = list(dep.nodes)
+    while pending and time.monotonic() < deadline:
+        pending = [n for n in pending if n.get("/readyz").status_code != 200]
+        time.sleep(0.1)
+    assert not pending, "nodes did not recover"
+    for n in dep.nodes:
+        assert n.get("/api/v1/games").status_code == 200
+    # and writes work again, through the balancer
+    deadline = time.monotonic() + 5
+    while dep.front.get("/readyz").status_code != 200 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    a = dep.agent()
+    a.submit(lead_body())
+    v = Voter(dep.front)
+    v.view(f"/incidents/{SLUG}")
+    assert v.vote(SLUG, "correct").status_code == 200
+    v.close()

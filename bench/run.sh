@@ -10,7 +10,9 @@
 # and compare with the first scale. Because Whistle caches responses, two extra runs per
 # scale cycle through many different incidents and list windows (bench/rotate.lua), and,
 # when the binary has `serve --no-cache`, the fixed URLs are measured again without the
-# cache. The summary goes to stdout and to BENCHMARKS.md.
+# cache. Then bench/pg.sh compares SQLite with PostgreSQL on one node, and one with three
+# PostgreSQL nodes behind HAProxy, on the first scale (issue 8). The summary goes to stdout
+# and to BENCHMARKS.md.
 #
 # A benchmark is not a test: missed targets print MISS and the script still exits 0. It
 # exits non-zero only when something breaks (a tool is missing, the server does not start
@@ -29,6 +31,7 @@
 #   BENCH_RETRIES  how many times a run disturbed by other processes (> 10% of the CPU)
 #                  is measured again; the least disturbed attempt is kept (default 2)
 #   BENCH_KEEP=1   keep the temporary directory (databases, logs, nginx files)
+#   BENCH_PG=0     skip the PostgreSQL comparison (bench/pg.sh)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -124,18 +127,9 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# free_port: a TCP port on 127.0.0.1 that nothing listens on (checked, not reserved).
-free_port() {
-    local p i
-    for i in $(seq 1 200); do
-        p=$((20000 + RANDOM % 40000))
-        if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
-            echo "$p"
-            return 0
-        fi
-    done
-    die "no free port found"
-}
+# free_port (bench/lib.sh): a TCP port on 127.0.0.1 that nothing listens on
+# shellcheck source=bench/lib.sh
+. "$ROOT/bench/lib.sh"
 
 # conn_sampler PORT FILE: until killed, write twice a second the client ends (address:port)
 # of the established connections to PORT. The number of distinct client ends over a run
@@ -730,6 +724,22 @@ else
     sed 's/^/    /' "$TMP/crash.log" | tail -n 30 >>"$CRASH_MD"
 fi
 
+# PostgreSQL and several nodes (issue 8): bench/pg.sh on the first scale, same durations.
+PG_MD="$TMP/pg.md"
+: >"$PG_MD"
+if [ "${BENCH_PG:-1}" = 1 ]; then
+    say "PostgreSQL comparison (bench/pg.sh, $BASE_SCALE incidents)"
+    if ! WHISTLE_BIN="$BIN" DUR="$DUR" WARMUP="$WARMUP" BENCH_PG_SCALE="$BASE_SCALE" \
+        bash "$ROOT/bench/pg.sh" >"$PG_MD" 2>"$TMP/pg.log"; then
+        {
+            echo "bench/pg.sh failed; the end of its output:"
+            echo
+            tail -n 20 "$TMP/pg.log" | sed 's/^/    /'
+        } >"$PG_MD"
+    fi
+    cat "$TMP/pg.log" >&2
+fi
+
 NOTE_FILE="$TMP/note.md"
 # Keep the hand-written "Where the time goes" section across runs.
 if [ -f "$OUT" ] && grep -q '^## Where the time goes' "$OUT"; then
@@ -812,6 +822,14 @@ fi
     echo
     cat "$CRASH_MD"
     echo
+    if [ -s "$PG_MD" ]; then
+        echo "## PostgreSQL and several nodes (issue 8)"
+        echo
+        echo "\`bench/pg.sh\`, run by \`make bench\` (docs/deploy.md):"
+        echo
+        cat "$PG_MD"
+        echo
+    fi
     echo "## Where the time goes"
     cat "$NOTE_FILE"
 } >"$OUT"

@@ -6,9 +6,12 @@
  * How the SQLite semantics the rest of the program relies on are kept:
  *
  * - Placeholders: "?" in the SQL text becomes $1, $2, … (outside quotes and comments).
- *   Parameters travel as text; integers are declared int8 and doubles float8 when the
- *   statement is prepared (at its first execution, once the first bindings are known);
- *   text and null are left for the server to infer from the context.
+ *   Parameters travel as text. A parameter bound with store_bind_int is declared int8
+ *   (even when the value is null), store_bind_double float8; text and store_bind_null are
+ *   left for the server to infer from the context. The statement is prepared at its first
+ *   execution, once the bindings are known, and again if a later execution declares a
+ *   parameter differently (an int bound where the first execution had a null: inferred
+ *   types are wrong in a SELECT list, e.g. INSERT … SELECT ?, …).
  * - Rows: a statement is executed at its first step and its whole result is kept, so a
  *   caller may step a list query while it prepares and runs other statements on the same
  *   connection (the SQLite driver allows that too).
@@ -53,7 +56,8 @@ struct pg_stmt {
     char name[24]; /* server-side prepared statement name, once prepared */
     bool prepared; /* on this connection */
     int nparams;
-    Oid *types;    /* per parameter: what the last binding was */
+    Oid *types;    /* per parameter: the type the current binding declares (0: inferred) */
+    Oid *prep;     /* per parameter: the types the prepared statement was prepared with */
     char **values; /* per parameter: NULL for null, else ibuf[i] or an owned copy */
     char **owned;  /* per parameter: malloc'd text bound to it, freed on rebind */
     char (*ibuf)[32];
@@ -143,6 +147,28 @@ static int command(struct pg_store *s, const char *sql)
     return rc;
 }
 
+/* Text order is part of the API (ties in list order, pagination): SQLite compares bytes,
+ * and so does PostgreSQL under the C collation only. A database created with a language
+ * collation still works, but orders some ids differently: say so once per process. */
+static void warn_collation(struct pg_store *s)
+{
+    static atomic_bool warned;
+    if (atomic_load(&warned))
+        return;
+    PGresult *r = PQexec(s->conn, "SELECT datcollate FROM pg_database"
+                                  " WHERE datname = current_database()");
+    if (r && PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1) {
+        const char *c = PQgetvalue(r, 0, 0);
+        if (strcmp(c, "C") != 0 && strcmp(c, "POSIX") != 0 && strncmp(c, "C.", 2) != 0 &&
+            !atomic_exchange(&warned, true))
+            log_warn("store",
+                     "database collation is %s, not C: text sorts differently than on"
+                     " SQLite (create it with --locale=C, docs/deploy.md)",
+                     c);
+    }
+    PQclear(r);
+}
+
 int store_pg_open(const char *uri, bool create, struct store **out, char *err, size_t errlen)
 {
     (void)create; /* the database is created by the operator (docs/deploy.md) */
@@ -176,6 +202,7 @@ int store_pg_open(const char *uri, bool create, struct store **out, char *err, s
         free(s);
         return rc;
     }
+    warn_collation(s);
     *out = &s->base;
     return 0;
 }
@@ -186,6 +213,7 @@ static void clear_bindings(struct pg_stmt *p)
         free(p->owned[i]);
         p->owned[i] = NULL;
         p->values[i] = NULL;
+        p->types[i] = 0;
     }
 }
 
@@ -198,6 +226,7 @@ static void stmt_free(struct pg_stmt *p)
     free(p->sql);
     free(p->pgsql);
     free(p->types);
+    free(p->prep);
     free(p->values);
     free(p->owned);
     free(p->ibuf);
@@ -264,10 +293,11 @@ static bool stmt_init(struct pg_stmt *p, struct pg_store *s, const char *sql, ui
     p->pgsql = number_placeholders(sql, &p->nparams);
     size_t n = (size_t)p->nparams + 1;
     p->types = calloc(n, sizeof *p->types);
+    p->prep = calloc(n, sizeof *p->prep);
     p->values = calloc(n, sizeof *p->values);
     p->owned = calloc(n, sizeof *p->owned);
     p->ibuf = calloc(n, sizeof *p->ibuf);
-    return p->sql && p->pgsql && p->types && p->values && p->owned && p->ibuf;
+    return p->sql && p->pgsql && p->types && p->prep && p->values && p->owned && p->ibuf;
 }
 
 static struct store_stmt *pg_prepare(struct store *base, const char *sql)
@@ -332,6 +362,7 @@ static void pg_bind_null(struct store_stmt *st, int idx)
     free(p->owned[idx - 1]);
     p->owned[idx - 1] = NULL;
     p->values[idx - 1] = NULL;
+    p->types[idx - 1] = 0;
 }
 
 static void pg_bind_text(struct store_stmt *st, int idx, const char *v)
@@ -346,20 +377,19 @@ static void pg_bind_text(struct store_stmt *st, int idx, const char *v)
         abort();
     }
     p->values[idx - 1] = p->owned[idx - 1];
-    if (!p->prepared)
-        p->types[idx - 1] = 0;
 }
 
 static void pg_bind_int(struct store_stmt *st, int idx, int64_t v)
 {
     struct pg_stmt *p = stmt_of(st);
     pg_bind_null(st, idx);
-    if (v == STORE_NULL_INT || !param_ok(p, idx))
+    if (!param_ok(p, idx))
+        return;
+    p->types[idx - 1] = OID_INT8;
+    if (v == STORE_NULL_INT)
         return;
     snprintf(p->ibuf[idx - 1], sizeof p->ibuf[0], "%" PRId64, v);
     p->values[idx - 1] = p->ibuf[idx - 1];
-    if (!p->prepared)
-        p->types[idx - 1] = OID_INT8;
 }
 
 static void pg_bind_double(struct store_stmt *st, int idx, double v)
@@ -370,8 +400,17 @@ static void pg_bind_double(struct store_stmt *st, int idx, double v)
         return;
     snprintf(p->ibuf[idx - 1], sizeof p->ibuf[0], "%.17g", v);
     p->values[idx - 1] = p->ibuf[idx - 1];
-    if (!p->prepared)
-        p->types[idx - 1] = OID_FLOAT8;
+    p->types[idx - 1] = OID_FLOAT8;
+}
+
+/* True when the bindings declare a parameter type the prepared statement was not prepared
+ * with (an inferred parameter, 0, fits whatever was prepared). */
+static bool types_changed(const struct pg_stmt *p)
+{
+    for (int i = 0; i < p->nparams; i++)
+        if (p->types[i] != 0 && p->types[i] != p->prep[i])
+            return true;
+    return false;
 }
 
 /* Prepares (first time on this connection) and executes the statement; keeps the result. */
@@ -380,9 +419,19 @@ static int execute(struct pg_stmt *p)
     struct pg_store *s = p->s;
     if (s->gone)
         return STORE_GONE;
+    if (p->prepared && types_changed(p)) {
+        /* the old one stays on the server under its unique name until the connection
+         * closes: this happens at most once per parameter of a statement (below) */
+        p->prepared = false;
+    }
     if (!p->prepared) {
+        /* declared types only accumulate: a parameter once declared keeps its type when
+         * a later binding leaves it to inference */
+        for (int i = 0; i < p->nparams; i++)
+            if (p->types[i] != 0)
+                p->prep[i] = p->types[i];
         snprintf(p->name, sizeof p->name, "w%u", ++s->next_name);
-        PGresult *r = PQprepare(s->conn, p->name, p->pgsql, p->nparams, p->types);
+        PGresult *r = PQprepare(s->conn, p->name, p->pgsql, p->nparams, p->prep);
         if (!r || PQresultStatus(r) != PGRES_COMMAND_OK) {
             int rc = map_result(s, r);
             PQclear(r);

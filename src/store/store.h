@@ -53,6 +53,9 @@ int store_known_version(void);
 struct store_stmt *store_prepare(struct store *s, const char *sql);
 void store_bind_text(struct store_stmt *st, int idx, const char *v); /* NULL binds null */
 void store_bind_int(struct store_stmt *st, int idx, int64_t v);      /* STORE_NULL_INT: null */
+/* A null whose type the SQL does not give (PostgreSQL infers parameter types from their
+ * context): in a SELECT list (INSERT … SELECT ?, …) bind a null number with
+ * store_bind_int(STORE_NULL_INT), which declares an integer, not with store_bind_null. */
 void store_bind_null(struct store_stmt *st, int idx);
 void store_bind_double(struct store_stmt *st, int idx, double v);
 int store_step(struct store_stmt *st); /* STORE_ROW, STORE_DONE or a negative store_rc */

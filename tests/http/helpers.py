@@ -142,6 +142,31 @@ def db_sql(db, sql):
     return ""
 
 
+def db_rows(db, sql):
+    """Rows of a query on the database of a test path, as tuples (PostgreSQL: integers
+    come back as int, NULL as None, everything else as text)."""
+    if not PG:
+        import sqlite3
+
+        con = sqlite3.connect(str(db))
+        try:
+            return [tuple(r) for r in con.execute(sql)]
+        finally:
+            con.close()
+    uri = db_arg(db)
+    r = subprocess.run([PSQL, "-X", "-q", "-A", "-t", "-F", "\x1f", "-v", "ON_ERROR_STOP=1",
+                        "-P", "null=\x1e", "-d", uri, "-c", sql], capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 0, (sql, r.stderr)
+
+    def value(v):
+        if v == "\x1e":
+            return None
+        return int(v) if re.fullmatch(r"-?\d+", v) else v
+
+    return [tuple(value(v) for v in line.split("\x1f")) for line in r.stdout.splitlines()]
+
+
 class db_outage:
     """Context manager: the database of a test path is unreachable inside the block. SQLite:
     its directory is renamed away. PostgreSQL: the database refuses new connections and

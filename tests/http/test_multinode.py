@@ -6,7 +6,9 @@
 - a ballot flood over the nodes keeps the tallies equal to the ballots table, and every
   node's (cached) reads see the result at once;
 - killing one node mid-load loses no acknowledged write;
-- stopping PostgreSQL gives 503s and /readyz 503, and the nodes recover when it returns.
+- stopping PostgreSQL gives 503s and /readyz 503, and the nodes recover when it returns;
+- a rolling restart done as docs/deploy.md says (drain in HAProxy, SIGTERM, start, ready)
+  under continuous reads and ballots answers every request.
 
 Runs in the PostgreSQL pass of make test (WHISTLE_TEST_PG set) when HAProxy is installed
 (make deps-pg). It starts a throwaway cluster of its own, because one test stops it.
@@ -111,9 +113,11 @@ class Front:
         servers = "\n".join(f"    server n{i + 1} {n.url[len('http://'):]}"
                             for i, n in enumerate(nodes))
         cfg = os.path.join(workdir, "haproxy.cfg")
+        self.sock = os.path.join(workdir, "haproxy.sock")
         with open(cfg, "w", encoding="utf-8") as f:
             f.write(f"""global
     maxconn 4096
+    stats socket {self.sock} mode 600 level admin
 
 defaults
     mode http
@@ -160,6 +164,17 @@ backend whistle
         r = self.get(path)
         assert r.status_code == status, (path, r.status_code, r.text[:300])
         return r.json()
+
+    def admin(self, command):
+        """One command on HAProxy's runtime API (the stats socket); returns its answer."""
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as c:
+            c.settimeout(5)
+            c.connect(self.sock)
+            c.sendall(command.encode() + b"\n")
+            out = b""
+            while chunk := c.recv(65536):
+                out += chunk
+        return out.decode()
 
     def close(self):
         self.http.close()
@@ -460,3 +475,73 @@ def test_postgres_outage_gives_503_and_nodes_recover(dep, cluster):
     v.view(f"/incidents/{SLUG}")
     assert v.vote(SLUG, "correct").status_code == 200
     v.close()
+
+
+def test_rolling_restart_answers_every_request(dep):
+    """docs/deploy.md's procedure, node by node, while clients keep reading and voting
+    through HAProxy: drain the node, SIGTERM it, start the new one on the same port, wait
+    for /readyz, put it back. No request may fail."""
+    voters = []
+    for _ in range(8):
+        v = Voter(dep.front)
+        v.view(f"/incidents/{SLUG}")
+        voters.append(v)
+    stop = threading.Event()
+    answers = collections.Counter()
+    bad = []
+
+    def reader():
+        s = requests.Session()
+        s.trust_env = False
+        while not stop.is_set():
+            try:
+                r = s.get(dep.front.url + "/api/v1/incidents?limit=5", timeout=10)
+                answers[r.status_code] += 1
+                if r.status_code != 200:
+                    bad.append(("GET", r.status_code, r.text[:120]))
+            except requests.RequestException as e:
+                bad.append(("GET", repr(e)))
+        s.close()
+
+    def voter(v, k):
+        rng = random.Random(k)
+        while not stop.is_set():
+            try:
+                r = v.vote(SLUG, rng.choice(CHOICES))
+                answers[r.status_code] += 1
+                if r.status_code != 200:
+                    bad.append(("vote", r.status_code, r.text[:120]))
+            except requests.RequestException as e:
+                bad.append(("vote", repr(e)))
+
+    threads = [threading.Thread(target=reader) for _ in range(3)]
+    threads += [threading.Thread(target=voter, args=(v, k)) for k, v in enumerate(voters)]
+    for t in threads:
+        t.start()
+    try:
+        time.sleep(0.5)
+        for i, old in enumerate(list(dep.nodes)):
+            name = f"whistle/n{i + 1}"
+            port = old.url.rsplit(":", 1)[1]
+            assert dep.front.admin(f"set server {name} state drain").strip() == ""
+            time.sleep(0.5)  # requests already sent to it finish
+            assert old.stop() == 0
+            new = Server(dep.db, threads=2, env=dep.clock.env,
+                         extra=("--no-worker", *HIGH_LIMITS, "--listen", f"127.0.0.1:{port}"))
+            dep.nodes[i] = new
+            assert new.url == old.url
+            assert new.get("/readyz").status_code == 200
+            assert dep.front.admin(f"set server {name} state ready").strip() == ""
+            time.sleep(0.8)  # health checks see it up; it takes traffic again
+    finally:
+        stop.set()
+        for t in threads:
+            t.join()
+        for v in voters:
+            v.close()
+    record("rolling_restart", {"answers": dict(answers), "failed": len(bad),
+                               "served_per_node_after": dep.served("GET", "/api/v1/incidents")})
+    assert bad == [], bad[:5]
+    assert answers[200] > 100, answers
+    assert min(dep.served("GET", "/api/v1/incidents")) > 0  # the new nodes took traffic
+    assert tallies_table(dep) == tallies_from_ballots(dep)

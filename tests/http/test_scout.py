@@ -6,7 +6,6 @@ clock (WHISTLE_TEST_NOW_OFFSET_FILE), never by sleeping."""
 import datetime as dt
 import json
 import re
-import sqlite3
 import threading
 import uuid
 from pathlib import Path
@@ -14,7 +13,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from helpers import UTC_TS_RE, parse_ts, run_cli
+from helpers import UTC_TS_RE, db_rows, parse_ts, run_cli
 from leadkit import LEADS, Clock, check_common, create_key, error_of, idem, lead_body, uniq
 
 SCOUT = "/api/agents/v1/scout"
@@ -287,8 +286,7 @@ def test_twenty_concurrent_reserves_never_exceed_the_run_cap(kit):
     assert all(o == {"skip": True, "reason": "budget_exhausted"} for o in skipped)
     assert sorted(o["remaining"]["x"] for o in granted) == [0, 1, 2, 3, 4, 5, 6]
     assert sc.status()["budgets"]["x"]["used"] == 7
-    with sqlite3.connect(kit.db) as c:
-        assert c.execute("SELECT count(*), sum(units) FROM scout_reservations").fetchone() == (7, 7)
+    assert db_rows(kit.db, "SELECT count(*), sum(units) FROM scout_reservations") == [(7, 7)]
 
 
 def test_twenty_concurrent_reserves_never_exceed_the_daily_cap(kit):
@@ -359,8 +357,7 @@ def test_concurrent_identical_finishes_record_once(kit):
     assert all(r.status_code == 200 for r in out), [r.text for r in out]
     assert len({r.content for r in out}) == 1
     assert out[0].json()["accepted"] == 50
-    with sqlite3.connect(kit.db) as c:
-        assert c.execute("SELECT count(*) FROM scout_signals").fetchone() == (50,)
+    assert db_rows(kit.db, "SELECT count(*) FROM scout_signals") == [(50,)]
 
 
 # ------------------------------------------------------------------ finish
@@ -380,8 +377,7 @@ def test_finish_retry_identical_same_receipt_changed_409(kit):
     refused(sc.post(None, raw=body.replace(", ", ",")), 409, "idempotency_conflict")
     refused(sc.post({"op": "finish", "runId": run, "signals": []}), 409, "idempotency_conflict")
     # nothing was recorded twice
-    with sqlite3.connect(kit.db) as c:
-        assert c.execute("SELECT count(*) FROM scout_signals").fetchone() == (1,)
+    assert db_rows(kit.db, "SELECT count(*) FROM scout_signals") == [(1,)]
     # and the retry still answers after the lease has ended
     kit.clock.advance(DAY)
     assert sc.post(None, raw=body).content == a.content
@@ -403,8 +399,7 @@ def test_expired_run(kit):
     assert st["budgets"]["x"]["used"] == 1  # a reservation is spent whether used or not
     # the expired run freed its key
     assert sc.begin("k")["status"] == "running"
-    with sqlite3.connect(kit.db) as c:
-        assert c.execute("SELECT count(*) FROM scout_signals").fetchone() == (0,)
+    assert db_rows(kit.db, "SELECT count(*) FROM scout_signals") == [(0,)]
 
 
 def test_signals_deduplicated_across_runs_and_invalid_items_reported(kit):
@@ -613,8 +608,7 @@ def test_responses_reveal_no_incidents(kit):
     done = sc.finish(run, [{"url": "https://news.example.com/x", "game_id": "cfb:2025-w13",
                             "period": 4, "clock": "2:13", "text": "x" * 40}])
     bodies = json.dumps([sc.status("k"), done])
-    with sqlite3.connect(kit.db) as c:
-        ids = [r[0] for r in c.execute("SELECT id FROM incidents")]
+    ids = [r[0] for r in db_rows(kit.db, "SELECT id FROM incidents")]
     assert ids
     for i in ids:
         assert i not in bodies

@@ -181,6 +181,32 @@ static void test_booleans_and_wide_integers(void **state)
     store_reset(st);
 }
 
+static void test_parameter_types_follow_the_bind_function(void **state)
+{
+    struct fixture *f = fx(state);
+    assert_int_equal(store_exec(f->s, "CREATE TABLE t (a BIGINT, b TEXT, c DOUBLE PRECISION)"), 0);
+    /* in a SELECT list nothing infers a type: a null bound as an int is still an int */
+    static const char sql[] = "INSERT INTO t (a, b, c) SELECT ?, ?, ?";
+    struct store_stmt *st = store_prepare(f->s, sql);
+    store_bind_int(st, 1, STORE_NULL_INT);
+    store_bind_text(st, 2, NULL);
+    store_bind_null(st, 3);
+    assert_int_equal(store_run(st), 0);
+    st = store_prepare(f->s, sql);
+    store_bind_int(st, 1, 7);
+    store_bind_text(st, 2, "x");
+    store_bind_double(st, 3, 1.5); /* declared now: prepared again */
+    assert_int_equal(store_run(st), 0);
+    st = store_prepare(f->s, sql);
+    store_bind_null(st, 1);
+    store_bind_text(st, 2, "y");
+    store_bind_null(st, 3);
+    assert_int_equal(store_run(st), 0);
+    assert_int_equal(query_int(f->s, "SELECT count(*) FROM t"), 3);
+    assert_int_equal(query_int(f->s, "SELECT sum(a) FROM t"), 7);
+    assert_int_equal(query_int(f->s, "SELECT count(*) FROM t WHERE c = 1.5"), 1);
+}
+
 static void test_running_statement_survives_other_statements(void **state)
 {
     struct fixture *f = migrated(state);
@@ -291,6 +317,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_placeholders_numbered_outside_quotes_and_comments,
                                         setup_db, teardown_db),
         cmocka_unit_test_setup_teardown(test_booleans_and_wide_integers, setup_db, teardown_db),
+        cmocka_unit_test_setup_teardown(test_parameter_types_follow_the_bind_function, setup_db,
+                                        teardown_db),
         cmocka_unit_test_setup_teardown(test_running_statement_survives_other_statements, setup_db,
                                         teardown_db),
         cmocka_unit_test_setup_teardown(test_constraint_and_failed_transaction, setup_db,

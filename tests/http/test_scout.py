@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from helpers import UTC_TS_RE, db_rows, parse_ts, run_cli
+from helpers import UTC_TS_RE, db_bytes, db_rows, parse_ts, run_cli
 from leadkit import LEADS, Clock, check_common, create_key, error_of, idem, lead_body, uniq
 
 SCOUT = "/api/agents/v1/scout"
@@ -637,6 +637,7 @@ def test_scout_key_create_list_and_no_secret_stored(kit):
     assert r.returncode == 0 and out["id"] in r.stdout and "nightly" in r.stdout
     for f in Path(kit.db).parent.glob("whistle.db*"):
         assert out["secret"].encode() not in f.read_bytes(), f
+    assert out["secret"].encode() not in db_bytes(kit.db)  # the files of either driver
     # text mode says the secret is shown once
     r = kit.cli("scout-key", "create", "--name", "text")
     assert r.returncode == 0 and "shown once" in r.stderr

@@ -147,13 +147,12 @@ int research_set_outcome(struct store *s, const char *lead_id, const char *token
 {
     /* the claim is dropped with every outcome: a pending lead is claimed afresh, a running
      * candidate waits for an operator and is never re-claimed */
-    struct store_stmt *st = store_prepare(
-        s, token ? "UPDATE leads SET status = ?, reason = ?, incident_id = ?, duplicate_lead = ?,"
-                   " next_attempt_at = ?, candidate_at = ?, claim_token = NULL,"
-                   " lease_until = NULL, updated_at = ? WHERE id = ? AND claim_token = ?"
-                 : "UPDATE leads SET status = ?, reason = ?, incident_id = ?, duplicate_lead = ?,"
-                   " next_attempt_at = ?, candidate_at = ?, claim_token = NULL,"
-                   " lease_until = NULL, updated_at = ? WHERE id = ?");
+#define SET_OUTCOME                                                                                \
+    "UPDATE leads SET status = ?, reason = ?, incident_id = ?, duplicate_lead = ?,"                \
+    " next_attempt_at = ?, candidate_at = ?, claim_token = NULL, lease_until = NULL,"              \
+    " updated_at = ? WHERE id = ?"
+    struct store_stmt *st =
+        store_prepare(s, token ? SET_OUTCOME " AND claim_token = ?" : SET_OUTCOME);
     if (!st)
         return STORE_ERR;
     store_bind_text(st, 1, o->status);

@@ -24,7 +24,7 @@ DEPS_BENCH := wrk nginx-light curl sqlite3
 # runs the PostgreSQL half of the suite when they are installed; .ci/run installs them
 DEPS_PG    := postgresql haproxy
 
-SRC_DIRS := src src/util src/store src/domain src/http src/api src/web src/research src/worker src/cli
+SRC_DIRS := src src/util src/store src/domain src/app src/http src/api src/web src/research src/worker src/cli
 SRCS     := $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c))
 OBJS     := $(SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/migrations.o $(BUILD)/gen/openapi.o \
             $(BUILD)/gen/passwords.o

@@ -229,16 +229,6 @@ void account_voter(const char *account_id, char out[65])
     voter_hash("account-ballot", account_id, out);
 }
 
-int account_rate_check(int64_t count, int64_t oldest, int limit, int64_t window_us, int64_t now,
-                       int64_t *retry_s)
-{
-    if (count < limit)
-        return 0;
-    int64_t wait = (oldest + window_us - now + ACCOUNT_SEC - 1) / ACCOUNT_SEC;
-    *retry_s = wait < 1 ? 1 : wait;
-    return 1;
-}
-
 const char *account_safe_next(const char *next)
 {
     if (!next || next[0] != '/' || next[1] == '/' || strlen(next) > 512)

@@ -87,11 +87,6 @@ bool account_session_csrf_ok(const char *session_hash, const char *token);
  * cookie's, a keyed hash like every stored voter identity. */
 void account_voter(const char *account_id, char out[65]);
 
-/* Rolling-window limit: with `count` events after now - window (the oldest at `oldest`),
- * 0 when another is allowed, else 1 and *retry_s, the seconds until the oldest leaves. */
-int account_rate_check(int64_t count, int64_t oldest, int limit, int64_t window_us, int64_t now,
-                       int64_t *retry_s);
-
 /* The path to go to after signing in: `next` when it is a local path ("/x", never "//x",
  * no backslash or control character, at most 512 bytes), else "/developers". */
 const char *account_safe_next(const char *next);

@@ -16,10 +16,10 @@
 #include <sodium.h>
 
 #include "api/api.h"
+#include "app/app.h"
 #include "domain/account.h"
 #include "domain/voter.h"
 #include "store/accounts.h"
-#include "store/votes.h"
 #include "util/form.h"
 #include "util/html.h"
 #include "util/log.h"
@@ -337,17 +337,17 @@ static void too_many(struct request *req, int64_t retry, const char *what, const
 static int mail_form_limited(struct request *req, struct store *s, int64_t now, char subject[80])
 {
     char h[VOTER_HASH_LEN + 1], addr[64];
-    int64_t count = 0, oldest = 0, retry = 0;
+    int64_t retry = 0;
     http_client_addr(req, addr, sizeof addr);
     voter_hash("ip", addr, h);
     snprintf(subject, 80, "mailform-ip:%s", h);
-    int rc = vote_events_count(s, subject, now - ACCOUNT_MAIL_FORM_WINDOW_US, &count, &oldest);
+    int rc = app_rate_limited(s, subject, account_limits.mail_forms_per_ip,
+                              ACCOUNT_MAIL_FORM_WINDOW_US, now, &retry);
     if (rc < 0) {
         unavailable(req, NULL, rc);
         return -1;
     }
-    if (account_rate_check(count, oldest, account_limits.mail_forms_per_ip,
-                           ACCOUNT_MAIL_FORM_WINDOW_US, now, &retry)) {
+    if (rc) {
         too_many(req, retry, "Too many sign-ups and password-reset requests from your network",
                  NULL);
         return 1;
@@ -440,7 +440,7 @@ void web_signup(struct request *req)
     struct account_row a;
     int rc = store_begin_write(s);
     if (rc >= 0)
-        rc = vote_events_record(s, subject, now, now - ACCOUNT_MAIL_FORM_WINDOW_US);
+        rc = app_rate_record(s, subject, ACCOUNT_MAIL_FORM_WINDOW_US, now);
     if (rc >= 0)
         rc = accounts_by_email(s, email, &a);
     if (rc == 1) {
@@ -687,28 +687,21 @@ static void signin_subjects(struct request *req, const char *email, char subj_em
 static int signin_limited(struct store *s, const char *subj_email, const char *subj_ip, int64_t now,
                           int64_t *retry)
 {
-    int64_t count = 0, oldest = 0;
-    int rc = vote_events_count(s, subj_email, now - ACCOUNT_SIGNIN_WINDOW_US, &count, &oldest);
-    if (rc < 0)
+    int rc = app_rate_limited(s, subj_email, account_limits.signin_per_account,
+                              ACCOUNT_SIGNIN_WINDOW_US, now, retry);
+    if (rc != 0)
         return rc;
-    if (account_rate_check(count, oldest, account_limits.signin_per_account,
-                           ACCOUNT_SIGNIN_WINDOW_US, now, retry))
-        return 1;
-    rc = vote_events_count(s, subj_ip, now - ACCOUNT_SIGNIN_WINDOW_US, &count, &oldest);
-    if (rc < 0)
-        return rc;
-    return account_rate_check(count, oldest, account_limits.signin_per_ip, ACCOUNT_SIGNIN_WINDOW_US,
-                              now, retry);
+    return app_rate_limited(s, subj_ip, account_limits.signin_per_ip, ACCOUNT_SIGNIN_WINDOW_US, now,
+                            retry);
 }
 
 static int signin_failed(struct store *s, const char *subj_email, const char *subj_ip, int64_t now)
 {
-    int64_t forget = now - ACCOUNT_SIGNIN_WINDOW_US;
     int rc = store_begin_write(s);
     if (rc >= 0)
-        rc = vote_events_record(s, subj_email, now, forget);
+        rc = app_rate_record(s, subj_email, ACCOUNT_SIGNIN_WINDOW_US, now);
     if (rc >= 0)
-        rc = vote_events_record(s, subj_ip, now, forget);
+        rc = app_rate_record(s, subj_ip, ACCOUNT_SIGNIN_WINDOW_US, now);
     if (rc >= 0)
         rc = store_commit(s);
     if (rc < 0)
@@ -874,7 +867,7 @@ void web_forgot(struct request *req)
     struct account_row a;
     int rc = store_begin_write(s);
     if (rc >= 0)
-        rc = vote_events_record(s, subject, now, now - ACCOUNT_MAIL_FORM_WINDOW_US);
+        rc = app_rate_record(s, subject, ACCOUNT_MAIL_FORM_WINDOW_US, now);
     if (rc >= 0)
         rc = accounts_by_email(s, email, &a);
     if (rc == 1 && !a.banned)

@@ -10,6 +10,7 @@
 
 #include "api/api.h"
 #include "api/render.h"
+#include "app/app.h"
 #include "domain/account.h"
 #include "domain/voter.h"
 #include "domain/votes.h"
@@ -136,21 +137,6 @@ static int parse_body(struct request *req, struct vote_req *v, char *err, size_t
     return 0;
 }
 
-/* 429 when a subject already cast its limit of ballots in the last minute. */
-static int rate_limited(struct store *s, const char *subject, int limit, int64_t now,
-                        int64_t *retry)
-{
-    int64_t count = 0, oldest = 0;
-    int rc = vote_events_count(s, subject, now - WINDOW_US, &count, &oldest);
-    if (rc < 0)
-        return rc;
-    if (count < limit)
-        return 0;
-    int64_t wait = (oldest + WINDOW_US - now + 999999) / 1000000;
-    *retry = wait < 1 ? 1 : wait;
-    return 1;
-}
-
 void web_vote(struct request *req)
 {
     struct vote_req v;
@@ -239,9 +225,9 @@ void web_vote(struct request *req)
         fail(req, v.json, 409, ERR_VOTE_CLOSED, closed);
         return;
     }
-    int limited = rate_limited(s, voter_subject, web_vote_limit_voter, now, &retry);
+    int limited = app_rate_limited(s, voter_subject, web_vote_limit_voter, WINDOW_US, now, &retry);
     if (limited == 0)
-        limited = rate_limited(s, addr_subject, web_vote_limit_ip, now, &retry);
+        limited = app_rate_limited(s, addr_subject, web_vote_limit_ip, WINDOW_US, now, &retry);
     if (limited < 0) {
         rc = limited;
         goto failed;
@@ -255,9 +241,8 @@ void web_vote(struct request *req)
         return;
     }
     if ((rc = ballot_cast(s, ref.id, v.version, voter, v.choice, v.rooting, now)) < 0 ||
-        (rc = vote_events_record(s, voter_subject, now, now - WINDOW_US)) < 0 ||
-        (rc = vote_events_record(s, addr_subject, now, now - WINDOW_US)) < 0 ||
-        (rc = store_commit(s)) < 0)
+        (rc = app_rate_record(s, voter_subject, WINDOW_US, now)) < 0 ||
+        (rc = app_rate_record(s, addr_subject, WINDOW_US, now)) < 0 || (rc = store_commit(s)) < 0)
         goto failed;
 
     if (!v.json) {

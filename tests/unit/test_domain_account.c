@@ -11,6 +11,7 @@
 #include <sodium.h>
 
 #include "domain/account.h"
+#include "domain/ratelimit.h"
 #include "domain/voter.h"
 
 #define SEC INT64_C(1000000)
@@ -204,12 +205,12 @@ static void test_rate_window(void **state)
 {
     (void)state;
     int64_t retry = 0, w = ACCOUNT_SIGNIN_WINDOW_US;
-    assert_int_equal(account_rate_check(4, NOW - 60 * SEC, 5, w, NOW, &retry), 0);
-    assert_int_equal(account_rate_check(5, NOW - 60 * SEC, 5, w, NOW, &retry), 1);
+    assert_int_equal(rate_window_check(4, NOW - 60 * SEC, 5, w, NOW, &retry), 0);
+    assert_int_equal(rate_window_check(5, NOW - 60 * SEC, 5, w, NOW, &retry), 1);
     assert_int_equal(retry, 14 * 60);
-    assert_int_equal(account_rate_check(5, NOW - w + 1, 5, w, NOW, &retry), 1);
+    assert_int_equal(rate_window_check(5, NOW - w + 1, 5, w, NOW, &retry), 1);
     assert_int_equal(retry, 1); /* at least one second */
-    assert_int_equal(account_rate_check(6, NOW, 5, w, NOW, &retry), 1);
+    assert_int_equal(rate_window_check(6, NOW, 5, w, NOW, &retry), 1);
     assert_int_equal(retry, 15 * 60);
 }
 

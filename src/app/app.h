@@ -1,0 +1,54 @@
+#ifndef WHISTLE_APP_APP_H
+#define WHISTLE_APP_APP_H
+
+#include <stdint.h>
+
+#include "store/store.h"
+#include "util/arena.h"
+
+/*
+ * The use-case layer (ARCHITECTURE.md "Layers", docs/architecture.md): one function per
+ * thing a user or operator does — read an incident, cast a ballot, sign up, submit a lead,
+ * post or moderate a comment, sync games. A use case
+ *
+ *   - takes a struct app_ctx (the connection, an arena for what it returns, `now`, and who
+ *     acts) plus its inputs, already parsed from HTTP / CLI but not yet judged;
+ *   - applies the domain rules (src/domain), owns its transaction (begin, one exit path
+ *     that commits or rolls back), writes its audit record in that transaction;
+ *   - returns an outcome enum of its own (`enum ballot_outcome`, …) whose negative values
+ *     are shared: APP_UNAVAILABLE when the store failed (nothing was written). api/, web/
+ *     and cli/ map each outcome to a status + error code, an HTML page or an exit code and
+ *     never decide a rule themselves.
+ *
+ * Use cases never see a struct request or argv; HTTP and CLI never see SQL.
+ *
+ * PostgreSQL write rule (ARCHITECTURE.md "Storage rules"): a new write locks only the rows
+ * its rule needs and holds them for as few round trips as possible; no statement is
+ * prepared while a lock is held that could be prepared before it.
+ */
+
+/* Outcomes shared by every use case; each use case's own enum starts at APP_OK (0). */
+enum {
+    APP_OK = 0,
+    APP_UNAVAILABLE = -1, /* the store failed or could not be reached; nothing was written */
+};
+
+struct app_ctx {
+    struct store *s;        /* the connection (store_thread() on the server) */
+    struct arena *a;        /* owns every string and array a use case returns */
+    int64_t now;            /* microseconds since the epoch (UTC) */
+    const char *actor;      /* who acts, for audit: "account:<id>", "agent:<key id>",
+                             * "operator" (CLI), "worker"; NULL when anonymous */
+    const char *request_id; /* X-Request-Id of the HTTP request, NULL on the CLI */
+};
+
+/* Per-subject rolling-window limits over the store (domain/ratelimit.h is the rule).
+ * app_rate_limited: 1 when subject already has `limit` events in the window (with
+ * *retry_s), 0 when another is allowed, or a negative store_rc. app_rate_record: records
+ * one event now and forgets the subject's events older than the window; 0 or a negative
+ * store_rc. Both run in the caller's transaction. */
+int app_rate_limited(struct store *s, const char *subject, int limit, int64_t window_us,
+                     int64_t now, int64_t *retry_s);
+int app_rate_record(struct store *s, const char *subject, int64_t window_us, int64_t now);
+
+#endif

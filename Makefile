@@ -6,6 +6,13 @@ CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c17 -Wall -Wextra -Werror -Wshadow -Wformat=2 -D_GNU_SOURCE -Isrc -MMD -MP
 LDLIBS  += -lpthread -lm
 
+# The version `whistle --version` prints: `git describe` of a tagged checkout, else the base
+# version and the commit (0.1.0+g31abc74), else the base version alone (no git).
+# `make VERSION=1.2.3` overrides it.
+WHISTLE_VERSION_BASE := 0.1.0
+VERSION ?= $(or $(shell git describe --tags --dirty 2>/dev/null || \
+             git describe --always --dirty 2>/dev/null | sed 's/^/$(WHISTLE_VERSION_BASE)+g/'),$(WHISTLE_VERSION_BASE))
+
 # ASan + UBSan build of the same program and suite: make test SANITIZE=1
 ifeq ($(SANITIZE),1)
 BUILD   := build/asan
@@ -27,14 +34,14 @@ DEPS_PG    := postgresql haproxy
 SRC_DIRS := src src/util src/store src/domain src/app src/http src/api src/web src/research src/worker src/cli
 SRCS     := $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c))
 OBJS     := $(SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/migrations.o $(BUILD)/gen/openapi.o \
-            $(BUILD)/gen/passwords.o
+            $(BUILD)/gen/passwords.o $(BUILD)/gen/version.o
 LIB_OBJS := $(filter-out $(BUILD)/src/main.o,$(OBJS))
 MIGRATIONS := $(sort $(wildcard src/store/migrations/*.sql))
 
 UNIT_SRCS  := $(wildcard tests/unit/test_*.c)
 UNIT_BINS  := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps deps-bench deps-pg run test unit style lint-openapi bench clean
+.PHONY: all deps deps-bench deps-pg run test unit style lint-openapi bench docs clean FORCE
 
 all: $(BUILD)/whistle
 
@@ -68,6 +75,12 @@ $(BUILD)/gen/passwords.c: data/common-passwords.txt scripts/embed.sh
 	@mkdir -p $(dir $@)
 	scripts/embed.sh common_passwords $< > $@
 
+# rewritten only when the version changed, so that an unchanged tree links nothing again
+$(BUILD)/gen/version.c: FORCE
+	@mkdir -p $(dir $@)
+	@printf 'const char whistle_version[] = "%s";\n' '$(VERSION)' > $@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+
 $(BUILD)/gen/%.o: $(BUILD)/gen/%.c
 	$(CC) $(CFLAGS) -c $< -o $@
 
@@ -85,6 +98,11 @@ run: deps all
 style:
 	@scripts/check-banned.sh
 	@clang-format --dry-run --Werror $(SRCS) $(wildcard src/*/*.h) $(UNIT_SRCS)
+
+# docs/operators.md's option reference, printed from the options table (cli/settings.c);
+# tests/http/test_options.py fails when the committed text differs
+docs: $(BUILD)/whistle
+	@scripts/options-doc.sh $(BUILD)/whistle docs/operators.md
 
 lint-openapi:
 	@bash tests/lint-openapi.sh

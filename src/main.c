@@ -5,6 +5,15 @@
 
 #include "cli/cli.h"
 
+/* build/gen/version.c (Makefile: git describe, else WHISTLE_VERSION_BASE) */
+extern const char whistle_version[];
+
+static int version(void)
+{
+    printf("whistle %s\n", whistle_version);
+    return 0;
+}
+
 static const struct {
     const char *name;
     int (*run)(int argc, char **argv);
@@ -30,7 +39,10 @@ static int usage(FILE *to)
     fputs("usage: whistle COMMAND [OPTIONS]\n\ncommands:\n", to);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(to, "  %-10s %s\n", commands[i].name, commands[i].help);
-    fputs("\nEvery command takes --db PATH (or WHISTLE_DB; default ./whistle.db).\n", to);
+    fputs("  version    print the version (also --version)\n"
+          "\nEvery command takes --db PATH (or WHISTLE_DB; default ./whistle.db).\n"
+          "whistle serve --help and whistle worker --help list their options.\n",
+          to);
     return to == stdout ? 0 : 2;
 }
 
@@ -41,6 +53,8 @@ int main(int argc, char **argv)
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
         strcmp(argv[1], "help") == 0)
         return usage(stdout);
+    if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0)
+        return version();
     if (sodium_init() < 0) {
         fputs("whistle: cannot initialise libsodium\n", stderr);
         return 1;

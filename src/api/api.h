@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "domain/limits.h"
 #include "http/http.h"
 
 /* The route table of the public API and the human pages (routes.c). */
@@ -61,9 +62,9 @@ int api_no_query(struct request *req);
 /* Whether the request's Content-Type is application/json (parameters allowed). */
 bool api_json_content_type(struct request *req);
 
-/* Whether the server creates research candidates from scout signals (serve
- * --scout-candidates); shown by the scout status op. Set once at start-up. */
-extern bool api_scout_candidates;
+/* The body cap of the JSON write endpoints (agent leads): 413 beyond (scout ops have
+ * their own, SCOUT_BODY_MAX). */
+#define API_JSON_BODY_MAX (64 * 1024)
 
 /* Maps a negative store_rc to a reply (503) and drops a broken connection. */
 void api_store_failed(struct request *req, int rc);

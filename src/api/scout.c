@@ -21,8 +21,6 @@
 #include "util/log.h"
 #include "util/timefmt.h"
 
-bool api_scout_candidates;
-
 /* Checks the Bearer scout credential. Answers 403/503 itself and returns -1 on failure;
  * a disabled credential authenticates (its begin and reserve answer skip "disabled"). */
 static int authenticate(struct request *req, int64_t now, struct store *s,
@@ -180,7 +178,7 @@ static int op_status(struct op *o)
     jw_key(&w, "enabled");
     jw_bool(&w, !o->cred.disabled);
     jw_key(&w, "candidateCreation");
-    jw_bool(&w, api_scout_candidates);
+    jw_bool(&w, o->req->cfg->limits->scout_candidates);
     char date[TIME_ISO_MAX];
     time_format_iso(day, date);
     date[10] = '\0';

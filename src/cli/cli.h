@@ -25,45 +25,6 @@ int cli_candidate(int argc, char **argv);
 int cli_lead(int argc, char **argv);
 int cli_worker(int argc, char **argv);
 
-/* The worker options shared by `whistle worker` and `whistle serve` (its worker thread):
- * put CLI_WORKER_OPTIONS in the getopt_long table and pass unknown codes to
- * cli_worker_option(), which returns 0 (taken), 1 (not a worker option) or CLI_REFUSED
- * negated (-1, the reason printed). */
-struct worker_config;
-enum {
-    CLI_OPT_AUTO_PUBLISH = 1000,
-    CLI_OPT_SCOUT_CANDIDATES,
-    CLI_OPT_POLL_MS,
-    CLI_OPT_LEASE,
-    CLI_OPT_ALLOW_FETCH,
-    CLI_OPT_FETCH_TIMEOUT,
-    CLI_OPT_FETCH_MAX_BYTES,
-    CLI_OPT_MIN_DOMAINS,
-    CLI_OPT_SMTP_URL,
-    CLI_OPT_SMTP_USER,
-    CLI_OPT_SMTP_PASSWORD,
-    CLI_OPT_MAIL_FROM,
-};
-/* clang-format off */
-#define CLI_WORKER_OPTIONS                                                                         \
-    {"auto-publish", no_argument, NULL, CLI_OPT_AUTO_PUBLISH},                                     \
-    {"scout-candidates", no_argument, NULL, CLI_OPT_SCOUT_CANDIDATES},                             \
-    {"poll-ms", required_argument, NULL, CLI_OPT_POLL_MS},                                         \
-    {"lease-seconds", required_argument, NULL, CLI_OPT_LEASE},                                     \
-    {"allow-fetch", required_argument, NULL, CLI_OPT_ALLOW_FETCH},                                 \
-    {"fetch-timeout-ms", required_argument, NULL, CLI_OPT_FETCH_TIMEOUT},                          \
-    {"fetch-max-bytes", required_argument, NULL, CLI_OPT_FETCH_MAX_BYTES},                         \
-    {"min-source-domains", required_argument, NULL, CLI_OPT_MIN_DOMAINS},                          \
-    {"smtp-url", required_argument, NULL, CLI_OPT_SMTP_URL},                                       \
-    {"smtp-user", required_argument, NULL, CLI_OPT_SMTP_USER},                                     \
-    {"smtp-password", required_argument, NULL, CLI_OPT_SMTP_PASSWORD},                             \
-    {"mail-from", required_argument, NULL, CLI_OPT_MAIL_FROM}
-/* clang-format on */
-int cli_worker_option(int c, const char *arg, struct worker_config *cfg);
-/* Completes the worker options after parsing: $WHISTLE_SMTP_PASSWORD when --smtp-password
- * was not given. 0, or -1 with the reason printed. */
-int cli_worker_options_done(struct worker_config *cfg);
-
 /* The database path: --db value, else $WHISTLE_DB, else ./whistle.db. */
 const char *cli_db_path(const char *opt);
 

@@ -13,13 +13,6 @@
 extern const unsigned char common_passwords[];
 extern const size_t common_passwords_len;
 
-struct account_limits account_limits = {
-    .signin_per_account = 5,
-    .signin_per_ip = 20,
-    .max_keys = 5,
-    .mail_forms_per_ip = 20,
-};
-
 static unsigned long long pw_ops = crypto_pwhash_OPSLIMIT_INTERACTIVE;
 static size_t pw_mem = crypto_pwhash_MEMLIMIT_INTERACTIVE;
 

@@ -31,14 +31,8 @@
 #define ACCOUNT_SIGNIN_WINDOW_US    (INT64_C(15) * 60 * ACCOUNT_SEC)
 #define ACCOUNT_MAIL_FORM_WINDOW_US (INT64_C(3600) * ACCOUNT_SEC)
 
-/* Limits that serve's options change (docs/operators.md). */
-struct account_limits {
-    int signin_per_account; /* failed sign-ins per email address per window (default 5) */
-    int signin_per_ip;      /* failed sign-ins per client address per window (default 20) */
-    int max_keys;           /* active agent keys per account (default 5) */
-    int mail_forms_per_ip;  /* sign-ups + reset requests per client address per hour (20) */
-};
-extern struct account_limits account_limits;
+/* The limits operators set (sign-in and sign-up rates, agent keys per account) are in
+ * struct whistle_limits (domain/limits.h), reached through the request's server config. */
 
 /* A plausible email address, lower-cased into out: one "@", something on both sides, a dot
  * in the domain, printable ASCII without spaces, at most 254 characters. 0 or -1. */

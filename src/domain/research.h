@@ -23,9 +23,11 @@ struct research_policy {
     int64_t backoff_max_us;  /* longest retry delay */
 };
 
+#define RESEARCH_MIN_DOMAINS_DEFAULT 2
+
 #define RESEARCH_POLICY_DEFAULT                                                                    \
     {                                                                                              \
-        2, 30, 3, INT64_C(30) * 1000000, INT64_C(3600) * 1000000                                   \
+        RESEARCH_MIN_DOMAINS_DEFAULT, 30, 3, INT64_C(30) * 1000000, INT64_C(3600) * 1000000        \
     }
 
 /* What research knows about a lead when a decision is due. */

@@ -42,14 +42,24 @@ struct route {
     const char *suffix; /* with param: what must follow the segment ("/vote"), or NULL */
 };
 
+/* libmicrohttpd's buffer per connection: the request line and headers must fit (else its own
+ * 414/431); bodies are collected apart, under the route's body_limit. */
+#define HTTP_CONNECTION_MEMORY (16 * 1024)
+
+struct whistle_limits;
+
+/* Filled once at start-up from the options table (cli/settings.c), then only read. */
 struct server_config {
     const char *listen;    /* HOST:PORT */
     const char *base_url;  /* origin of every emitted URL, no trailing slash */
     bool base_from_listen; /* base_url derived from listen: use the bound port (port 0) */
     int threads;
     bool use_poll; /* poll(2) instead of epoll for the thread pool */
-    unsigned connection_limit, per_ip_limit, timeout_s;
+    unsigned connection_limit, per_ip_limit;
+    int64_t timeout_us; /* an idle connection is closed after this (whole seconds) */
     size_t memory_limit;
+    /* the operators' limits (domain/limits.h), read by handlers as req->cfg->limits */
+    const struct whistle_limits *limits;
     /* fills the cache validation token; NULL or a negative return disables the cache
      * for that request */
     int (*cache_token)(uint64_t out[2]);

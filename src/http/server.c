@@ -518,7 +518,7 @@ int http_serve(const struct server_config *cfg, const struct route *table, size_
         flags, 0, on_accept, NULL, on_request, NULL, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
         MHD_OPTION_THREAD_POOL_SIZE, (unsigned)(cfg->threads > 1 ? cfg->threads : 0),
         MHD_OPTION_CONNECTION_LIMIT, cfg->connection_limit, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-        cfg->per_ip_limit, MHD_OPTION_CONNECTION_TIMEOUT, cfg->timeout_s,
+        cfg->per_ip_limit, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)(cfg->timeout_us / 1000000),
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, cfg->memory_limit, MHD_OPTION_LISTEN_BACKLOG_SIZE,
         (unsigned)1024, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
         MHD_OPTION_URI_LOG_CALLBACK, on_uri, NULL, MHD_OPTION_END);

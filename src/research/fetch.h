@@ -11,9 +11,12 @@
  * allow list names exact "ip:port" pairs that may be fetched although they are not
  * public; only tests set it.
  */
+#define FETCH_MAX_BYTES_DEFAULT  (2 << 20) /* bytes */
+#define FETCH_TIMEOUT_MS_DEFAULT 10000     /* whole transfer */
+
 struct fetch_policy {
-    size_t max_bytes;   /* default 2 MiB */
-    long timeout_ms;    /* whole transfer, default 10 s */
+    size_t max_bytes;   /* default FETCH_MAX_BYTES_DEFAULT */
+    long timeout_ms;    /* default FETCH_TIMEOUT_MS_DEFAULT */
     long max_redirects; /* default 3 */
     const char *const *allow;
     size_t nallow;
@@ -21,7 +24,7 @@ struct fetch_policy {
 
 #define FETCH_POLICY_DEFAULT                                                                       \
     {                                                                                              \
-        2u << 20, 10000, 3, NULL, 0                                                                \
+        FETCH_MAX_BYTES_DEFAULT, FETCH_TIMEOUT_MS_DEFAULT, 3, NULL, 0                              \
     }
 
 struct fetch_result {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "domain/lead.h"
+#include "domain/limits.h"
 #include "domain/research.h"
 #include "research/fetch.h"
 #include "store/admin.h"
@@ -79,8 +80,8 @@ static void fetch_all(struct attempt *t, const struct worker_config *cfg)
     struct fetch_policy p = FETCH_POLICY_DEFAULT;
     p.allow = cfg->allow;
     p.nallow = (size_t)cfg->nallow;
-    if (cfg->fetch_timeout_ms > 0)
-        p.timeout_ms = cfg->fetch_timeout_ms;
+    if (cfg->fetch_timeout_us > 0)
+        p.timeout_ms = (long)(cfg->fetch_timeout_us / 1000);
     if (cfg->fetch_max_bytes > 0)
         p.max_bytes = (size_t)cfg->fetch_max_bytes;
     const char *domains[LEAD_URLS_MAX];
@@ -310,8 +311,8 @@ static int conclude(struct attempt *t, const struct worker_config *cfg,
         return rc;
     /* scout signals (issue 7, docs/scout.md) count only when the server enables them:
      * signals of completed scout runs about this game and play, one per registrable domain */
-    t->f.scout_enabled = cfg->scout_candidates;
-    if (cfg->scout_candidates && t->l->period != INT64_MIN) {
+    t->f.scout_enabled = cfg->limits->scout_candidates;
+    if (cfg->limits->scout_candidates && t->l->period != INT64_MIN) {
         rc =
             scout_play_support(t->s, t->l->game_id, t->l->period, t->l->clock, pol->clock_window_s);
         if (rc < 0)

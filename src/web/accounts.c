@@ -330,7 +330,7 @@ static void too_many(struct request *req, int64_t retry, const char *what, const
 }
 
 /* Sign-ups and password-reset requests cost an argon2id hash or an email each: at most
- * account_limits.mail_forms_per_ip per client address per hour, counted whether or not the
+ * limits->mail_forms_per_ip per client address per hour, counted whether or not the
  * address typed has an account (so the limit tells nothing). 0 when allowed (*subject is
  * then the event to record with the request's writes), else the request was answered
  * (429 or 503). */
@@ -341,7 +341,7 @@ static int mail_form_limited(struct request *req, struct store *s, int64_t now, 
     http_client_addr(req, addr, sizeof addr);
     voter_hash("ip", addr, h);
     snprintf(subject, 80, "mailform-ip:%s", h);
-    int rc = app_rate_limited(s, subject, account_limits.mail_forms_per_ip,
+    int rc = app_rate_limited(s, subject, req->cfg->limits->mail_forms_per_ip,
                               ACCOUNT_MAIL_FORM_WINDOW_US, now, &retry);
     if (rc < 0) {
         unavailable(req, NULL, rc);
@@ -684,15 +684,14 @@ static void signin_subjects(struct request *req, const char *email, char subj_em
     snprintf(subj_ip, 80, "signin-ip:%s", h);
 }
 
-static int signin_limited(struct store *s, const char *subj_email, const char *subj_ip, int64_t now,
-                          int64_t *retry)
+static int signin_limited(const struct whistle_limits *lim, struct store *s, const char *subj_email,
+                          const char *subj_ip, int64_t now, int64_t *retry)
 {
-    int rc = app_rate_limited(s, subj_email, account_limits.signin_per_account,
-                              ACCOUNT_SIGNIN_WINDOW_US, now, retry);
+    int rc = app_rate_limited(s, subj_email, lim->signin_per_account, ACCOUNT_SIGNIN_WINDOW_US, now,
+                              retry);
     if (rc != 0)
         return rc;
-    return app_rate_limited(s, subj_ip, account_limits.signin_per_ip, ACCOUNT_SIGNIN_WINDOW_US, now,
-                            retry);
+    return app_rate_limited(s, subj_ip, lim->signin_per_ip, ACCOUNT_SIGNIN_WINDOW_US, now, retry);
 }
 
 static int signin_failed(struct store *s, const char *subj_email, const char *subj_ip, int64_t now)
@@ -729,7 +728,7 @@ void web_signin(struct request *req)
         return;
     int64_t now = time_now_us(), retry = 0;
     signin_subjects(req, email, subj_email, subj_ip);
-    int rc = signin_limited(s, subj_email, subj_ip, now, &retry);
+    int rc = signin_limited(req->cfg->limits, s, subj_email, subj_ip, now, &retry);
     if (rc < 0) {
         unavailable(req, NULL, rc);
         return;
@@ -1070,7 +1069,7 @@ void web_password(struct request *req)
         return;
     /* the current password is checked like a sign-in, under the same limits */
     signin_subjects(req, sess.account.email, subj_email, subj_ip);
-    int rc = signin_limited(s, subj_email, subj_ip, now, &retry);
+    int rc = signin_limited(req->cfg->limits, s, subj_email, subj_ip, now, &retry);
     if (rc < 0) {
         unavailable(req, NULL, rc);
         return;

@@ -131,7 +131,7 @@ static int keys_section(struct request *req, struct store *s, const struct porta
         html_attr(b, csrf);
         html_raw(b, "\"><button type=\"submit\">Send a new verification link</button></form>"
                     "</div>");
-    } else if (active >= account_limits.max_keys) {
+    } else if (active >= req->cfg->limits->max_agent_keys) {
         html_printf(b,
                     "<p id=\"key-limit\">You have %lld active keys, the most an account may "
                     "have. Revoke one to create another.</p>",
@@ -146,7 +146,7 @@ static int keys_section(struct request *req, struct store *s, const struct porta
                     "A name to recognise the key by. An account may have %d active keys; "
                     "each lasts 90 days.</p><button type=\"submit\">Create a key</button>"
                     "</form>",
-                    account_limits.max_keys);
+                    req->cfg->limits->max_agent_keys);
     }
     html_raw(b, "<div class=\"table-wrap\"><table class=\"keys\" id=\"key-list\"><thead><tr>"
                 "<th>Name</th><th>Prefix</th><th>Created</th><th>Last used</th><th>Expires</th>"
@@ -311,7 +311,7 @@ void web_key_create(struct request *req)
     int rc = store_begin_write(s);
     if (rc >= 0)
         rc = accounts_active_keys(s, a->id, p.now, &active);
-    if (rc >= 0 && active >= account_limits.max_keys) {
+    if (rc >= 0 && active >= req->cfg->limits->max_agent_keys) {
         store_rollback(s);
         p.error = "You already have the most active keys an account may have: revoke one "
                   "first.";

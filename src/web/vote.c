@@ -27,9 +27,6 @@
 #define ERR_RATE_LIMITED "rate_limited"
 #define WINDOW_US        (INT64_C(60) * 1000000)
 
-int web_vote_limit_voter = 10;
-int web_vote_limit_ip = 60;
-
 struct vote_req {
     bool json;
     const char *choice, *csrf, *rooting; /* rooting NULL: none declared */
@@ -225,9 +222,10 @@ void web_vote(struct request *req)
         fail(req, v.json, 409, ERR_VOTE_CLOSED, closed);
         return;
     }
-    int limited = app_rate_limited(s, voter_subject, web_vote_limit_voter, WINDOW_US, now, &retry);
+    const struct whistle_limits *lim = req->cfg->limits;
+    int limited = app_rate_limited(s, voter_subject, lim->vote_per_voter, WINDOW_US, now, &retry);
     if (limited == 0)
-        limited = app_rate_limited(s, addr_subject, web_vote_limit_ip, WINDOW_US, now, &retry);
+        limited = app_rate_limited(s, addr_subject, lim->vote_per_ip, WINDOW_US, now, &retry);
     if (limited < 0) {
         rc = limited;
         goto failed;

@@ -1,6 +1,7 @@
 #ifndef WHISTLE_WEB_WEB_H
 #define WHISTLE_WEB_WEB_H
 
+#include "domain/limits.h"
 #include "domain/voter.h"
 #include "http/http.h"
 #include "store/accounts.h"
@@ -39,9 +40,8 @@ void web_key_create(struct request *req);
 void web_key_revoke(struct request *req);
 void web_developers_js(struct request *req);
 
-/* Ballot rate limits (per minute), set from serve's options. */
-extern int web_vote_limit_voter;
-extern int web_vote_limit_ip;
+/* The body cap of every form POST (ballots, account and developer forms): 413 beyond. */
+#define WEB_FORM_BODY_MAX (16 * 1024)
 
 /* Shared page pieces (pages.c). */
 struct incident_filter web_filter(int64_t limit); /* no filter, newest first */

@@ -1,6 +1,6 @@
 /*
  * The worker loop: a table of tasks run in turn against one database connection. A task
- * that did work is run again at once; when every task is idle the loop sleeps poll_ms. A
+ * that did work is run again at once; when every task is idle the loop sleeps poll_us. A
  * store failure drops the connection and backs off (doubling up to 30 s), so a database
  * that comes back is picked up without a restart.
  */
@@ -31,15 +31,6 @@ static const struct worker_task tasks[] = {
     {"outbox", outbox_deliver},
 };
 static const size_t ntasks = sizeof tasks / sizeof tasks[0];
-
-void worker_config_init(struct worker_config *cfg, const char *db)
-{
-    memset(cfg, 0, sizeof *cfg);
-    cfg->db = db;
-    cfg->base_url = "http://127.0.0.1:8080";
-    cfg->poll_ms = 500;
-    cfg->lease_us = INT64_C(120) * 1000000;
-}
 
 /* Housekeeping runs at most once a minute per worker; it returns 0 (idle) so that it
  * never keeps the loop busy. */
@@ -121,7 +112,8 @@ int worker_loop(const struct worker_config *cfg, atomic_bool *stop)
         }
         backoff = 0;
         if (rc == 0)
-            for (int waited = 0; waited < cfg->poll_ms && !atomic_load(stop); waited += 50)
+            for (int64_t waited = 0; waited < cfg->poll_us / 1000 && !atomic_load(stop);
+                 waited += 50)
                 sleep_ms(50);
     }
     if (s)

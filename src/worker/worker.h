@@ -16,19 +16,23 @@
  */
 #define WORKER_MAX_ALLOW 16
 
+struct whistle_limits;
+
+/* Filled once from the options table (cli/settings.c: defaults, ranges) and then only
+ * read. */
 struct worker_config {
-    const char *db;        /* the database uri */
-    const char *base_url;  /* origin of emitted URLs (mail links), no trailing slash */
-    bool auto_publish;     /* research: publish candidates without an operator */
-    bool scout_candidates; /* research: scout signals count as independent discussion */
-    int poll_ms;           /* sleep when every task was idle (default 500) */
-    int64_t lease_us;      /* how long a claim is held before another worker may retry */
+    const char *db;       /* the database uri */
+    const char *base_url; /* origin of emitted URLs (mail links), no trailing slash */
+    const struct whistle_limits *limits; /* scout_candidates (domain/limits.h) */
+    bool auto_publish;                   /* research: publish candidates without an operator */
+    int64_t poll_us;                     /* sleep when every task was idle */
+    int64_t lease_us; /* how long a claim is held before another worker may retry */
     /* test-only allow list for research fetches: exact "HOST:PORT" loopback origins */
     const char *allow[WORKER_MAX_ALLOW];
     int nallow;
-    long fetch_timeout_ms; /* 0: the fetcher's default (10 s) */
-    long fetch_max_bytes;  /* 0: the fetcher's default (2 MiB) */
-    int min_domains;       /* research gate: 0 means the policy default (2) */
+    int64_t fetch_timeout_us; /* 0: the fetcher's default (10 s) */
+    long fetch_max_bytes;     /* 0: the fetcher's default (2 MiB) */
+    int min_domains;          /* research gate: 0 means the policy default (2) */
     /* email (worker/outbox.c): without smtp_url messages are written to the log */
     const char *smtp_url;      /* smtp://host:port or smtps://host:port */
     const char *smtp_user;     /* optional credentials (sent only over TLS) */
@@ -43,9 +47,6 @@ struct worker_task {
     const char *name;
     int (*run)(struct store *s, const struct worker_config *cfg, int64_t now);
 };
-
-/* Fills cfg with defaults for db. */
-void worker_config_init(struct worker_config *cfg, const char *db);
 
 /* Runs the task table until *stop becomes true. Opens its own connection (reopened after
  * the database was unreachable). Returns 0. */

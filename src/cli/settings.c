@@ -1,0 +1,182 @@
+/*
+ * The option table of `whistle serve` and `whistle worker` (settings.h): every option, its
+ * range, default and help, and the field its value goes to. docs/operators.md's option
+ * reference is printed from these rows (`make docs`).
+ */
+#include "cli/settings.h"
+
+#include <sodium.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "domain/research.h"
+#include "research/fetch.h"
+
+static const char *http_url(const char *v)
+{
+    return strncmp(v, "http://", 7) == 0 || strncmp(v, "https://", 8) == 0
+               ? NULL
+               : "must start with http:// or https://";
+}
+
+static const char *smtp_url(const char *v)
+{
+    return strncmp(v, "smtp://", 7) == 0 || strncmp(v, "smtps://", 8) == 0
+               ? NULL
+               : "must start with smtp:// or smtps://";
+}
+
+static const char *mail_address(const char *v)
+{
+    return strpbrk(v, "\r\n") || !strchr(v, '@') ? "must be an address (\"Name <a@b.example>\")"
+                                                 : NULL;
+}
+
+#define S      CLI_SERVE
+#define W      CLI_WORKER
+#define AT(f)  OPT_AT(struct cli_settings, f)
+#define MANY   1000000 /* the ceiling of the connection and per-address limits */
+#define MIB(n) ((int64_t)(n) << 20)
+
+/* clang-format off */
+static const struct opt_spec rows[] = {
+    {"db", OPT_STRING, S | W, "PATH", .def_str = "whistle.db", .env = "WHISTLE_DB", AT(db),
+     .help = "the SQLite database file (created and migrated at start), or a postgresql:// "
+             "URI for several nodes and workers on one PostgreSQL database (deploy.md)"},
+    {"listen", OPT_STRING, S, "HOST:PORT", .def_str = "127.0.0.1:8080", AT(http.listen),
+     .help = "the address to listen on; [::1]:8080 for IPv6; port 0 picks a free port"},
+    {"base-url", OPT_STRING, S | W, "URL", .check = http_url, AT(base_url),
+     .shown = "serve: http:// and --listen; worker: http://127.0.0.1:8080",
+     .help = "origin of every URL the API, the pages and account email emit; set it to the "
+             "public address behind a proxy. It is also the one origin browsers may post "
+             "from: ballots and account forms from another Origin are refused (403)"},
+    {"threads", OPT_INT, S, "N", 1, 256, .shown = "one per core", AT(http.threads),
+     .help = "libmicrohttpd's thread pool; each thread has its own database connection"},
+    {"poll", OPT_BOOL, S, NULL, AT(http.use_poll),
+     .help = "use poll(2) in the thread pool instead of epoll"},
+    {"no-cache", OPT_BOOL, S, NULL, AT(no_cache),
+     .help = "turn the response cache off (for measurements)"},
+    {"max-connections", OPT_INT, S, "N", 1, MANY, .def = 4096, AT(http.connection_limit),
+     .help = "global connection limit"},
+    {"max-per-ip", OPT_INT, S, "N", 1, MANY, .def = 1024, AT(http.per_ip_limit),
+     .help = "connections per client address"},
+    {"timeout", OPT_DURATION, S, "SECONDS", 1, 3600, OPT_SEC, .def = 30, AT(http.timeout_us),
+     .help = "how long an idle connection is kept"},
+    {"vote-limit-voter", OPT_INT, S, "N", 1, 100000, .def = 10, AT(limits.vote_per_voter),
+     .help = "Fan Verdict ballots per minute per voter (429 beyond)"},
+    {"vote-limit-ip", OPT_INT, S, "N", 1, MANY, .def = 60, AT(limits.vote_per_ip),
+     .help = "Fan Verdict ballots per minute per client address (429 beyond)"},
+    {"max-agent-keys", OPT_INT, S, "N", 1, 1000, .def = 5, AT(limits.max_agent_keys),
+     .help = "active agent keys per account on /developers (409 beyond)"},
+    {"signin-limit-account", OPT_INT, S, "N", 1, 100000, .def = 5,
+     AT(limits.signin_per_account),
+     .help = "failed sign-ins per email address per 15 minutes (429 beyond)"},
+    {"signin-limit-ip", OPT_INT, S, "N", 1, MANY, .def = 20, AT(limits.signin_per_ip),
+     .help = "failed sign-ins per client address per 15 minutes (429 beyond)"},
+    {"signup-limit-ip", OPT_INT, S, "N", 1, MANY, .def = 20, AT(limits.mail_forms_per_ip),
+     .help = "sign-ups and password-reset requests per client address per hour (429 beyond)"},
+    {"password-memory-kib", OPT_INT, S, "N", 8192, 4194304,
+     .def = crypto_pwhash_MEMLIMIT_INTERACTIVE / 1024, AT(password_memory_kib),
+     .help = "argon2id memory per password hash, in KiB"},
+    {"no-worker", OPT_BOOL, S, NULL, AT(no_worker),
+     .help = "run no background worker thread in this server (run whistle worker elsewhere)"},
+    {"once", OPT_BOOL, W, NULL, AT(once),
+     .help = "run every task until nothing is due, then exit (for cron)"},
+    {"json", OPT_BOOL, W, NULL, AT(json),
+     .help = "with --once, print {\"units\":N} instead of a sentence"},
+    {"auto-publish", OPT_BOOL, S | W, NULL, AT(worker.auto_publish),
+     .help = "research: publish candidates without an operator (research.md)"},
+    {"min-source-domains", OPT_INT, S | W, "N", 1, 5, .def = RESEARCH_MIN_DOMAINS_DEFAULT,
+     AT(worker.min_domains),
+     .help = "research: the independent_discussion threshold (distinct registrable domains)"},
+    {"scout-candidates", OPT_BOOL, S | W, NULL, AT(limits.scout_candidates),
+     .help = "research: signals of completed scout runs about the lead's game and play count "
+             "as independent discussion (scout.md)"},
+    {"lease-seconds", OPT_DURATION, S | W, "N", 1, 86400, OPT_SEC, .def = 120,
+     AT(worker.lease_us),
+     .help = "how long a worker's claim on a lead or an email is held before another worker "
+             "may retry it"},
+    {"poll-ms", OPT_DURATION, S | W, "N", 10, 60000, OPT_MS, .def = 500, AT(worker.poll_us),
+     .help = "how long the worker sleeps when there is nothing to do"},
+    {"fetch-timeout-ms", OPT_DURATION, S | W, "N", 1, 60000, OPT_MS,
+     .def = FETCH_TIMEOUT_MS_DEFAULT, AT(worker.fetch_timeout_us),
+     .help = "research: time for one URL, whole transfer"},
+    {"fetch-max-bytes", OPT_SIZE, S | W, "N", 1, MIB(64), .def = FETCH_MAX_BYTES_DEFAULT,
+     AT(worker.fetch_max_bytes),
+     .help = "research: body cap per URL"},
+    {"allow-fetch", OPT_LIST, S | W, "HOST:PORT", .max = WORKER_MAX_ALLOW, AT(worker.allow),
+     OPT_COUNT_AT(struct cli_settings, worker.nallow),
+     .help = "test only: lets research fetch that exact loopback address"},
+    {"smtp-url", OPT_STRING, S | W, "smtp[s]://HOST:PORT", .check = smtp_url,
+     AT(worker.smtp_url), .shown = "none: mail goes to the log",
+     .help = "the relay for account email (accounts.md)"},
+    {"smtp-user", OPT_STRING, S | W, "USER", AT(worker.smtp_user),
+     .help = "relay user name; TLS is then required"},
+    {"smtp-password", OPT_STRING, S | W, "PW", .env = "WHISTLE_SMTP_PASSWORD",
+     AT(worker.smtp_password),
+     .help = "relay password (the environment variable keeps it out of ps); needs --smtp-user"},
+    {"mail-from", OPT_STRING, S | W, "ADDRESS", .check = mail_address, AT(worker.mail_from),
+     .shown = "Whistle <no-reply@HOST of --base-url>",
+     .help = "the sender of account email"},
+};
+/* clang-format on */
+
+static const struct opt_command commands[] = {
+    {"serve", CLI_SERVE,
+     "Serve the API and the human pages over HTTP, with the background worker in a thread\n"
+     "unless --no-worker. Bad values exit 1, usage errors 2."},
+    {"worker", CLI_WORKER,
+     "Run the background worker alone: lead research, account email, housekeeping.\n"
+     "Bad values exit 1, usage errors 2."},
+};
+
+/* Prints "whistle CMD: message" on stderr and returns rc. */
+static int say(const struct opt_command *c, int rc, const char *msg)
+{
+    fprintf(stderr, "whistle %s: %s\n", c->name, msg);
+    return rc;
+}
+
+/* The options that only make sense together. */
+static const char *smtp_problem(const struct worker_config *w)
+{
+    if ((w->smtp_user || w->smtp_password) && !w->smtp_url)
+        return "option --smtp-user and --smtp-password need --smtp-url";
+    if (w->smtp_url && w->smtp_password && !w->smtp_user)
+        return "option --smtp-password needs --smtp-user";
+    return NULL;
+}
+
+int cli_settings_parse(unsigned cmd, int argc, char **argv, struct cli_settings *st)
+{
+    const struct opt_command *c = &commands[cmd == CLI_SERVE ? 0 : 1];
+    const size_t n = sizeof rows / sizeof rows[0];
+    char err[256];
+    memset(st, 0, sizeof *st);
+    enum opt_result rc = opt_parse(rows, n, c, argc, argv, st, err, sizeof err);
+    if (rc == OPT_HELP || rc == OPT_HELP_MARKDOWN) {
+        struct buf out = BUF_INIT;
+        if (rc == OPT_HELP)
+            opt_help(&out, rows, n, c);
+        else
+            opt_markdown(&out, rows, n, commands, sizeof commands / sizeof commands[0]);
+        fwrite(out.p, 1, out.len, stdout);
+        buf_release(&out);
+        return CLI_OK;
+    }
+    if (rc == OPT_USAGE) {
+        say(c, CLI_USAGE, err);
+        fprintf(stderr, "usage: whistle %s [OPTION]... (whistle %s --help lists them)\n", c->name,
+                c->name);
+        return CLI_USAGE;
+    }
+    if (rc == OPT_INVALID)
+        return say(c, CLI_REFUSED, err);
+    const char *why = smtp_problem(&st->worker);
+    if (why)
+        return say(c, CLI_REFUSED, why);
+    st->http.limits = &st->limits;
+    st->worker.limits = &st->limits;
+    return CLI_RUN;
+}

@@ -1,0 +1,39 @@
+#ifndef WHISTLE_CLI_SETTINGS_H
+#define WHISTLE_CLI_SETTINGS_H
+
+#include <stdbool.h>
+
+#include "cli/options.h"
+#include "domain/limits.h"
+#include "http/http.h"
+#include "worker/worker.h"
+
+/*
+ * The options of `whistle serve` and `whistle worker`: one table (settings.c) parsed into
+ * one struct. An option both commands take (--db, --base-url, the worker options) is one
+ * row. docs/operators.md's option reference is the table's Markdown (`whistle serve
+ * --help=markdown`, `make docs`); tests/http/test_options.py fails when they differ.
+ */
+enum { CLI_SERVE = 1 << 0, CLI_WORKER = 1 << 1 };
+
+struct cli_settings {
+    const char *db;       /* --db, else $WHISTLE_DB, else whistle.db */
+    const char *base_url; /* --base-url as given, or NULL */
+    bool no_cache, no_worker, once, json;
+    int password_memory_kib;
+    struct server_config http; /* serve: listen, threads, connection limits, timeout */
+    struct worker_config worker;
+    struct whistle_limits limits;
+};
+
+/* Returned by cli_settings_parse when the command should run. */
+#define CLI_RUN (-1)
+
+/* Parses argv (argv[0] is the command's name) for cmd (CLI_SERVE or CLI_WORKER) into st
+ * and completes it (the smtp options' consistency). Returns CLI_RUN, or the exit status
+ * when the command must end now: CLI_OK after printing --help, CLI_REFUSED after a bad
+ * value, CLI_USAGE after a usage error; messages read "whistle serve: option --threads
+ * must be an integer from 1 to 256". Strings in st point into argv or the environment. */
+int cli_settings_parse(unsigned cmd, int argc, char **argv, struct cli_settings *st);
+
+#endif

@@ -1,0 +1,25 @@
+#ifndef WHISTLE_DOMAIN_LIMITS_H
+#define WHISTLE_DOMAIN_LIMITS_H
+
+#include <stdbool.h>
+
+/*
+ * The limits and policy switches that operators set with `whistle serve` / `whistle worker`
+ * options (cli/settings.c is the table: names, ranges, defaults; docs/operators.md is
+ * generated from it). Filled once at start-up, then only read: handlers reach it through
+ * req->cfg->limits (struct server_config), the worker through its struct worker_config.
+ * There is no global copy.
+ */
+struct whistle_limits {
+    int vote_per_voter;     /* Fan Verdict ballots per minute per voter (--vote-limit-voter) */
+    int vote_per_ip;        /* ballots per minute per client address (--vote-limit-ip) */
+    int signin_per_account; /* failed sign-ins per email address per window */
+    int signin_per_ip;      /* failed sign-ins per client address per window */
+    int mail_forms_per_ip;  /* sign-ups + reset requests per client address per hour */
+    int max_agent_keys;     /* active agent keys per account */
+    /* research: signals of completed scout runs count as independent discussion; the scout
+     * status op reports it (--scout-candidates) */
+    bool scout_candidates;
+};
+
+#endif

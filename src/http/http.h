@@ -68,11 +68,22 @@ struct server_config {
 #define REQUEST_MAX_HEADERS 8
 #define REQUEST_MAX_QUERY   64
 
+/* A request without a socket, for handler unit tests (h2o's t/00unit style): what the
+ * accessors read instead of libmicrohttpd's connection. Each list is {name, value} pairs
+ * ended by a {NULL, NULL} row; a NULL list is empty. */
+struct http_fake {
+    const char *(*headers)[2];
+    const char *(*cookies)[2];
+    const char *client_addr; /* "127.0.0.1" when NULL */
+};
+
 struct request {
-    bool started;      /* the access handler has seen the request */
-    size_t target_len; /* raw request target (path and query) */
-    bool target_nul;   /* the raw target carries %00 */
-    bool path_slash;   /* the raw path (before '?') carries %2F */
+    bool started;                 /* the access handler has seen the request */
+    const struct http_fake *fake; /* set instead of conn for a request built by the tests */
+    const char *(*fake_query)[2]; /* the fake request's query pairs (arena-owned) */
+    size_t target_len;            /* raw request target (path and query) */
+    bool target_nul;              /* the raw target carries %00 */
+    bool path_slash;              /* the raw path (before '?') carries %2F */
     struct MHD_Connection *conn;
     enum http_method method;
     const char *method_name;
@@ -100,6 +111,19 @@ struct request {
 /* Runs the server until SIGINT/SIGTERM, then stops accepting, lets in-flight requests
  * finish (up to 10 s) and returns 0; -1 when it cannot start. */
 int http_serve(const struct server_config *cfg, const struct route *routes, size_t nroutes);
+
+/* Handler unit tests: http_fake_setup() installs the route table and configuration that
+ * http_fake_request() dispatches through (no socket, no response cache). The request is
+ * built from method, target ("/path?k=v&k2", not percent-decoded), fake and body (NULL:
+ * none; bodies over the route's limit are answered 413 as the server does), dispatched
+ * (routing, 404/405, 413, the handler) and returned answered: read status, content_type,
+ * out, headers. Free it with http_fake_free(). */
+void http_fake_setup(const struct server_config *cfg, const struct route *routes, size_t nroutes);
+struct request *http_fake_request(const char *method, const char *target,
+                                  const struct http_fake *fake, const char *body);
+void http_fake_free(struct request *req);
+/* A response header's value (the first of that name, case-insensitive), or NULL. */
+const char *http_reply_header(const struct request *req, const char *name);
 
 /* Checks the request's query string against specs (see query.h); on failure answers 400
  * invalid_request and returns -1. */

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -97,6 +98,17 @@ static bool route_matches(const struct route *r, const char *path, struct arena 
     if (a)
         *param = arena_strndup(a, seg, len);
     return true;
+}
+
+/* The largest body any route at path accepts (the method is checked after the upload). */
+static size_t body_limit(const char *path)
+{
+    size_t limit = 0;
+    const char *param = NULL;
+    for (size_t i = 0; i < nroutes; i++)
+        if (route_matches(&routes[i], path, NULL, &param) && routes[i].body_limit > limit)
+            limit = routes[i].body_limit;
+    return limit;
 }
 
 static void allow_header(struct request *req, unsigned methods)
@@ -350,11 +362,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         return MHD_YES;
     }
     if (*upload_size) {
-        size_t limit = 0;
-        const char *param = NULL;
-        for (size_t i = 0; i < nroutes; i++)
-            if (route_matches(&routes[i], req->path, NULL, &param) && routes[i].body_limit > limit)
-                limit = routes[i].body_limit;
+        size_t limit = body_limit(req->path);
         if (req->body_too_large || req->body.len + *upload_size > limit) {
             req->body_too_large = true; /* keep reading, drop the bytes, answer 413 at the end */
         } else {
@@ -394,18 +402,34 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **state,
 
 /* ---- accessors ----------------------------------------------------------------------- */
 
+static const char *fake_lookup(const char *(*list)[2], const char *name, bool nocase)
+{
+    for (size_t i = 0; list && list[i][0]; i++)
+        if (nocase ? strcasecmp(list[i][0], name) == 0 : strcmp(list[i][0], name) == 0)
+            return list[i][1];
+    return NULL;
+}
+
 const char *http_header(struct request *req, const char *name)
 {
+    if (req->fake)
+        return fake_lookup(req->fake->headers, name, true);
     return MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, name);
 }
 
 const char *http_cookie(struct request *req, const char *name)
 {
+    if (req->fake)
+        return fake_lookup(req->fake->cookies, name, false);
     return MHD_lookup_connection_value(req->conn, MHD_COOKIE_KIND, name);
 }
 
 void http_client_addr(struct request *req, char *out, size_t n)
 {
+    if (req->fake) {
+        snprintf(out, n, "%s", req->fake->client_addr ? req->fake->client_addr : "127.0.0.1");
+        return;
+    }
     const union MHD_ConnectionInfo *ci =
         MHD_get_connection_info(req->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     out[0] = '\0';
@@ -443,7 +467,14 @@ int http_query_check(struct request *req, const struct qp_spec *specs, size_t ns
                      struct qp_value *out, char *err, size_t errlen)
 {
     struct query_collect c = {.req = req, .n = 0, .overflow = false};
-    MHD_get_connection_values(req->conn, MHD_GET_ARGUMENT_KIND, collect_arg, &c);
+    if (req->fake) {
+        for (size_t i = 0; req->fake_query && req->fake_query[i][0]; i++)
+            if (collect_arg(&c, MHD_GET_ARGUMENT_KIND, req->fake_query[i][0],
+                            req->fake_query[i][1]) == MHD_NO)
+                break;
+    } else {
+        MHD_get_connection_values(req->conn, MHD_GET_ARGUMENT_KIND, collect_arg, &c);
+    }
     if (c.overflow) {
         snprintf(err, errlen, "too many query parameters (at most %d)", REQUEST_MAX_QUERY);
         return -1;
@@ -460,6 +491,78 @@ int http_query(struct request *req, const struct qp_spec *specs, size_t nspecs,
         return -1;
     }
     return 0;
+}
+
+/* ---- requests without a socket (handler unit tests) --------------------------------- */
+
+void http_fake_setup(const struct server_config *cfg, const struct route *table, size_t n)
+{
+    config = cfg;
+    routes = table;
+    nroutes = n;
+}
+
+struct request *http_fake_request(const char *method, const char *target,
+                                  const struct http_fake *fake, const char *body)
+{
+    static const struct http_fake none;
+    struct request *req = request_alloc(strlen(target));
+    if (!req)
+        abort();
+    const char *q = strchr(target, '?');
+    size_t plen = q ? (size_t)(q - target) : strlen(target);
+    req->started = true;
+    req->fake = fake ? fake : &none;
+    req->cfg = config;
+    req->method = method_from_name(method);
+    req->method_name = arena_strdup(&req->arena, method);
+    req->path = arena_strndup(&req->arena, target, plen);
+    request_id(req->id);
+    if (q) { /* k=v pairs split on '&' like libmicrohttpd; a key without '=' has no value */
+        size_t cap = 1;
+        for (const char *p = q + 1; *p; p++)
+            cap += *p == '&';
+        const char *(*pairs)[2] = arena_alloc(&req->arena, (cap + 1) * sizeof *pairs);
+        size_t k = 0;
+        for (const char *p = q + 1; *p || k == 0;) {
+            const char *amp = strchr(p, '&');
+            size_t len = amp ? (size_t)(amp - p) : strlen(p);
+            const char *eq = memchr(p, '=', len);
+            if (len) {
+                pairs[k][0] = arena_strndup(&req->arena, p, eq ? (size_t)(eq - p) : len);
+                pairs[k][1] =
+                    eq ? arena_strndup(&req->arena, eq + 1, len - (size_t)(eq - p) - 1) : NULL;
+                k++;
+            }
+            if (!amp)
+                break;
+            p = amp + 1;
+        }
+        pairs[k][0] = pairs[k][1] = NULL;
+        req->fake_query = pairs;
+    }
+    if (body) {
+        size_t len = strlen(body);
+        if (len > body_limit(req->path))
+            req->body_too_large = true;
+        else
+            buf_append(&req->body, body, len);
+    }
+    dispatch(req);
+    return req;
+}
+
+void http_fake_free(struct request *req)
+{
+    request_free(req);
+}
+
+const char *http_reply_header(const struct request *req, const char *name)
+{
+    for (int i = 0; i < req->nheaders; i++)
+        if (strcasecmp(req->headers[i][0], name) == 0)
+            return req->headers[i][1];
+    return NULL;
 }
 
 /* ---- daemon -------------------------------------------------------------------------- */

@@ -1,0 +1,127 @@
+#ifndef WHISTLE_TESTS_HANDLERKIT_H
+#define WHISTLE_TESTS_HANDLERKIT_H
+
+/*
+ * Handler unit tests without a socket (h2o's t/00unit style): a migrated SQLite file with
+ * a small seed, the server's route table installed through http_fake_setup(), and requests
+ * built by http_fake_request(). A test asserts the outcome mapping of a handler: status,
+ * content type, error code, headers, body — the part of a handler that is its own.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <sodium.h>
+
+#include "api/api.h"
+#include "http/http.h"
+#include "store/store.h"
+#include "tmpdb.h"
+
+/* Seed: two teams, a final game and an upcoming one; incident P published with a question
+ * and one source, D merged into P, W withdrawn. Times in microseconds. */
+#define HK_P    "11111111-1111-4111-8111-111111111111"
+#define HK_D    "22222222-2222-4222-8222-222222222222"
+#define HK_W    "33333333-3333-4333-8333-333333333333"
+#define HK_NONE "44444444-4444-4444-8444-444444444444"
+#define HK_SEED                                                                                    \
+    "INSERT INTO teams (id, name, abbreviation, league) VALUES"                                    \
+    " ('nfl-h', 'Home Team', 'HOM', 'nfl'), ('nfl-a', 'Away Team', 'AWY', 'nfl');"                 \
+    "INSERT INTO games (id, home_team_id, away_team_id, home_score, away_score, starts_at,"        \
+    " status, season, week, league, season_type, created_at, updated_at, kickoff_known) VALUES"    \
+    " ('nfl-g1', 'nfl-h', 'nfl-a', 20, 17, 1700000000000000, 'final', 2025, 3, 'nfl',"             \
+    " 'regular', 0, 0, 1),"                                                                        \
+    " ('nfl-g2', 'nfl-a', 'nfl-h', NULL, NULL, NULL, 'upcoming', 2025, 4, 'nfl', 'regular',"       \
+    " 0, 0, 0);"                                                                                   \
+    "INSERT INTO incidents (id, game_id, title, play_description, category, status,"               \
+    " origin_kind, provenance, published_at, created_at, updated_at, question_version, slug,"      \
+    " visibility, duplicate_of) VALUES"                                                            \
+    " ('" HK_P "', 'nfl-g1', 'Late flag', 'A late flag.', 'penalty', 'developing', 'human',"       \
+    " '{}', 1700000100000000, 1700000100000000, 1700000100000000, 1, 'late-flag',"                 \
+    " 'published', NULL),"                                                                         \
+    " ('" HK_D "', 'nfl-g1', 'Late flag again', 'Dup.', 'penalty', 'developing', 'human',"         \
+    " '{}', 1700000200000000, 1700000200000000, 1700000200000000, NULL, 'late-flag-again',"        \
+    " 'merged', '" HK_P "'),"                                                                      \
+    " ('" HK_W "', 'nfl-g1', 'Gone', 'Withdrawn.', 'spot', 'developing', 'human', '{}',"           \
+    " 1700000300000000, 1700000300000000, 1700000300000000, NULL, 'gone', 'withdrawn', NULL);"     \
+    "INSERT INTO incident_slugs (slug, incident_id) VALUES ('late-flag', '" HK_P "'),"             \
+    " ('old-late-flag', '" HK_P "'), ('late-flag-again', '" HK_D "'), ('gone', '" HK_W "');"       \
+    "INSERT INTO questions (incident_id, version, question_type, question_text,"                   \
+    " option_a_label, option_b_label, unsure_label, stored_a_label, stored_b_label,"               \
+    " stored_unsure_label, created_at) VALUES ('" HK_P "', 1, 'call_correct',"                     \
+    " 'Was the flag correct?', 'Correct', 'Incorrect', 'Unsure', 'Correct', 'Incorrect',"          \
+    " 'Unsure', 1700000100000000);"                                                                \
+    "INSERT INTO sources (id, incident_id, position, url, title, source_kind, added_at,"           \
+    " supports) VALUES ('s1', '" HK_P "', 0, 'https://example.com/a', 'Report', 'report',"         \
+    " 1700000100000000, 'the flag')"
+
+struct hk {
+    struct tmpdb *db;
+    struct server_config cfg;
+};
+
+/* Opens the seeded database as the server's (store_thread) and installs the routes. */
+static inline struct hk *hk_open(const char *extra_sql)
+{
+    struct hk *k = calloc(1, sizeof *k);
+    if (!k || sodium_init() < 0)
+        return NULL;
+    k->db = tmpdb_open(HK_SEED);
+    if (!k->db || (extra_sql && store_exec(k->db->s, extra_sql) != STORE_DONE))
+        return NULL;
+    k->cfg.base_url = "http://127.0.0.1:8080";
+    k->cfg.listen = "127.0.0.1:8080";
+    k->cfg.threads = 1;
+    store_thread_setup(k->db->path);
+    http_fake_setup(&k->cfg, api_routes, api_nroutes);
+    return k;
+}
+
+static inline void hk_close(struct hk *k)
+{
+    tmpdb_close(k->db);
+    free(k);
+}
+
+/* A request through the route table; free with http_fake_free(). */
+static inline struct request *hk_do(const char *method, const char *target,
+                                    const struct http_fake *fake, const char *body)
+{
+    return http_fake_request(method, target, fake, body);
+}
+
+static inline struct request *hk_get(const char *target)
+{
+    return hk_do("GET", target, NULL, NULL);
+}
+
+/* Asserts status, a content type prefix and, when given, a body substring; frees req. */
+static inline void hk_expect(struct request *req, int status, const char *ctype, const char *needle)
+{
+    if (req->status != status || (ctype && strncmp(req->content_type, ctype, strlen(ctype))) ||
+        (needle && (!req->out.p || !strstr(req->out.p, needle))))
+        fprintf(stderr, "%s %s -> %d %s\n%.*s\n", req->method_name, req->path, req->status,
+                req->content_type ? req->content_type : "-", (int)req->out.len,
+                req->out.p ? req->out.p : "");
+    assert_int_equal(req->status, status);
+    if (ctype)
+        assert_true(strncmp(req->content_type, ctype, strlen(ctype)) == 0);
+    if (needle)
+        assert_non_null(strstr(req->out.p ? req->out.p : "", needle));
+    http_fake_free(req);
+}
+
+/* The error code of an error body: {"error":{"code":"X",...}} contains "code":"X". */
+static inline void hk_expect_error(struct request *req, int status, const char *code)
+{
+    char needle[96];
+    snprintf(needle, sizeof needle, "\"code\":\"%s\"", code);
+    hk_expect(req, status, "application/json", needle);
+}
+
+#endif

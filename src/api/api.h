@@ -66,6 +66,11 @@ bool api_json_content_type(struct request *req);
  * their own, SCOUT_BODY_MAX). */
 #define API_JSON_BODY_MAX (64 * 1024)
 
+/* The use-case context of a request: the thread's connection, the request's arena, now,
+ * the request id. Answers 503 itself and returns -1 when the store cannot be reached. */
+struct app_ctx;
+int api_ctx(struct request *req, struct app_ctx *c);
+
 /* Maps a negative store_rc to a reply (503) and drops a broken connection. */
 void api_store_failed(struct request *req, int rc);
 

@@ -3,9 +3,11 @@
 #include <strings.h>
 
 #include "api/api.h"
+#include "app/app.h"
 #include "domain/model.h"
 #include "store/store.h"
 #include "util/log.h"
+#include "util/timefmt.h"
 
 const char *const api_leagues[] = {"college", "nfl", NULL};
 const char *const api_season_types[] = {"preseason", "regular", "postseason", "unknown", NULL};
@@ -30,6 +32,20 @@ int api_no_query(struct request *req)
 {
     struct qp_value none[1];
     return http_query(req, NULL, 0, none);
+}
+
+int api_ctx(struct request *req, struct app_ctx *c)
+{
+    c->s = store_thread();
+    if (!c->s) {
+        reply_unavailable(req);
+        return -1;
+    }
+    c->a = &req->arena;
+    c->now = time_now_us();
+    c->actor = NULL;
+    c->request_id = req->id;
+    return 0;
 }
 
 void api_store_failed(struct request *req, int rc)

@@ -1,6 +1,7 @@
 /* GET /api/v1/incidents and GET /api/v1/incidents/{id} */
 #include "api/api.h"
 #include "api/render.h"
+#include "app/incident.h"
 #include "store/incidents.h"
 #include "util/uuid.h"
 
@@ -82,45 +83,32 @@ void api_incidents_get(struct request *req)
         reply_error(req, 400, "incident id must be a UUID");
         return;
     }
-    struct store *s = store_thread();
-    if (!s) {
-        reply_unavailable(req);
+    struct app_ctx c;
+    if (api_ctx(req, &c) < 0)
+        return;
+    struct incident_view v;
+    switch (incident_read(&c, id, INCIDENT_READ_DETAILS, NULL, &v)) {
+    case INCIDENT_READ_FOUND: {
+        struct jw w;
+        jw_init(&w, &req->out);
+        jw_obj_begin(&w);
+        jw_key(&w, "data");
+        render_incident_detail(&w, req->cfg->base_url, &v.inc, v.sources, v.nsources, v.history,
+                               v.nhistory);
+        jw_obj_end(&w);
+        reply_json(req, 200);
         return;
     }
-    struct incident inc;
-    const char *survivor = NULL;
-    struct source *sources = NULL;
-    struct question *history = NULL;
-    size_t nsources = 0, nhistory = 0;
-
-    /* one read transaction: the incident, its sources and history form one snapshot */
-    int rc = store_begin_read(s);
-    if (rc < 0)
-        goto failed;
-    int found = incidents_get(s, &req->arena, id, &inc, &survivor);
-    rc = found < 0 ? found : 0;
-    if (found == INCIDENT_FOUND)
-        rc = incidents_sources(s, &req->arena, id, &sources, &nsources);
-    if (found == INCIDENT_FOUND && rc == 0)
-        rc = incidents_questions(s, &req->arena, id, &history, &nhistory);
-    if (rc < 0)
-        goto failed;
-    store_commit(s);
-
-    if (found == INCIDENT_MISSING) {
-        reply_error(req, 404, "no public incident with id %s", id);
-        return;
-    }
-    if (found == INCIDENT_MERGED) {
+    case INCIDENT_READ_MERGED: {
         struct buf loc = BUF_INIT;
-        buf_printf(&loc, "%s/api/v1/incidents/%s", req->cfg->base_url, survivor);
+        buf_printf(&loc, "%s/api/v1/incidents/%s", req->cfg->base_url, v.survivor_id);
         const char *location = arena_strdup(&req->arena, loc.p);
         buf_release(&loc);
         struct jw w;
         jw_init(&w, &req->out);
         jw_obj_begin(&w);
         jw_key(&w, "duplicate_of");
-        jw_str(&w, survivor);
+        jw_str(&w, v.survivor_id);
         jw_key(&w, "location");
         jw_str(&w, location);
         jw_obj_end(&w);
@@ -128,15 +116,11 @@ void api_incidents_get(struct request *req)
         reply_json(req, 308);
         return;
     }
-    struct jw w;
-    jw_init(&w, &req->out);
-    jw_obj_begin(&w);
-    jw_key(&w, "data");
-    render_incident_detail(&w, req->cfg->base_url, &inc, sources, nsources, history, nhistory);
-    jw_obj_end(&w);
-    reply_json(req, 200);
-    return;
-failed:
-    store_rollback(s);
-    api_store_failed(req, rc);
+    case APP_UNAVAILABLE:
+        reply_unavailable(req);
+        return;
+    default:
+        reply_error(req, 404, "no public incident with id %s", id);
+        return;
+    }
 }

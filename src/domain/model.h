@@ -65,6 +65,9 @@ struct incident {
     const char *provenance_json;
     int64_t reviewed_at, published_at, created_at, updated_at;
     const char *duplicate_of, *slug;
+    const char *visibility;          /* published, withdrawn or merged */
+    const char *survivor_slug;       /* a merged duplicate's survivor: its slug (or NULL) */
+    const char *survivor_visibility; /* and its visibility; NULL when not merged */
     int64_t comment_count;
     /* through the game */
     const char *league, *season_type, *home_name, *away_name;

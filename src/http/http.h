@@ -155,7 +155,10 @@ void reply_error(struct request *req, int status, const char *fmt, ...)
 /* Same, with an explicit code (for statuses that carry several codes). */
 void reply_error_code(struct request *req, int status, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-/* 503 unavailable: the store failed. */
+/* 503 unavailable (the store failed), with Retry-After; pages answer the same words as an
+ * HTML page (web_unavailable). */
+#define HTTP_UNAVAILABLE_MSG "the service is temporarily unavailable; retry later"
+#define HTTP_RETRY_AFTER_S   "5"
 void reply_unavailable(struct request *req);
 
 /* Error codes beyond the one-per-status defaults of the catalogue (reply.c). */

@@ -97,6 +97,6 @@ void reply_error_code(struct request *req, int status, const char *code, const c
 
 void reply_unavailable(struct request *req)
 {
-    reply_header(req, "Retry-After", "5");
-    reply_error(req, 503, "the service is temporarily unavailable; retry later");
+    reply_header(req, "Retry-After", HTTP_RETRY_AFTER_S);
+    reply_error(req, 503, "%s", HTTP_UNAVAILABLE_MSG);
 }

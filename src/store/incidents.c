@@ -4,6 +4,7 @@
 
 #include "domain/votes.h"
 #include "util/buf.h"
+#include "util/uuid.h"
 
 #define INCIDENT_COLS                                                                              \
     "i.id, i.game_id, i.title, i.play_description, i.neutral_summary, i.category, i.period,"       \
@@ -19,7 +20,11 @@
     " JOIN teams h ON h.id = g.home_team_id JOIN teams a ON a.id = g.away_team_id"                 \
     " LEFT JOIN questions q ON q.incident_id = i.id AND q.version = i.question_version"
 
-enum { COL_VISIBILITY = 27, COL_Q = 28 };
+/* a single incident also reads its survivor's slug and visibility (merged duplicates) */
+#define INCIDENT_SURVIVOR_COLS ", d.slug, d.visibility"
+#define INCIDENT_SURVIVOR_FROM " LEFT JOIN incidents d ON d.id = i.duplicate_of"
+
+enum { COL_VISIBILITY = 27, COL_Q = 28, COL_SURVIVOR = 40 };
 
 static const char *dup(struct arena *a, struct store_stmt *st, int col)
 {
@@ -77,6 +82,8 @@ static void read_incident(struct arena *a, struct store_stmt *st, struct inciden
     i->season_type = dup(a, st, 24);
     i->home_name = dup(a, st, 25);
     i->away_name = dup(a, st, 26);
+    i->visibility = dup(a, st, COL_VISIBILITY);
+    i->survivor_slug = i->survivor_visibility = NULL;
     i->has_question = !store_col_null(st, COL_Q);
     if (i->has_question)
         read_question(a, st, COL_Q, &i->question);
@@ -237,54 +244,76 @@ int incidents_list(struct store *s, struct arena *a, const struct incident_filte
     return 0;
 }
 
-/* INCIDENT_MERGED when the survivor of a merged duplicate is still published, else
- * INCIDENT_MISSING: a duplicate redirects only to a survivor the public can read (api-v1.md:
- * "redirects to the surviving published incident"). */
-static int survivor_published(struct store *s, const char *survivor)
+int incidents_get(struct store *s, struct arena *a, const char *id, struct incident *out)
 {
-    struct store_stmt *st =
-        store_prepare(s, "SELECT 1 FROM incidents WHERE id = ? AND visibility = 'published'");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, survivor);
-    int rc = store_step(st);
-    store_reset(st);
-    if (rc < 0)
-        return rc;
-    return rc == STORE_ROW ? INCIDENT_MERGED : INCIDENT_MISSING;
-}
-
-int incidents_get(struct store *s, struct arena *a, const char *id, struct incident *out,
-                  const char **survivor)
-{
-    struct store_stmt *st =
-        store_prepare(s, "SELECT " INCIDENT_COLS INCIDENT_FROM " WHERE i.id = ?");
+    struct store_stmt *st = store_prepare(
+        s, "SELECT " INCIDENT_COLS INCIDENT_SURVIVOR_COLS INCIDENT_FROM INCIDENT_SURVIVOR_FROM
+           " WHERE i.id = ?");
     if (!st)
         return STORE_ERR;
     store_bind_text(st, 1, id);
     int rc = store_step(st);
-    if (rc != STORE_ROW) {
-        store_reset(st);
-        return rc < 0 ? rc : INCIDENT_MISSING;
+    if (rc == STORE_ROW) {
+        read_incident(a, st, out);
+        out->survivor_slug = dup(a, st, COL_SURVIVOR);
+        out->survivor_visibility = dup(a, st, COL_SURVIVOR + 1);
     }
-    const char *vis = store_col_text(st, COL_VISIBILITY);
-    if (strcmp(vis, "withdrawn") == 0) {
-        store_reset(st);
-        return INCIDENT_MISSING;
-    }
-    if (strcmp(vis, "merged") == 0) {
-        *survivor = dup(a, st, 19);
-        store_reset(st);
-        return survivor_published(s, *survivor);
-    }
-    read_incident(a, st, out);
     store_reset(st);
-    if (out->has_question) {
-        rc = incidents_tallies(s, out->id, out->question.version, &out->votes);
-        if (rc < 0)
-            return rc;
+    return rc < 0 ? rc : rc == STORE_ROW;
+}
+
+/* One incident by page key: its UUID, its slug or a former slug (incident_slugs). */
+static int locate_by_id(struct store *s, const char *id, struct incident_ref *ref)
+{
+    struct store_stmt *st = store_prepare(
+        s, "SELECT i.id, i.slug, i.visibility, i.question_version, d.id, d.slug, d.visibility"
+           " FROM incidents i LEFT JOIN incidents d ON d.id = i.duplicate_of WHERE i.id = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, id);
+    int rc = store_step(st);
+    if (rc == STORE_ROW) {
+        store_col_copy(st, 0, ref->id, sizeof ref->id);
+        store_col_copy(st, 1, ref->slug, sizeof ref->slug);
+        store_col_copy(st, 2, ref->visibility, sizeof ref->visibility);
+        ref->question_version = store_col_int(st, 3);
+        store_col_copy(st, 4, ref->survivor_id, sizeof ref->survivor_id);
+        store_col_copy(st, 5, ref->survivor_slug, sizeof ref->survivor_slug);
+        store_col_copy(st, 6, ref->survivor_visibility, sizeof ref->survivor_visibility);
     }
-    return INCIDENT_FOUND;
+    store_reset(st);
+    return rc < 0 ? rc : rc == STORE_ROW;
+}
+
+int incidents_locate(struct store *s, const char *key, struct incident_ref *ref)
+{
+    memset(ref, 0, sizeof *ref);
+    char id[UUID_STR_LEN + 1];
+    if (uuid_normalize(key, id) == 0) {
+        int rc = locate_by_id(s, id, ref);
+        if (rc == 1)
+            ref->historical = ref->slug[0] != '\0';
+        return rc;
+    }
+    struct store_stmt *st =
+        store_prepare(s, "SELECT id, 0 FROM incidents WHERE slug = ?"
+                         " UNION ALL SELECT incident_id, 1 FROM incident_slugs WHERE slug = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, key);
+    store_bind_text(st, 2, key);
+    int rc = store_step(st);
+    bool historical = false;
+    if (rc == STORE_ROW) {
+        store_col_copy(st, 0, id, sizeof id);
+        historical = store_col_int(st, 1) != 0;
+    }
+    store_reset(st);
+    if (rc != STORE_ROW)
+        return rc < 0 ? rc : 0;
+    rc = locate_by_id(s, id, ref);
+    ref->historical = historical;
+    return rc;
 }
 
 int incidents_sources(struct store *s, struct arena *a, const char *id, struct source **out,

@@ -22,16 +22,25 @@ struct incident_filter {
 int incidents_list(struct store *s, struct arena *a, const struct incident_filter *f,
                    struct incident **out, size_t *n, bool *more);
 
-enum incident_lookup {
-    INCIDENT_FOUND = 1,
-    INCIDENT_MISSING = 0, /* no such incident, withdrawn, or a duplicate of an unpublished one */
-    INCIDENT_MERGED = 2,  /* a merged duplicate: *survivor names the surviving incident */
-};
+/* Reads one incident by ID, whatever its visibility (domain/incident.h decides what the
+ * public sees), with its current question; tallies are not read (incidents_tallies). For a
+ * merged duplicate also its survivor's slug and visibility. 1 found, 0 no such incident, or
+ * a negative store_rc. */
+int incidents_get(struct store *s, struct arena *a, const char *id, struct incident *out);
 
-/* Reads one incident by ID with its question and tallies. Returns an incident_lookup value
- * or a negative store_rc. */
-int incidents_get(struct store *s, struct arena *a, const char *id, struct incident *out,
-                  const char **survivor);
+/* What a page URL key (a slug, a former slug or a UUID) designates: raw facts, no rule. */
+struct incident_ref {
+    char id[37];
+    char slug[128];               /* current slug, "" when none */
+    char visibility[16];          /* published, withdrawn, merged */
+    char survivor_id[37];         /* merged: the survivor's ID, else "" */
+    char survivor_slug[128];      /* and its slug ("" when none) */
+    char survivor_visibility[16]; /* and its visibility ("" when not merged) */
+    int64_t question_version;     /* INT64_MIN when none */
+    bool historical;              /* the key was a former slug or the UUID of a slugged incident */
+};
+/* 1 found (see ref), 0 no such key, or a negative store_rc. */
+int incidents_locate(struct store *s, const char *key, struct incident_ref *ref);
 
 /* The incident's sources in their order, and every question version ascending. */
 int incidents_sources(struct store *s, struct arena *a, const char *id, struct source **out,

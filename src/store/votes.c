@@ -38,63 +38,7 @@ int settings_secret(struct store *s, const char *name, unsigned char out[32])
     return store_run(st);
 }
 
-/* A merged duplicate redirects only to a survivor that is still published: once the
- * survivor is withdrawn, the duplicate reads as withdrawn too (404), never as a redirect to
- * a page that is gone. */
-static int by_id(struct store *s, const char *id, struct incident_ref *ref)
-{
-    struct store_stmt *st = store_prepare(
-        s, "SELECT i.id, i.slug, CASE WHEN i.visibility = 'merged' AND"
-           " coalesce(d.visibility, '') <> 'published' THEN 'withdrawn' ELSE i.visibility END,"
-           " i.question_version, coalesce(d.slug, d.id)"
-           " FROM incidents i LEFT JOIN incidents d ON d.id = i.duplicate_of WHERE i.id = ?");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, id);
-    int rc = store_step(st);
-    if (rc == STORE_ROW) {
-        store_col_copy(st, 0, ref->id, sizeof ref->id);
-        store_col_copy(st, 1, ref->slug, sizeof ref->slug);
-        store_col_copy(st, 2, ref->visibility, sizeof ref->visibility);
-        ref->question_version = store_col_int(st, 3);
-        store_col_copy(st, 4, ref->survivor_path, sizeof ref->survivor_path);
-    }
-    store_reset(st);
-    return rc < 0 ? rc : rc == STORE_ROW;
-}
-
-int incidents_resolve(struct store *s, const char *key, struct incident_ref *ref)
-{
-    memset(ref, 0, sizeof *ref);
-    char id[UUID_STR_LEN + 1];
-    if (uuid_normalize(key, id) == 0) {
-        int rc = by_id(s, id, ref);
-        if (rc == 1)
-            ref->historical = ref->slug[0] != '\0';
-        return rc;
-    }
-    struct store_stmt *st =
-        store_prepare(s, "SELECT id, 0 FROM incidents WHERE slug = ?"
-                         " UNION ALL SELECT incident_id, 1 FROM incident_slugs WHERE slug = ?");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, key);
-    store_bind_text(st, 2, key);
-    int rc = store_step(st);
-    bool historical = false;
-    if (rc == STORE_ROW) {
-        store_col_copy(st, 0, id, sizeof id);
-        historical = store_col_int(st, 1) != 0;
-    }
-    store_reset(st);
-    if (rc != STORE_ROW)
-        return rc < 0 ? rc : 0;
-    rc = by_id(s, id, ref);
-    ref->historical = historical;
-    return rc;
-}
-
-int ballot_get(struct store *s, const char *incident_id, int64_t version, const char *voter,
+int ballots_get(struct store *s, const char *incident_id, int64_t version, const char *voter,
                char choice[16], char rooting[16])
 {
     choice[0] = rooting[0] = '\0';
@@ -115,11 +59,11 @@ int ballot_get(struct store *s, const char *incident_id, int64_t version, const 
     return rc < 0 ? rc : 0;
 }
 
-int ballot_choice(struct store *s, const char *incident_id, int64_t version, const char *voter,
+int ballots_choice(struct store *s, const char *incident_id, int64_t version, const char *voter,
                   char out[16])
 {
     char rooting[16];
-    return ballot_get(s, incident_id, version, voter, out, rooting);
+    return ballots_get(s, incident_id, version, voter, out, rooting);
 }
 
 /* Adds delta to one choice column of a rooting group's tally row. */
@@ -143,7 +87,7 @@ static int tally_add(struct store *s, const char *incident_id, int64_t version, 
     return store_run(st);
 }
 
-int ballot_cast(struct store *s, const char *incident_id, int64_t version, const char *voter,
+int ballots_put(struct store *s, const char *incident_id, int64_t version, const char *voter,
                 const char *choice, const char *rooting, int64_t now)
 {
     struct store_stmt *st =

@@ -14,29 +14,16 @@
 /* The server secret (32 bytes) stored under name, created from the CSPRNG when missing. */
 int settings_secret(struct store *s, const char *name, unsigned char out[32]);
 
-/* What a page URL key (a slug, a historical slug or a UUID) designates. */
-struct incident_ref {
-    char id[37];
-    char slug[128];           /* current slug, "" when none */
-    char visibility[16];      /* published, withdrawn, merged (a merged duplicate whose
-                               * survivor is no longer published reads as withdrawn) */
-    char survivor_path[160];  /* for merged: the survivor's page path segment */
-    int64_t question_version; /* INT64_MIN when none */
-    bool historical;          /* the key was a former slug or a UUID of a slugged incident */
-};
-/* 1 found (see ref), 0 no such page. */
-int incidents_resolve(struct store *s, const char *key, struct incident_ref *ref);
-
 /* Casts or replaces the ballot of voter on (incident, version) and moves the tallies by the
  * difference, in the caller's transaction. choice is correct|incorrect|unsure; rooting may
  * be NULL (anonymous). Returns 0 (or a negative store_rc). */
-int ballot_cast(struct store *s, const char *incident_id, int64_t version, const char *voter,
+int ballots_put(struct store *s, const char *incident_id, int64_t version, const char *voter,
                 const char *choice, const char *rooting, int64_t now);
 /* The voter's current choice on (incident, version) into out (size 16), "" when none. */
-int ballot_choice(struct store *s, const char *incident_id, int64_t version, const char *voter,
+int ballots_choice(struct store *s, const char *incident_id, int64_t version, const char *voter,
                   char out[16]);
 /* The same with the ballot's rooting interest ("" when none or no ballot). */
-int ballot_get(struct store *s, const char *incident_id, int64_t version, const char *voter,
+int ballots_get(struct store *s, const char *incident_id, int64_t version, const char *voter,
                char choice[16], char rooting[16]);
 
 /* Ballot events of subject after `since`: count and the oldest time. */

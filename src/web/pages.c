@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "app/incident.h"
 #include "domain/account.h"
 #include "domain/voter.h"
 #include "domain/votes.h"
@@ -66,6 +67,12 @@ void web_error_page(struct request *req, int status, const char *fmt, ...)
     html_raw(&req->out, "</p><p><a href=\"/\">Latest debates</a></p>");
     web_page_end(&req->out);
     web_reply_html(req, status);
+}
+
+void web_unavailable(struct request *req)
+{
+    reply_header(req, "Retry-After", HTTP_RETRY_AFTER_S);
+    web_error_page(req, 503, "%s", HTTP_UNAVAILABLE_MSG);
 }
 
 void web_redirect(struct request *req, int status, const char *path)
@@ -208,7 +215,7 @@ void web_home(struct request *req)
     size_t n = 0;
     int rc = web_list(req, &f, &list, &n);
     if (rc < 0) {
-        web_error_page(req, 503, "the service is temporarily unavailable; retry later");
+        web_unavailable(req);
         return;
     }
     struct buf *b = &req->out;
@@ -376,69 +383,59 @@ static void vote_form(struct buf *b, const struct incident *i, const struct game
 void web_incident(struct request *req)
 {
     struct store *s = store_thread();
-    struct incident_ref ref;
-    int rc = s ? incidents_resolve(s, req->param, &ref) : STORE_GONE;
-    if (rc < 0) {
-        web_error_page(req, 503, "the service is temporarily unavailable; retry later");
+    if (!s) {
+        web_unavailable(req);
         return;
     }
-    if (rc == 0 || strcmp(ref.visibility, "withdrawn") == 0) {
-        web_error_page(req, 404, "no debate here");
+    /* a signed-in voter votes as their account, an anonymous one as their cookie; a visitor
+     * without a valid cookie has no ballot yet and gets a cookie only with a found page */
+    struct session_row sess;
+    char voter_id[VOTER_ID_LEN + 1], voter[VOTER_HASH_LEN + 1], csrf[VOTER_TOKEN_LEN + 1];
+    struct app_ctx c = {.s = s, .a = &req->arena, .now = time_now_us(), .request_id = req->id};
+    int signed_in = web_session(req, s, c.now, &sess);
+    if (signed_in < 0) {
+        web_unavailable(req);
         return;
     }
+    bool has_cookie =
+        !signed_in && voter_check_cookie(http_cookie(req, VOTER_COOKIE_NAME), voter_id);
+    if (signed_in)
+        account_voter(sess.account.id, voter);
+    else if (has_cookie)
+        voter_hash("ballot", voter_id, voter);
+    struct incident_view v;
+    int rc = incident_read(&c, req->param,
+                           INCIDENT_READ_PAGE_KEY | INCIDENT_READ_DETAILS | INCIDENT_READ_GAME,
+                           signed_in || has_cookie ? voter : NULL, &v);
     struct buf path = BUF_INIT;
-    if (strcmp(ref.visibility, "merged") == 0 || ref.historical) {
-        buf_printf(&path, "/incidents/%s",
-                   strcmp(ref.visibility, "merged") == 0 ? ref.survivor_path : ref.slug);
+    switch (rc) {
+    case INCIDENT_READ_FOUND:
+        break;
+    case INCIDENT_READ_MERGED:
+    case INCIDENT_READ_MOVED:
+        buf_printf(&path, "/incidents/%s", rc == INCIDENT_READ_MERGED ? v.survivor_key : v.key);
         web_redirect(req, 308, path.p);
         buf_release(&path);
         return;
-    }
-    buf_release(&path);
-
-    struct incident inc;
-    struct game g;
-    struct source *src = NULL;
-    struct question *qs = NULL;
-    size_t nsrc = 0, nq = 0;
-    const char *survivor = NULL;
-    char voter_id[VOTER_ID_LEN + 1], voter[VOTER_HASH_LEN + 1], current[16] = "", rooting[16] = "",
-                                                                csrf[VOTER_TOKEN_LEN + 1];
-    /* a signed-in voter votes as their account, an anonymous one as their cookie */
-    struct session_row sess;
-    int signed_in = web_session(req, s, time_now_us(), &sess);
-    if (signed_in < 0) {
-        web_error_page(req, 503, "the service is temporarily unavailable; retry later");
+    case APP_UNAVAILABLE:
+        web_unavailable(req);
         return;
-    }
-    if (signed_in) {
-        account_voter(sess.account.id, voter);
-        account_session_csrf(sess.hash, csrf);
-    } else {
-        web_voter_of(req, voter_id);
-        voter_hash("ballot", voter_id, voter);
-        voter_csrf_token(voter_id, csrf);
-    }
-    rc = store_begin_read(s);
-    int found = rc >= 0 ? incidents_get(s, &req->arena, ref.id, &inc, &survivor) : rc;
-    if (found == INCIDENT_FOUND) {
-        rc = incidents_sources(s, &req->arena, ref.id, &src, &nsrc);
-        if (rc >= 0)
-            rc = incidents_questions(s, &req->arena, ref.id, &qs, &nq);
-        if (rc >= 0)
-            rc = games_get(s, &req->arena, inc.game_id, &g);
-        if (rc >= 0 && inc.has_question)
-            rc = ballot_get(s, ref.id, inc.question.version, voter, current, rooting);
-    }
-    store_rollback(s);
-    if (found < 0 || rc < 0) {
-        web_error_page(req, 503, "the service is temporarily unavailable; retry later");
-        return;
-    }
-    if (found != INCIDENT_FOUND) {
+    default:
         web_error_page(req, 404, "no debate here");
         return;
     }
+    if (signed_in) {
+        account_session_csrf(sess.hash, csrf);
+    } else {
+        web_voter_of(req, voter_id);
+        voter_csrf_token(voter_id, csrf);
+    }
+    const struct incident inc = v.inc;
+    const struct game g = v.game;
+    const char *current = v.choice, *rooting = v.rooting;
+    const struct source *src = v.sources;
+    const struct question *qs = v.history;
+    size_t nsrc = v.nsources, nq = v.nhistory;
     struct buf *b = &req->out;
     web_page_begin(b, inc.title);
     html_raw(b, "<article class=\"incident\"><p class=\"matchup\"><a href=\"/games/");
@@ -501,7 +498,7 @@ void web_game(struct request *req)
     if (s)
         store_rollback(s);
     if (found < 0 || rc < 0) {
-        web_error_page(req, 503, "the service is temporarily unavailable; retry later");
+        web_unavailable(req);
         return;
     }
     if (found != STORE_ROW) {

@@ -10,12 +10,11 @@
 
 #include "api/api.h"
 #include "api/render.h"
-#include "app/app.h"
+#include "app/ballot.h"
+#include "app/incident.h"
 #include "domain/account.h"
+#include "domain/limits.h"
 #include "domain/voter.h"
-#include "domain/votes.h"
-#include "store/incidents.h"
-#include "store/votes.h"
 #include "util/form.h"
 #include "util/jsonw.h"
 #include "util/timefmt.h"
@@ -25,7 +24,6 @@
 #define ERR_CSRF         "csrf_failed"
 #define ERR_VOTE_CLOSED  "vote_closed"
 #define ERR_RATE_LIMITED "rate_limited"
-#define WINDOW_US        (INT64_C(60) * 1000000)
 
 struct vote_req {
     bool json;
@@ -40,6 +38,15 @@ static void fail(struct request *req, bool json, int status, const char *code, c
         reply_error_code(req, status, code, "%s", msg);
     else
         web_error_page(req, status, "%s", msg);
+}
+
+/* The one "unavailable" answer, as JSON or as the page. */
+static void unavailable(struct request *req, bool json)
+{
+    if (json)
+        reply_unavailable(req);
+    else
+        web_unavailable(req);
 }
 
 static int parse_body(struct request *req, struct vote_req *v, char *err, size_t errlen)
@@ -115,46 +122,29 @@ static int parse_body(struct request *req, struct vote_req *v, char *err, size_t
         snprintf(err, errlen, "send the ballot as a form or as application/json");
         return -1;
     }
-    if (!v->choice || (strcmp(v->choice, "correct") && strcmp(v->choice, "incorrect") &&
-                       strcmp(v->choice, "unsure"))) {
-        snprintf(err, errlen, "choice must be correct (option A), incorrect (option B) or unsure");
-        return -1;
-    }
-    if (v->version < 1) {
-        snprintf(err, errlen, "question_version must be a positive integer");
-        return -1;
-    }
-    if (v->rooting && strcmp(v->rooting, "home") && strcmp(v->rooting, "away") &&
-        strcmp(v->rooting, "neutral") && strcmp(v->rooting, "undisclosed")) {
-        snprintf(err, errlen,
-                 "rooting must be home, away, neutral, undisclosed (prefer not to "
-                 "say) or empty (no answer)");
-        return -1;
-    }
     return 0;
 }
 
 void web_vote(struct request *req)
 {
     struct vote_req v;
-    char err[300], voter_id[VOTER_ID_LEN + 1], voter[VOTER_HASH_LEN + 1];
+    char err[300], voter_id[VOTER_ID_LEN + 1], voter[VOTER_HASH_LEN + 1], addr[64];
     if (api_no_query(req) < 0)
         return;
     int bad = parse_body(req, &v, err, sizeof err);
-    struct store *s = store_thread();
-    if (!s) {
-        fail(req, v.json, 503, "unavailable", "the service is temporarily unavailable");
+    struct app_ctx c = {.s = store_thread(), .a = &req->arena, .request_id = req->id};
+    if (!c.s) {
+        unavailable(req, v.json);
         return;
     }
+    c.now = time_now_us();
     /* a signed-in voter (api-v1.md: "authenticated users also vote") votes as their
      * account with an optional rooting interest; the voter and CSRF checks come before
      * anything else is revealed */
     struct session_row sess;
-    int signed_in = web_session(req, s, time_now_us(), &sess);
+    int signed_in = web_session(req, c.s, c.now, &sess);
     if (signed_in < 0) {
-        if (signed_in == STORE_GONE || signed_in == STORE_ERR)
-            store_thread_drop();
-        fail(req, v.json, 503, "unavailable", "the service is temporarily unavailable");
+        unavailable(req, v.json);
         return;
     }
     if (!signed_in && !voter_check_cookie(http_cookie(req, VOTER_COOKIE_NAME), voter_id)) {
@@ -175,90 +165,63 @@ void web_vote(struct request *req)
         fail(req, v.json, 403, ERR_CSRF, "missing or wrong CSRF token: reload the page");
         return;
     }
-    if (signed_in && sess.account.banned) {
-        fail(req, v.json, 403, "forbidden", "this account is suspended");
-        return;
-    }
-    if (!signed_in && v.rooting) {
-        fail(req, v.json, 400, "invalid_request",
-             "rooting needs a signed-in account: anonymous ballots carry no rooting interest");
-        return;
-    }
     if (signed_in)
         account_voter(sess.account.id, voter);
     else
         voter_hash("ballot", voter_id, voter);
-    char addr[64], addr_subject[VOTER_HASH_LEN + 8], voter_subject[VOTER_HASH_LEN + 8],
-        ip_hash[VOTER_HASH_LEN + 1];
     http_client_addr(req, addr, sizeof addr);
-    voter_hash("ip", addr, ip_hash);
-    snprintf(addr_subject, sizeof addr_subject, "ip:%s", ip_hash);
-    snprintf(voter_subject, sizeof voter_subject, "voter:%s", voter);
-
-    struct incident_ref ref;
-    int64_t retry = 0, now;
-    int rc = store_begin_write(s);
-    if (rc < 0)
-        goto failed;
-    now = time_now_us();
-    rc = incidents_resolve(s, req->param, &ref);
-    if (rc < 0)
-        goto failed;
-    if (rc == 0 || strcmp(ref.visibility, "withdrawn") == 0) {
-        store_rollback(s);
+    struct ballot_input in = {.key = req->param,
+                              .version = v.version,
+                              .choice = v.choice,
+                              .rooting = v.rooting,
+                              .voter = voter,
+                              .account = signed_in,
+                              .suspended = signed_in && sess.account.banned,
+                              .address = addr,
+                              .limit_voter = req->cfg->limits->vote_per_voter,
+                              .limit_address = req->cfg->limits->vote_per_ip};
+    struct ballot_result r;
+    switch (ballot_cast(&c, &in, &r)) {
+    case BALLOT_OK:
+        break;
+    case BALLOT_INVALID:
+        fail(req, v.json, 400, "invalid_request", r.message);
+        return;
+    case BALLOT_FORBIDDEN:
+        fail(req, v.json, 403, "forbidden", "this account is suspended");
+        return;
+    case BALLOT_MISSING:
         fail(req, v.json, 404, "not_found", "no debate here");
         return;
-    }
-    const char *closed = NULL;
-    if (strcmp(ref.visibility, "merged") == 0)
-        closed = "this incident was merged into another debate: vote there";
-    else if (ref.question_version == INT64_MIN)
-        closed = "this incident has no Fan Verdict question";
-    else if (ref.question_version != v.version)
-        closed = "this question version has been superseded: reload the page to see the "
-                 "current question";
-    if (closed) {
-        store_rollback(s);
-        fail(req, v.json, 409, ERR_VOTE_CLOSED, closed);
+    case BALLOT_CLOSED:
+        fail(req, v.json, 409, ERR_VOTE_CLOSED, r.message);
         return;
-    }
-    const struct whistle_limits *lim = req->cfg->limits;
-    int limited = app_rate_limited(s, voter_subject, lim->vote_per_voter, WINDOW_US, now, &retry);
-    if (limited == 0)
-        limited = app_rate_limited(s, addr_subject, lim->vote_per_ip, WINDOW_US, now, &retry);
-    if (limited < 0) {
-        rc = limited;
-        goto failed;
-    }
-    if (limited) {
-        store_rollback(s);
+    case BALLOT_RATE_LIMITED: {
         char ra[24];
-        snprintf(ra, sizeof ra, "%lld", (long long)retry);
+        snprintf(ra, sizeof ra, "%lld", (long long)r.retry_s);
         reply_header(req, "Retry-After", arena_strdup(&req->arena, ra));
         fail(req, v.json, 429, ERR_RATE_LIMITED, "too many ballots; wait a minute");
         return;
     }
-    if ((rc = ballot_cast(s, ref.id, v.version, voter, v.choice, v.rooting, now)) < 0 ||
-        (rc = app_rate_record(s, voter_subject, WINDOW_US, now)) < 0 ||
-        (rc = app_rate_record(s, addr_subject, WINDOW_US, now)) < 0 || (rc = store_commit(s)) < 0)
-        goto failed;
-
+    default:
+        unavailable(req, v.json);
+        return;
+    }
     if (!v.json) {
         struct buf path = BUF_INIT;
-        buf_printf(&path, "/incidents/%s#verdict", ref.slug[0] ? ref.slug : ref.id);
+        buf_printf(&path, "/incidents/%s#verdict", r.key);
         web_redirect(req, 303, path.p);
         buf_release(&path);
         return;
     }
-    struct incident inc;
-    const char *survivor = NULL;
-    rc = incidents_get(s, &req->arena, ref.id, &inc, &survivor);
-    if (rc != INCIDENT_FOUND) {
-        rc = rc < 0 ? rc : STORE_ERR;
-        goto failed_after_commit;
+    /* the JSON answer carries the tallies after this ballot (a read after the commit) */
+    struct incident_view iv;
+    if (incident_read(&c, r.incident_id, 0, NULL, &iv) != INCIDENT_READ_FOUND) {
+        unavailable(req, v.json);
+        return;
     }
     struct buf html = BUF_INIT;
-    web_results(&html, &inc.question, &inc.votes);
+    web_results(&html, &iv.inc.question, &iv.inc.votes);
     struct jw w;
     jw_init(&w, &req->out);
     jw_obj_begin(&w);
@@ -273,19 +236,11 @@ void web_vote(struct request *req)
         jw_str(&w, v.rooting);
     }
     jw_key(&w, "votes");
-    render_votes(&w, &inc.votes);
+    render_votes(&w, &iv.inc.votes);
     jw_key(&w, "results_html");
     jw_str(&w, html.p);
     jw_obj_end(&w);
     jw_obj_end(&w);
     buf_release(&html);
     reply_json(req, 200);
-    return;
-failed:
-    store_rollback(s);
-failed_after_commit:
-    if (rc == STORE_GONE || rc == STORE_ERR)
-        store_thread_drop();
-    reply_header(req, "Retry-After", "5");
-    fail(req, v.json, 503, "unavailable", "the service is temporarily unavailable; retry later");
 }

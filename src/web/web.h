@@ -52,6 +52,9 @@ void web_page_begin(struct buf *b, const char *title);
 void web_page_end(struct buf *b);
 void web_error_page(struct request *req, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* The one "unavailable" page: 503, Retry-After, the same words as the JSON reply
+ * (reply_unavailable). */
+void web_unavailable(struct request *req);
 void web_redirect(struct request *req, int status, const char *path);
 /* A time for people: <time datetime="ISO">YYYY-MM-DD HH:MM UTC</time>. */
 void web_time(struct buf *b, int64_t us);

@@ -54,28 +54,28 @@ static struct choices totals(struct store *s, int64_t version)
 static void test_revote_moves_and_never_double_counts(void **state)
 {
     struct tmpdb *d = *state;
-    assert_int_equal(ballot_cast(d->s, INC, 1, "voter-a", "correct", NULL, NOW), 0);
-    assert_int_equal(ballot_cast(d->s, INC, 1, "voter-b", "correct", NULL, NOW), 0);
+    assert_int_equal(ballots_put(d->s, INC, 1, "voter-a", "correct", NULL, NOW), 0);
+    assert_int_equal(ballots_put(d->s, INC, 1, "voter-b", "correct", NULL, NOW), 0);
     struct choices c = totals(d->s, 1);
     assert_int_equal(c.correct, 2);
     assert_int_equal(choices_total(&c), 2);
 
     /* a changes its mind: one leaves "correct", one enters "incorrect" */
-    assert_int_equal(ballot_cast(d->s, INC, 1, "voter-a", "incorrect", NULL, NOW + SEC), 0);
+    assert_int_equal(ballots_put(d->s, INC, 1, "voter-a", "incorrect", NULL, NOW + SEC), 0);
     c = totals(d->s, 1);
     assert_int_equal(c.correct, 1);
     assert_int_equal(c.incorrect, 1);
     assert_int_equal(choices_total(&c), 2);
 
     /* the same ballot again changes nothing */
-    assert_int_equal(ballot_cast(d->s, INC, 1, "voter-a", "incorrect", NULL, NOW + 2 * SEC), 0);
+    assert_int_equal(ballots_put(d->s, INC, 1, "voter-a", "incorrect", NULL, NOW + 2 * SEC), 0);
     c = totals(d->s, 1);
     assert_int_equal(choices_total(&c), 2);
 
     char choice[16];
-    assert_int_equal(ballot_choice(d->s, INC, 1, "voter-a", choice), 0);
+    assert_int_equal(ballots_choice(d->s, INC, 1, "voter-a", choice), 0);
     assert_string_equal(choice, "incorrect");
-    assert_int_equal(ballot_choice(d->s, INC, 1, "nobody", choice), 0);
+    assert_int_equal(ballots_choice(d->s, INC, 1, "nobody", choice), 0);
     assert_string_equal(choice, "");
 
     /* the tallies always equal the ballots table */
@@ -85,7 +85,7 @@ static void test_revote_moves_and_never_double_counts(void **state)
     store_reset(st);
 
     /* another version is counted apart: old ballots are never reinterpreted */
-    assert_int_equal(ballot_cast(d->s, INC, 2, "voter-a", "unsure", NULL, NOW), 0);
+    assert_int_equal(ballots_put(d->s, INC, 2, "voter-a", "unsure", NULL, NOW), 0);
     assert_int_equal(totals(d->s, 2).unsure, 1);
     c = totals(d->s, 1);
     assert_int_equal(c.correct, 1);
@@ -96,9 +96,9 @@ static void test_rooting_groups_are_tallied_apart(void **state)
 {
     struct tmpdb *d = *state;
     struct votes v;
-    assert_int_equal(ballot_cast(d->s, INC, 1, "v1", "correct", "home", NOW), 0);
-    assert_int_equal(ballot_cast(d->s, INC, 1, "v2", "correct", NULL, NOW), 0);
-    assert_int_equal(ballot_cast(d->s, INC, 1, "v1", "unsure", "away", NOW), 0);
+    assert_int_equal(ballots_put(d->s, INC, 1, "v1", "correct", "home", NOW), 0);
+    assert_int_equal(ballots_put(d->s, INC, 1, "v2", "correct", NULL, NOW), 0);
+    assert_int_equal(ballots_put(d->s, INC, 1, "v1", "unsure", "away", NOW), 0);
     assert_int_equal(incidents_tallies(d->s, INC, 1, &v), 0);
     assert_int_equal(choices_total(&v.by_rooting[ROOTING_HOME]), 0);
     assert_int_equal(v.by_rooting[ROOTING_AWAY].unsure, 1);

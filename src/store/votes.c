@@ -39,7 +39,7 @@ int settings_secret(struct store *s, const char *name, unsigned char out[32])
 }
 
 int ballots_get(struct store *s, const char *incident_id, int64_t version, const char *voter,
-               char choice[16], char rooting[16])
+                char choice[16], char rooting[16])
 {
     choice[0] = rooting[0] = '\0';
     struct store_stmt *st = store_prepare(s, "SELECT choice, rooting FROM ballots"
@@ -60,7 +60,7 @@ int ballots_get(struct store *s, const char *incident_id, int64_t version, const
 }
 
 int ballots_choice(struct store *s, const char *incident_id, int64_t version, const char *voter,
-                  char out[16])
+                   char out[16])
 {
     char rooting[16];
     return ballots_get(s, incident_id, version, voter, out, rooting);

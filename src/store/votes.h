@@ -21,10 +21,10 @@ int ballots_put(struct store *s, const char *incident_id, int64_t version, const
                 const char *choice, const char *rooting, int64_t now);
 /* The voter's current choice on (incident, version) into out (size 16), "" when none. */
 int ballots_choice(struct store *s, const char *incident_id, int64_t version, const char *voter,
-                  char out[16]);
+                   char out[16]);
 /* The same with the ballot's rooting interest ("" when none or no ballot). */
 int ballots_get(struct store *s, const char *incident_id, int64_t version, const char *voter,
-               char choice[16], char rooting[16]);
+                char choice[16], char rooting[16]);
 
 /* Ballot events of subject after `since`: count and the oldest time. */
 int vote_events_count(struct store *s, const char *subject, int64_t since, int64_t *count,

@@ -1,0 +1,570 @@
+/*
+ * The scout ops (app/scout.h): each runs inside one write transaction, writes its answer
+ * and returns OP_COMMIT or OP_ROLLBACK, or a negative store_rc.
+ */
+#include "app/scout.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include <jansson.h>
+#include <sodium.h>
+
+#include "domain/agentkey.h"
+#include "domain/scout.h"
+#include "store/admin.h"
+#include "util/jsonw.h"
+#include "util/log.h"
+#include "util/timefmt.h"
+
+int scout_authenticate(const struct app_ctx *c, const char *bearer, struct scout_credential *out,
+                       const char **why)
+{
+    *why = NULL;
+    if (!bearer || strncasecmp(bearer, "Bearer ", 7) != 0) {
+        /* api-v1.md Authentication rule 3: a missing credential is 403 here, and neither a
+         * browser session nor any cookie stands in for one */
+        *why = "a scout credential is required: Authorization: Bearer ws_… (browser sessions "
+               "and agent keys are not accepted)";
+        return SCOUT_AUTH_REFUSED;
+    }
+    const char *key = bearer + 7;
+    while (*key == ' ')
+        key++;
+    if (strncmp(key, AGENT_KEY_PREFIX, 3) == 0) {
+        *why = "an agent key (wk_…) works only on the agent endpoints; the scout interface "
+               "needs a scout credential (ws_…)";
+        return SCOUT_AUTH_REFUSED;
+    }
+    if (!credential_well_formed(SCOUT_KEY_PREFIX, key)) {
+        *why = "the scout credential is malformed (wrong prefix, length or checksum)";
+        return SCOUT_AUTH_REFUSED;
+    }
+    char hash[AGENT_KEY_HASH_HEX + 1];
+    agent_key_hash(key, hash);
+    int rc = scout_credential_by_hash(c->s, hash, out);
+    if (rc < 0)
+        return APP_UNAVAILABLE;
+    if (rc == 0) {
+        *why = "the scout credential is not valid";
+        return SCOUT_AUTH_REFUSED;
+    }
+    switch (scout_credential_state(c->now, out->expires_at, out->revoked_at, out->disabled)) {
+    case SCOUT_CRED_REVOKED:
+        *why = "the scout credential has been revoked";
+        return SCOUT_AUTH_REFUSED;
+    case SCOUT_CRED_EXPIRED:
+        *why = "the scout credential has expired";
+        return SCOUT_AUTH_REFUSED;
+    default:
+        return SCOUT_AUTH_OK;
+    }
+}
+
+/* ---- answers ----------------------------------------------------------------------- */
+
+static void reply_skip(struct buf *answer, enum scout_skip why)
+{
+    struct jw w;
+    jw_init(&w, answer);
+    jw_obj_begin(&w);
+    jw_key(&w, "skip");
+    jw_bool(&w, true);
+    jw_key(&w, "reason");
+    jw_str(&w, scout_skip_reason(why));
+    jw_obj_end(&w);
+}
+
+static void kinds(struct jw *w, const char *name, const int64_t v[SCOUT_NKINDS])
+{
+    jw_key(w, name);
+    jw_obj_begin(w);
+    for (int k = 0; k < SCOUT_NKINDS; k++) {
+        jw_key(w, scout_kind_name(k));
+        jw_int(w, v[k]);
+    }
+    jw_obj_end(w);
+}
+
+/* What run r may still reserve of each kind given the credential's spend today. */
+static void run_left(const struct scout_credential *c, const struct scout_run *r,
+                     const int64_t day_used[SCOUT_NKINDS], int64_t left[SCOUT_NKINDS])
+{
+    for (int k = 0; k < SCOUT_NKINDS; k++)
+        left[k] = scout_run_remaining(r->cap[k], r->used[k], c->per_day[k], day_used[k]);
+}
+
+/* A running run as status shows it. */
+struct run_writer {
+    struct jw *w;
+    const struct scout_credential *c;
+    const int64_t *day_used;
+};
+
+static void write_run(struct jw *w, const struct scout_credential *c, const struct scout_run *r,
+                      const int64_t day_used[SCOUT_NKINDS])
+{
+    int64_t left[SCOUT_NKINDS];
+    run_left(c, r, day_used, left);
+    jw_obj_begin(w);
+    jw_key(w, "runId");
+    jw_str(w, r->id);
+    jw_key(w, "key");
+    jw_str(w, r->key);
+    jw_key(w, "status");
+    jw_str(w, "running");
+    jw_key(w, "startedAt");
+    jw_time(w, r->started_at);
+    jw_key(w, "expiresAt");
+    jw_time(w, r->expires_at);
+    kinds(w, "caps", r->cap);
+    kinds(w, "used", r->used);
+    kinds(w, "remaining", left);
+    jw_obj_end(w);
+}
+
+static int write_run_cb(void *ctx, const struct scout_run *r)
+{
+    struct run_writer *rw = ctx;
+    write_run(rw->w, rw->c, r, rw->day_used);
+    return 0;
+}
+
+/* ---- ops --------------------------------------------------------------------------- */
+
+struct op {
+    struct buf *answer;
+    struct store *s;
+    struct arena *a;
+    int64_t now;
+    const struct scout_credential *cred;
+    struct scout_request in;
+    bool candidates;
+    int outcome;         /* SCOUT_OUT_ANSWER unless an op refuses */
+    const char *message; /* the refusal's words */
+    const char *request_id;
+};
+
+/* Records a refusal: its outcome and words (the transaction's fate is the op's return). */
+static void refuse(struct op *o, int outcome, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void refuse(struct op *o, int outcome, const char *fmt, ...)
+{
+    struct buf b = BUF_INIT;
+    va_list ap;
+    va_start(ap, fmt);
+    buf_vprintf(&b, fmt, ap);
+    va_end(ap);
+    o->outcome = outcome;
+    o->message = arena_strdup(o->a, b.p);
+    buf_release(&b);
+}
+
+/* Each op runs inside a write transaction, answers the request and returns OP_COMMIT or
+ * OP_ROLLBACK (what to do with the transaction), or a negative store_rc (nothing answered). */
+enum { OP_COMMIT = 0, OP_ROLLBACK = 1 };
+
+static int op_status(struct op *o)
+{
+    int64_t day = scout_day_start(o->now), used[SCOUT_NKINDS];
+    int rc = scout_spend_used(o->s, o->cred->id, day, used);
+    if (rc < 0)
+        return rc;
+    struct scout_run active;
+    int have_active = 0;
+    struct buf cp = BUF_INIT;
+    int have_cp = 0;
+    if (o->in.key) {
+        if ((have_active = scout_run_active(o->s, o->cred->id, o->in.key, o->now, &active)) < 0)
+            return have_active;
+        if ((have_cp = scout_checkpoints_get(o->s, o->cred->id, o->in.key, &cp)) < 0)
+            return have_cp;
+    }
+    struct jw w;
+    jw_init(&w, o->answer);
+    jw_obj_begin(&w);
+    jw_key(&w, "enabled");
+    jw_bool(&w, !o->cred->disabled);
+    jw_key(&w, "candidateCreation");
+    jw_bool(&w, o->candidates);
+    char date[TIME_ISO_MAX];
+    time_format_iso(day, date);
+    date[10] = '\0';
+    jw_key(&w, "day");
+    jw_str(&w, date);
+    jw_key(&w, "resetsAt");
+    jw_time(&w, day + SCOUT_DAY_US);
+    jw_key(&w, "budgets");
+    jw_obj_begin(&w);
+    for (int k = 0; k < SCOUT_NKINDS; k++) {
+        jw_key(&w, scout_kind_name(k));
+        jw_obj_begin(&w);
+        jw_key(&w, "limit");
+        jw_int(&w, o->cred->per_day[k]);
+        jw_key(&w, "used");
+        jw_int(&w, used[k]);
+        jw_key(&w, "remaining");
+        jw_int(&w, scout_remaining(o->cred->per_day[k], used[k]));
+        jw_obj_end(&w);
+    }
+    jw_obj_end(&w);
+    jw_key(&w, "perRun");
+    jw_obj_begin(&w);
+    for (int k = 0; k < SCOUT_NKINDS; k++) {
+        jw_key(&w, scout_kind_name(k));
+        jw_int(&w, o->cred->per_run[k]);
+    }
+    jw_key(&w, "seconds");
+    jw_int(&w, o->cred->run_seconds);
+    jw_obj_end(&w);
+    jw_key(&w, "key");
+    jw_str(&w, o->in.key);
+    jw_key(&w, "activeRun");
+    if (have_active == 1)
+        write_run(&w, o->cred, &active, used);
+    else
+        jw_null(&w);
+    jw_key(&w, "checkpoints");
+    if (have_cp == 1)
+        jw_raw(&w, cp.p);
+    else
+        jw_null(&w);
+    jw_key(&w, "activeRuns");
+    jw_arr_begin(&w);
+    struct run_writer rw = {&w, o->cred, used};
+    rc = scout_runs_active_each(o->s, o->cred->id, o->now, write_run_cb, &rw);
+    buf_release(&cp);
+    if (rc < 0)
+        return rc;
+    jw_arr_end(&w);
+    jw_obj_end(&w);
+    return 0;
+}
+
+/* Answers 409 to an op on a run that is not running. An expired run is marked so, which
+ * frees its key for a new run. Returns OP_COMMIT or a negative store_rc. */
+static int not_running(struct op *o, const struct scout_run *r, enum scout_run_state st)
+{
+    if (st == SCOUT_RUN_COMPLETED) {
+        refuse(o, SCOUT_OUT_RUN_COMPLETED, "run %s is completed; begin a new run with a new runId",
+               r->id);
+        return OP_COMMIT;
+    }
+    int rc = scout_run_expire(o->s, o->cred->id, NULL, r->id, o->now);
+    if (rc < 0)
+        return rc;
+    refuse(o, SCOUT_OUT_RUN_EXPIRED,
+           "run %s expired at its lease end; begin a new run with a new runId", r->id);
+    return OP_COMMIT;
+}
+
+/* Finds the run named by runId and checks it belongs to the caller: 1 found (answered
+ * nothing), 0 answered 400, or a negative store_rc. An unknown runId and another
+ * credential's get the same answer. */
+static int own_run(struct op *o, struct scout_run *r)
+{
+    int rc = scout_run_get(o->s, o->in.run_id, r);
+    if (rc < 0)
+        return rc;
+    if (rc == 0 || strcmp(r->credential_id, o->cred->id) != 0) {
+        refuse(o, SCOUT_OUT_FOREIGN_RUN, "runId %s is not a run of this scout credential",
+               o->in.run_id);
+        return 0;
+    }
+    return 1;
+}
+
+static int op_begin(struct op *o)
+{
+    struct scout_run r;
+    int rc = scout_run_get(o->s, o->in.run_id, &r);
+    if (rc < 0)
+        return rc;
+    if (rc == 1) {
+        /* a retried begin: the same receipt, as long as the run is the same and running */
+        if (strcmp(r.credential_id, o->cred->id) != 0) {
+            refuse(o, SCOUT_OUT_FOREIGN_RUN, "runId %s is not a run of this scout credential",
+                   o->in.run_id);
+            return OP_ROLLBACK;
+        }
+        if (strcmp(r.key, o->in.key) != 0) {
+            refuse(o, SCOUT_OUT_CONFLICT, "runId %s was begun with a different key", r.id);
+            return OP_ROLLBACK;
+        }
+        enum scout_run_state st = scout_run_state(o->now, r.status, r.expires_at);
+        if (st != SCOUT_RUN_RUNNING)
+            return not_running(o, &r, st);
+        rc = scout_run_receipt(o->s, r.id, false, o->answer);
+        if (rc < 0)
+            return rc;
+        return 0;
+    }
+    if ((rc = scout_run_expire(o->s, o->cred->id, o->in.key, NULL, o->now)) < 0)
+        return rc;
+    struct scout_run active;
+    int have_active = scout_run_active(o->s, o->cred->id, o->in.key, o->now, &active);
+    if (have_active < 0)
+        return have_active;
+    int64_t day = scout_day_start(o->now), used[SCOUT_NKINDS], left[SCOUT_NKINDS];
+    if ((rc = scout_spend_used(o->s, o->cred->id, day, used)) < 0)
+        return rc;
+    for (int k = 0; k < SCOUT_NKINDS; k++)
+        left[k] = scout_run_remaining(o->cred->per_run[k], 0, o->cred->per_day[k], used[k]);
+    enum scout_skip skip = scout_begin_decision(o->cred->disabled, have_active == 1, left);
+    if (skip != SCOUT_GO) {
+        reply_skip(o->answer, skip);
+        return 0;
+    }
+    struct buf cp = BUF_INIT;
+    int have_cp = scout_checkpoints_get(o->s, o->cred->id, o->in.key, &cp);
+    if (have_cp < 0)
+        return have_cp;
+    memset(&r, 0, sizeof r);
+    snprintf(r.id, sizeof r.id, "%s", o->in.run_id);
+    snprintf(r.credential_id, sizeof r.credential_id, "%s", o->cred->id);
+    snprintf(r.key, sizeof r.key, "%s", o->in.key);
+    r.started_at = o->now;
+    r.expires_at = scout_lease_end(o->now, o->cred->run_seconds);
+    for (int k = 0; k < SCOUT_NKINDS; k++)
+        r.cap[k] = o->cred->per_run[k];
+    struct jw w;
+    jw_init(&w, o->answer);
+    jw_obj_begin(&w);
+    jw_key(&w, "runId");
+    jw_str(&w, r.id);
+    jw_key(&w, "key");
+    jw_str(&w, r.key);
+    jw_key(&w, "status");
+    jw_str(&w, "running");
+    jw_key(&w, "startedAt");
+    jw_time(&w, r.started_at);
+    jw_key(&w, "expiresAt");
+    jw_time(&w, r.expires_at);
+    kinds(&w, "remaining", left);
+    jw_key(&w, "checkpoints");
+    if (have_cp == 1)
+        jw_raw(&w, cp.p);
+    else
+        jw_null(&w);
+    jw_obj_end(&w);
+    buf_release(&cp);
+    rc = scout_run_insert(o->s, &r, o->answer->p);
+    if (rc < 0) {
+        buf_reset(o->answer);
+        return rc;
+    }
+    log_info("scout", "run %s began for credential %s key %.100s rid=%s", r.id, o->cred->id, r.key,
+             o->request_id);
+    return 0;
+}
+
+static int op_reserve(struct op *o)
+{
+    struct scout_run r;
+    int rc = own_run(o, &r);
+    if (rc < 0)
+        return rc;
+    if (rc == 0)
+        return OP_ROLLBACK;
+    enum scout_run_state st = scout_run_state(o->now, r.status, r.expires_at);
+    if (st != SCOUT_RUN_RUNNING)
+        return not_running(o, &r, st);
+    if (o->cred->disabled) {
+        reply_skip(o->answer, SCOUT_SKIP_DISABLED);
+        return 0;
+    }
+    enum scout_kind k = o->in.kind;
+    int64_t day = scout_day_start(o->now), used[SCOUT_NKINDS];
+    if ((rc = scout_spend_used(o->s, o->cred->id, day, used)) < 0)
+        return rc;
+    /* the arithmetic first (it also keeps huge units away from SQL overflow); then the two
+     * conditional updates, which are what make the grant atomic across processes */
+    if (!scout_reserve_fits(o->in.units, r.cap[k], r.used[k], o->cred->per_day[k], used[k])) {
+        reply_skip(o->answer, SCOUT_SKIP_BUDGET);
+        return OP_ROLLBACK;
+    }
+    if ((rc = scout_run_take(o->s, r.id, k, o->in.units, o->now)) < 0)
+        return rc;
+    if (rc == 1)
+        rc = scout_spend_take(o->s, o->cred->id, day, k, o->in.units, o->cred->per_day[k]);
+    if (rc < 0)
+        return rc;
+    if (rc == 0) {
+        reply_skip(o->answer, SCOUT_SKIP_BUDGET);
+        return OP_ROLLBACK; /* undoes the run's share, granted just before */
+    }
+    if ((rc = scout_reservation_insert(o->s, r.id, k, o->in.units, day, o->now)) < 0)
+        return rc;
+    r.used[k] += o->in.units;
+    used[k] += o->in.units;
+    int64_t left[SCOUT_NKINDS];
+    run_left(o->cred, &r, used, left);
+    struct jw w;
+    jw_init(&w, o->answer);
+    jw_obj_begin(&w);
+    jw_key(&w, "runId");
+    jw_str(&w, r.id);
+    jw_key(&w, "kind");
+    jw_str(&w, scout_kind_name(k));
+    jw_key(&w, "units");
+    jw_int(&w, o->in.units);
+    jw_key(&w, "expiresAt");
+    jw_time(&w, r.expires_at);
+    kinds(&w, "remaining", left);
+    jw_obj_end(&w);
+    return 0;
+}
+
+static int op_finish(struct op *o)
+{
+    struct scout_run r;
+    int rc = own_run(o, &r);
+    if (rc < 0)
+        return rc;
+    if (rc == 0)
+        return OP_ROLLBACK;
+    enum scout_run_state st = scout_run_state(o->now, r.status, r.expires_at);
+    if (st == SCOUT_RUN_COMPLETED) {
+        /* api-v1.md operation rule 6: only the byte-identical payload is a retry */
+        if (sodium_memcmp(r.finish_hash, o->in.body_hash, 64) != 0) {
+            refuse(o, SCOUT_OUT_CONFLICT,
+                   "run %s was already finished with a different payload; only the "
+                   "identical payload may be retried",
+                   r.id);
+            return OP_ROLLBACK;
+        }
+        if ((rc = scout_run_receipt(o->s, r.id, true, o->answer)) < 0)
+            return rc;
+        return 0;
+    }
+    if (st == SCOUT_RUN_EXPIRED)
+        return not_running(o, &r, st);
+    struct buf rejected = BUF_INIT;
+    struct jw rw;
+    jw_init(&rw, &rejected);
+    jw_arr_begin(&rw);
+    int64_t accepted = 0, duplicates = 0;
+    for (size_t i = 0; i < o->in.nsignals; i++) {
+        struct scout_signal sig;
+        char field[16], err[300];
+        json_t *item = json_array_get(o->in.signals, i);
+        if (scout_signal_parse(item, &sig, field, err, sizeof err) < 0) {
+            jw_obj_begin(&rw);
+            jw_key(&rw, "index");
+            jw_int(&rw, (int64_t)i);
+            jw_key(&rw, "field");
+            jw_str(&rw, field[0] ? field : NULL);
+            jw_key(&rw, "message");
+            jw_str(&rw, err);
+            jw_obj_end(&rw);
+            continue;
+        }
+        int known = sig.game_id ? admin_game_exists(o->s, sig.game_id) : 0;
+        rc = known < 0 ? known
+                       : scout_signal_insert(o->s, r.id, o->cred->id, &sig,
+                                             scout_signal_score(&sig, known == 1), o->now);
+        scout_signal_release(&sig);
+        if (rc < 0) {
+            buf_release(&rejected);
+            return rc;
+        }
+        if (rc == 1)
+            accepted++;
+        else
+            duplicates++;
+    }
+    jw_arr_end(&rw);
+    if (o->in.checkpoints_json &&
+        (rc = scout_checkpoints_put(o->s, o->cred->id, r.key, o->in.checkpoints_json, r.id,
+                                    o->now)) < 0) {
+        buf_release(&rejected);
+        return rc;
+    }
+    struct jw w;
+    jw_init(&w, o->answer);
+    jw_obj_begin(&w);
+    jw_key(&w, "runId");
+    jw_str(&w, r.id);
+    jw_key(&w, "key");
+    jw_str(&w, r.key);
+    jw_key(&w, "status");
+    jw_str(&w, "completed");
+    jw_key(&w, "accepted");
+    jw_int(&w, accepted);
+    jw_key(&w, "duplicates");
+    jw_int(&w, duplicates);
+    jw_key(&w, "rejected");
+    jw_raw(&w, rejected.p);
+    jw_obj_end(&w);
+    buf_release(&rejected);
+    rc = scout_run_complete(o->s, r.id, o->now, o->in.body_hash, o->answer->p,
+                            o->in.evaluations_json, o->in.report_json);
+    if (rc < 0)
+        return rc;
+    /* another finish of this run committed first (possible where the database lets two
+     * writers in at once): decide again on the committed state */
+    if (rc == 0)
+        return STORE_CONSTRAINT;
+    log_info("scout", "run %s completed: %lld accepted, %lld duplicates rid=%s", r.id,
+             (long long)accepted, (long long)duplicates, o->request_id);
+    return 0;
+}
+
+int scout_op(const struct app_ctx *c, const struct scout_credential *cred, bool candidates,
+             const char *body, size_t len, struct buf *answer, const char **message)
+{
+    static int (*const ops[])(struct op *) = {
+        [SCOUT_OP_STATUS] = op_status,
+        [SCOUT_OP_BEGIN] = op_begin,
+        [SCOUT_OP_RESERVE] = op_reserve,
+        [SCOUT_OP_FINISH] = op_finish,
+    };
+    struct op o = {.answer = answer,
+                   .s = c->s,
+                   .a = c->a,
+                   .now = c->now,
+                   .cred = cred,
+                   .candidates = candidates,
+                   .request_id = c->request_id ? c->request_id : "-"};
+    char err[400];
+    *message = NULL;
+    if (scout_request_parse(body, len, &o.in, err, sizeof err) < 0) {
+        *message = arena_strdup(c->a, err);
+        return SCOUT_OUT_INVALID;
+    }
+    /* a retried request may meet a concurrent one at a unique constraint (the same runId,
+     * or a second run for the key): roll back and decide again on the committed state */
+    int rc = 0;
+    for (int attempt = 0; attempt < 3; attempt++) {
+        if ((rc = store_begin_write(o.s)) < 0)
+            break;
+        /* the clock is read again under the write lock: leases and days follow commit order */
+        o.now = time_now_us();
+        if ((rc = scout_credential_touch(o.s, cred->id, o.now)) < 0)
+            break;
+        buf_reset(answer);
+        o.outcome = SCOUT_OUT_ANSWER;
+        o.message = NULL;
+        rc = ops[o.in.op](&o);
+        if (rc == STORE_CONSTRAINT) {
+            store_rollback(o.s);
+            continue;
+        }
+        if (rc < 0)
+            break;
+        if (rc == OP_ROLLBACK) {
+            store_rollback(o.s);
+        } else if ((rc = store_commit(o.s)) < 0) {
+            break;
+        }
+        scout_request_release(&o.in);
+        *message = o.message;
+        return o.outcome;
+    }
+    store_rollback(o.s);
+    buf_reset(answer);
+    scout_request_release(&o.in);
+    return APP_UNAVAILABLE;
+}

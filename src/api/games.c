@@ -1,6 +1,7 @@
 /* GET /api/v1/games and GET /api/v1/games/{id} */
 #include "api/api.h"
 #include "api/render.h"
+#include "app/incident.h"
 #include "domain/ids.h"
 #include "store/games.h"
 
@@ -33,17 +34,14 @@ void api_games_list(struct request *req)
         .limit = v[P_LIMIT].i,
         .offset = v[P_OFFSET].i,
     };
-    struct store *s = store_thread();
-    if (!s) {
-        reply_unavailable(req);
-        return;
-    }
+    struct app_ctx c;
     struct game *games = NULL;
     size_t n = 0;
     bool more = false;
-    int rc = games_list(s, &req->arena, &f, &games, &n, &more);
-    if (rc < 0) {
-        api_store_failed(req, rc);
+    if (api_ctx(req, &c) < 0)
+        return;
+    if (game_list(&c, &f, &games, &n, &more) < 0) {
+        reply_unavailable(req);
         return;
     }
     struct jw w;
@@ -67,18 +65,16 @@ void api_games_get(struct request *req)
         reply_error(req, 400, "game id must be 1 to 255 characters of A-Z a-z 0-9 . _ : ~ -");
         return;
     }
-    struct store *s = store_thread();
-    if (!s) {
+    struct app_ctx c;
+    struct game g;
+    if (api_ctx(req, &c) < 0)
+        return;
+    int rc = game_read(&c, req->param, &g, 0, NULL, NULL);
+    if (rc < 0) {
         reply_unavailable(req);
         return;
     }
-    struct game g;
-    int rc = games_get(s, &req->arena, req->param, &g);
-    if (rc < 0) {
-        api_store_failed(req, rc);
-        return;
-    }
-    if (rc != STORE_ROW) {
+    if (rc == 0) {
         reply_error(req, 404, "no game with id %s", req->param);
         return;
     }

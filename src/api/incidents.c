@@ -41,24 +41,14 @@ void api_incidents_list(struct request *req)
         .limit = v[P_LIMIT].i,
         .offset = v[P_OFFSET].i,
     };
-    struct store *s = store_thread();
-    if (!s) {
-        reply_unavailable(req);
-        return;
-    }
+    struct app_ctx c;
     struct incident *list = NULL;
     size_t n = 0;
     bool more = false;
-    /* one read transaction: the page and its tallies are one snapshot, and SQLite takes
-     * its WAL read lock once instead of once per statement */
-    int rc = store_begin_read(s);
-    if (rc >= 0)
-        rc = incidents_list(s, &req->arena, &f, &list, &n, &more);
-    if (rc >= 0)
-        rc = store_commit(s);
-    if (rc < 0) {
-        store_rollback(s);
-        api_store_failed(req, rc);
+    if (api_ctx(req, &c) < 0)
+        return;
+    if (incident_list(&c, &f, &list, &n, &more) < 0) {
+        reply_unavailable(req);
         return;
     }
     struct jw w;

@@ -85,3 +85,47 @@ out:
     store_rollback(c->s);
     return rc < 0 ? APP_UNAVAILABLE : rc;
 }
+
+int incident_list(const struct app_ctx *c, const struct incident_filter *f, struct incident **list,
+                  size_t *n, bool *more)
+{
+    /* one read transaction: the page and its tallies are one snapshot, and SQLite takes its
+     * WAL read lock once instead of once per statement */
+    *list = NULL;
+    *n = 0;
+    *more = false;
+    int rc = store_begin_read(c->s);
+    if (rc >= 0)
+        rc = incidents_list(c->s, c->a, f, list, n, more);
+    store_rollback(c->s);
+    return rc < 0 ? APP_UNAVAILABLE : APP_OK;
+}
+
+int game_read(const struct app_ctx *c, const char *id, struct game *out, int64_t limit,
+              struct incident **list, size_t *n)
+{
+    int rc = store_begin_read(c->s);
+    int found = rc < 0 ? rc : games_get(c->s, c->a, id, out);
+    if (found == 1 && list) {
+        struct incident_filter f = {.game_id = id,
+                                    .season = MODEL_NULL,
+                                    .week = MODEL_NULL,
+                                    .from = MODEL_NULL,
+                                    .to = MODEL_NULL,
+                                    .has_verdict = -1,
+                                    .limit = limit};
+        bool more = false;
+        rc = incidents_list(c->s, c->a, &f, list, n, &more);
+    }
+    store_rollback(c->s);
+    return found < 0 || rc < 0 ? APP_UNAVAILABLE : found == 1;
+}
+
+int game_list(const struct app_ctx *c, const struct game_filter *f, struct game **list, size_t *n,
+              bool *more)
+{
+    *list = NULL;
+    *n = 0;
+    *more = false;
+    return games_list(c->s, c->a, f, list, n, more) < 0 ? APP_UNAVAILABLE : APP_OK;
+}

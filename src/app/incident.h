@@ -1,6 +1,7 @@
 #ifndef WHISTLE_APP_INCIDENT_H
 #define WHISTLE_APP_INCIDENT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "app/app.h"
@@ -44,5 +45,22 @@ struct incident_view {
  * incident_read_outcome or APP_UNAVAILABLE. */
 int incident_read(const struct app_ctx *c, const char *key, unsigned what, const char *voter,
                   struct incident_view *out);
+
+/* One page of published incidents (api-v1.md ordering: publication time desc, then ID desc)
+ * with their current question and tallies, read in one snapshot; *more when a further
+ * record exists. Returns APP_OK or APP_UNAVAILABLE; the list lives in c->a. */
+struct incident_filter;
+int incident_list(const struct app_ctx *c, const struct incident_filter *f, struct incident **list,
+                  size_t *n, bool *more);
+
+/* A game and, when list is not NULL, up to `limit` of its published incidents, in one
+ * snapshot: 1 found, 0 no such game, APP_UNAVAILABLE. */
+int game_read(const struct app_ctx *c, const char *id, struct game *out, int64_t limit,
+              struct incident **list, size_t *n);
+
+/* One page of games (api-v1.md ordering). APP_OK or APP_UNAVAILABLE; list in c->a. */
+struct game_filter;
+int game_list(const struct app_ctx *c, const struct game_filter *f, struct game **list, size_t *n,
+              bool *more);
 
 #endif

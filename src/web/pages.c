@@ -156,16 +156,9 @@ struct incident_filter web_filter(int64_t limit)
 int web_list(struct request *req, const struct incident_filter *f, struct incident **list,
              size_t *n)
 {
-    struct store *s = store_thread();
+    struct app_ctx c = {.s = store_thread(), .a = &req->arena, .request_id = req->id};
     bool more = false;
-    int rc = s ? store_begin_read(s) : STORE_GONE;
-    if (rc >= 0)
-        rc = incidents_list(s, &req->arena, f, list, n, &more);
-    if (s)
-        store_rollback(s);
-    if (rc == STORE_GONE || rc == STORE_ERR)
-        store_thread_drop();
-    return rc;
+    return c.s ? incident_list(&c, f, list, n, &more) : APP_UNAVAILABLE;
 }
 
 /* "College" / "NFL" for people; the data says college / nfl. */
@@ -481,27 +474,16 @@ void web_incident(struct request *req)
 
 void web_game(struct request *req)
 {
-    struct store *s = store_thread();
+    struct app_ctx c = {.s = store_thread(), .a = &req->arena, .request_id = req->id};
     struct game g;
     struct incident *list = NULL;
     size_t n = 0;
-    bool more = false;
-    int found = s ? store_begin_read(s) : STORE_GONE;
-    if (found >= 0)
-        found = games_get(s, &req->arena, req->param, &g);
-    int rc = 0;
-    if (found == STORE_ROW) {
-        struct incident_filter f = web_filter(100);
-        f.game_id = g.id;
-        rc = incidents_list(s, &req->arena, &f, &list, &n, &more);
-    }
-    if (s)
-        store_rollback(s);
-    if (found < 0 || rc < 0) {
+    int found = c.s ? game_read(&c, req->param, &g, 100, &list, &n) : APP_UNAVAILABLE;
+    if (found < 0) {
         web_unavailable(req);
         return;
     }
-    if (found != STORE_ROW) {
+    if (found == 0) {
         web_error_page(req, 404, "no game here");
         return;
     }

@@ -66,6 +66,10 @@ $(BUILD)/gen/migrations.c: $(MIGRATIONS) scripts/embed.sh
 	@: > $@
 	@for f in $(MIGRATIONS); do n=$$(basename $$f .sql | cut -d_ -f1); \
 	  scripts/embed.sh migration_$$n $$f >> $@; done
+	@{ echo 'const struct { int version; const unsigned char *sql; } store_migrations[] = {'; \
+	  for f in $(MIGRATIONS); do n=$$(basename $$f .sql | cut -d_ -f1); \
+	  echo "    {$$(expr $$n + 0), migration_$$n},"; done; echo '};'; \
+	  echo 'const unsigned long store_nmigrations = sizeof store_migrations / sizeof store_migrations[0];'; } >> $@
 
 $(BUILD)/gen/openapi.c: src/api/openapi.json scripts/embed.sh
 	@mkdir -p $(dir $@)

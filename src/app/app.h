@@ -39,6 +39,7 @@ struct app_ctx {
     int64_t now;            /* microseconds since the epoch (UTC) */
     const char *actor;      /* who acts, for audit: "account:<id>", "agent:<key id>",
                              * "operator" (CLI), "worker"; NULL when anonymous */
+    const char *role;       /* the actor's role for audit (editor, admin…), or NULL */
     const char *request_id; /* X-Request-Id of the HTTP request, NULL on the CLI */
 };
 

@@ -41,7 +41,7 @@ int admin_incident_state(struct store *s, const char *id, struct incident_state 
     out->question_version = MODEL_NULL;
     struct store_stmt *st = store_prepare(
         s, "SELECT visibility, duplicate_of, slug, question_version, published_at, created_at,"
-           " updated_at, (SELECT count(*) FROM incidents d WHERE d.duplicate_of = i.id)"
+           " updated_at, (SELECT count(*) FROM incidents d WHERE d.duplicate_of = i.id), status"
            " FROM incidents i WHERE id = ?");
     if (!st)
         return STORE_ERR;
@@ -57,6 +57,7 @@ int admin_incident_state(struct store *s, const char *id, struct incident_state 
         out->created_at = store_col_int(st, 5);
         out->updated_at = store_col_int(st, 6);
         out->duplicates = store_col_int(st, 7);
+        store_col_copy(st, 8, out->status, sizeof out->status);
     }
     store_reset(st);
     return rc < 0 ? rc : 0;

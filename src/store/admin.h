@@ -20,6 +20,7 @@ int admin_game_exists(struct store *s, const char *id); /* 1, 0 or <0 */
 struct incident_state {
     bool exists;
     char visibility[16];
+    char status[16]; /* maturity: developing … resolved */
     char duplicate_of[40];
     char slug[128];
     int64_t question_version; /* MODEL_NULL when none */

@@ -1,0 +1,303 @@
+#include "app/editorial.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "domain/lead.h"
+#include "store/admin.h"
+#include "store/audit.h"
+#include "store/incidents.h"
+#include "util/buf.h"
+#include "util/jsonw.h"
+#include "util/uuid.h"
+
+int app_audit(const struct app_ctx *c, const char *action, const char *target_kind,
+              const char *target_id, const char *before_json, const char *after_json,
+              const char *reason)
+{
+    char id[UUID_STR_LEN + 1];
+    uuid_v4(id);
+    struct audit_record r = {.id = id,
+                             .at = c->now,
+                             .actor = c->actor ? c->actor : "operator",
+                             .role = c->role,
+                             .action = action,
+                             .target_kind = target_kind,
+                             .target_id = target_id,
+                             .before_json = before_json,
+                             .after_json = after_json,
+                             .reason = reason,
+                             .request_id = c->request_id};
+    return audit_insert(c->s, &r);
+}
+
+/* A refusal's words in the context's arena. */
+static int say(const struct app_ctx *c, struct edit_result *r, int outcome, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int say(const struct app_ctx *c, struct edit_result *r, int outcome, const char *fmt, ...)
+{
+    struct buf b = BUF_INIT;
+    va_list ap;
+    va_start(ap, fmt);
+    buf_vprintf(&b, fmt, ap);
+    va_end(ap);
+    r->message = arena_strdup(c->a, b.p);
+    buf_release(&b);
+    return outcome;
+}
+
+/* {"key":"value"} with the value JSON-escaped, in the arena. */
+static const char *field(const struct app_ctx *c, const char *key, const char *value)
+{
+    struct buf b = BUF_INIT;
+    struct jw w;
+    jw_init(&w, &b);
+    jw_obj_begin(&w);
+    jw_key(&w, key);
+    jw_str(&w, value);
+    jw_obj_end(&w);
+    const char *s = arena_strdup(c->a, b.p);
+    buf_release(&b);
+    return s;
+}
+
+static int load(const struct app_ctx *c, const char *id, struct incident_state *st,
+                struct edit_result *r)
+{
+    int rc = admin_incident_state(c->s, id, st);
+    if (rc < 0)
+        return rc;
+    if (!st->exists)
+        return say(c, r, EDIT_MISSING, "no incident %s", id);
+    return EDIT_OK;
+}
+
+/* The body of one edit: begin, fn, commit or roll back; the outcome or APP_UNAVAILABLE. */
+static int in_tx(const struct app_ctx *c, struct edit_result *r,
+                 int (*fn)(const struct app_ctx *, const void *, struct edit_result *),
+                 const void *args)
+{
+    int rc = store_begin_write(c->s);
+    if (rc >= 0)
+        rc = fn(c, args, r);
+    if (rc == EDIT_OK && (rc = store_commit(c->s)) >= 0)
+        return EDIT_OK;
+    store_rollback(c->s);
+    return rc < 0 ? APP_UNAVAILABLE : rc;
+}
+
+struct target {
+    const char *id, *other, *reason;
+    const struct source *src;
+    const struct question *q;
+    bool clarify;
+};
+
+static int withdraw_tx(const struct app_ctx *c, const void *p, struct edit_result *r)
+{
+    const struct target *t = p;
+    struct incident_state st;
+    int rc = load(c, t->id, &st, r);
+    if (rc != EDIT_OK)
+        return rc;
+    if (strcmp(st.visibility, "withdrawn") == 0)
+        return say(c, r, EDIT_REFUSED, "incident %s is already withdrawn", t->id);
+    if ((rc = admin_set_visibility(c->s, t->id, "withdrawn", NULL, c->now)) < 0 ||
+        (rc = app_audit(c, "incident.withdraw", "incident", t->id,
+                        field(c, "visibility", st.visibility), field(c, "visibility", "withdrawn"),
+                        t->reason)) < 0)
+        return rc;
+    return EDIT_OK;
+}
+
+int incident_withdraw(const struct app_ctx *c, const char *id, const char *reason,
+                      struct edit_result *r)
+{
+    struct target t = {.id = id, .reason = reason};
+    memset(r, 0, sizeof *r);
+    return in_tx(c, r, withdraw_tx, &t);
+}
+
+static int merge_tx(const struct app_ctx *c, const void *p, struct edit_result *r)
+{
+    const struct target *t = p;
+    struct incident_state st, sv;
+    int rc = load(c, t->id, &st, r);
+    if (rc != EDIT_OK || (rc = load(c, t->other, &sv, r)) != EDIT_OK)
+        return rc;
+    if (strcmp(st.visibility, "published") != 0)
+        return say(
+            c, r, EDIT_REFUSED, "incident %s is %s; only a published incident can be merged", t->id,
+            strcmp(st.visibility, "merged") == 0 ? "already a merged duplicate" : st.visibility);
+    if (strcmp(sv.visibility, "published") != 0)
+        return say(
+            c, r, EDIT_REFUSED, "survivor %s is %s; the survivor must be published", t->other,
+            strcmp(sv.visibility, "merged") == 0 ? "itself a merged duplicate" : sv.visibility);
+    if (st.duplicates > 0)
+        return say(c, r, EDIT_REFUSED,
+                   "incident %s has %lld duplicate(s) merged into it; merging it would make a "
+                   "chain (merge those into %s first)",
+                   t->id, (long long)st.duplicates, t->other);
+    if ((rc = admin_set_visibility(c->s, t->id, "merged", t->other, c->now)) < 0 ||
+        (rc = app_audit(c, "incident.merge", "incident", t->id,
+                        field(c, "visibility", st.visibility), field(c, "duplicate_of", t->other),
+                        t->reason)) < 0)
+        return rc;
+    return EDIT_OK;
+}
+
+int incident_merge(const struct app_ctx *c, const char *id, const char *into, const char *reason,
+                   struct edit_result *r)
+{
+    memset(r, 0, sizeof *r);
+    if (strcmp(id, into) == 0)
+        return say(c, r, EDIT_INVALID, "an incident cannot be merged into itself");
+    struct target t = {.id = id, .other = into, .reason = reason};
+    return in_tx(c, r, merge_tx, &t);
+}
+
+static const char *const maturities[] = {"developing", "corroborated", "explained", "resolved",
+                                         NULL};
+static const char *const source_kinds[] = {"report", "video", "image", "official_statement",
+                                           "rule",   "other", NULL};
+
+static bool one_of(const char *v, const char *const *names)
+{
+    for (; v && *names; names++)
+        if (strcmp(v, *names) == 0)
+            return true;
+    return false;
+}
+
+static int status_tx(const struct app_ctx *c, const void *p, struct edit_result *r)
+{
+    const struct target *t = p;
+    struct incident_state st;
+    int rc = load(c, t->id, &st, r);
+    if (rc != EDIT_OK || (rc = admin_set_status(c->s, t->id, t->other, c->now)) < 0 ||
+        (rc = app_audit(c, "incident.set_status", "incident", t->id, field(c, "status", st.status),
+                        field(c, "status", t->other), NULL)) < 0)
+        return rc;
+    return EDIT_OK;
+}
+
+int incident_set_status(const struct app_ctx *c, const char *id, const char *status,
+                        struct edit_result *r)
+{
+    memset(r, 0, sizeof *r);
+    if (!one_of(status, maturities))
+        return say(c, r, EDIT_INVALID,
+                   "status must be one of developing, corroborated, explained, resolved");
+    struct target t = {.id = id, .other = status};
+    return in_tx(c, r, status_tx, &t);
+}
+
+/* Later reporting (api-v1.md "Incident status": developing → corroborated / explained) is
+ * cited here before the status moves. */
+static int source_tx(const struct app_ctx *c, const void *p, struct edit_result *r)
+{
+    const struct target *t = p;
+    struct incident_state st;
+    int rc = load(c, t->id, &st, r);
+    if (rc != EDIT_OK)
+        return rc;
+    if (strcmp(st.visibility, "published") != 0)
+        return say(c, r, EDIT_REFUSED,
+                   "incident %s is %s; sources can be added to published incidents only", t->id,
+                   st.visibility);
+    rc = admin_add_source(c->s, t->id, t->src, c->now);
+    if (rc < 0)
+        return rc;
+    if (rc == 0)
+        return say(c, r, EDIT_DUPLICATE, "incident %s already cites %s", t->id, t->src->url);
+    if ((rc = app_audit(c, "incident.add_source", "incident", t->id, NULL,
+                        field(c, "source_url", t->src->url), NULL)) < 0)
+        return rc;
+    return EDIT_OK;
+}
+
+int incident_add_source(const struct app_ctx *c, const char *id, const struct source *src,
+                        struct edit_result *r)
+{
+    memset(r, 0, sizeof *r);
+    if (!src->kind || !one_of(src->kind, source_kinds))
+        return say(c, r, EDIT_INVALID,
+                   "kind must be one of report, video, image, official_statement, rule, other");
+    if (!src->url || strlen(src->url) > 2000 || !lead_url_valid(src->url))
+        return say(c, r, EDIT_INVALID, "url must be an absolute http or https URL");
+    if (!src->title || !*src->title || strlen(src->title) > 500)
+        return say(c, r, EDIT_INVALID, "title must be 1 to 500 bytes");
+    if (!src->supports || !*src->supports || strlen(src->supports) > 2000)
+        return say(c, r, EDIT_INVALID, "supports must be 1 to 2000 bytes");
+    if (src->publisher && (!*src->publisher || strlen(src->publisher) > 200))
+        return say(c, r, EDIT_INVALID, "publisher must be 1 to 200 bytes");
+    struct target t = {.id = id, .src = src};
+    return in_tx(c, r, source_tx, &t);
+}
+
+static bool same(const char *x, const char *y)
+{
+    return strcmp(x ? x : "", y ? y : "") == 0;
+}
+
+static int question_tx(const struct app_ctx *c, const void *p, struct edit_result *r)
+{
+    const struct target *t = p;
+    struct incident_state st;
+    int rc = load(c, t->id, &st, r);
+    if (rc != EDIT_OK)
+        return rc;
+    if (strcmp(st.visibility, "published") != 0)
+        return say(c, r, EDIT_REFUSED, "incident %s is %s; its question cannot change", t->id,
+                   st.visibility);
+    struct question *versions = NULL;
+    size_t n = 0;
+    if ((rc = incidents_questions(c->s, c->a, t->id, &versions, &n)) < 0)
+        return rc;
+    const struct question *cur = NULL;
+    for (size_t k = 0; k < n; k++)
+        if (versions[k].version == st.question_version)
+            cur = &versions[k];
+    struct question q = *t->q;
+    char after[64];
+    if (t->clarify) {
+        /* api-v1.md DebateQuestion rule 2: a synonymous label clarification keeps the version
+         * and the ballots; a change of question or context needs a new version */
+        if (!cur)
+            return say(c, r, EDIT_REFUSED, "incident %s has no current question to clarify", t->id);
+        if (!same(cur->type, q.type) || !same(cur->text, q.text) ||
+            !same(cur->factual_context_json, q.factual_context_json))
+            return say(c, r, EDIT_REFUSED,
+                       "a clarification changes labels only; the question type, text or factual "
+                       "context differs (set a new version instead)");
+        if ((rc = admin_clarify_question(c->s, t->id, cur->version, &q, c->now)) < 0)
+            return rc;
+        r->version = cur->version;
+    } else {
+        q.version = n ? versions[n - 1].version + 1 : 1;
+        q.created_at = c->now;
+        if ((rc = admin_new_question(c->s, t->id, &q, c->now)) < 0)
+            return rc;
+        r->version = q.version;
+    }
+    snprintf(after, sizeof after, "{\"question_version\":%lld,\"clarified\":%s}",
+             (long long)r->version, t->clarify ? "true" : "false");
+    char before[48];
+    if (cur)
+        snprintf(before, sizeof before, "{\"question_version\":%lld}", (long long)cur->version);
+    else
+        snprintf(before, sizeof before, "{\"question_version\":null}");
+    if ((rc = app_audit(c, t->clarify ? "incident.clarify_question" : "incident.set_question",
+                        "incident", t->id, before, after, NULL)) < 0)
+        return rc;
+    return EDIT_OK;
+}
+
+int incident_set_question(const struct app_ctx *c, const char *id, const struct question *q,
+                          bool clarify, struct edit_result *r)
+{
+    memset(r, 0, sizeof *r);
+    struct target t = {.id = id, .q = q, .clarify = clarify};
+    return in_tx(c, r, question_tx, &t);
+}

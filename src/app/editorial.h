@@ -1,0 +1,54 @@
+#ifndef WHISTLE_APP_EDITORIAL_H
+#define WHISTLE_APP_EDITORIAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "app/app.h"
+#include "domain/model.h"
+
+/*
+ * Editorial changes to a published incident (api-v1.md "Incident status", "Duplicates",
+ * DebateQuestion rules; docs/operators.md): withdraw, merge into a survivor, move its
+ * maturity, cite a source, set or clarify its Fan Verdict question. Shared by the CLI
+ * (`whistle incident …`) and the editorial desk. Each is one write transaction that also
+ * writes one audit record (store/audit.h: c->actor, the changed fields before and after,
+ * the reason); a refusal writes nothing.
+ */
+enum edit_outcome {
+    EDIT_OK = 0,
+    EDIT_INVALID,   /* an input is wrong: message names it */
+    EDIT_MISSING,   /* no such incident (or survivor): message */
+    EDIT_REFUSED,   /* the incident's state forbids it: message says why */
+    EDIT_DUPLICATE, /* the source is already cited */
+    /* APP_UNAVAILABLE */
+};
+
+struct edit_result {
+    const char *message; /* why, for people (c->a or static) */
+    int64_t version;     /* set-question: the version now current */
+};
+
+/* id and into are normalized UUIDs; reason may be NULL. */
+int incident_withdraw(const struct app_ctx *c, const char *id, const char *reason,
+                      struct edit_result *r);
+int incident_merge(const struct app_ctx *c, const char *id, const char *into, const char *reason,
+                   struct edit_result *r);
+/* status: developing, corroborated, explained, resolved. */
+int incident_set_status(const struct app_ctx *c, const char *id, const char *status,
+                        struct edit_result *r);
+/* src: url, title, kind, supports required; publisher optional; published_at MODEL_NULL. */
+int incident_add_source(const struct app_ctx *c, const char *id, const struct source *src,
+                        struct edit_result *r);
+/* A new question version (earlier ballots archived with theirs), or with clarify a
+ * synonymous relabelling of the current one (same type, text and context; ballots kept). */
+int incident_set_question(const struct app_ctx *c, const char *id, const struct question *q,
+                          bool clarify, struct edit_result *r);
+
+/* Writes one audit record in the caller's transaction (actor, role from c). before/after
+ * are JSON objects or NULL. 0 or a negative store_rc. */
+int app_audit(const struct app_ctx *c, const char *action, const char *target_kind,
+              const char *target_id, const char *before_json, const char *after_json,
+              const char *reason);
+
+#endif

@@ -1,0 +1,68 @@
+#include "store/audit.h"
+
+int audit_insert(struct store *s, const struct audit_record *r)
+{
+    struct store_stmt *st = store_prepare(
+        s,
+        "INSERT INTO audit_log (id, at, actor, role, action, target_kind, target_id,"
+        " before_json, after_json, reason, request_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, r->id);
+    store_bind_int(st, 2, r->at);
+    store_bind_text(st, 3, r->actor);
+    store_bind_text(st, 4, r->role);
+    store_bind_text(st, 5, r->action);
+    store_bind_text(st, 6, r->target_kind);
+    store_bind_text(st, 7, r->target_id);
+    store_bind_text(st, 8, r->before_json);
+    store_bind_text(st, 9, r->after_json);
+    store_bind_text(st, 10, r->reason);
+    store_bind_text(st, 11, r->request_id);
+    return store_run(st);
+}
+
+int audit_list(struct store *s, struct arena *a, const char *target_kind, const char *target_id,
+               int64_t limit, int64_t offset, struct audit_record **out, size_t *n)
+{
+    struct store_stmt *st =
+        target_kind ? store_prepare(s, "SELECT id, at, actor, role, action, target_kind, target_id,"
+                                       " before_json, after_json, reason, request_id FROM audit_log"
+                                       " WHERE target_kind = ? AND target_id = ?"
+                                       " ORDER BY at DESC, id DESC LIMIT ? OFFSET ?")
+                    : store_prepare(s, "SELECT id, at, actor, role, action, target_kind, target_id,"
+                                       " before_json, after_json, reason, request_id FROM audit_log"
+                                       " ORDER BY at DESC, id DESC LIMIT ? OFFSET ?");
+    if (!st)
+        return STORE_ERR;
+    int k = 1;
+    if (target_kind) {
+        store_bind_text(st, k++, target_kind);
+        store_bind_text(st, k++, target_id);
+    }
+    store_bind_int(st, k++, limit);
+    store_bind_int(st, k++, offset);
+    struct audit_record *list = arena_alloc(a, sizeof *list * (size_t)(limit > 0 ? limit : 1));
+    size_t count = 0;
+    int rc;
+    while ((rc = store_step(st)) == STORE_ROW && count < (size_t)limit) {
+        struct audit_record *r = &list[count++];
+        r->id = arena_strdup(a, store_col_text(st, 0));
+        r->at = store_col_int(st, 1);
+        r->actor = arena_strdup(a, store_col_text(st, 2));
+        r->role = arena_strdup(a, store_col_text(st, 3));
+        r->action = arena_strdup(a, store_col_text(st, 4));
+        r->target_kind = arena_strdup(a, store_col_text(st, 5));
+        r->target_id = arena_strdup(a, store_col_text(st, 6));
+        r->before_json = arena_strdup(a, store_col_text(st, 7));
+        r->after_json = arena_strdup(a, store_col_text(st, 8));
+        r->reason = arena_strdup(a, store_col_text(st, 9));
+        r->request_id = arena_strdup(a, store_col_text(st, 10));
+    }
+    store_reset(st);
+    if (rc < 0)
+        return rc;
+    *out = list;
+    *n = count;
+    return 0;
+}

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "app/candidate.h"
 #include "cli/cli.h"
 #include "cli/question.h"
 #include "http/query.h"
@@ -212,29 +213,23 @@ static int load(struct store *s, struct arena *a, const char *arg, struct resear
     return 0;
 }
 
-static bool is_candidate(const struct research_lead *l)
+/* Maps a use case's outcome: CLI_OK, or the reason printed and CLI_REFUSED. */
+static int outcome(int rc, const struct candidate_result *r, const char *id)
 {
-    return strcmp(l->status, "running") == 0 && l->candidate_at != INT64_MIN;
-}
-
-static int not_candidate(const struct research_lead *l)
-{
-    return cli_refuse("lead %s is not a candidate (status %s%s%s)", l->id, l->status,
-                      l->reason ? ": " : "", l->reason ? l->reason : "");
-}
-
-static int text_arg(const char *name, const char *v, size_t max)
-{
-    if (v && (!*v || strlen(v) > max))
-        return cli_refuse("%s must be 1 to %zu bytes", name, max);
-    return 0;
+    if (rc == CANDIDATE_OK)
+        return CLI_OK;
+    if (rc == APP_UNAVAILABLE)
+        return cli_refuse("the database failed; lead %s is unchanged", id);
+    if (rc == CANDIDATE_MISSING)
+        return cli_refuse("no lead %s", id);
+    return cli_refuse("%s", r->message);
 }
 
 static int publish(struct store *s, struct arena *a, const char *arg, const struct args *o)
 {
-    if (text_arg("--title", o->title, 300) || text_arg("--description", o->description, 5000) ||
-        text_arg("--summary", o->summary, 2000))
-        return CLI_REFUSED;
+    char id[UUID_STR_LEN + 1];
+    if (uuid_normalize(arg, id) < 0)
+        return cli_refuse("lead id must be a UUID");
     json_t *doc = NULL;
     struct question q;
     if (o->question_file) {
@@ -250,78 +245,47 @@ static int publish(struct store *s, struct arena *a, const char *arg, const stru
             return cli_refuse("%s: %s", o->question_file, j.err);
         }
     }
-    int rc = CLI_REFUSED;
-    struct research_lead l;
-    if (store_begin_write(s) < 0) {
-        cli_refuse("cannot lock the database: %s", store_errmsg(s));
-        goto out;
-    }
-    if (load(s, a, arg, &l) || (!is_candidate(&l) && not_candidate(&l))) {
-        store_rollback(s);
-        goto out;
-    }
-    struct research_publish_opts po = {
-        .actor = "operator",
-        .title = o->title,
-        .description = o->description,
-        .summary = o->summary,
-        .question = doc ? &q : NULL,
-    };
-    char incident[ID_LEN];
-    int64_t now = time_now_us();
-    int prc = research_publish(s, a, &l, NULL, &po, now, incident);
-    if (prc != 1 || store_commit(s) < 0) {
-        cli_refuse("cannot publish lead %s: %s", l.id, store_errmsg(s));
-        store_rollback(s);
-        goto out;
-    }
+    struct app_ctx c = {.s = s, .a = a, .now = time_now_us(), .actor = "operator"};
+    struct candidate_publish_input in = {.title = o->title,
+                                         .description = o->description,
+                                         .summary = o->summary,
+                                         .question = doc ? &q : NULL};
+    struct candidate_result r;
+    int rc = outcome(candidate_publish(&c, id, &in, &r), &r, id);
+    json_decref(doc);
+    if (rc != CLI_OK)
+        return rc;
     if (o->json) {
         struct buf b = BUF_INIT;
-        buf_printf(&b, "{\"lead_id\":\"%s\",\"status\":\"published\",\"incident_id\":\"%s\"}", l.id,
-                   incident);
+        buf_printf(&b, "{\"lead_id\":\"%s\",\"status\":\"published\",\"incident_id\":\"%s\"}", id,
+                   r.incident_id);
         cli_print_json(&b);
         buf_release(&b);
     } else {
-        printf("lead %s published as incident %s\n", l.id, incident);
+        printf("lead %s published as incident %s\n", id, r.incident_id);
     }
-    rc = CLI_OK;
-out:
-    json_decref(doc);
-    return rc;
+    return CLI_OK;
 }
 
 static int reject(struct store *s, struct arena *a, const char *arg, const struct args *o)
 {
     if (!o->reason)
         return cli_usage(candidate_usage);
-    if (text_arg("--reason", o->reason, 500))
-        return CLI_REFUSED;
-    struct research_lead l;
-    if (store_begin_write(s) < 0)
-        return cli_refuse("cannot lock the database: %s", store_errmsg(s));
-    if (load(s, a, arg, &l) || (!is_candidate(&l) && not_candidate(&l))) {
-        store_rollback(s);
-        return CLI_REFUSED;
-    }
-    char why[600];
-    snprintf(why, sizeof why, "rejected by an operator: %s", o->reason);
-    struct research_outcome out = {
-        .status = "rejected", .reason = why, .next_attempt_at = INT64_MIN};
-    int64_t now = time_now_us();
-    if (research_set_outcome(s, l.id, NULL, &out, now) != 1 ||
-        research_event(s, l.id, now, "rejected", l.status, "rejected", "operator", why) < 0 ||
-        store_commit(s) < 0) {
-        cli_refuse("cannot reject lead %s: %s", l.id, store_errmsg(s));
-        store_rollback(s);
-        return CLI_REFUSED;
-    }
+    char id[UUID_STR_LEN + 1];
+    if (uuid_normalize(arg, id) < 0)
+        return cli_refuse("lead id must be a UUID");
+    struct app_ctx c = {.s = s, .a = a, .now = time_now_us(), .actor = "operator"};
+    struct candidate_result r;
+    int rc = outcome(candidate_reject(&c, id, o->reason, &r), &r, id);
+    if (rc != CLI_OK)
+        return rc;
     if (o->json) {
         struct buf b = BUF_INIT;
-        buf_printf(&b, "{\"lead_id\":\"%s\",\"status\":\"rejected\"}", l.id);
+        buf_printf(&b, "{\"lead_id\":\"%s\",\"status\":\"rejected\"}", id);
         cli_print_json(&b);
         buf_release(&b);
     } else {
-        printf("lead %s rejected\n", l.id);
+        printf("lead %s rejected\n", id);
     }
     return CLI_OK;
 }

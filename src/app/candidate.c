@@ -1,0 +1,111 @@
+#include "app/candidate.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "app/editorial.h"
+#include "research/pipeline.h"
+#include "util/buf.h"
+
+/* Loads the lead and checks it is a candidate: CANDIDATE_OK, another outcome with the
+ * message set, or a negative store_rc. */
+static int load(const struct app_ctx *c, const char *id, struct research_lead *l,
+                struct candidate_result *r)
+{
+    int rc = research_lead_get(c->s, c->a, id, l);
+    if (rc < 0)
+        return rc;
+    if (rc == 0) {
+        r->message = "no such lead";
+        return CANDIDATE_MISSING;
+    }
+    if (strcmp(l->status, "running") == 0 && l->candidate_at != INT64_MIN)
+        return CANDIDATE_OK;
+    struct buf b = BUF_INIT;
+    buf_printf(&b, "lead %s is not a candidate (status %s%s%s)", l->id, l->status,
+               l->reason ? ": " : "", l->reason ? l->reason : "");
+    r->message = arena_strdup(c->a, b.p);
+    buf_release(&b);
+    return CANDIDATE_NOT_CANDIDATE;
+}
+
+static const char *too_long(const char *name, const char *v, size_t max)
+{
+    if (v && (!*v || strlen(v) > max))
+        return name;
+    return NULL;
+}
+
+int candidate_publish(const struct app_ctx *c, const char *lead_id,
+                      const struct candidate_publish_input *in, struct candidate_result *r)
+{
+    memset(r, 0, sizeof *r);
+    const char *bad = too_long("title must be 1 to 300 bytes", in->title, 300);
+    if (!bad)
+        bad = too_long("description must be 1 to 5000 bytes", in->description, 5000);
+    if (!bad)
+        bad = too_long("summary must be 1 to 2000 bytes", in->summary, 2000);
+    if (bad) {
+        r->message = bad;
+        return CANDIDATE_INVALID;
+    }
+    struct research_lead l;
+    int rc = store_begin_write(c->s);
+    if (rc >= 0)
+        rc = load(c, lead_id, &l, r);
+    if (rc != CANDIDATE_OK)
+        goto out;
+    struct research_publish_opts po = {
+        .actor = c->actor ? c->actor : "operator",
+        .title = in->title,
+        .description = in->description,
+        .summary = in->summary,
+        .question = in->question,
+    };
+    rc = research_publish(c->s, c->a, &l, NULL, &po, c->now, r->incident_id);
+    if (rc == 0) /* an operator holds no claim: only a lost race reads as 0 */
+        rc = STORE_BUSY;
+    char after[96];
+    snprintf(after, sizeof after, "{\"status\":\"published\",\"incident_id\":\"%s\"}",
+             r->incident_id);
+    if (rc > 0 &&
+        (rc = app_audit(c, "candidate.publish", "lead", l.id, "{\"status\":\"running\"}", after,
+                        NULL)) >= 0 &&
+        (rc = store_commit(c->s)) >= 0)
+        return CANDIDATE_OK;
+out:
+    store_rollback(c->s);
+    return rc < 0 ? APP_UNAVAILABLE : rc;
+}
+
+int candidate_reject(const struct app_ctx *c, const char *lead_id, const char *reason,
+                     struct candidate_result *r)
+{
+    memset(r, 0, sizeof *r);
+    if (!reason || !*reason || strlen(reason) > 500) {
+        r->message = "reason must be 1 to 500 bytes";
+        return CANDIDATE_INVALID;
+    }
+    struct research_lead l;
+    int rc = store_begin_write(c->s);
+    if (rc >= 0)
+        rc = load(c, lead_id, &l, r);
+    if (rc != CANDIDATE_OK)
+        goto out;
+    char why[600];
+    snprintf(why, sizeof why, "rejected by an operator: %s", reason);
+    struct research_outcome o = {.status = "rejected", .reason = why, .next_attempt_at = INT64_MIN};
+    const char *actor = c->actor ? c->actor : "operator";
+    if ((rc = research_set_outcome(c->s, l.id, NULL, &o, c->now)) == 1 &&
+        (rc = research_event(c->s, l.id, c->now, "rejected", l.status, "rejected", actor, why)) >=
+            0 &&
+        (rc = app_audit(c, "candidate.reject", "lead", l.id, "{\"status\":\"running\"}",
+                        "{\"status\":\"rejected\"}", reason)) >= 0 &&
+        (rc = store_commit(c->s)) >= 0)
+        return CANDIDATE_OK;
+    if (rc >= 0)
+        rc = STORE_BUSY;
+out:
+    store_rollback(c->s);
+    return rc < 0 ? APP_UNAVAILABLE : rc;
+}

@@ -21,11 +21,8 @@ static int load(const struct app_ctx *c, const char *id, struct research_lead *l
     }
     if (strcmp(l->status, "running") == 0 && l->candidate_at != INT64_MIN)
         return CANDIDATE_OK;
-    struct buf b = BUF_INIT;
-    buf_printf(&b, "lead %s is not a candidate (status %s%s%s)", l->id, l->status,
-               l->reason ? ": " : "", l->reason ? l->reason : "");
-    r->message = arena_strdup(c->a, b.p);
-    buf_release(&b);
+    r->message = arena_printf(c->a, "lead %s is not a candidate (status %s%s%s)", l->id, l->status,
+                              l->reason ? ": " : "", l->reason ? l->reason : "");
     return CANDIDATE_NOT_CANDIDATE;
 }
 

@@ -32,20 +32,8 @@ int app_audit(const struct app_ctx *c, const char *action, const char *target_ki
     return audit_insert(c->s, &r);
 }
 
-/* A refusal's words in the context's arena. */
-static int say(const struct app_ctx *c, struct edit_result *r, int outcome, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int say(const struct app_ctx *c, struct edit_result *r, int outcome, const char *fmt, ...)
-{
-    struct buf b = BUF_INIT;
-    va_list ap;
-    va_start(ap, fmt);
-    buf_vprintf(&b, fmt, ap);
-    va_end(ap);
-    r->message = arena_strdup(c->a, b.p);
-    buf_release(&b);
-    return outcome;
-}
+/* A refusal: its words in the context's arena, and its outcome. */
+#define say(c, r, outcome, ...) ((r)->message = arena_printf((c)->a, __VA_ARGS__), (outcome))
 
 /* {"key":"value"} with the value JSON-escaped, in the arena. */
 static const char *field(const struct app_ctx *c, const char *key, const char *value)
@@ -71,6 +59,16 @@ static int load(const struct app_ctx *c, const char *id, struct incident_state *
     if (!st->exists)
         return say(c, r, EDIT_MISSING, "no incident %s", id);
     return EDIT_OK;
+}
+
+/* The same for an edit that only a published incident takes: `what` says which. */
+static int load_published(const struct app_ctx *c, const char *id, struct incident_state *st,
+                          struct edit_result *r, const char *what)
+{
+    int rc = load(c, id, st, r);
+    if (rc == EDIT_OK && strcmp(st->visibility, "published") != 0)
+        return say(c, r, EDIT_REFUSED, "incident %s is %s; %s", id, st->visibility, what);
+    return rc;
 }
 
 /* The body of one edit: begin, fn, commit or roll back; the outcome or APP_UNAVAILABLE. */
@@ -199,13 +197,9 @@ static int source_tx(const struct app_ctx *c, const void *p, struct edit_result 
 {
     const struct target *t = p;
     struct incident_state st;
-    int rc = load(c, t->id, &st, r);
+    int rc = load_published(c, t->id, &st, r, "sources can be added to published incidents only");
     if (rc != EDIT_OK)
         return rc;
-    if (strcmp(st.visibility, "published") != 0)
-        return say(c, r, EDIT_REFUSED,
-                   "incident %s is %s; sources can be added to published incidents only", t->id,
-                   st.visibility);
     rc = admin_add_source(c->s, t->id, t->src, c->now);
     if (rc < 0)
         return rc;
@@ -245,12 +239,9 @@ static int question_tx(const struct app_ctx *c, const void *p, struct edit_resul
 {
     const struct target *t = p;
     struct incident_state st;
-    int rc = load(c, t->id, &st, r);
+    int rc = load_published(c, t->id, &st, r, "its question cannot change");
     if (rc != EDIT_OK)
         return rc;
-    if (strcmp(st.visibility, "published") != 0)
-        return say(c, r, EDIT_REFUSED, "incident %s is %s; its question cannot change", t->id,
-                   st.visibility);
     struct question *versions = NULL;
     size_t n = 0;
     if ((rc = incidents_questions(c->s, c->a, t->id, &versions, &n)) < 0)

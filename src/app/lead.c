@@ -55,28 +55,14 @@ int agent_authenticate(const struct app_ctx *c, const char *bearer, struct agent
     return AGENT_AUTH_OK;
 }
 
-static const char *message(const struct app_ctx *c, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static const char *message(const struct app_ctx *c, const char *fmt, ...)
-{
-    struct buf b = BUF_INIT;
-    va_list ap;
-    va_start(ap, fmt);
-    buf_vprintf(&b, fmt, ap);
-    va_end(ap);
-    const char *m = arena_strdup(c->a, b.p);
-    buf_release(&b);
-    return m;
-}
-
 /* The idempotency replay: the earlier lead when the payload is the same, else a conflict. */
 static int replay(const struct app_ctx *c, const struct agent_auth *auth, const char *idem,
                   const char *found_fp, const struct lead_input *in, struct lead_receipt *out)
 {
     if (strcmp(found_fp, in->fingerprint) != 0) {
         out->message =
-            message(c, "Idempotency-Key %s was used with a different payload for lead %s", idem,
-                    out->lead_id);
+            arena_printf(c->a, "Idempotency-Key %s was used with a different payload for lead %s",
+                         idem, out->lead_id);
         return LEAD_IDEM_CONFLICT;
     }
     struct quota_usage usage;
@@ -105,8 +91,8 @@ static int submit(struct app_ctx *c, const struct agent_auth *auth, const char *
     if (rc != 0)
         return rc < 0 ? rc : replay(c, auth, idem, found_fp, in, out);
     if ((rc = admin_game_exists(c->s, in->game_id)) <= 0) {
-        out->message =
-            message(c, "game_id %.255s names no game (see GET /api/v1/games/{id})", in->game_id);
+        out->message = arena_printf(
+            c->a, "game_id %.255s names no game (see GET /api/v1/games/{id})", in->game_id);
         return rc < 0 ? rc : LEAD_UNKNOWN_GAME;
     }
     struct quota_usage usage;

@@ -148,19 +148,7 @@ struct op {
 };
 
 /* Records a refusal: its outcome and words (the transaction's fate is the op's return). */
-static void refuse(struct op *o, int outcome, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void refuse(struct op *o, int outcome, const char *fmt, ...)
-{
-    struct buf b = BUF_INIT;
-    va_list ap;
-    va_start(ap, fmt);
-    buf_vprintf(&b, fmt, ap);
-    va_end(ap);
-    o->outcome = outcome;
-    o->message = arena_strdup(o->a, b.p);
-    buf_release(&b);
-}
+#define refuse(o, out, ...) ((o)->outcome = (out), (o)->message = arena_printf((o)->a, __VA_ARGS__))
 
 /* Each op runs inside a write transaction, answers the request and returns OP_COMMIT or
  * OP_ROLLBACK (what to do with the transaction), or a negative store_rc (nothing answered). */

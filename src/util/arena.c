@@ -2,6 +2,8 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,6 +55,21 @@ char *arena_strndup(struct arena *a, const char *s, size_t n)
 char *arena_strdup(struct arena *a, const char *s)
 {
     return s ? arena_strndup(a, s, strlen(s)) : NULL;
+}
+
+char *arena_printf(struct arena *a, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return arena_strdup(a, "");
+    char *p = arena_alloc(a, (size_t)n + 1);
+    va_start(ap, fmt);
+    vsnprintf(p, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return p;
 }
 
 void arena_release(struct arena *a)

@@ -24,6 +24,8 @@ void arena_init(struct arena *a);
 void *arena_alloc(struct arena *a, size_t n);       /* 16-byte aligned, uninitialised */
 char *arena_strdup(struct arena *a, const char *s); /* NULL stays NULL */
 char *arena_strndup(struct arena *a, const char *s, size_t n);
+/* A formatted string allocated in the arena. */
+char *arena_printf(struct arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void arena_release(struct arena *a);
 
 #endif

@@ -19,6 +19,7 @@
 #include <sodium.h>
 
 #include "api/api.h"
+#include "domain/limits.h"
 #include "http/http.h"
 #include "store/store.h"
 #include "tmpdb.h"
@@ -63,6 +64,7 @@
 struct hk {
     struct tmpdb *db;
     struct server_config cfg;
+    struct whistle_limits limits;
 };
 
 /* Opens the seeded database as the server's (store_thread) and installs the routes. */
@@ -77,6 +79,13 @@ static inline struct hk *hk_open(const char *extra_sql)
     k->cfg.base_url = "http://127.0.0.1:8080";
     k->cfg.listen = "127.0.0.1:8080";
     k->cfg.threads = 1;
+    k->limits = (struct whistle_limits){.vote_per_voter = 10,
+                                        .vote_per_ip = 60,
+                                        .signin_per_account = 5,
+                                        .signin_per_ip = 20,
+                                        .mail_forms_per_ip = 20,
+                                        .max_agent_keys = 5};
+    k->cfg.limits = &k->limits;
     store_thread_setup(k->db->path);
     http_fake_setup(&k->cfg, api_routes, api_nroutes);
     return k;

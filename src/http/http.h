@@ -38,9 +38,20 @@ struct route {
     bool param;
     http_handler handler;
     size_t body_limit;  /* bytes; 0: no body accepted */
-    bool cacheable;     /* a public read whose 200 bodies may be cached (see cache.h) */
+    unsigned flags;     /* ROUTE_* (true, in a row, is ROUTE_CACHEABLE) */
     const char *suffix; /* with param: what must follow the segment ("/vote"), or NULL */
 };
+
+enum {
+    ROUTE_CACHEABLE = 1 << 0, /* a public read whose 200 bodies may be cached (see cache.h) */
+    ROUTE_CORS = 1 << 1,      /* a public read any web origin may fetch (CORS, no credentials) */
+};
+
+/* CORS for public reads (docs/api-decisions.md): every answer of a cors route carries
+ * Access-Control-Allow-Origin: * and exposes these headers; OPTIONS is the preflight. */
+#define HTTP_CORS_EXPOSE        "X-Request-Id, RateLimit, RateLimit-Policy, Retry-After, Location"
+#define HTTP_CORS_ALLOW_HEADERS "Accept, Accept-Encoding, If-None-Match, X-Request-Id"
+#define HTTP_CORS_MAX_AGE       "86400"
 
 /* libmicrohttpd's buffer per connection: the request line and headers must fit (else its own
  * 414/431); bodies are collected apart, under the route's body_limit. */
@@ -77,6 +88,10 @@ struct http_fake {
     const char *client_addr; /* "127.0.0.1" when NULL */
 };
 
+/* A client-supplied X-Request-Id is echoed and logged when it is 1 to 64 characters of
+ * A-Z a-z 0-9 . _ : -; otherwise the server makes one (16 hex digits). */
+#define HTTP_REQUEST_ID_MAX 64
+
 struct request {
     bool started;                 /* the access handler has seen the request */
     const struct http_fake *fake; /* set instead of conn for a request built by the tests */
@@ -91,7 +106,7 @@ struct request {
     const char *param; /* the route's path segment, if any */
     const struct route *route;
     const struct server_config *cfg;
-    char id[17]; /* X-Request-Id */
+    char id[HTTP_REQUEST_ID_MAX + 1]; /* X-Request-Id: the client's when well-formed */
     int64_t start_us;
 
     struct buf body; /* request body, capped at route->body_limit */

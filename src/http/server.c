@@ -47,8 +47,28 @@ static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr, socklen
 
 static _Thread_local uint64_t rid_state;
 
-static void request_id(char out[17])
+/* Whether a client's X-Request-Id may be echoed and logged as it is (HTTP_REQUEST_ID_MAX). */
+static bool request_id_ok(const char *v)
 {
+    size_t n = v ? strlen(v) : 0;
+    if (n == 0 || n > HTTP_REQUEST_ID_MAX)
+        return false;
+    for (const char *p = v; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+              *p == '.' || *p == '_' || *p == ':' || *p == '-'))
+            return false;
+    return true;
+}
+
+/* The request's id: the client's X-Request-Id when well-formed, else a new one. */
+static void request_id(struct request *req)
+{
+    const char *given = http_header(req, "X-Request-Id");
+    if (request_id_ok(given)) {
+        snprintf(req->id, sizeof req->id, "%s", given);
+        return;
+    }
+    char *out = req->id;
     if (!rid_state)
         randombytes_buf(&rid_state, sizeof rid_state);
     /* splitmix64: distinct ids per thread from a random seed */
@@ -117,8 +137,9 @@ static void allow_header(struct request *req, unsigned methods)
     static const struct {
         unsigned m;
         const char *name;
-    } names[] = {{HTTP_GET, "GET"}, {HTTP_HEAD, "HEAD"},     {HTTP_POST, "POST"},
-                 {HTTP_PUT, "PUT"}, {HTTP_DELETE, "DELETE"}, {HTTP_PATCH, "PATCH"}};
+    } names[] = {{HTTP_GET, "GET"},        {HTTP_HEAD, "HEAD"},     {HTTP_POST, "POST"},
+                 {HTTP_PUT, "PUT"},        {HTTP_DELETE, "DELETE"}, {HTTP_PATCH, "PATCH"},
+                 {HTTP_OPTIONS, "OPTIONS"}};
     if (methods & HTTP_GET)
         methods |= HTTP_HEAD;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
@@ -136,6 +157,7 @@ static void allow_header(struct request *req, unsigned methods)
 static const struct route *route_find(struct request *req)
 {
     unsigned allowed = 0;
+    const struct route *cors = NULL;
     for (size_t i = 0; i < nroutes; i++) {
         const char *param = NULL;
         if (!route_matches(&routes[i], req->path, &req->arena, &param))
@@ -148,8 +170,18 @@ static const struct route *route_find(struct request *req)
             return &routes[i];
         }
         allowed |= routes[i].methods;
+        if ((routes[i].flags & ROUTE_CORS))
+            cors = &routes[i];
     }
-    if (allowed) {
+    if (allowed && req->method == HTTP_OPTIONS && cors) {
+        /* the CORS preflight of a public read (HTTP_CORS_*): 204, nothing else runs */
+        req->route = cors;
+        reply_header(req, "Access-Control-Allow-Methods", "GET, HEAD, OPTIONS");
+        reply_header(req, "Access-Control-Allow-Headers", HTTP_CORS_ALLOW_HEADERS);
+        reply_header(req, "Access-Control-Max-Age", HTTP_CORS_MAX_AGE);
+        allow_header(req, allowed | HTTP_OPTIONS);
+        reply_body(req, 204, "text/plain");
+    } else if (allowed) {
         allow_header(req, allowed);
         reply_error(req, 405, "method %s is not allowed on %s", req->method_name, req->path);
     } else {
@@ -222,7 +254,8 @@ static void dispatch(struct request *req)
     }
     struct cache_token token;
     struct buf key = BUF_INIT;
-    bool cache = r->cacheable && config->cache_token && (req->method & (HTTP_GET | HTTP_HEAD));
+    bool cache = (r->flags & ROUTE_CACHEABLE) && config->cache_token &&
+                 (req->method & (HTTP_GET | HTTP_HEAD));
     if (cache) {
         uint64_t t[2];
         cache = config->cache_token(t) == 0;
@@ -274,6 +307,10 @@ static enum MHD_Result queue(struct request *req)
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
     MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
     MHD_add_response_header(resp, "X-Request-Id", req->id);
+    if (req->route && (req->route->flags & ROUTE_CORS)) {
+        MHD_add_response_header(resp, "Access-Control-Allow-Origin", "*");
+        MHD_add_response_header(resp, "Access-Control-Expose-Headers", HTTP_CORS_EXPOSE);
+    }
     for (int i = 0; i < req->nheaders; i++)
         MHD_add_response_header(resp, req->headers[i][0], req->headers[i][1]);
     enum MHD_Result ret = MHD_queue_response(req->conn, (unsigned)req->status, resp);
@@ -331,7 +368,7 @@ static void request_start(struct request *req, struct MHD_Connection *conn, cons
     req->method = method_from_name(method);
     req->method_name = arena_strdup(&req->arena, method);
     req->path = arena_strdup(&req->arena, url);
-    request_id(req->id);
+    request_id(req);
 }
 
 static void request_free(struct request *req)
@@ -517,7 +554,7 @@ struct request *http_fake_request(const char *method, const char *target,
     req->method = method_from_name(method);
     req->method_name = arena_strdup(&req->arena, method);
     req->path = arena_strndup(&req->arena, target, plen);
-    request_id(req->id);
+    request_id(req);
     if (q) { /* k=v pairs split on '&' like libmicrohttpd; a key without '=' has no value */
         size_t cap = 1;
         for (const char *p = q + 1; *p; p++)

@@ -30,7 +30,9 @@ for name, schema in doc["components"]["schemas"].items():
         raise SystemExit(f"{sys.argv[1]}: components.schemas.{name}: {e.message}")
 PY
 
-if [ ! -x node_modules/.bin/spectral ]; then
+# npm test tooling (package.json, pinned by package-lock.json): Spectral here, Prism for the
+# contract crawl (tests/http/test_contract.py), playwright-core for the browser tests
+if [ ! -x node_modules/.bin/spectral ] || [ ! -x node_modules/.bin/prism ]; then
     if [ -f package-lock.json ]; then
         npm ci --no-audit --no-fund
     else

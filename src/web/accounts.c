@@ -126,7 +126,7 @@ static int guard(struct request *req, const struct session_row *sess, const char
  * CSRF check. -1 when it answered. */
 static int anon_post(struct request *req, struct web_form *f)
 {
-    if (api_no_query(req) < 0)
+    if (web_no_query(req) < 0)
         return -1;
     read_form(req, f);
     return guard(req, NULL, field(f, "csrf"));
@@ -202,7 +202,7 @@ static struct store *page_store(struct request *req, int64_t now, struct session
 struct store *web_session_post(struct request *req, struct web_form *f, int64_t now,
                                struct session_row *sess, bool signed_out_ok, int *signed_in)
 {
-    if (api_no_query(req) < 0)
+    if (web_no_query(req) < 0)
         return NULL;
     read_form(req, f);
     struct store *s = page_store(req, now, sess, signed_in);
@@ -385,7 +385,7 @@ static void signup_page(struct request *req, int status, const char *email, cons
 
 void web_signup_form(struct request *req)
 {
-    if (api_no_query(req) < 0)
+    if (web_no_query(req) < 0)
         return;
     signup_page(req, 200, NULL, NULL);
 }
@@ -838,7 +838,7 @@ static void forgot_page(struct request *req, int status, const char *email, cons
 
 void web_forgot_form(struct request *req)
 {
-    if (api_no_query(req) < 0)
+    if (web_no_query(req) < 0)
         return;
     forgot_page(req, 200, NULL, NULL);
 }

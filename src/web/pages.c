@@ -75,6 +75,17 @@ void web_unavailable(struct request *req)
     web_error_page(req, 503, "%s", HTTP_UNAVAILABLE_MSG);
 }
 
+int web_no_query(struct request *req)
+{
+    struct qp_value none[1];
+    char err[300];
+    if (http_query_check(req, NULL, 0, none, err, sizeof err) < 0) {
+        web_error_page(req, 400, "%s", err);
+        return -1;
+    }
+    return 0;
+}
+
 void web_redirect(struct request *req, int status, const char *path)
 {
     struct buf b = BUF_INIT;

@@ -55,6 +55,8 @@ void web_error_page(struct request *req, int status, const char *fmt, ...)
 /* The one "unavailable" page: 503, Retry-After, the same words as the JSON reply
  * (reply_unavailable). */
 void web_unavailable(struct request *req);
+/* For pages that take no query string: 0, or -1 after answering the HTML 400 page. */
+int web_no_query(struct request *req);
 void web_redirect(struct request *req, int status, const char *path);
 /* A time for people: <time datetime="ISO">YYYY-MM-DD HH:MM UTC</time>. */
 void web_time(struct buf *b, int64_t us);

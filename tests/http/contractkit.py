@@ -42,6 +42,7 @@ import subprocess
 import threading
 import urllib.parse
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -56,6 +57,7 @@ METHODS = ("get", "post", "put", "patch", "delete")
 MAX_PAGES = 60          # pagination bound per request chain
 MAX_LINKS = 12          # harvested paths crawled per path template
 MAX_SEEN = 8            # harvested values tried per parameter name
+WORKERS = 4             # concurrent requests of one operation
 
 
 # ------------------------------------------------------------------ Prism process
@@ -205,14 +207,17 @@ class Finding:
 class Crawl:
     """crawl = Crawl(served_doc, prism_url, base_url, credentials); crawl.run()."""
 
-    def __init__(self, doc, prism_url, base_url, credentials, origin=None):
+    def __init__(self, doc, prism_url, base_url, credentials, origin=None, cookie_sources=None):
         self.doc = Doc(doc)
         self.prism = prism_url
         self.base = base_url.rstrip("/")
         self.origin = origin or self.base
         self.creds = credentials  # security scheme name -> Authorization header value
-        self.http = requests.Session()
-        self.http.trust_env = False
+        # cookie parameter name -> a function giving a fresh value (a signed-in session):
+        # operations that declare such a cookie are also crawled with it
+        self.cookie_sources = cookie_sources or {}
+        self.tls = threading.local()  # one HTTP session per thread
+        self.lock = threading.RLock()
         self.failures = []
         self.gaps = []
         self.skipped = []
@@ -221,10 +226,11 @@ class Crawl:
         self.words_only = 0      # unknown/repeated parameters refused (stated in words)
         self.seen = {}           # JSON key / query name -> set of values seen in answers
         self.links = {}          # path template -> set of concrete paths (with query)
-        self.forms = {}          # form action path -> (fields, cookies)
+        self.forms = {}          # form action path -> (fields, cookies, page it was on)
         self.cookies = {}        # the crawl's browser: cookie name -> value
         self.templates = [(template_re(p), p) for p, _m, _o, _ps in self.doc.ops]
         self.seq = 0
+        self.sent = {}           # GET requests already judged -> their answer
 
     # -------------------------------------------------------------- sending
 
@@ -237,21 +243,34 @@ class Crawl:
         not statable) or "words" (unknown/repeated parameter, stated in words only)."""
         url = self.prism + path + (("?" + query) if query else "")
         h = {"Accept": "*/*"}
-        if cookies and self.cookies:
-            h["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
-        h.update(headers or {})
-        h = {k: v for k, v in h.items() if v is not None}
+        with self.lock:
+            if cookies and self.cookies:
+                h["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
+            h.update(headers or {})
+            h = {k: v for k, v in h.items() if v is not None}
+            key = (url, tuple(sorted(h.items())), probe and probe[2])
+            if method == "get" and key in self.sent:
+                return self.sent[key]
+            self.requests += 1
         data = body.encode("utf-8") if isinstance(body, str) else body
-        self.requests += 1
+        http = getattr(self.tls, "http", None)
+        if http is None:
+            http = self.tls.http = requests.Session()
+            http.trust_env = False
         try:
-            r = self.http.request(method.upper(), url, headers=h, data=data, timeout=30,
-                                  allow_redirects=False)
+            r = http.request(method.upper(), url, headers=h, data=data, timeout=30,
+                             allow_redirects=False)
         except requests.RequestException as e:
-            self.failures.append(Finding("no answer", label, f"{method.upper()} {url}", "-",
-                                         str(e)))
+            with self.lock:
+                self.failures.append(Finding("no answer", label, f"{method.upper()} {url}",
+                                             "-", str(e)))
             return None
-        self.judge(label, method, path, query, h, body, r, probe or ("-", "-", "valid"))
-        self.harvest(r)
+        with self.lock:
+            self.judge(label, method, path, query, h, body, r, probe or ("-", "-", "valid"))
+            self.harvest(r, path + (("?" + query) if query else "") if method == "get"
+                         else None)
+            if method == "get":
+                self.sent[key] = r
         return r
 
     def judge(self, label, method, path, query, headers, body, r, probe):
@@ -319,7 +338,7 @@ class Crawl:
 
     # -------------------------------------------------------------- harvesting
 
-    def harvest(self, r):
+    def harvest(self, r, page=None):
         loc = r.headers.get("Location")
         if loc:
             self.add_link(loc)
@@ -345,7 +364,8 @@ class Crawl:
                 if f["method"] == "post" and f["action"]:
                     action = self.local(f["action"])
                     if action:
-                        self.forms[action.split("?")[0]] = (dict(f["fields"]), dict(self.cookies))
+                        self.forms[action.split("?")[0]] = (dict(f["fields"]), dict(self.cookies),
+                                                            page)
                     self.add_link(f["action"])
 
     def _walk(self, node, key=None):
@@ -492,28 +512,40 @@ class Crawl:
         return self
 
     def concrete_paths(self, path, params):
-        """Concrete paths for a template: harvested links first, then document examples."""
+        """Concrete paths for a template: harvested links first, then the document's
+        examples, else values generated from the parameters' schemas (most likely a 404,
+        still an answer to validate)."""
         names = template_names(path)
         if not names:
             return [path]
         out = [u.split("?")[0] for u in self.links.get(path, [])]
         pp = {p["name"]: p for p in params if p["in"] == "path"}
         ex = path
-        ok = True
         for n in names:
-            vals = examples_of(pp.get(n, {})) + examples_of(self.doc.deref(
-                pp.get(n, {}).get("schema", {})))
-            if not vals:
-                ok = False
-                break
-            ex = ex.replace("{" + n + "}", urllib.parse.quote(str(vals[0]), safe=":~.-_"))
-        if ok:
-            out.append(ex)
+            p = pp.get(n, {})
+            vals = examples_of(p) + examples_of(self.doc.deref(p.get("schema", {})))
+            v = vals[0] if vals else self.generate(p.get("schema", {"type": "string"}), n)
+            ex = ex.replace("{" + n + "}", urllib.parse.quote(str(v), safe=":~.-_"))
+        out.append(ex)
         uniq = []
         for u in out:
             if u not in uniq:
                 uniq.append(u)
         return uniq[:MAX_LINKS]
+
+    def session_jar(self, params):
+        """The crawl's cookies plus fresh values of the cookie parameters it has a source
+        for, or None when the operation declares none of them."""
+        fresh = {p["name"]: self.cookie_sources[p["name"]]() for p in params
+                 if p["in"] == "cookie" and p["name"] in self.cookie_sources}
+        return dict(self.cookies, **fresh) if fresh else None
+
+    def label_of(self, method, url):
+        path = url.split("?")[0]
+        for p, m, op, _ps in self.doc.ops:
+            if m == method and template_re(p).match(path):
+                return f"{m.upper()} {p} ({op.get('operationId', '-')})"
+        return f"{method.upper()} {path} (not in the document)"
 
     def auth_headers(self, label, op):
         schemes = self.doc.security(op)
@@ -549,16 +581,11 @@ class Crawl:
         paths = self.concrete_paths(path, params)
         if schemes:
             # no credential: refused, and the refusal must match the document
-            self.send(label, "get", paths[0] if paths else path, probe=("-", "-", "words"),
-                      cookies=False)
+            self.send(label, "get", paths[0], probe=("-", "-", "words"), cookies=False)
         if auth is None:
             return
         heads = dict(auth, **self.header_params(params))
         queries = [p for p in params if p["in"] == "query"]
-        if not paths:
-            self.skipped.append(f"{label}: no value for its path parameters (no link in any "
-                                "answer, no example in the document)")
-            return
         # required query parameters are in every request but the one that leaves them out
         required = {}
         for q in queries:
@@ -574,48 +601,71 @@ class Crawl:
                     pairs.append(_pair(name, value))
             return "&".join(pairs)
 
+        # the requests of one operation are independent: they go out a few at a time (a
+        # pagination chain stays in order), each job being (path, query, probe, paginate)
+        jobs = []
         # every harvested link for the template, as given (valid requests)
         for u in self.links.get(path, [])[:MAX_LINKS]:
             p, _, q = u.partition("?")
-            self.send(label, "get", p, q, heads)
+            jobs.append((p, q, None, False))
         # with required parameters, the baseline carries an example value (data-dependent)
         first = next(iter(required), None)
         for cp in paths:
-            self.paginate(label, cp, with_(), heads, queries,
-                          probe=("query", first, "example") if first else None)
+            jobs.append((cp, with_(), ("query", first, "example") if first else None, True))
         base = paths[0]
         for name in required:
             rest = "&".join(_pair(k, v) for k, v in required.items() if k != name)
-            self.send(label, "get", base, rest, heads, probe=("query", name, "invalid"))
+            jobs.append((base, rest, ("query", name, "invalid"), False))
         for q in queries:
             name = q["name"]
             for v, kind in self.valid_probes(name, q.get("schema"), q):
-                self.paginate(label, base, with_(name, v), heads, queries,
-                              probe=("query", name, kind))
+                jobs.append((base, with_(name, v), ("query", name, kind), True))
             for v, kind in self.invalid_values(q.get("schema")):
-                self.send(label, "get", base, with_(name, v), heads, probe=("query", name, kind))
+                jobs.append((base, with_(name, v), ("query", name, kind), False))
             vals = self.valid_values(name, q.get("schema"), q)
             if vals:
-                self.send(label, "get", base, with_(name, vals[0], twice=True), heads,
-                          probe=("query", name, "words"))
-        self.cross_rules(label, base, heads, queries)
+                jobs.append((base, with_(name, vals[0], twice=True), ("query", name, "words"),
+                             False))
+        for query, probe in self.cross_rules(queries):
+            jobs.append((base, "&".join(x for x in (with_(), query) if x), probe, False))
         for extra in ("contract_unknown=1", "contract_unknown=1&contract_unknown=2",
                       "contract_unknown="):
-            self.send(label, "get", base, "&".join(x for x in (with_(), extra) if x), heads, probe=("query", "contract_unknown",
-                                                                "words"))
+            jobs.append((base, "&".join(x for x in (with_(), extra) if x),
+                         ("query", "contract_unknown", "words"), False))
         # path parameters: values breaking their schema, and edge values
-        for n in template_names(path):
+        names = template_names(path)
+        for n in names:
             pp = next((p for p in params if p["in"] == "path" and p["name"] == n), {})
             for v, kind in self.invalid_values(pp.get("schema")):
                 if v == "":
                     continue
-                cp = path
-                for other in template_names(path):
-                    rep = v if other == n else base.split("/")[path.split("/").index(
-                        "{" + other + "}")]
-                    cp = cp.replace("{" + other + "}", urllib.parse.quote(rep, safe=":~.-_")
-                                    if other == n else rep)
-                self.send(label, "get", cp, "", heads, probe=("path", n, kind))
+                segs = base.split("/")
+                segs[path.split("/").index("{" + n + "}")] = urllib.parse.quote(v, safe=":~.-_")
+                jobs.append(("/".join(segs), with_(), ("path", n, kind), False))
+
+        def run(job):
+            p, q, probe, pages = job
+            if pages:
+                self.paginate(label, p, q, heads, queries, probe)
+            else:
+                self.send(label, "get", p, q, heads, probe=probe)
+
+        with ThreadPoolExecutor(WORKERS) as pool:
+            list(pool.map(run, jobs))
+        # operations that declare a cookie the crawl has a source for (a signed-in
+        # session): their valid requests again with it
+        jar = self.session_jar(params)
+        if jar is not None:
+            saved, self.cookies = self.cookies, jar
+            try:
+                for cp in paths:
+                    self.send(label, "get", cp, with_(), heads)
+                for q in queries:
+                    for v, kind in self.valid_probes(q["name"], q.get("schema"), q):
+                        self.send(label, "get", base, with_(q["name"], v), heads,
+                                  probe=("query", q["name"], kind))
+            finally:
+                self.cookies = saved
 
     def paginate(self, label, path, query, heads, queries, probe=None):
         has_offset = any(q["name"] == "offset" for q in queries)
@@ -630,31 +680,43 @@ class Crawl:
             r = self.send(label, "get", path, q, heads, probe=("query", "offset", "valid"))
             pages += 1
 
-    def cross_rules(self, label, path, heads, queries):
+    def cross_rules(self, queries):
         """Rules between parameters that a schema cannot state: a lower bound after the upper
-        bound (parameters named from/to, since/until, min*/max*)."""
+        bound (parameters named from/to, since/until, after/before). (query, probe) pairs."""
         names = {q["name"]: q for q in queries}
+        out = []
         for lo, hi in (("from", "to"), ("since", "until"), ("after", "before")):
             if lo in names and hi in names:
                 a = self.valid_values(lo, names[lo].get("schema"), names[lo])
                 b = self.valid_values(hi, names[hi].get("schema"), names[hi])
-                if a and b:
-                    late, early = max(a + b), min(a + b)
-                    if late == early:
-                        continue
-                    self.send(label, "get", path, _pair(lo, late) + "&" + _pair(hi, early),
-                              heads, probe=("query", lo, "cross"))
+                if a and b and max(a + b) != min(a + b):
+                    out.append((_pair(lo, max(a + b)) + "&" + _pair(hi, min(a + b)),
+                                ("query", lo, "cross")))
+        return out
 
     # -------------------------------------------------------------- bodies
 
     def crawl_body(self, label, path, method, op, params):
+        jar = self.session_jar(params)
+        if jar is None:
+            return self._crawl_body(label, path, method, op, params)
+        # a fresh session for each such operation (an earlier one may have signed out), and
+        # the page holding the form fetched again with it (its CSRF token is the session's)
+        saved, self.cookies = self.cookies, jar
+        try:
+            target = (self.concrete_paths(path, params) or [path])[0]
+            found = self.forms.get(target)
+            if found and found[2]:
+                self.send(self.label_of("get", found[2]), "get", found[2])
+            return self._crawl_body(label, path, method, op, params)
+        finally:
+            self.cookies = saved
+
+    def _crawl_body(self, label, path, method, op, params):
         auth, schemes = self.auth_headers(label, op)
         rb = self.doc.deref(op.get("requestBody", {}))
         content = rb.get("content", {})
         paths = self.concrete_paths(path, params)
-        if not paths:
-            self.skipped.append(f"{label}: no value for its path parameters")
-            return
         target = paths[0]
         heads = dict(self.header_params(params))
         if schemes:
@@ -731,7 +793,7 @@ class Crawl:
                 if alt != b:
                     out.append(alt)
         if found is not None:
-            fields, cookies = found
+            fields, cookies, _page = found
             self.cookies.update(cookies)
             props = schema.get("properties", {})
             merged = []
@@ -815,7 +877,7 @@ class Crawl:
         ops = sorted({k[0] for k in self.counts})
         lines = [f"contract crawl: {self.requests} requests over {len(ops)} of "
                  f"{len(self.doc.ops)} operations; {len(self.failures)} failures, "
-                 f"{len(self.gaps)} document gaps listed, {self.words_only} unknown/repeated "
+                 f"{len({(g.op, g.req) for g in self.gaps})} document gaps listed, {self.words_only} unknown/repeated "
                  "parameters refused as the document says in words"]
         missing = [f"{m.upper()} {p}" for p, m, o, _ in self.doc.ops
                    if not any(k.startswith(f"{m.upper()} {p} (") for k in ops)]
@@ -823,8 +885,17 @@ class Crawl:
             lines.append("not crawled: " + ", ".join(missing))
         for s in self.skipped:
             lines.append("skipped: " + s)
+        for op in ops:
+            st = {}
+            for (label, _kind, status), n in self.counts.items():
+                if label == op:
+                    st[status] = st.get(status, 0) + n
+            lines.append(f"  {op}: " + " ".join(f"{k}x{v}" for k, v in sorted(st.items())))
+        listed = set()
         for g in self.gaps:
-            lines.append(str(g))
+            if (g.op, g.req) not in listed:
+                listed.add((g.op, g.req))
+                lines.append(str(g))
         return "\n".join(lines)
 
 

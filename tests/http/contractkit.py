@@ -628,8 +628,9 @@ class Crawl:
                              False))
         for query, probe in self.cross_rules(queries):
             jobs.append((base, "&".join(x for x in (with_(), query) if x), probe, False))
+        # unknown parameters, and an encoded NUL (refused before routing, on every path)
         for extra in ("contract_unknown=1", "contract_unknown=1&contract_unknown=2",
-                      "contract_unknown="):
+                      "contract_unknown=", "contract_unknown=%00"):
             jobs.append((base, "&".join(x for x in (with_(), extra) if x),
                          ("query", "contract_unknown", "words"), False))
         # path parameters: values breaking their schema, and edge values
@@ -875,9 +876,10 @@ class Crawl:
 
     def report(self):
         ops = sorted({k[0] for k in self.counts})
+        gaps = len({(g.op, g.req) for g in self.gaps})
         lines = [f"contract crawl: {self.requests} requests over {len(ops)} of "
-                 f"{len(self.doc.ops)} operations; {len(self.failures)} failures, "
-                 f"{len({(g.op, g.req) for g in self.gaps})} document gaps listed, {self.words_only} unknown/repeated "
+                 f"{len(self.doc.ops)} operations; {len(self.failures)} failures, {gaps} "
+                 f"document gaps listed; {self.words_only} unknown, repeated or NUL-bearing "
                  "parameters refused as the document says in words"]
         missing = [f"{m.upper()} {p}" for p, m, o, _ in self.doc.ops
                    if not any(k.startswith(f"{m.upper()} {p} (") for k in ops)]

@@ -773,9 +773,9 @@ class Crawl:
         schema = self.doc.deref(media.get("schema", {}))
         found = self.forms.get(target)
         if "form" in mt and found is None:
-            note = f"{label}: no page of the crawl holds a form posting to {target} (it needs " \
-                   "a signed-in session or a page the crawl does not reach); valid bodies are " \
-                   "not sent, invalid ones are"
+            note = f"{label}: no crawled page holds a form posting to {target} (reached only " \
+                   "from an email link, or by an account state the crawl does not make): its " \
+                   "bodies go without a valid CSRF token, so only refusals are checked"
             if note not in self.skipped:
                 self.skipped.append(note)
         out = [e for e in examples_of(media) if e is not None]

@@ -69,27 +69,32 @@ class Prism:
     def __init__(self, doc_path, upstream):
         if not PRISM.exists():
             raise RuntimeError(f"{PRISM} is missing: run `npm ci` (tests/lint-openapi.sh does)")
-        self.port = free_port()
-        self.lines = []
         shim = Path(__file__).resolve().parent / "prism-no-redirect.cjs"
         env = dict(os.environ, SCARF_ANALYTICS="false", NO_COLOR="1", FORCE_COLOR="0",
                    NODE_OPTIONS=f"--require {shim}")
-        self.proc = subprocess.Popen(
-            [str(PRISM), "proxy", str(doc_path), upstream, "--host", "127.0.0.1",
-             "--port", str(self.port), "--errors", "false"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-            text=True, env=env, cwd=str(REPO))
-        self.ready = threading.Event()
-        threading.Thread(target=self._read, daemon=True).start()
-        if not self.ready.wait(60) or self.proc.poll() is not None:
+        for _attempt in range(3):  # the free port may be taken before Prism binds it
+            self.port = free_port()
+            self.lines = []
+            self.proc = subprocess.Popen(
+                [str(PRISM), "proxy", str(doc_path), upstream, "--host", "127.0.0.1",
+                 "--port", str(self.port), "--errors", "false"],
+                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                text=True, env=env, cwd=str(REPO))
+            self.ready = threading.Event()
+            self.listening = False
+            threading.Thread(target=self._read, daemon=True).start()
+            self.ready.wait(60)
+            if self.listening and self.proc.poll() is None:
+                self.url = f"http://127.0.0.1:{self.port}"
+                return
             self.stop()
-            raise RuntimeError("prism did not start:\n" + "\n".join(self.lines[-30:]))
-        self.url = f"http://127.0.0.1:{self.port}"
+        raise RuntimeError("prism did not start:\n" + "\n".join(self.lines[-30:]))
 
     def _read(self):
         for line in self.proc.stdout:
             self.lines.append(line.rstrip("\n"))
             if "Prism is listening" in line:
+                self.listening = True
                 self.ready.set()
         self.ready.set()
 

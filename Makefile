@@ -4,7 +4,8 @@ PKGS    := libmicrohttpd jansson sqlite3 libpq libsodium liburiparser libxml-2.0
 BUILD   ?= build
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c17 -Wall -Wextra -Werror -Wshadow -Wformat=2 -D_GNU_SOURCE -Isrc -MMD -MP
-LDLIBS  += -lpthread -lm
+# libcsv (the nflverse CSV reader) ships no pkg-config file
+LDLIBS  += -lcsv -lpthread -lm
 
 # The version `whistle --version` prints: `git describe` of a tagged checkout, else the base
 # version and the commit (0.1.0+g31abc74), else the base version alone (no git).
@@ -22,7 +23,8 @@ endif
 
 # Debian packages: build, test and bench needs (make deps installs what is missing)
 DEPS_BUILD := build-essential pkg-config libmicrohttpd-dev libjansson-dev libsqlite3-dev \
-              libsodium-dev liburiparser-dev libxml2-dev libcurl4-openssl-dev libpsl-dev libpq-dev
+              libsodium-dev liburiparser-dev libxml2-dev libcurl4-openssl-dev libpsl-dev libpq-dev \
+              libcsv-dev
 DEPS_TEST  := libcmocka-dev python3 python3-pytest python3-requests python3-jsonschema \
               python3-feedparser python3-bs4 python3-aiosmtpd chromium curl \
               sqlite3 clang-format
@@ -31,7 +33,7 @@ DEPS_BENCH := wrk nginx-light curl sqlite3
 # runs the PostgreSQL half of the suite when they are installed; .ci/run installs them
 DEPS_PG    := postgresql haproxy
 
-SRC_DIRS := src src/util src/store src/domain src/app src/http src/api src/web src/research src/worker src/cli
+SRC_DIRS := src src/util src/store src/domain src/app src/http src/api src/web src/research src/providers src/worker src/cli
 SRCS     := $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c))
 OBJS     := $(SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/migrations.o $(BUILD)/gen/openapi.o \
             $(BUILD)/gen/passwords.o $(BUILD)/gen/version.o

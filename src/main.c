@@ -31,6 +31,7 @@ static const struct {
     {"fetch", cli_fetch, "fetch a URL as lead research would (SSRF rules)"},
     {"candidate", cli_candidate, "list, show, publish, reject researched leads"},
     {"lead", cli_lead, "list leads, show one with its research audit trail"},
+    {"games", cli_games, "sync games from a provider (nflverse, CollegeFootballData)"},
     {"worker", cli_worker, "run the background worker alone (research, outbox, housekeeping)"},
 };
 

@@ -2,6 +2,7 @@
 #define WHISTLE_CLI_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "store/store.h"
 #include "util/buf.h"
@@ -24,6 +25,12 @@ int cli_fetch(int argc, char **argv);
 int cli_candidate(int argc, char **argv);
 int cli_lead(int argc, char **argv);
 int cli_worker(int argc, char **argv);
+int cli_games(int argc, char **argv);
+
+/* The CollegeFootballData key: the first line of key_file, else $WHISTLE_CFBD_KEY, else ""
+ * (out, outlen). 0, or -1 with the reason in err (unreadable file, a space or control
+ * character in the key). The key itself is never in a message. */
+int cli_cfbd_key(const char *key_file, char *out, size_t outlen, char *err, size_t errlen);
 
 /* The database path: --db value, else $WHISTLE_DB, else ./whistle.db. */
 const char *cli_db_path(const char *opt);

@@ -119,6 +119,24 @@ static const struct opt_spec rows[] = {
     {"mail-from", OPT_STRING, S | W, "ADDRESS", .check = mail_address, AT(worker.mail_from),
      .shown = "Whistle <no-reply@HOST of --base-url>",
      .help = "the sender of account email"},
+    {"games-nflverse", OPT_STRING, S | W, "URL|FILE", AT(worker.games_nflverse),
+     .shown = "none",
+     .help = "games-refresh: keep NFL games current from this nflverse games.csv (games.md)"},
+    {"games-cfbd-season", OPT_INT, S | W, "YEAR", 1920, 2100, .shown = "none",
+     AT(worker.games_cfbd_season),
+     .help = "games-refresh: keep this CollegeFootballData season current (needs a key)"},
+    {"cfbd-url", OPT_STRING, S | W, "URL", .check = http_url, AT(worker.cfbd_url),
+     .shown = "https://api.collegefootballdata.com",
+     .help = "games-refresh: the CollegeFootballData API's base URL"},
+    {"cfbd-key-file", OPT_STRING, S | W, "PATH", AT(worker.cfbd_key_file),
+     .shown = "the key in WHISTLE_CFBD_KEY",
+     .help = "games-refresh: a file whose first line is the CollegeFootballData key"},
+    {"games-hot-seconds", OPT_DURATION, S | W, "N", 1, 604800, OPT_SEC, .def = 60,
+     AT(worker.games_hot_us),
+     .help = "games-refresh: the period while a game is live or starts within 3 hours"},
+    {"games-cold-seconds", OPT_DURATION, S | W, "N", 1, 604800, OPT_SEC, .def = 86400,
+     AT(worker.games_cold_us),
+     .help = "games-refresh: the period otherwise"},
 };
 /* clang-format on */
 
@@ -148,6 +166,26 @@ static const char *smtp_problem(const struct worker_config *w)
     return NULL;
 }
 
+/* The games-refresh options that only make sense together; reads the CollegeFootballData
+ * key (it lives as long as the process: the worker thread reads it). */
+static const char *games_problem(struct worker_config *w, char *err, size_t errlen)
+{
+    static char key[512];
+    if (!w->games_cfbd_season)
+        return w->cfbd_url || w->cfbd_key_file
+                   ? "option --cfbd-url and --cfbd-key-file go with --games-cfbd-season"
+                   : NULL;
+    if (cli_cfbd_key(w->cfbd_key_file, key, sizeof key, err, errlen) < 0)
+        return err;
+    if (!key[0])
+        return "option --games-cfbd-season needs a key: --cfbd-key-file PATH or "
+               "WHISTLE_CFBD_KEY";
+    w->cfbd_key = key;
+    if (w->games_hot_us > w->games_cold_us)
+        return "option --games-hot-seconds must not exceed --games-cold-seconds";
+    return NULL;
+}
+
 int cli_settings_parse(unsigned cmd, int argc, char **argv, struct cli_settings *st)
 {
     const struct opt_command *c = &commands[cmd == CLI_SERVE ? 0 : 1];
@@ -174,6 +212,8 @@ int cli_settings_parse(unsigned cmd, int argc, char **argv, struct cli_settings 
     if (rc == OPT_INVALID)
         return say(c, CLI_REFUSED, err);
     const char *why = smtp_problem(&st->worker);
+    if (!why)
+        why = games_problem(&st->worker, err, sizeof err);
     if (why)
         return say(c, CLI_REFUSED, why);
     st->http.limits = &st->limits;

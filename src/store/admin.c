@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "domain/ids.h"
+#include "store/games.h"
 #include "util/buf.h"
 
 #define TRY(expr)                                                                                  \
@@ -102,66 +103,13 @@ int admin_derive_slug(struct store *s, const char *id, const char *title, char *
 
 int admin_upsert_team(struct store *s, const struct team *t)
 {
-    struct store_stmt *st = store_prepare(
-        s, "INSERT INTO teams (id, name, abbreviation, logo_url, conference, league, division,"
-           " short_name, active, aliases) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-           " ON CONFLICT (id) DO UPDATE SET name = excluded.name,"
-           " abbreviation = excluded.abbreviation, logo_url = excluded.logo_url,"
-           " conference = excluded.conference, league = excluded.league,"
-           " division = excluded.division, short_name = excluded.short_name,"
-           " active = excluded.active, aliases = excluded.aliases");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, t->id);
-    store_bind_text(st, 2, t->name);
-    store_bind_text(st, 3, t->abbreviation);
-    store_bind_text(st, 4, t->logo_url);
-    store_bind_text(st, 5, t->conference);
-    store_bind_text(st, 6, t->league);
-    store_bind_text(st, 7, t->division);
-    store_bind_text(st, 8, t->short_name);
-    store_bind_int(st, 9, t->active);
-    store_bind_text(st, 10, t->aliases_json);
-    return store_run(st);
+    int rc = teams_sync_upsert(s, t, true);
+    return rc < 0 ? rc : 0;
 }
 
 int admin_upsert_game(struct store *s, const struct game *g)
 {
-    struct store_stmt *st = store_prepare(
-        s, "INSERT INTO games (id, home_team_id, away_team_id, home_score, away_score, starts_at,"
-           " kickoff_tbd, period, clock, status, season, week, league, season_type, stage_label,"
-           " created_at, updated_at, kickoff_known)"
-           " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-           " ON CONFLICT (id) DO UPDATE SET home_team_id = excluded.home_team_id,"
-           " away_team_id = excluded.away_team_id, home_score = excluded.home_score,"
-           " away_score = excluded.away_score, starts_at = excluded.starts_at,"
-           " kickoff_tbd = excluded.kickoff_tbd, period = excluded.period,"
-           " clock = excluded.clock, status = excluded.status, season = excluded.season,"
-           " week = excluded.week, league = excluded.league,"
-           " season_type = excluded.season_type, stage_label = excluded.stage_label,"
-           " created_at = excluded.created_at, updated_at = excluded.updated_at,"
-           " kickoff_known = excluded.kickoff_known");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, g->id);
-    store_bind_text(st, 2, g->home.id);
-    store_bind_text(st, 3, g->away.id);
-    store_bind_int(st, 4, g->home_score);
-    store_bind_int(st, 5, g->away_score);
-    store_bind_int(st, 6, g->starts_at);
-    store_bind_int(st, 7, g->kickoff_tbd);
-    store_bind_int(st, 8, g->period);
-    store_bind_text(st, 9, g->clock);
-    store_bind_text(st, 10, g->status);
-    store_bind_int(st, 11, g->season);
-    store_bind_int(st, 12, g->week);
-    store_bind_text(st, 13, g->league);
-    store_bind_text(st, 14, g->season_type);
-    store_bind_text(st, 15, g->stage_label);
-    store_bind_int(st, 16, g->created_at);
-    store_bind_int(st, 17, g->updated_at);
-    store_bind_int(st, 18, g->starts_at != MODEL_NULL);
-    return store_run(st);
+    return games_upsert(s, g, false);
 }
 
 static int64_t tri(int v)

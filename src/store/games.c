@@ -1,5 +1,6 @@
 #include "store/games.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/buf.h"
@@ -192,4 +193,252 @@ int games_each(struct store *s, int (*fn)(void *ctx, const struct game *g), void
     }
     store_reset(st);
     return rc < 0 ? rc : 0;
+}
+
+/* ---- games from providers ------------------------------------------------------------ */
+
+#define SYNC_COLS                                                                                  \
+    "id, home_team_id, away_team_id, home_score, away_score, starts_at, kickoff_tbd, period,"      \
+    " clock, status, season, week, league, season_type, stage_label"
+
+int games_sync_snapshot(struct store *s, struct arena *a, const char *prefix, int64_t season,
+                        int64_t week, const char *season_type, struct game **out, size_t *n)
+{
+    /* the prefix length is a literal: PostgreSQL's substr takes an integer, not the bigint
+     * an integer parameter is bound as */
+    static const char *const sql[4] = {
+        "SELECT " SYNC_COLS " FROM games WHERE substr(id, 1, 4) = ? AND season = ?",
+        "SELECT " SYNC_COLS " FROM games WHERE substr(id, 1, 4) = ? AND season = ? AND week = ?",
+        "SELECT " SYNC_COLS " FROM games WHERE substr(id, 1, 4) = ? AND season = ?"
+        " AND season_type = ?",
+        "SELECT " SYNC_COLS " FROM games WHERE substr(id, 1, 4) = ? AND season = ? AND week = ?"
+        " AND season_type = ?",
+    };
+    *out = NULL;
+    *n = 0;
+    if (strlen(prefix) != 4)
+        return STORE_ERR;
+    int shape = (week != MODEL_NULL) | (season_type ? 2 : 0);
+    struct store_stmt *st = store_prepare(s, sql[shape]);
+    if (!st)
+        return STORE_ERR;
+    int i = 1;
+    store_bind_text(st, i++, prefix);
+    store_bind_int(st, i++, season);
+    if (week != MODEL_NULL)
+        store_bind_int(st, i++, week);
+    if (season_type)
+        store_bind_text(st, i++, season_type);
+    struct game *v = NULL;
+    size_t count = 0, cap = 0;
+    int rc;
+    while ((rc = store_step(st)) == STORE_ROW) {
+        if (count == cap) {
+            cap = cap ? cap * 2 : 64;
+            struct game *grown = realloc(v, cap * sizeof *v);
+            if (!grown)
+                abort();
+            v = grown;
+        }
+        struct game *g = &v[count++];
+        memset(g, 0, sizeof *g);
+        g->id = dup(a, st, 0);
+        g->home.id = dup(a, st, 1);
+        g->away.id = dup(a, st, 2);
+        g->home_score = store_col_int(st, 3);
+        g->away_score = store_col_int(st, 4);
+        g->starts_at = store_col_int(st, 5);
+        g->kickoff_tbd = store_col_int(st, 6) != 0;
+        g->period = store_col_int(st, 7);
+        g->clock = dup(a, st, 8);
+        g->status = dup(a, st, 9);
+        g->season = store_col_int(st, 10);
+        g->week = store_col_int(st, 11);
+        g->league = dup(a, st, 12);
+        g->season_type = dup(a, st, 13);
+        g->stage_label = dup(a, st, 14);
+    }
+    store_reset(st);
+    if (rc < 0) {
+        free(v);
+        return rc;
+    }
+    *out = v;
+    *n = count;
+    return 0;
+}
+
+/* clang-format off */
+#define GAME_UPSERT(created)                                                                       \
+    "INSERT INTO games (id, home_team_id, away_team_id, home_score, away_score, starts_at,"       \
+    " kickoff_tbd, period, clock, status, season, week, league, season_type, stage_label,"       \
+    " created_at, updated_at, kickoff_known)"                                                    \
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"                              \
+    " ON CONFLICT (id) DO UPDATE SET home_team_id = excluded.home_team_id,"                      \
+    " away_team_id = excluded.away_team_id, home_score = excluded.home_score,"                   \
+    " away_score = excluded.away_score, starts_at = excluded.starts_at,"                         \
+    " kickoff_tbd = excluded.kickoff_tbd, period = excluded.period,"                             \
+    " clock = excluded.clock, status = excluded.status, season = excluded.season,"               \
+    " week = excluded.week, league = excluded.league,"                                           \
+    " season_type = excluded.season_type, stage_label = excluded.stage_label," created           \
+    " updated_at = excluded.updated_at, kickoff_known = excluded.kickoff_known"
+/* clang-format on */
+
+int games_upsert(struct store *s, const struct game *g, bool keep_created)
+{
+    struct store_stmt *st = store_prepare(
+        s, keep_created ? GAME_UPSERT("") : GAME_UPSERT(" created_at = excluded.created_at,"));
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, g->id);
+    store_bind_text(st, 2, g->home.id);
+    store_bind_text(st, 3, g->away.id);
+    store_bind_int(st, 4, g->home_score);
+    store_bind_int(st, 5, g->away_score);
+    store_bind_int(st, 6, g->starts_at);
+    store_bind_int(st, 7, g->kickoff_tbd);
+    store_bind_int(st, 8, g->period);
+    store_bind_text(st, 9, g->clock);
+    store_bind_text(st, 10, g->status);
+    store_bind_int(st, 11, g->season);
+    store_bind_int(st, 12, g->week);
+    store_bind_text(st, 13, g->league);
+    store_bind_text(st, 14, g->season_type);
+    store_bind_text(st, 15, g->stage_label);
+    store_bind_int(st, 16, g->created_at);
+    store_bind_int(st, 17, g->updated_at);
+    store_bind_int(st, 18, g->starts_at != MODEL_NULL);
+    return store_run(st);
+}
+
+int games_sync_upsert(struct store *s, const struct game *g, int64_t now)
+{
+    struct game c = *g;
+    c.created_at = now;
+    c.updated_at = now;
+    return games_upsert(s, &c, true);
+}
+
+int games_sync_vanish(struct store *s, const char *id, const char *status, int64_t now)
+{
+    struct store_stmt *st =
+        store_prepare(s, "UPDATE games SET status = ?, period = NULL, clock = NULL, updated_at = ?"
+                         " WHERE id = ? AND status <> ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, status);
+    store_bind_int(st, 2, now);
+    store_bind_text(st, 3, id);
+    store_bind_text(st, 4, status);
+    int rc = store_run(st);
+    return rc < 0 ? rc : store_changes(s) > 0;
+}
+
+int teams_sync_upsert(struct store *s, const struct team *t, bool replace)
+{
+    struct store_stmt *st = store_prepare(
+        s, replace ? "INSERT INTO teams (id, name, abbreviation, logo_url, conference, league,"
+                     " division, short_name, active, aliases) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                     " ON CONFLICT (id) DO UPDATE SET name = excluded.name,"
+                     " abbreviation = excluded.abbreviation, logo_url = excluded.logo_url,"
+                     " conference = excluded.conference, league = excluded.league,"
+                     " division = excluded.division, short_name = excluded.short_name,"
+                     " active = excluded.active, aliases = excluded.aliases"
+                     " WHERE teams.name IS DISTINCT FROM excluded.name"
+                     " OR teams.abbreviation IS DISTINCT FROM excluded.abbreviation"
+                     " OR teams.logo_url IS DISTINCT FROM excluded.logo_url"
+                     " OR teams.conference IS DISTINCT FROM excluded.conference"
+                     " OR teams.league IS DISTINCT FROM excluded.league"
+                     " OR teams.division IS DISTINCT FROM excluded.division"
+                     " OR teams.short_name IS DISTINCT FROM excluded.short_name"
+                     " OR teams.active IS DISTINCT FROM excluded.active"
+                     " OR teams.aliases IS DISTINCT FROM excluded.aliases"
+                   : "INSERT INTO teams (id, name, abbreviation, logo_url, conference, league,"
+                     " division, short_name, active, aliases) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                     " ON CONFLICT (id) DO NOTHING");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, t->id);
+    store_bind_text(st, 2, t->name);
+    store_bind_text(st, 3, t->abbreviation);
+    store_bind_text(st, 4, t->logo_url);
+    store_bind_text(st, 5, t->conference);
+    store_bind_text(st, 6, t->league);
+    store_bind_text(st, 7, t->division);
+    store_bind_text(st, 8, t->short_name);
+    store_bind_int(st, 9, t->active);
+    store_bind_text(st, 10, t->aliases_json ? t->aliases_json : "[]");
+    int rc = store_run(st);
+    return rc < 0 ? rc : store_changes(s) > 0;
+}
+
+int games_provider_busy(struct store *s, const char *prefix, int64_t now, int64_t since_us,
+                        int64_t ahead_us)
+{
+    struct store_stmt *st = store_prepare(
+        s, "SELECT 1 FROM games WHERE substr(id, 1, 4) = ? AND (status IN ('live', 'delayed')"
+           " OR (status IN ('upcoming', 'unknown') AND starts_at >= ? AND starts_at < ?))"
+           " LIMIT 1");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, prefix);
+    store_bind_int(st, 2, now - since_us);
+    store_bind_int(st, 3, now + ahead_us);
+    int rc = store_step(st);
+    store_reset(st);
+    return rc < 0 ? rc : rc == STORE_ROW;
+}
+
+int provider_source_claim(struct store *s, struct arena *a, const char *source, int64_t now,
+                          int64_t lease_us, struct provider_source_state *out)
+{
+    memset(out, 0, sizeof *out);
+    struct store_stmt *st =
+        store_prepare(s, "INSERT INTO provider_sources (source, next_at, failures) VALUES (?, 0, 0)"
+                         " ON CONFLICT (source) DO NOTHING");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, source);
+    int rc = store_run(st);
+    if (rc < 0)
+        return rc;
+    st =
+        store_prepare(s, "UPDATE provider_sources SET next_at = ? WHERE source = ? AND next_at <= ?"
+                         " RETURNING etag, last_modified, failures");
+    if (!st)
+        return STORE_ERR;
+    store_bind_int(st, 1, now + lease_us);
+    store_bind_text(st, 2, source);
+    store_bind_int(st, 3, now);
+    rc = store_step(st);
+    if (rc == STORE_ROW) {
+        out->etag = dup(a, st, 0);
+        out->last_modified = dup(a, st, 1);
+        out->failures = store_col_int(st, 2);
+    }
+    store_reset(st);
+    return rc < 0 ? rc : rc == STORE_ROW;
+}
+
+int provider_source_done(struct store *s, const char *source, const char *etag,
+                         const char *last_modified, int64_t now, bool synced, int64_t next_at,
+                         int64_t failures, const char *outcome)
+{
+    struct store_stmt *st = store_prepare(
+        s, "UPDATE provider_sources SET etag = coalesce(?, etag),"
+           " last_modified = coalesce(?, last_modified), checked_at = ?,"
+           " synced_at = CASE WHEN ? = 1 THEN ? ELSE synced_at END, next_at = ?, failures = ?,"
+           " last_outcome = ? WHERE source = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, etag);
+    store_bind_text(st, 2, last_modified);
+    store_bind_int(st, 3, now);
+    store_bind_int(st, 4, synced);
+    store_bind_int(st, 5, now);
+    store_bind_int(st, 6, next_at);
+    store_bind_int(st, 7, failures);
+    store_bind_text(st, 8, outcome);
+    store_bind_text(st, 9, source);
+    return store_run(st);
 }

@@ -29,4 +29,54 @@ int teams_each(struct store *s, int (*fn)(void *ctx, const struct team *t), void
 /* Calls fn for every game in ID order. */
 int games_each(struct store *s, int (*fn)(void *ctx, const struct game *g), void *ctx);
 
+/* Inserts g or, when its ID exists, replaces every field (created_at too unless
+ * keep_created). 0 or a negative store_rc. */
+int games_upsert(struct store *s, const struct game *g, bool keep_created);
+
+/* ---- games from providers (issue 17; app/games_sync.c) ----------------------------- */
+
+/* The stored games whose ID starts with prefix (4 characters: "nfl:", "cfb:") in season,
+ * and in week / season_type unless MODEL_NULL / NULL: *out is a malloc'd array (free it)
+ * of *n games whose strings live in a; only the sync fields are read (teams by ID only).
+ * 0 or a negative store_rc. */
+int games_sync_snapshot(struct store *s, struct arena *a, const char *prefix, int64_t season,
+                        int64_t week, const char *season_type, struct game **out, size_t *n);
+
+/* Inserts g (created_at and updated_at = now) or, when its ID exists, replaces its
+ * provider-fed fields (updated_at = now, created_at kept). 0 or a negative store_rc. */
+int games_sync_upsert(struct store *s, const struct game *g, int64_t now);
+
+/* Sets the status of a game gone from its provider (period and clock cleared, updated_at =
+ * now) unless it has it already: 1 changed, 0 unchanged, or a negative store_rc. */
+int games_sync_vanish(struct store *s, const char *id, const char *status, int64_t now);
+
+/* Writes a provider's team: with replace, inserts or updates it when a field differs;
+ * without, inserts it only when no team has its ID. 1 written, 0 unchanged, or a negative
+ * store_rc. */
+int teams_sync_upsert(struct store *s, const struct team *t, bool replace);
+
+/* 1 when a game whose ID starts with prefix is live or delayed, or is upcoming / unknown
+ * with a kickoff in [now - since_us, now + ahead_us); 0 otherwise; or a negative store_rc. */
+int games_provider_busy(struct store *s, const char *prefix, int64_t now, int64_t since_us,
+                        int64_t ahead_us);
+
+/* The worker's schedule of one provider source (table provider_sources). */
+struct provider_source_state {
+    const char *etag, *last_modified; /* arena-owned or NULL */
+    int64_t failures;
+};
+
+/* Claims source when it is due (next_at <= now; a new source is due at once): moves next_at
+ * to now + lease_us so no other worker takes it meanwhile, reads its validators into *st.
+ * Runs in the caller's write transaction. 1 claimed, 0 not due, or a negative store_rc. */
+int provider_source_claim(struct store *s, struct arena *a, const char *source, int64_t now,
+                          int64_t lease_us, struct provider_source_state *st);
+
+/* Records an attempt: validators (NULL keeps the stored ones unless clear), the next due
+ * time, the consecutive failures and the status line; synced_at = now when synced.
+ * 0 or a negative store_rc. */
+int provider_source_done(struct store *s, const char *source, const char *etag,
+                         const char *last_modified, int64_t now, bool synced, int64_t next_at,
+                         int64_t failures, const char *outcome);
+
 #endif

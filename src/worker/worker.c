@@ -29,6 +29,7 @@ static const struct worker_task tasks[] = {
     {"research", research_step},
     {"housekeeping", worker_housekeeping},
     {"outbox", outbox_deliver},
+    {"games-refresh", games_refresh},
 };
 static const size_t ntasks = sizeof tasks / sizeof tasks[0];
 

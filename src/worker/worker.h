@@ -38,6 +38,14 @@ struct worker_config {
     const char *smtp_user;     /* optional credentials (sent only over TLS) */
     const char *smtp_password; /* --smtp-password or $WHISTLE_SMTP_PASSWORD; never logged */
     const char *mail_from;     /* From: header; default "Whistle <no-reply@HOST of base_url>" */
+    /* games-refresh (worker/games.c, docs/games.md): idle unless a source is set */
+    const char *games_nflverse; /* the nflverse games.csv URL (or a file) */
+    int64_t games_cfbd_season;  /* the CollegeFootballData season kept current; 0: none */
+    const char *cfbd_url;       /* the API's base URL; NULL: the public API */
+    const char *cfbd_key_file;  /* --cfbd-key-file; the key is read into cfbd_key */
+    const char *cfbd_key;       /* never logged */
+    int64_t games_hot_us;       /* refresh period while a game is live or near (default 60 s) */
+    int64_t games_cold_us;      /* refresh period otherwise (default a day) */
 };
 
 /* One row of the task table. run() does at most one unit of work and returns 1 when it did
@@ -64,6 +72,14 @@ void worker_thread_stop(void);
 /* Email delivery: sends one due message of the outbox (SMTP via libcurl to cfg->smtp_url,
  * or the log without one); a failed delivery is retried with back-off (domain/account.h). */
 int outbox_deliver(struct store *s, const struct worker_config *cfg, int64_t now);
+
+/* games-refresh: syncs each configured provider source that is due (a claim in table
+ * provider_sources, so workers on many nodes share one schedule): conditional request,
+ * app_games_sync_source(), one status line in the log, then the next due time — the hot
+ * period while one of its games is live or starts within 3 hours, the cold one otherwise,
+ * doubling back-off after a failure and never before a 429's Retry-After. Returns 1 when it
+ * synced a source, 0 when none was due. */
+int games_refresh(struct store *s, const struct worker_config *cfg, int64_t now);
 
 /* Housekeeping: forgets expired idempotency records, old vote-limit events and expired
  * account tokens, marks scout runs past their lease expired. */

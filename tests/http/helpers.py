@@ -164,7 +164,8 @@ def db_rows(db, sql):
             return None
         return int(v) if re.fullmatch(r"-?\d+", v) else v
 
-    return [tuple(value(v) for v in line.split("\x1f")) for line in r.stdout.splitlines()]
+    # split on "\n" only: str.splitlines() also splits on \x1e, the null marker
+    return [tuple(value(v) for v in line.split("\x1f")) for line in r.stdout.split("\n") if line]
 
 
 class db_outage:

@@ -1,0 +1,87 @@
+#include "domain/gamesync.h"
+
+#include <string.h>
+
+#include "util/timefmt.h"
+
+#define MINUTE_US (INT64_C(60) * 1000000)
+#define DAY_US    (INT64_C(86400) * 1000000)
+
+/* Day of the month of the n-th (1-based) Sunday of y-m; n = 0 asks for the last one. */
+static unsigned nth_sunday(int64_t y, unsigned m, unsigned n)
+{
+    static const unsigned mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    int64_t first = time_days_from_civil(y, m, 1);
+    /* 1970-01-01 was a Thursday: weekday 0 = Sunday */
+    unsigned wd = (unsigned)(((first % 7) + 7 + 4) % 7);
+    unsigned day = 1 + (7 - wd) % 7;
+    if (n > 0)
+        return day + 7 * (n - 1);
+    unsigned last = mdays[m - 1] + (m == 2 && ((y % 4 == 0 && y % 100 != 0) || y % 400 == 0));
+    while (day + 7 <= last)
+        day += 7;
+    return day;
+}
+
+bool gamesync_eastern_dst(int64_t y, unsigned m, unsigned d, unsigned hh, unsigned mm)
+{
+    unsigned start_m, start_d, end_m, end_d;
+    if (y >= 2007) {
+        start_m = 3, start_d = nth_sunday(y, 3, 2);
+        end_m = 11, end_d = nth_sunday(y, 11, 1);
+    } else {
+        start_m = 4, start_d = nth_sunday(y, 4, 1);
+        end_m = 10, end_d = nth_sunday(y, 10, 0);
+    }
+    /* wall-clock minutes within the year, compared against both switches at 02:00 */
+    int64_t t = (time_days_from_civil(y, m, d) * 24 + hh) * 60 + mm;
+    int64_t start = (time_days_from_civil(y, start_m, start_d) * 24 + 2) * 60;
+    int64_t end = (time_days_from_civil(y, end_m, end_d) * 24 + 2) * 60;
+    return t >= start && t < end;
+}
+
+int64_t gamesync_eastern_to_utc(int64_t y, unsigned m, unsigned d, unsigned hh, unsigned mm)
+{
+    int64_t local = time_days_from_civil(y, m, d) * DAY_US + (int64_t)(hh * 60 + mm) * MINUTE_US;
+    int64_t offset_h = gamesync_eastern_dst(y, m, d, hh, mm) ? 4 : 5;
+    return local + offset_h * 60 * MINUTE_US;
+}
+
+const char *gamesync_status(const struct gamesync_facts *f, int64_t now)
+{
+    if (f->canceled)
+        return "canceled";
+    if (f->postponed)
+        return "postponed";
+    if (f->final)
+        return "final";
+    if (f->delayed)
+        return "delayed";
+    if (f->in_progress)
+        return "live";
+    if (f->kickoff == MODEL_NULL)
+        return "unknown";
+    if (f->kickoff_tbd)
+        return now < f->kickoff + DAY_US ? "upcoming" : "unknown";
+    if (now < f->kickoff)
+        return "upcoming";
+    return now < f->kickoff + GAMESYNC_LIVE_WINDOW_US ? "live" : "unknown";
+}
+
+static bool str_differs(const char *a, const char *b)
+{
+    if (!a || !b)
+        return a != b;
+    return strcmp(a, b) != 0;
+}
+
+bool gamesync_differs(const struct game *a, const struct game *b)
+{
+    return str_differs(a->home.id, b->home.id) || str_differs(a->away.id, b->away.id) ||
+           a->home_score != b->home_score || a->away_score != b->away_score ||
+           a->starts_at != b->starts_at || a->kickoff_tbd != b->kickoff_tbd ||
+           a->period != b->period || str_differs(a->clock, b->clock) ||
+           str_differs(a->status, b->status) || a->season != b->season || a->week != b->week ||
+           str_differs(a->league, b->league) || str_differs(a->season_type, b->season_type) ||
+           str_differs(a->stage_label, b->stage_label);
+}

@@ -1,0 +1,158 @@
+/*
+ * The worker's games-refresh task (worker.h, docs/games.md): keeps the games of the
+ * configured provider sources current on a schedule kept in the database.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/games.h"
+#include "store/games.h"
+#include "util/buf.h"
+#include "util/log.h"
+#include "worker/worker.h"
+
+#define SECOND_US     INT64_C(1000000)
+#define CLAIM_LEASE   (INT64_C(600) * SECOND_US) /* a crashed run is retried after this */
+#define BUSY_SINCE_US (INT64_C(5) * 3600 * SECOND_US)
+#define BUSY_AHEAD_US (INT64_C(3) * 3600 * SECOND_US)
+
+/* Claims source in its own write transaction: 1 claimed, 0 not due, or a negative rc. */
+static int claim(struct store *s, struct arena *a, const char *source, int64_t now,
+                 struct provider_source_state *st)
+{
+    int rc = store_begin_write(s);
+    if (rc < 0)
+        return rc;
+    rc = provider_source_claim(s, a, source, now, CLAIM_LEASE, st);
+    if (rc < 0) {
+        store_rollback(s);
+        return rc;
+    }
+    int c = store_commit(s);
+    return c < 0 ? c : rc;
+}
+
+static int done(struct store *s, const char *source, const char *etag, const char *lm, int64_t now,
+                bool synced, int64_t next_at, int64_t failures, const char *line)
+{
+    int rc = store_begin_write(s);
+    if (rc < 0)
+        return rc;
+    rc = provider_source_done(s, source, etag, lm, now, synced, next_at, failures, line);
+    if (rc < 0) {
+        store_rollback(s);
+        return rc;
+    }
+    return store_commit(s);
+}
+
+/* The wait after `failures` consecutive failures: hot period doubled per failure, at most
+ * the cold period, never shorter than the provider's Retry-After. */
+static int64_t backoff_us(const struct worker_config *cfg, int64_t failures, long retry_after_s)
+{
+    int64_t wait = cfg->games_hot_us;
+    for (int64_t i = 1; i < failures && wait < cfg->games_cold_us; i++)
+        wait *= 2;
+    if (wait > cfg->games_cold_us)
+        wait = cfg->games_cold_us;
+    if (retry_after_s > 0 && retry_after_s * SECOND_US > wait)
+        wait = retry_after_s * SECOND_US;
+    return wait;
+}
+
+/* Syncs one source when it is due. 1 synced (or tried), 0 not due, or a negative rc. */
+static int refresh_one(struct store *s, const struct worker_config *cfg, int64_t now,
+                       const char *provider)
+{
+    bool nfl = strcmp(provider, "nflverse") == 0;
+    char source[600], teams_source[64] = "";
+    if (nfl)
+        snprintf(source, sizeof source, "nflverse %s", cfg->games_nflverse);
+    else
+        snprintf(source, sizeof source, "cfbd %lld", (long long)cfg->games_cfbd_season);
+    struct arena a;
+    arena_init(&a);
+    struct provider_source_state st;
+    int rc = claim(s, &a, source, now, &st);
+    if (rc <= 0)
+        goto out;
+    struct games_source src = {
+        .provider = provider,
+        .location = nfl ? cfg->games_nflverse : NULL,
+        .cfbd_url = cfg->cfbd_url,
+        .cfbd_key = cfg->cfbd_key,
+        .season = cfg->games_cfbd_season,
+        .week = MODEL_NULL,
+        .season_type = "both",
+        .etag = st.etag,
+        .last_modified = st.last_modified,
+    };
+    if (!nfl) {
+        /* the team list changes rarely: fetched on the cold period only */
+        struct provider_source_state tst;
+        snprintf(teams_source, sizeof teams_source, "cfbd-teams %lld",
+                 (long long)cfg->games_cfbd_season);
+        int t = claim(s, &a, teams_source, now, &tst);
+        if (t < 0) {
+            rc = t;
+            goto out;
+        }
+        src.with_teams = t == 1;
+        if (src.with_teams) {
+            src.etag = src.last_modified = NULL; /* new team data needs the games again */
+        }
+    }
+    struct app_ctx ctx = {.s = s, .a = &a, .now = now, .actor = "worker"};
+    struct games_sync_report r;
+    char err[1024] = "", line[512], *etag = NULL, *lm = NULL;
+    int out = app_games_sync_source(&ctx, &src, NULL, NULL, &r, &etag, &lm, err, sizeof err);
+    bool ok = out == GAMES_SYNC_OK;
+    int64_t failures = ok ? 0 : st.failures + 1, next;
+    if (ok) {
+        int busy = games_provider_busy(s, nfl ? "nfl:" : "cfb:", now, BUSY_SINCE_US, BUSY_AHEAD_US);
+        next = now + (busy > 0 ? cfg->games_hot_us : cfg->games_cold_us);
+        app_games_report_line(&r, line, sizeof line);
+    } else {
+        next = now + backoff_us(cfg, failures, r.retry_after_s);
+        snprintf(line, sizeof line, "failed: %s",
+                 out == APP_UNAVAILABLE ? "the database failed" : err);
+    }
+    struct buf msg = BUF_INIT;
+    buf_printf(&msg, "%s (%d HTTP request%s); next in %lld s", line, r.attempts,
+               r.attempts == 1 ? "" : "s", (long long)((next - now) / SECOND_US));
+    if (ok)
+        log_info("worker", "games-refresh %s: %s", source, msg.p);
+    else
+        log_warn("worker", "games-refresh %s: %s", source, msg.p);
+    rc = done(s, source, etag, lm, now, ok, next, failures, msg.p);
+    if (rc >= 0 && teams_source[0] && src.with_teams)
+        rc = done(s, teams_source, NULL, NULL, now, ok && !r.not_modified,
+                  ok ? now + cfg->games_cold_us : next, failures, msg.p);
+    buf_release(&msg);
+    free(etag);
+    free(lm);
+    if (rc >= 0)
+        rc = out == APP_UNAVAILABLE ? STORE_ERR : 1;
+out:
+    arena_release(&a);
+    return rc;
+}
+
+int games_refresh(struct store *s, const struct worker_config *cfg, int64_t now)
+{
+    int done_any = 0, rc;
+    if (cfg->games_nflverse) {
+        rc = refresh_one(s, cfg, now, "nflverse");
+        if (rc < 0)
+            return rc;
+        done_any |= rc;
+    }
+    if (cfg->games_cfbd_season) {
+        rc = refresh_one(s, cfg, now, "cfbd");
+        if (rc < 0)
+            return rc;
+        done_any |= rc;
+    }
+    return done_any;
+}

@@ -99,6 +99,9 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS)
 
 run: deps all
 	$(BUILD)/whistle import --if-empty data/demo.json --db whistle.db
+	$(BUILD)/whistle games sync --provider nflverse data/providers/nflverse-sample.csv --db whistle.db
+	$(BUILD)/whistle games sync --provider cfbd --season 2026 --db whistle.db \
+	    --file data/providers/cfbd-sample.json --teams-file data/providers/cfbd-teams-sample.json
 	$(BUILD)/whistle serve --db whistle.db
 
 style:

@@ -62,10 +62,9 @@ static int team_op(struct app_ctx *c, const void *item, const void *arg)
     return teams_sync_upsert(c->s, &pt->t, pt->authoritative);
 }
 
-static int game_op(struct app_ctx *c, const void *item, const void *arg)
+static int game_op(struct app_ctx *c, const void *item, const void *provider)
 {
-    (void)arg;
-    return games_sync_upsert(c->s, item, c->now);
+    return games_sync_upsert(c->s, item, provider, c->now);
 }
 
 static int vanish_op(struct app_ctx *c, const void *item, const void *status)
@@ -167,7 +166,7 @@ static int snapshot(struct app_ctx *c, const struct provider_batch *b, struct ga
     for (size_t i = 0; i < b->scope.nseasons; i++) {
         struct game *v;
         size_t k;
-        int rc = games_sync_snapshot(c->s, c->a, b->id_prefix, b->scope.seasons[i], b->scope.week,
+        int rc = games_sync_snapshot(c->s, c->a, b->provider, b->scope.seasons[i], b->scope.week,
                                      b->scope.season_type, &v, &k);
         if (rc < 0) {
             free(all);
@@ -230,7 +229,7 @@ int app_games_sync(struct app_ctx *c, const struct provider_batch *b, struct gam
             inserted++;
     }
     size_t written = 0;
-    rc = write_batches(c, game_op, changed, nchanged, NULL, &written);
+    rc = write_batches(c, game_op, changed, nchanged, b->provider, &written);
     if (rc < 0)
         goto out;
     r->inserted = inserted;

@@ -109,7 +109,7 @@ int admin_upsert_team(struct store *s, const struct team *t)
 
 int admin_upsert_game(struct store *s, const struct game *g)
 {
-    return games_upsert(s, g, false);
+    return games_upsert(s, g, false, NULL);
 }
 
 static int64_t tri(int v)

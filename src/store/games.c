@@ -201,29 +201,24 @@ int games_each(struct store *s, int (*fn)(void *ctx, const struct game *g), void
     "id, home_team_id, away_team_id, home_score, away_score, starts_at, kickoff_tbd, period,"      \
     " clock, status, season, week, league, season_type, stage_label"
 
-int games_sync_snapshot(struct store *s, struct arena *a, const char *prefix, int64_t season,
+int games_sync_snapshot(struct store *s, struct arena *a, const char *provider, int64_t season,
                         int64_t week, const char *season_type, struct game **out, size_t *n)
 {
-    /* the prefix length is a literal: PostgreSQL's substr takes an integer, not the bigint
-     * an integer parameter is bound as */
     static const char *const sql[4] = {
-        "SELECT " SYNC_COLS " FROM games WHERE substr(id, 1, 4) = ? AND season = ?",
-        "SELECT " SYNC_COLS " FROM games WHERE substr(id, 1, 4) = ? AND season = ? AND week = ?",
-        "SELECT " SYNC_COLS " FROM games WHERE substr(id, 1, 4) = ? AND season = ?"
-        " AND season_type = ?",
-        "SELECT " SYNC_COLS " FROM games WHERE substr(id, 1, 4) = ? AND season = ? AND week = ?"
+        "SELECT " SYNC_COLS " FROM games WHERE provider = ? AND season = ?",
+        "SELECT " SYNC_COLS " FROM games WHERE provider = ? AND season = ? AND week = ?",
+        "SELECT " SYNC_COLS " FROM games WHERE provider = ? AND season = ? AND season_type = ?",
+        "SELECT " SYNC_COLS " FROM games WHERE provider = ? AND season = ? AND week = ?"
         " AND season_type = ?",
     };
     *out = NULL;
     *n = 0;
-    if (strlen(prefix) != 4)
-        return STORE_ERR;
     int shape = (week != MODEL_NULL) | (season_type ? 2 : 0);
     struct store_stmt *st = store_prepare(s, sql[shape]);
     if (!st)
         return STORE_ERR;
     int i = 1;
-    store_bind_text(st, i++, prefix);
+    store_bind_text(st, i++, provider);
     store_bind_int(st, i++, season);
     if (week != MODEL_NULL)
         store_bind_int(st, i++, week);
@@ -272,8 +267,8 @@ int games_sync_snapshot(struct store *s, struct arena *a, const char *prefix, in
 #define GAME_UPSERT(created)                                                                       \
     "INSERT INTO games (id, home_team_id, away_team_id, home_score, away_score, starts_at,"       \
     " kickoff_tbd, period, clock, status, season, week, league, season_type, stage_label,"       \
-    " created_at, updated_at, kickoff_known)"                                                    \
-    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"                              \
+    " created_at, updated_at, kickoff_known, provider)"                                          \
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"                           \
     " ON CONFLICT (id) DO UPDATE SET home_team_id = excluded.home_team_id,"                      \
     " away_team_id = excluded.away_team_id, home_score = excluded.home_score,"                   \
     " away_score = excluded.away_score, starts_at = excluded.starts_at,"                         \
@@ -281,10 +276,11 @@ int games_sync_snapshot(struct store *s, struct arena *a, const char *prefix, in
     " clock = excluded.clock, status = excluded.status, season = excluded.season,"               \
     " week = excluded.week, league = excluded.league,"                                           \
     " season_type = excluded.season_type, stage_label = excluded.stage_label," created           \
-    " updated_at = excluded.updated_at, kickoff_known = excluded.kickoff_known"
+    " updated_at = excluded.updated_at, kickoff_known = excluded.kickoff_known,"                 \
+    " provider = coalesce(excluded.provider, games.provider)"
 /* clang-format on */
 
-int games_upsert(struct store *s, const struct game *g, bool keep_created)
+int games_upsert(struct store *s, const struct game *g, bool keep_created, const char *provider)
 {
     struct store_stmt *st = store_prepare(
         s, keep_created ? GAME_UPSERT("") : GAME_UPSERT(" created_at = excluded.created_at,"));
@@ -308,15 +304,16 @@ int games_upsert(struct store *s, const struct game *g, bool keep_created)
     store_bind_int(st, 16, g->created_at);
     store_bind_int(st, 17, g->updated_at);
     store_bind_int(st, 18, g->starts_at != MODEL_NULL);
+    store_bind_text(st, 19, provider);
     return store_run(st);
 }
 
-int games_sync_upsert(struct store *s, const struct game *g, int64_t now)
+int games_sync_upsert(struct store *s, const struct game *g, const char *provider, int64_t now)
 {
     struct game c = *g;
     c.created_at = now;
     c.updated_at = now;
-    return games_upsert(s, &c, true);
+    return games_upsert(s, &c, true, provider);
 }
 
 int games_sync_vanish(struct store *s, const char *id, const char *status, int64_t now)
@@ -372,16 +369,16 @@ int teams_sync_upsert(struct store *s, const struct team *t, bool replace)
     return rc < 0 ? rc : store_changes(s) > 0;
 }
 
-int games_provider_busy(struct store *s, const char *prefix, int64_t now, int64_t since_us,
+int games_provider_busy(struct store *s, const char *provider, int64_t now, int64_t since_us,
                         int64_t ahead_us)
 {
     struct store_stmt *st = store_prepare(
-        s, "SELECT 1 FROM games WHERE substr(id, 1, 4) = ? AND (status IN ('live', 'delayed')"
+        s, "SELECT 1 FROM games WHERE provider = ? AND (status IN ('live', 'delayed')"
            " OR (status IN ('upcoming', 'unknown') AND starts_at >= ? AND starts_at < ?))"
            " LIMIT 1");
     if (!st)
         return STORE_ERR;
-    store_bind_text(st, 1, prefix);
+    store_bind_text(st, 1, provider);
     store_bind_int(st, 2, now - since_us);
     store_bind_int(st, 3, now + ahead_us);
     int rc = store_step(st);

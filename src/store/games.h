@@ -30,21 +30,23 @@ int teams_each(struct store *s, int (*fn)(void *ctx, const struct team *t), void
 int games_each(struct store *s, int (*fn)(void *ctx, const struct game *g), void *ctx);
 
 /* Inserts g or, when its ID exists, replaces every field (created_at too unless
- * keep_created). 0 or a negative store_rc. */
-int games_upsert(struct store *s, const struct game *g, bool keep_created);
+ * keep_created). provider names where the game comes from ("nflverse", "cfbd"); NULL (an
+ * import) keeps the stored one. 0 or a negative store_rc. */
+int games_upsert(struct store *s, const struct game *g, bool keep_created, const char *provider);
 
 /* ---- games from providers (issue 17; app/games_sync.c) ----------------------------- */
 
-/* The stored games whose ID starts with prefix (4 characters: "nfl:", "cfb:") in season,
- * and in week / season_type unless MODEL_NULL / NULL: *out is a malloc'd array (free it)
+/* The stored games that came from provider ("nflverse", "cfbd") in season, and in week /
+ * season_type unless MODEL_NULL / NULL: *out is a malloc'd array (free it)
  * of *n games whose strings live in a; only the sync fields are read (teams by ID only).
  * 0 or a negative store_rc. */
-int games_sync_snapshot(struct store *s, struct arena *a, const char *prefix, int64_t season,
+int games_sync_snapshot(struct store *s, struct arena *a, const char *provider, int64_t season,
                         int64_t week, const char *season_type, struct game **out, size_t *n);
 
 /* Inserts g (created_at and updated_at = now) or, when its ID exists, replaces its
- * provider-fed fields (updated_at = now, created_at kept). 0 or a negative store_rc. */
-int games_sync_upsert(struct store *s, const struct game *g, int64_t now);
+ * provider-fed fields (updated_at = now, created_at kept); the game is provider's from now
+ * on. 0 or a negative store_rc. */
+int games_sync_upsert(struct store *s, const struct game *g, const char *provider, int64_t now);
 
 /* Sets the status of a game gone from its provider (period and clock cleared, updated_at =
  * now) unless it has it already: 1 changed, 0 unchanged, or a negative store_rc. */
@@ -55,9 +57,9 @@ int games_sync_vanish(struct store *s, const char *id, const char *status, int64
  * store_rc. */
 int teams_sync_upsert(struct store *s, const struct team *t, bool replace);
 
-/* 1 when a game whose ID starts with prefix is live or delayed, or is upcoming / unknown
+/* 1 when a game of provider is live or delayed, or is upcoming / unknown
  * with a kickoff in [now - since_us, now + ahead_us); 0 otherwise; or a negative store_rc. */
-int games_provider_busy(struct store *s, const char *prefix, int64_t now, int64_t since_us,
+int games_provider_busy(struct store *s, const char *provider, int64_t now, int64_t since_us,
                         int64_t ahead_us);
 
 /* The worker's schedule of one provider source (table provider_sources). */

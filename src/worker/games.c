@@ -110,7 +110,7 @@ static int refresh_one(struct store *s, const struct worker_config *cfg, int64_t
     bool ok = out == GAMES_SYNC_OK;
     int64_t failures = ok ? 0 : st.failures + 1, next;
     if (ok) {
-        int busy = games_provider_busy(s, nfl ? "nfl:" : "cfb:", now, BUSY_SINCE_US, BUSY_AHEAD_US);
+        int busy = games_provider_busy(s, provider, now, BUSY_SINCE_US, BUSY_AHEAD_US);
         next = now + (busy > 0 ? cfg->games_hot_us : cfg->games_cold_us);
         app_games_report_line(&r, line, sizeof line);
     } else {

@@ -523,3 +523,18 @@ def test_bundled_samples_sync_through_the_real_path(db):
     rep = sync(db, "--provider", "cfbd", "--season", "2026", "--file", root / "cfbd-sample.json",
                "--teams-file", root / "cfbd-teams-sample.json")
     assert rep["rejected"] == 0 and rep["inserted"] > 0
+
+
+def test_imported_games_are_never_taken_for_vanished_provider_games(server_factory):
+    # the demo and the import format use nfl:/cfb: IDs too: a sync leaves them alone
+    db = server_factory.new_db(doc="main.json")
+    before = db_rows(db, "SELECT id, status, updated_at FROM games ORDER BY id")
+    assert any(r[0].startswith("nfl:") for r in before)
+    rep = sync(db, "--provider", "nflverse", PROV / "nflverse-games.csv")
+    assert rep["vanished"] == 0 and rep["inserted"] == 11
+    rep = sync(db, "--provider", "cfbd", "--season", "2024", "--file", PROV / "cfbd-games.json")
+    assert rep["vanished"] == 0 and rep["inserted"] == 4
+    ids = tuple(r[0] for r in before)
+    after = db_rows(db, "SELECT id, status, updated_at FROM games WHERE id IN (%s) ORDER BY id"
+                    % ",".join("'%s'" % i for i in ids))
+    assert after == before

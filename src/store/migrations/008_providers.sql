@@ -12,3 +12,8 @@ CREATE TABLE provider_sources (
     failures       INTEGER NOT NULL DEFAULT 0, -- consecutive failed attempts
     last_outcome   TEXT                       -- the status line of the last attempt
 );
+
+-- the provider a game came from (NULL: imported): a sync compares and marks vanished only
+-- its own games, whatever their IDs look like
+ALTER TABLE games ADD COLUMN provider TEXT;
+CREATE INDEX games_by_provider ON games (provider, season);

@@ -274,6 +274,7 @@ class CfbdStandIn:
     def __init__(self):
         self.games = json.loads((PROV / "cfbd-games.json").read_text())
         self.teams = (PROV / "cfbd-teams.json").read_bytes()
+        self.csv = (PROV / "nflverse-games.csv").read_bytes()
         self.script = []
         self.requests = []
         self.lock = threading.Lock()
@@ -298,6 +299,12 @@ class CfbdStandIn:
                     kit.requests.append((self.path, dict(self.headers)))
                     step = kit.script.pop(0) if kit.script and self.path.startswith(
                         "/games") else "ok"
+                if self.path == "/nflverse/games.csv":  # a public file: no key
+                    body = kit.csv
+                    etag = '"n%d"' % (hash(body) & 0xffffffff)
+                    if self.headers.get("If-None-Match") == etag:
+                        return self.send(304, b"", [("ETag", etag)])
+                    return self.send(200, body, [("Content-Type", "text/csv"), ("ETag", etag)])
                 if self.headers.get("Authorization") != "Bearer " + KEY:
                     return self.send(401, b'{"message":"Unauthorized"}')
                 if step.startswith("429:"):
@@ -465,6 +472,21 @@ def test_worker_refreshes_cfbd_on_a_schedule_with_conditional_requests(db, cfbd)
     assert path.startswith("/games") and headers.get("If-None-Match", "").startswith('"g')
     assert db_rows(db, "SELECT failures, last_outcome FROM provider_sources"
                        " WHERE source = 'cfbd 2024'")[0][1].startswith("not modified")
+
+
+def test_nflverse_from_a_url_with_conditional_refresh(db, cfbd):
+    url = cfbd.url + "/nflverse/games.csv"
+    rep = sync(db, "--provider", "nflverse", url)
+    assert rep["inserted"] == 11 and rep["httpRequests"] == 1
+    # the worker: a first fetch, then (due again) a conditional one answered 304
+    worker_once(db, "--games-nflverse", url)
+    db_sql(db, "UPDATE provider_sources SET next_at = 0")
+    worker_once(db, "--games-nflverse", url)
+    (p1, h1), (p2, h2), (p3, h3) = cfbd.requests
+    assert "Authorization" not in h1 and "If-None-Match" not in h2
+    assert h3["If-None-Match"].startswith('"n')
+    (outcome,), = db_rows(db, "SELECT last_outcome FROM provider_sources")
+    assert outcome.startswith("not modified")
 
 
 def test_worker_backs_off_after_429(db, cfbd):

@@ -12,10 +12,11 @@
 #include "util/log.h"
 #include "worker/worker.h"
 
-#define SECOND_US     INT64_C(1000000)
-#define CLAIM_LEASE   (INT64_C(600) * SECOND_US) /* a crashed run is retried after this */
-#define BUSY_SINCE_US (INT64_C(5) * 3600 * SECOND_US)
-#define BUSY_AHEAD_US (INT64_C(3) * 3600 * SECOND_US)
+#define SECOND_US       INT64_C(1000000)
+#define CLAIM_LEASE     (INT64_C(600) * SECOND_US) /* a crashed run is retried after this */
+#define BUSY_SINCE_US   (INT64_C(5) * 3600 * SECOND_US)
+#define BUSY_AHEAD_US   (INT64_C(3) * 3600 * SECOND_US)
+#define WAIT_IN_PLACE_S 5 /* the longest Retry-After the worker sleeps through */
 
 /* Claims source in its own write transaction: 1 claimed, 0 not due, or a negative rc. */
 static int claim(struct store *s, struct arena *a, const char *source, int64_t now,
@@ -87,6 +88,10 @@ static int refresh_one(struct store *s, const struct worker_config *cfg, int64_t
         .season_type = "both",
         .etag = st.etag,
         .last_modified = st.last_modified,
+        /* the worker has other tasks: it waits in place only briefly, a longer Retry-After
+         * moves the source's next due time instead */
+        .attempts = 2,
+        .max_wait_s = WAIT_IN_PLACE_S,
     };
     if (!nfl) {
         /* the team list changes rarely: fetched on the cold period only */

@@ -1,8 +1,9 @@
 /*
- * Browser accounts (issue 6; docs/accounts.md): sign-up with email verification, sign-in
- * and sign-out, password reset and change. Sessions are random tokens in a __Host- cookie,
- * stored hashed. Every answer that could tell whether an email address is registered reads
- * the same either way; email goes out through the outbox (worker/outbox.c).
+ * Browser accounts (issue 6; docs/accounts.md): the pages and forms of sign-up with email
+ * verification, sign-in and sign-out, password reset and change. The rules and the
+ * transactions are the use cases of app/accounts.h; this file reads the form, checks the
+ * form's origin and CSRF token (an HTTP concern), calls the use case and maps its outcome
+ * to a page, a redirect or a status.
  *
  * Forms: every state change is a POST carrying a CSRF token and a same-origin Origin (or
  * Referer). Forms shown to anyone carry the token of the anonymous voter cookie (issued by
@@ -13,23 +14,15 @@
 #include <string.h>
 #include <strings.h>
 
-#include <sodium.h>
-
 #include "api/api.h"
-#include "app/app.h"
+#include "app/accounts.h"
 #include "domain/account.h"
 #include "domain/voter.h"
-#include "store/accounts.h"
 #include "util/form.h"
 #include "util/html.h"
 #include "util/log.h"
 #include "util/timefmt.h"
-#include "util/uuid.h"
 #include "web/web.h"
-
-/* Messages sent to one address within an hour, beyond which the outbox stays quiet (the
- * page still says the same thing, so the limit reveals nothing). */
-#define MAIL_PER_RECIPIENT_HOUR 5
 
 /* ---- shared pieces ---------------------------------------------------------------- */
 
@@ -51,12 +44,15 @@ bool web_same_origin(struct request *req)
     return next == '/' || next == '\0' || next == '?' || next == '#';
 }
 
+struct app_ctx web_app_ctx(struct request *req, struct store *s, int64_t now)
+{
+    return (struct app_ctx){.s = s, .a = &req->arena, .now = now, .request_id = req->id};
+}
+
 int web_session(struct request *req, struct store *s, int64_t now, struct session_row *out)
 {
-    char hash[ACCOUNT_TOKEN_HASH_HEX + 1];
-    if (!account_session_check(http_cookie(req, ACCOUNT_COOKIE_NAME), hash))
-        return 0;
-    return sessions_find(s, hash, now, out);
+    struct app_ctx c = web_app_ctx(req, s, now);
+    return account_session(&c, http_cookie(req, ACCOUNT_COOKIE_NAME), out);
 }
 
 static void read_form(struct request *req, struct web_form *f)
@@ -164,23 +160,12 @@ static void error_para(struct buf *b, const char *msg)
     html_raw(b, "</p>");
 }
 
-static void unavailable(struct request *req, struct store *s, int rc)
-{
-    if (s)
-        store_rollback(s);
-    if (rc == STORE_GONE || rc == STORE_ERR)
-        store_thread_drop();
-    log_warn("accounts", "store failure %d on %s rid=%s", rc, req->path, req->id);
-    reply_header(req, "Retry-After", "5");
-    web_error_page(req, 503, "the service is temporarily unavailable; retry later");
-}
-
 /* The thread's connection, or NULL after answering 503. */
 static struct store *thread_store(struct request *req)
 {
     struct store *s = store_thread();
     if (!s)
-        unavailable(req, NULL, STORE_GONE);
+        web_unavailable(req);
     return s;
 }
 
@@ -193,7 +178,7 @@ static struct store *page_store(struct request *req, int64_t now, struct session
         return NULL;
     *signed_in = web_session(req, s, now, sess);
     if (*signed_in < 0) {
-        unavailable(req, s, *signed_in);
+        web_unavailable(req);
         return NULL;
     }
     return s;
@@ -236,86 +221,11 @@ static void set_session_cookie(struct request *req, const char *cookie)
     buf_release(&b);
 }
 
-/* ---- email ------------------------------------------------------------------------ */
-
-/* Queues a message in the caller's transaction, unless the address already got
- * MAIL_PER_RECIPIENT_HOUR messages in the last hour (then nothing is sent). */
-static int mail(struct store *s, const char *to, const char *subject, const char *body, int64_t now)
+/* The client address that rate limits count by (only its keyed hash is stored). */
+static const char *client_addr(struct request *req, char addr[64])
 {
-    int64_t recent = 0;
-    int rc = outbox_recent(s, to, now - 3600 * ACCOUNT_SEC, &recent);
-    if (rc < 0)
-        return rc;
-    if (recent >= MAIL_PER_RECIPIENT_HOUR) {
-        log_info("accounts", "mail to an address skipped: %d messages in the last hour",
-                 MAIL_PER_RECIPIENT_HOUR);
-        return 0;
-    }
-    return outbox_enqueue(s, to, subject, body, now);
-}
-
-/* Creates a single-use link of purpose for the account and mails it. */
-static int mail_link(struct request *req, struct store *s, const struct account_row *a,
-                     const char *purpose, int64_t now)
-{
-    bool verify = strcmp(purpose, "verify") == 0;
-    char token[ACCOUNT_TOKEN_LEN + 1], hash[ACCOUNT_TOKEN_HASH_HEX + 1];
-    account_token_new(token, hash);
-    int64_t ttl = verify ? ACCOUNT_VERIFY_TTL_US : ACCOUNT_RESET_TTL_US;
-    int rc = account_tokens_insert(s, hash, a->id, purpose, now, now + ttl);
-    if (rc < 0)
-        return rc;
-    struct buf body = BUF_INIT;
-    const char *base = req->cfg->base_url;
-    if (verify)
-        buf_printf(&body,
-                   "Hello,\n\nconfirm that %s is your email address for your Whistle account by "
-                   "opening this link:\n\n%s/account/verify?token=%s\n\nThe link works once and "
-                   "expires in 24 hours. Once your address is verified you can create agent keys "
-                   "at %s/developers.\n\nIf you did not create a Whistle account, ignore this "
-                   "message: nothing happens without the link.\n",
-                   a->email, base, token, base);
-    else
-        buf_printf(&body,
-                   "Hello,\n\nsomeone (hopefully you) asked to set a new password for the Whistle "
-                   "account of %s. To choose one, open this link:\n\n%s/account/reset?token=%s\n\n"
-                   "The link works once and expires in 1 hour. Setting a password signs out "
-                   "every session of the account.\n\nIf it was not you, ignore this message: "
-                   "your password stays as it is.\n",
-                   a->email, base, token);
-    sodium_memzero(token, sizeof token);
-    rc = mail(s, a->email,
-              verify ? "Verify your email address for Whistle" : "Reset your Whistle password",
-              body.p, now);
-    sodium_memzero(body.p, body.len);
-    buf_release(&body);
-    return rc;
-}
-
-/* Sign-up with an address that already has an account: tell its owner (who may have
- * forgotten), with a reset link; the page shown is the same as for a new account. */
-static int mail_already_registered(struct request *req, struct store *s,
-                                   const struct account_row *a, int64_t now)
-{
-    char token[ACCOUNT_TOKEN_LEN + 1], hash[ACCOUNT_TOKEN_HASH_HEX + 1];
-    account_token_new(token, hash);
-    int rc = account_tokens_insert(s, hash, a->id, "reset", now, now + ACCOUNT_RESET_TTL_US);
-    if (rc < 0)
-        return rc;
-    struct buf body = BUF_INIT;
-    const char *base = req->cfg->base_url;
-    buf_printf(&body,
-               "Hello,\n\nsomeone tried to create a Whistle account with %s, but this address "
-               "already has one.\n\nIf it was you, sign in at %s/account/signin, or, if you "
-               "forgot your password, set a new one with this link (it works once and expires "
-               "in 1 hour):\n\n%s/account/reset?token=%s\n\nIf it was not you, ignore this "
-               "message: nothing changes.\n",
-               a->email, base, base, token);
-    sodium_memzero(token, sizeof token);
-    rc = mail(s, a->email, "Your Whistle account", body.p, now);
-    sodium_memzero(body.p, body.len);
-    buf_release(&body);
-    return rc;
+    http_client_addr(req, addr, 64);
+    return addr;
 }
 
 /* 429 with Retry-After and the wait in minutes. */
@@ -329,30 +239,52 @@ static void too_many(struct request *req, int64_t retry, const char *what, const
                    min == 1 ? "" : "s", or_else ? ", " : "", or_else ? or_else : "");
 }
 
-/* Sign-ups and password-reset requests cost an argon2id hash or an email each: at most
- * limits->mail_forms_per_ip per client address per hour, counted whether or not the
- * address typed has an account (so the limit tells nothing). 0 when allowed (*subject is
- * then the event to record with the request's writes), else the request was answered
- * (429 or 503). */
-static int mail_form_limited(struct request *req, struct store *s, int64_t now, char subject[80])
+static void mail_forms_limited(struct request *req, int64_t retry)
 {
-    char h[VOTER_HASH_LEN + 1], addr[64];
-    int64_t retry = 0;
-    http_client_addr(req, addr, sizeof addr);
-    voter_hash("ip", addr, h);
-    snprintf(subject, 80, "mailform-ip:%s", h);
-    int rc = app_rate_limited(s, subject, req->cfg->limits->mail_forms_per_ip,
-                              ACCOUNT_MAIL_FORM_WINDOW_US, now, &retry);
-    if (rc < 0) {
-        unavailable(req, NULL, rc);
-        return -1;
+    too_many(req, retry, "Too many sign-ups and password-reset requests from your network", NULL);
+}
+
+static void signins_limited(struct request *req, int64_t retry)
+{
+    too_many(req, retry, "Too many failed sign-ins",
+             "or reset your password from the forgot-password page");
+}
+
+/* The answer for an emailed link that cannot be used (or 503). */
+static void link_refused(struct request *req, enum account_link_kind kind, enum account_outcome o)
+{
+    bool verify = kind == ACCOUNT_LINK_VERIFY;
+    const char *again = verify ? "Sign in and ask for a new verification email on the "
+                                 "developer page."
+                               : "Ask for a new link on the forgot-password page.";
+    switch (o) {
+    case ACCOUNT_LINK_UNKNOWN:
+        web_error_page(req, 400,
+                       "This link is not valid (it may be incomplete: copy the whole "
+                       "link from the email). %s",
+                       again);
+        break;
+    case ACCOUNT_LINK_USED:
+        web_error_page(req, 410, "This link was already used: each link works once. %s%s",
+                       verify ? "If you opened it, your address is verified: sign in. " : "",
+                       again);
+        break;
+    case ACCOUNT_LINK_EXPIRED:
+        web_error_page(req, 410, "This link has expired (%s). %s",
+                       verify ? "verification links last 24 hours" : "reset links last 1 hour",
+                       again);
+        break;
+    case ACCOUNT_LINK_TAKEN:
+        if (verify)
+            web_error_page(req, 410, "This link was already used: each link works once.");
+        else
+            web_error_page(req, 410,
+                           "This link was already used or has expired. Ask for a new "
+                           "link on the forgot-password page.");
+        break;
+    default:
+        web_unavailable(req);
     }
-    if (rc) {
-        too_many(req, retry, "Too many sign-ups and password-reset requests from your network",
-                 NULL);
-        return 1;
-    }
-    return 0;
 }
 
 /* ---- sign-up ---------------------------------------------------------------------- */
@@ -411,123 +343,66 @@ void web_signup(struct request *req)
 {
     static const char *const names[] = {"email", "password", "csrf", NULL};
     struct web_form f = {.names = names};
-    char email[ACCOUNT_EMAIL_MAX + 2], pw_hash[ACCOUNT_PASSWORD_HASH_MAX];
+    struct account_result r;
+    char addr[64];
     if (anon_post(req, &f) < 0)
         return;
     if (f.bad < 0) {
         signup_page(req, 400, NULL, f.err);
         return;
     }
-    if (account_email_normalize(f.v[0], email) < 0) {
-        signup_page(req, 400, f.v[0], "enter a valid email address");
-        return;
-    }
-    const char *problem = f.v[1] ? account_password_problem(f.v[1], email) : "enter a password";
-    if (problem) {
-        signup_page(req, 400, email, problem);
-        return;
-    }
-    char subject[80];
-    int64_t now = time_now_us();
     struct store *s = thread_store(req);
-    if (!s || mail_form_limited(req, s, now, subject) != 0)
+    if (!s)
         return;
-    /* the hash is computed whether or not the address is taken: both answers take as long */
-    if (account_password_hash(f.v[1], pw_hash) < 0) {
-        web_error_page(req, 503, "the service is temporarily unavailable; retry later");
-        return;
+    struct app_ctx c = web_app_ctx(req, s, time_now_us());
+    switch (account_signup(&c, req->cfg->limits, req->cfg->base_url, f.v[0], f.v[1],
+                           client_addr(req, addr), &r)) {
+    case ACCOUNT_OK:
+        check_inbox_page(req, r.email, "To finish creating your account, open the link we sent to");
+        break;
+    case ACCOUNT_BAD_EMAIL:
+        signup_page(req, 400, f.v[0], "enter a valid email address");
+        break;
+    case ACCOUNT_BAD_PASSWORD:
+        signup_page(req, 400, r.email, r.problem);
+        break;
+    case ACCOUNT_LIMITED:
+        mail_forms_limited(req, r.retry_s);
+        break;
+    default:
+        web_unavailable(req);
     }
-    struct account_row a;
-    int rc = store_begin_write(s);
-    if (rc >= 0)
-        rc = app_rate_record(s, subject, ACCOUNT_MAIL_FORM_WINDOW_US, now);
-    if (rc >= 0)
-        rc = accounts_by_email(s, email, &a);
-    if (rc == 1) {
-        rc = mail_already_registered(req, s, &a, now);
-    } else if (rc == 0) {
-        memset(&a, 0, sizeof a);
-        uuid_v4(a.id);
-        snprintf(a.email, sizeof a.email, "%s", email);
-        rc = accounts_create(s, a.id, email, pw_hash, now);
-        if (rc >= 0)
-            rc = mail_link(req, s, &a, "verify", now);
-    }
-    if (rc >= 0)
-        rc = store_commit(s);
-    sodium_memzero(pw_hash, sizeof pw_hash);
-    /* STORE_CONSTRAINT: a concurrent sign-up created the account (and sent its email) a
-     * moment ago: the answer is the same as ever */
-    if (rc == STORE_CONSTRAINT)
-        store_rollback(s);
-    else if (rc < 0) {
-        unavailable(req, s, rc);
-        return;
-    }
-    check_inbox_page(req, email, "To finish creating your account, open the link we sent to");
 }
 
 /* ---- email verification ----------------------------------------------------------- */
 
-/* Looks a link's token up (read only): 1 valid (account in *t), or answers the page for an
- * unknown (400), used or expired (410) link and returns 0; negative store_rc. */
-static int link_check(struct request *req, struct store *s, const char *token, const char *purpose,
-                      int64_t now, struct account_token_row *t, char hash[65])
-{
-    bool verify = strcmp(purpose, "verify") == 0;
-    const char *again = verify ? "Sign in and ask for a new verification email on the "
-                                 "developer page."
-                               : "Ask for a new link on the forgot-password page.";
-    int rc = account_token_hash(token, hash) < 0 ? 0 : account_tokens_find(s, hash, purpose, t);
-    if (rc < 0)
-        return rc;
-    if (rc == 0) {
-        web_error_page(req, 400,
-                       "This link is not valid (it may be incomplete: copy the whole "
-                       "link from the email). %s",
-                       again);
-        return 0;
-    }
-    switch (account_token_state(now, t->expires_at, t->used_at)) {
-    case ACCOUNT_TOKEN_USED:
-        web_error_page(req, 410, "This link was already used: each link works once. %s%s",
-                       verify ? "If you opened it, your address is verified: sign in. " : "",
-                       again);
-        return 0;
-    case ACCOUNT_TOKEN_EXPIRED:
-        web_error_page(req, 410, "This link has expired (%s). %s",
-                       verify ? "verification links last 24 hours" : "reset links last 1 hour",
-                       again);
-        return 0;
-    default:
-        return 1;
-    }
-}
-
 /* The GET of an emailed link: its token when the link is valid, or NULL when the page for
  * a missing, unknown, used or expired link (or a 503) was answered. */
-static const char *link_page(struct request *req, const char *purpose)
+static const char *link_page(struct request *req, enum account_link_kind kind)
 {
     static const struct qp_spec spec[] = {{"token", QP_ID, 0, 0, 0, NULL}};
     struct qp_value v[1];
-    char err[300], hash[65];
+    char err[300];
     if (http_query_check(req, spec, 1, v, err, sizeof err) < 0 || !v[0].set) {
         web_error_page(req, 400, "%s",
                        v[0].set ? err
                                 : "the link has no token: copy the whole link from the email");
         return NULL;
     }
-    struct store *s = store_thread();
-    struct account_token_row t;
-    int rc = s ? link_check(req, s, v[0].s, purpose, time_now_us(), &t, hash) : STORE_GONE;
-    if (rc < 0)
-        unavailable(req, NULL, rc);
-    return rc == 1 ? v[0].s : NULL;
+    struct store *s = thread_store(req);
+    if (!s)
+        return NULL;
+    struct app_ctx c = web_app_ctx(req, s, time_now_us());
+    enum account_outcome o = account_link_check(&c, kind, v[0].s);
+    if (o == ACCOUNT_OK)
+        return v[0].s;
+    link_refused(req, kind, o);
+    return NULL;
 }
 
 void web_verify_form(struct request *req)
 {
-    const char *token = link_page(req, "verify");
+    const char *token = link_page(req, ACCOUNT_LINK_VERIFY);
     if (!token)
         return;
     /* the link only shows a button: mail scanners that open links change nothing (GET never
@@ -550,7 +425,6 @@ void web_verify(struct request *req)
 {
     static const char *const names[] = {"token", "csrf", NULL};
     struct web_form f = {.names = names};
-    char hash[65];
     if (anon_post(req, &f) < 0)
         return;
     if (f.bad < 0) {
@@ -560,28 +434,10 @@ void web_verify(struct request *req)
     struct store *s = thread_store(req);
     if (!s)
         return;
-    int64_t now = time_now_us();
-    struct account_token_row t;
-    int rc = store_begin_write(s);
-    if (rc >= 0)
-        rc = link_check(req, s, f.v[0], "verify", now, &t, hash);
-    if (rc == 0) { /* link_check answered */
-        store_rollback(s);
-        return;
-    }
-    if (rc == 1)
-        rc = account_tokens_use(s, hash, now);
-    if (rc == 0) { /* another request used it a moment ago */
-        store_rollback(s);
-        web_error_page(req, 410, "This link was already used: each link works once.");
-        return;
-    }
-    if (rc == 1)
-        rc = accounts_set_verified(s, t.account_id, now);
-    if (rc >= 0)
-        rc = store_commit(s);
-    if (rc < 0) {
-        unavailable(req, s, rc);
+    struct app_ctx c = web_app_ctx(req, s, time_now_us());
+    enum account_outcome o = account_verify(&c, f.v[0]);
+    if (o != ACCOUNT_OK) {
+        link_refused(req, ACCOUNT_LINK_VERIFY, o);
         return;
     }
     struct buf *b = &req->out;
@@ -604,18 +460,17 @@ void web_resend_verification(struct request *req)
     struct store *s = web_session_post(req, &f, now, &sess, false, &signed_in);
     if (!s)
         return;
-    if (!sess.account.verified) {
-        int rc = store_begin_write(s);
-        if (rc >= 0)
-            rc = mail_link(req, s, &sess.account, "verify", now);
-        if (rc >= 0)
-            rc = store_commit(s);
-        if (rc < 0) {
-            unavailable(req, s, rc);
-            return;
-        }
+    struct app_ctx c = web_app_ctx(req, s, now);
+    switch (account_resend_verification(&c, req->cfg->base_url, &sess.account)) {
+    case ACCOUNT_OK:
+        web_redirect(req, 303, "/developers?notice=sent");
+        break;
+    case ACCOUNT_VERIFIED:
+        web_redirect(req, 303, "/developers");
+        break;
+    default:
+        web_unavailable(req);
     }
-    web_redirect(req, 303, sess.account.verified ? "/developers" : "/developers?notice=sent");
 }
 
 /* ---- sign-in and sign-out --------------------------------------------------------- */
@@ -669,123 +524,45 @@ void web_signin_form(struct request *req)
     signin_page(req, 200, NULL, v[0].s, NULL, notice);
 }
 
-/* Failed sign-ins are limited per email address (registered or not, so the limit tells
- * nothing) and per client address, over a rolling window; a limited request is refused
- * before the password is even checked. The events share the ballot limits' table
- * (vote_events) under subjects of their own. */
-static void signin_subjects(struct request *req, const char *email, char subj_email[80],
-                            char subj_ip[80])
-{
-    char h[VOTER_HASH_LEN + 1], addr[64];
-    voter_hash("signin-email", email, h);
-    snprintf(subj_email, 80, "signin-email:%s", h);
-    http_client_addr(req, addr, sizeof addr);
-    voter_hash("ip", addr, h);
-    snprintf(subj_ip, 80, "signin-ip:%s", h);
-}
-
-static int signin_limited(const struct whistle_limits *lim, struct store *s, const char *subj_email,
-                          const char *subj_ip, int64_t now, int64_t *retry)
-{
-    int rc = app_rate_limited(s, subj_email, lim->signin_per_account, ACCOUNT_SIGNIN_WINDOW_US, now,
-                              retry);
-    if (rc != 0)
-        return rc;
-    return app_rate_limited(s, subj_ip, lim->signin_per_ip, ACCOUNT_SIGNIN_WINDOW_US, now, retry);
-}
-
-static int signin_failed(struct store *s, const char *subj_email, const char *subj_ip, int64_t now)
-{
-    int rc = store_begin_write(s);
-    if (rc >= 0)
-        rc = app_rate_record(s, subj_email, ACCOUNT_SIGNIN_WINDOW_US, now);
-    if (rc >= 0)
-        rc = app_rate_record(s, subj_ip, ACCOUNT_SIGNIN_WINDOW_US, now);
-    if (rc >= 0)
-        rc = store_commit(s);
-    if (rc < 0)
-        store_rollback(s);
-    return rc;
-}
-
 void web_signin(struct request *req)
 {
     static const char *const names[] = {"email", "password", "next", "csrf", NULL};
     struct web_form f = {.names = names};
-    char email[ACCOUNT_EMAIL_MAX + 2], subj_email[80], subj_ip[80];
+    struct account_result r;
+    char addr[64];
     if (anon_post(req, &f) < 0)
         return;
     if (f.bad < 0) {
         signin_page(req, 400, NULL, f.v[2], f.err, NULL);
         return;
     }
-    if (account_email_normalize(f.v[0], email) < 0 || !f.v[1] || !f.v[1][0]) {
-        signin_page(req, 400, f.v[0], f.v[2], "enter your email address and your password", NULL);
-        return;
-    }
     struct store *s = thread_store(req);
     if (!s)
         return;
-    int64_t now = time_now_us(), retry = 0;
-    signin_subjects(req, email, subj_email, subj_ip);
-    int rc = signin_limited(req->cfg->limits, s, subj_email, subj_ip, now, &retry);
-    if (rc < 0) {
-        unavailable(req, NULL, rc);
-        return;
-    }
-    if (rc == 1) {
-        too_many(req, retry, "Too many failed sign-ins",
-                 "or reset your password from the forgot-password page");
-        return;
-    }
-    struct account_row a;
-    rc = accounts_by_email(s, email, &a);
-    if (rc < 0) {
-        unavailable(req, NULL, rc);
-        return;
-    }
-    /* a missing account or password costs one argon2id verification too */
-    bool ok;
-    if (rc == 1 && a.password_hash[0]) {
-        ok = account_password_verify(a.password_hash, f.v[1]);
-    } else {
-        account_password_dummy_verify(f.v[1]);
-        ok = false;
-    }
-    if (!ok) {
-        rc = signin_failed(s, subj_email, subj_ip, now);
-        if (rc < 0) {
-            unavailable(req, NULL, rc);
-            return;
-        }
-        signin_page(req, 403, email, f.v[2], "The email address or the password is wrong.", NULL);
-        return;
-    }
-    if (a.banned) {
+    struct app_ctx c = web_app_ctx(req, s, time_now_us());
+    switch (account_signin(&c, req->cfg->limits, f.v[0], f.v[1], client_addr(req, addr),
+                           http_cookie(req, ACCOUNT_COOKIE_NAME), &r)) {
+    case ACCOUNT_OK:
+        set_session_cookie(req, r.cookie);
+        account_result_wipe(&r);
+        log_info("accounts", "sign-in rid=%s", req->id);
+        web_redirect(req, 303, account_safe_next(f.v[2]));
+        break;
+    case ACCOUNT_MISSING:
+        signin_page(req, 400, f.v[0], f.v[2], "enter your email address and your password", NULL);
+        break;
+    case ACCOUNT_LIMITED:
+        signins_limited(req, r.retry_s);
+        break;
+    case ACCOUNT_WRONG_PASSWORD:
+        signin_page(req, 403, r.email, f.v[2], "The email address or the password is wrong.", NULL);
+        break;
+    case ACCOUNT_SUSPENDED:
         web_error_page(req, 403, "This account is suspended.");
-        return;
+        break;
+    default:
+        web_unavailable(req);
     }
-    /* a new session for every sign-in; one this browser already had ends (a session is
-     * never carried over, whoever it belonged to) */
-    char cookie[ACCOUNT_COOKIE_LEN + 1], hash[ACCOUNT_TOKEN_HASH_HEX + 1], old[65];
-    bool had = account_session_check(http_cookie(req, ACCOUNT_COOKIE_NAME), old);
-    account_session_new(cookie, hash);
-    rc = store_begin_write(s);
-    if (rc >= 0 && had)
-        rc = sessions_revoke(s, old, now);
-    if (rc >= 0)
-        rc = sessions_insert(s, hash, a.id, now, now + ACCOUNT_SESSION_TTL_US);
-    if (rc >= 0)
-        rc = store_commit(s);
-    if (rc < 0) {
-        sodium_memzero(cookie, sizeof cookie);
-        unavailable(req, s, rc);
-        return;
-    }
-    set_session_cookie(req, cookie);
-    sodium_memzero(cookie, sizeof cookie);
-    log_info("accounts", "sign-in rid=%s", req->id);
-    web_redirect(req, 303, account_safe_next(f.v[2]));
 }
 
 void web_signout(struct request *req)
@@ -798,16 +575,10 @@ void web_signout(struct request *req)
     struct store *s = web_session_post(req, &f, now, &sess, true, &signed_in);
     if (!s)
         return;
-    if (signed_in) {
-        int rc = store_begin_write(s);
-        if (rc >= 0)
-            rc = sessions_revoke(s, sess.hash, now);
-        if (rc >= 0)
-            rc = store_commit(s);
-        if (rc < 0) {
-            unavailable(req, s, rc);
-            return;
-        }
+    struct app_ctx c = web_app_ctx(req, s, now);
+    if (signed_in && account_signout(&c, sess.hash) != ACCOUNT_OK) {
+        web_unavailable(req);
+        return;
     }
     set_session_cookie(req, NULL);
     web_redirect(req, 303, "/account/signin?notice=signedout");
@@ -847,39 +618,34 @@ void web_forgot(struct request *req)
 {
     static const char *const names[] = {"email", "csrf", NULL};
     struct web_form f = {.names = names};
-    char email[ACCOUNT_EMAIL_MAX + 2];
+    struct account_result r;
+    char addr[64];
     if (anon_post(req, &f) < 0)
         return;
     if (f.bad < 0) {
         forgot_page(req, 400, NULL, f.err);
         return;
     }
-    if (account_email_normalize(f.v[0], email) < 0) {
-        forgot_page(req, 400, f.v[0], "enter a valid email address");
-        return;
-    }
-    char subject[80];
-    int64_t now = time_now_us();
     struct store *s = thread_store(req);
-    if (!s || mail_form_limited(req, s, now, subject) != 0)
+    if (!s)
         return;
-    struct account_row a;
-    int rc = store_begin_write(s);
-    if (rc >= 0)
-        rc = app_rate_record(s, subject, ACCOUNT_MAIL_FORM_WINDOW_US, now);
-    if (rc >= 0)
-        rc = accounts_by_email(s, email, &a);
-    if (rc == 1 && !a.banned)
-        rc = mail_link(req, s, &a, "reset", now);
-    if (rc >= 0)
-        rc = store_commit(s);
-    if (rc < 0) {
-        unavailable(req, s, rc);
-        return;
+    struct app_ctx c = web_app_ctx(req, s, time_now_us());
+    switch (account_forgot(&c, req->cfg->limits, req->cfg->base_url, f.v[0], client_addr(req, addr),
+                           &r)) {
+    case ACCOUNT_OK:
+        check_inbox_page(req, r.email,
+                         "If an account uses this address, we sent a link to choose a new password "
+                         "(it works once, within 1 hour) to");
+        break;
+    case ACCOUNT_BAD_EMAIL:
+        forgot_page(req, 400, f.v[0], "enter a valid email address");
+        break;
+    case ACCOUNT_LIMITED:
+        mail_forms_limited(req, r.retry_s);
+        break;
+    default:
+        web_unavailable(req);
     }
-    check_inbox_page(req, email,
-                     "If an account uses this address, we sent a link to choose a new password "
-                     "(it works once, within 1 hour) to");
 }
 
 static void reset_page(struct request *req, int status, const char *token, const char *error)
@@ -906,7 +672,7 @@ static void reset_page(struct request *req, int status, const char *token, const
 
 void web_reset_form(struct request *req)
 {
-    const char *token = link_page(req, "reset");
+    const char *token = link_page(req, ACCOUNT_LINK_RESET);
     if (token)
         reset_page(req, 200, token, NULL);
 }
@@ -915,7 +681,7 @@ void web_reset(struct request *req)
 {
     static const char *const names[] = {"token", "password", "csrf", NULL};
     struct web_form f = {.names = names};
-    char hash[65], pw_hash[ACCOUNT_PASSWORD_HASH_MAX];
+    struct account_result r;
     if (anon_post(req, &f) < 0)
         return;
     if (f.bad < 0 || !f.v[0]) {
@@ -925,61 +691,16 @@ void web_reset(struct request *req)
     struct store *s = thread_store(req);
     if (!s)
         return;
-    int64_t now = time_now_us();
-    struct account_token_row t;
-    struct account_row a;
-    int rc = link_check(req, s, f.v[0], "reset", now, &t, hash);
-    if (rc == 1)
-        rc = accounts_by_id(s, t.account_id, &a);
-    if (rc < 0) {
-        unavailable(req, NULL, rc);
-        return;
+    struct app_ctx c = web_app_ctx(req, s, time_now_us());
+    enum account_outcome o = account_reset(&c, f.v[0], f.v[1], &r);
+    if (o == ACCOUNT_BAD_PASSWORD) {
+        reset_page(req, 400, f.v[0], r.problem);
+    } else if (o != ACCOUNT_OK) {
+        link_refused(req, ACCOUNT_LINK_RESET, o);
+    } else {
+        set_session_cookie(req, NULL);
+        web_redirect(req, 303, "/account/signin?notice=reset");
     }
-    if (rc == 0) {
-        if (!req->answered)
-            web_error_page(req, 400, "This link is not valid.");
-        return;
-    }
-    const char *problem =
-        f.v[1] ? account_password_problem(f.v[1], a.email) : "enter a new password";
-    if (problem) {
-        reset_page(req, 400, f.v[0], problem);
-        return;
-    }
-    if (account_password_hash(f.v[1], pw_hash) < 0) {
-        web_error_page(req, 503, "the service is temporarily unavailable; retry later");
-        return;
-    }
-    /* one transaction: the link is spent, the password set, the address counts as verified
-     * (the link proved the mailbox) and every session of the account ends */
-    rc = store_begin_write(s);
-    if (rc >= 0)
-        rc = account_tokens_use(s, hash, now);
-    if (rc == 0) {
-        store_rollback(s);
-        sodium_memzero(pw_hash, sizeof pw_hash);
-        web_error_page(req, 410,
-                       "This link was already used or has expired. Ask for a new "
-                       "link on the forgot-password page.");
-        return;
-    }
-    if (rc >= 0)
-        rc = accounts_set_password(s, a.id, pw_hash, now);
-    if (rc >= 0)
-        rc = accounts_set_verified(s, a.id, now);
-    if (rc >= 0)
-        rc = account_tokens_spend_all(s, a.id, "reset", now);
-    if (rc >= 0)
-        rc = sessions_revoke_all(s, a.id, NULL, now);
-    if (rc >= 0)
-        rc = store_commit(s);
-    sodium_memzero(pw_hash, sizeof pw_hash);
-    if (rc < 0) {
-        unavailable(req, s, rc);
-        return;
-    }
-    set_session_cookie(req, NULL);
-    web_redirect(req, 303, "/account/signin?notice=reset");
 }
 
 /* ---- the account page and password change ----------------------------------------- */
@@ -1060,64 +781,32 @@ void web_password(struct request *req)
 {
     static const char *const names[] = {"current", "password", "csrf", NULL};
     struct web_form f = {.names = names};
-    char subj_email[80], subj_ip[80], pw_hash[ACCOUNT_PASSWORD_HASH_MAX];
+    struct account_result r;
     struct session_row sess;
     int signed_in;
-    int64_t now = time_now_us(), retry = 0;
+    char addr[64];
+    int64_t now = time_now_us();
     struct store *s = web_session_post(req, &f, now, &sess, false, &signed_in);
     if (!s)
         return;
-    /* the current password is checked like a sign-in, under the same limits */
-    signin_subjects(req, sess.account.email, subj_email, subj_ip);
-    int rc = signin_limited(req->cfg->limits, s, subj_email, subj_ip, now, &retry);
-    if (rc < 0) {
-        unavailable(req, NULL, rc);
-        return;
-    }
-    if (rc == 1) {
-        too_many(req, retry, "Too many failed sign-ins",
-                 "or reset your password from the forgot-password page");
-        return;
-    }
-    if (!f.v[0] || !account_password_verify(sess.account.password_hash, f.v[0])) {
-        if ((rc = signin_failed(s, subj_email, subj_ip, now)) < 0) {
-            unavailable(req, NULL, rc);
-            return;
-        }
+    struct app_ctx c = web_app_ctx(req, s, now);
+    switch (account_password_change(&c, req->cfg->limits, &sess.account, f.v[0], f.v[1],
+                                    client_addr(req, addr), &r)) {
+    case ACCOUNT_OK:
+        set_session_cookie(req, r.cookie);
+        account_result_wipe(&r);
+        web_redirect(req, 303, "/account?notice=password");
+        break;
+    case ACCOUNT_LIMITED:
+        signins_limited(req, r.retry_s);
+        break;
+    case ACCOUNT_WRONG_PASSWORD:
         account_page(req, 403, &sess, NULL, "The current password is wrong.");
-        return;
+        break;
+    case ACCOUNT_BAD_PASSWORD:
+        account_page(req, 400, &sess, NULL, r.problem);
+        break;
+    default:
+        web_unavailable(req);
     }
-    const char *problem =
-        f.v[1] ? account_password_problem(f.v[1], sess.account.email) : "enter a new password";
-    if (problem) {
-        account_page(req, 400, &sess, NULL, problem);
-        return;
-    }
-    if (account_password_hash(f.v[1], pw_hash) < 0) {
-        web_error_page(req, 503, "the service is temporarily unavailable; retry later");
-        return;
-    }
-    /* every session ends, this one too: the browser gets a fresh session */
-    char cookie[ACCOUNT_COOKIE_LEN + 1], hash[ACCOUNT_TOKEN_HASH_HEX + 1];
-    account_session_new(cookie, hash);
-    rc = store_begin_write(s);
-    if (rc >= 0)
-        rc = accounts_set_password(s, sess.account.id, pw_hash, now);
-    if (rc >= 0)
-        rc = sessions_revoke_all(s, sess.account.id, NULL, now);
-    if (rc >= 0)
-        rc = account_tokens_spend_all(s, sess.account.id, "reset", now);
-    if (rc >= 0)
-        rc = sessions_insert(s, hash, sess.account.id, now, now + ACCOUNT_SESSION_TTL_US);
-    if (rc >= 0)
-        rc = store_commit(s);
-    sodium_memzero(pw_hash, sizeof pw_hash);
-    if (rc < 0) {
-        sodium_memzero(cookie, sizeof cookie);
-        unavailable(req, s, rc);
-        return;
-    }
-    set_session_cookie(req, cookie);
-    sodium_memzero(cookie, sizeof cookie);
-    web_redirect(req, 303, "/account?notice=password");
 }

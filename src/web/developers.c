@@ -1,19 +1,17 @@
 /*
  * /developers (api-v1.md: "Registration and key management page"): how to submit leads,
  * and, for a signed-in user with a verified email, their agent keys: create (the secret
- * shown once), list, revoke. Keys come from the same store functions as `whistle key`.
+ * shown once), list, revoke. Keys come from the same use cases as `whistle key`
+ * (app/keys.c), which decide who may create or revoke a key.
  */
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
-#include <sodium.h>
-
 #include "api/api.h"
+#include "app/accounts.h"
 #include "domain/account.h"
 #include "domain/agentkey.h"
-#include "store/accounts.h"
-#include "store/agents.h"
 #include "util/html.h"
 #include "util/log.h"
 #include "util/timefmt.h"
@@ -27,13 +25,6 @@ struct portal {
     int64_t now;
 };
 
-struct key_rows {
-    struct buf *b;
-    const char *csrf;
-    int64_t now;
-    int n;
-};
-
 static void when(struct buf *b, int64_t us)
 {
     if (us == INT64_MIN)
@@ -42,12 +33,8 @@ static void when(struct buf *b, int64_t us)
         web_time(b, us);
 }
 
-static int key_row(void *ctx, const struct agent_key_row *k)
+static void key_row(struct buf *b, const char *csrf, const struct key_info *k)
 {
-    struct key_rows *c = ctx;
-    struct buf *b = c->b;
-    enum agent_key_state st =
-        agent_key_state(c->now, k->expires_at, k->revoked_at, k->banned, k->scope);
     html_raw(b, "<tr data-key-id=\"");
     html_attr(b, k->id);
     html_raw(b, "\"><td class=\"key-name\">");
@@ -61,19 +48,17 @@ static int key_row(void *ctx, const struct agent_key_row *k)
     html_raw(b, "</td><td class=\"key-expires\">");
     when(b, k->expires_at);
     html_raw(b, "</td><td class=\"key-state\">");
-    html_text(b, agent_key_state_name(st));
+    html_text(b, agent_key_state_name(k->state));
     html_raw(b, "</td><td>");
     if (k->revoked_at == INT64_MIN) {
         html_raw(b, "<form class=\"inline-form revoke-form\" method=\"post\" "
                     "action=\"/developers/keys/");
         html_attr(b, k->id);
         html_raw(b, "/revoke\"><input type=\"hidden\" name=\"csrf\" value=\"");
-        html_attr(b, c->csrf);
+        html_attr(b, csrf);
         html_raw(b, "\"><button type=\"submit\">Revoke</button></form>");
     }
     html_raw(b, "</td></tr>");
-    c->n++;
-    return 0;
 }
 
 /* The part of the page about the user's own keys. */
@@ -113,14 +98,15 @@ static int keys_section(struct request *req, struct store *s, const struct porta
         html_raw(b, "</code><p><button type=\"button\" id=\"copy-key\" hidden>Copy the key</button>"
                     "</p></div>");
     }
+    struct app_ctx c = web_app_ctx(req, s, p->now);
     int64_t active = 0;
-    int rc = accounts_active_keys(s, a->id, p->now, &active);
-    if (rc < 0)
-        return rc;
-    if (a->banned) {
+    enum key_outcome may = key_may_create(&c, req->cfg->limits, a, &active);
+    if (may == KEY_UNAVAILABLE)
+        return -1;
+    if (may == KEY_SUSPENDED) {
         html_raw(b, "<p class=\"error\" id=\"banned\">This account is suspended: its keys do not "
                     "work and no key can be created.</p>");
-    } else if (!a->verified) {
+    } else if (may == KEY_UNVERIFIED) {
         html_raw(b, "<div id=\"unverified\"><p>You cannot create agent keys yet: your email "
                     "address <strong>");
         html_text(b, a->email);
@@ -131,7 +117,7 @@ static int keys_section(struct request *req, struct store *s, const struct porta
         html_attr(b, csrf);
         html_raw(b, "\"><button type=\"submit\">Send a new verification link</button></form>"
                     "</div>");
-    } else if (active >= req->cfg->limits->max_agent_keys) {
+    } else if (may == KEY_LIMIT) {
         html_printf(b,
                     "<p id=\"key-limit\">You have %lld active keys, the most an account may "
                     "have. Revoke one to create another.</p>",
@@ -151,11 +137,13 @@ static int keys_section(struct request *req, struct store *s, const struct porta
     html_raw(b, "<div class=\"table-wrap\"><table class=\"keys\" id=\"key-list\"><thead><tr>"
                 "<th>Name</th><th>Prefix</th><th>Created</th><th>Last used</th><th>Expires</th>"
                 "<th>State</th><th></th></tr></thead><tbody>");
-    struct key_rows c = {.b = b, .csrf = csrf, .now = p->now};
-    rc = agents_keys_each(s, a->email, key_row, &c);
-    if (rc < 0)
-        return rc;
-    if (c.n == 0)
+    struct key_info *keys;
+    size_t n;
+    if (key_list(&c, a->email, &keys, &n) != KEY_OK)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        key_row(b, csrf, &keys[i]);
+    if (n == 0)
         html_raw(b, "<tr><td colspan=\"7\">No keys yet.</td></tr>");
     html_raw(b, "</tbody></table></div></section>");
     return 0;
@@ -233,12 +221,8 @@ static void portal_page(struct request *req, struct store *s, int status, const 
     html_raw(b, "<h1>Developers: submit leads with an agent key</h1><p>Agents (automated "
                 "clients) can point Whistle at possible officiating events through the lead API. "
                 "Public reads need no key.</p>");
-    int rc = keys_section(req, s, p);
-    if (rc < 0) {
-        if (rc == STORE_GONE || rc == STORE_ERR)
-            store_thread_drop();
-        reply_header(req, "Retry-After", "5");
-        web_error_page(req, 503, "the service is temporarily unavailable; retry later");
+    if (keys_section(req, s, p) < 0) {
+        web_unavailable(req);
         return;
     }
     guide(req);
@@ -261,11 +245,9 @@ void web_developers(struct request *req)
     struct store *s = store_thread();
     struct session_row sess;
     struct portal p = {.now = time_now_us()};
-    int rc = s ? web_session(req, s, p.now, &sess) : STORE_GONE;
+    int rc = s ? web_session(req, s, p.now, &sess) : APP_UNAVAILABLE;
     if (rc < 0) {
-        if (rc == STORE_GONE || rc == STORE_ERR)
-            store_thread_drop();
-        web_error_page(req, 503, "the service is temporarily unavailable; retry later");
+        web_unavailable(req);
         return;
     }
     p.sess = rc ? &sess : NULL;
@@ -285,63 +267,39 @@ void web_key_create(struct request *req)
     struct store *s = web_session_post(req, &f, p.now, &sess, false, &signed_in);
     if (!s)
         return;
-    const struct account_row *a = &sess.account;
-    if (a->banned) {
+    struct app_ctx c = web_app_ctx(req, s, p.now);
+    struct key_request in = {.account = &sess.account, .name = f.v[1]};
+    struct key_new k;
+    switch (key_create(&c, req->cfg->limits, &in, &k)) {
+    case KEY_OK:
+        log_info("accounts", "agent key %s created rid=%s", k.id, req->id);
+        /* the page that shows the secret is the answer to this POST: it is never stored, so
+         * it cannot be shown again */
+        p.new_key = k.secret;
+        p.new_key_name = k.name;
+        portal_page(req, s, 200, &p);
+        key_new_wipe(&k);
+        break;
+    case KEY_SUSPENDED:
         p.error = "This account is suspended: no key can be created.";
         portal_page(req, s, 403, &p);
-        return;
-    }
-    if (!a->verified) {
+        break;
+    case KEY_UNVERIFIED:
         p.error = "Verify your email address first: open the link we emailed you.";
         portal_page(req, s, 403, &p);
-        return;
-    }
-    char name[404];
-    const char *bad = account_key_name(f.v[1], name);
-    if (bad) {
-        p.error = bad;
+        break;
+    case KEY_BAD_NAME:
+        p.error = k.problem;
         portal_page(req, s, 400, &p);
-        return;
-    }
-    char id[UUID_STR_LEN + 1], key[AGENT_KEY_LEN + 1], hash[AGENT_KEY_HASH_HEX + 1],
-        prefix[AGENT_KEY_SHOWN + 1];
-    int64_t active = 0;
-    /* the count and the insert share one write transaction: two concurrent requests can
-     * never both take the last free slot */
-    int rc = store_begin_write(s);
-    if (rc >= 0)
-        rc = accounts_active_keys(s, a->id, p.now, &active);
-    if (rc >= 0 && active >= req->cfg->limits->max_agent_keys) {
-        store_rollback(s);
+        break;
+    case KEY_LIMIT:
         p.error = "You already have the most active keys an account may have: revoke one "
                   "first.";
         portal_page(req, s, 409, &p);
-        return;
+        break;
+    default:
+        web_unavailable(req);
     }
-    uuid_v4(id);
-    agent_key_generate(key, hash);
-    memcpy(prefix, key, AGENT_KEY_SHOWN);
-    prefix[AGENT_KEY_SHOWN] = '\0';
-    if (rc >= 0)
-        rc = agents_key_insert(s, id, a->id, name, prefix, hash, p.now,
-                               p.now + AGENT_KEY_LIFETIME_US);
-    if (rc >= 0)
-        rc = store_commit(s);
-    if (rc < 0) {
-        sodium_memzero(key, sizeof key);
-        store_rollback(s);
-        if (rc == STORE_GONE || rc == STORE_ERR)
-            store_thread_drop();
-        web_error_page(req, 503, "the service is temporarily unavailable; retry later");
-        return;
-    }
-    log_info("accounts", "agent key %s created rid=%s", id, req->id);
-    /* the page that shows the secret is the answer to this POST: it is never stored, so it
-     * cannot be shown again */
-    p.new_key = key;
-    p.new_key_name = name;
-    portal_page(req, s, 200, &p);
-    sodium_memzero(key, sizeof key);
 }
 
 void web_key_revoke(struct request *req)
@@ -359,23 +317,17 @@ void web_key_revoke(struct request *req)
         web_error_page(req, 404, "no such key");
         return;
     }
-    int rc = store_begin_write(s);
-    if (rc >= 0)
-        rc = accounts_key_revoke(s, sess.account.id, id, now);
-    if (rc == 0) {
-        store_rollback(s);
+    struct app_ctx c = web_app_ctx(req, s, now);
+    switch (key_revoke(&c, sess.account.id, id)) {
+    case KEY_OK:
+    case KEY_ALREADY_REVOKED:
+        log_info("accounts", "agent key %s revoked rid=%s", id, req->id);
+        web_redirect(req, 303, "/developers?notice=revoked");
+        break;
+    case KEY_NOT_FOUND:
         web_error_page(req, 404, "no such key");
-        return;
+        break;
+    default:
+        web_unavailable(req);
     }
-    if (rc > 0)
-        rc = store_commit(s);
-    if (rc < 0) {
-        store_rollback(s);
-        if (rc == STORE_GONE || rc == STORE_ERR)
-            store_thread_drop();
-        web_error_page(req, 503, "the service is temporarily unavailable; retry later");
-        return;
-    }
-    log_info("accounts", "agent key %s revoked rid=%s", id, req->id);
-    web_redirect(req, 303, "/developers?notice=revoked");
 }

@@ -1,6 +1,7 @@
 #ifndef WHISTLE_WEB_WEB_H
 #define WHISTLE_WEB_WEB_H
 
+#include "app/app.h"
 #include "domain/limits.h"
 #include "domain/voter.h"
 #include "http/http.h"
@@ -84,7 +85,11 @@ struct store *web_session_post(struct request *req, struct web_form *f, int64_t 
                                struct session_row *sess, bool signed_out_ok, int *signed_in);
 
 /* The signed-in session of this request (a valid __Host-whistle_session cookie naming a
- * live session): 1 with *out, 0 none, or a negative store_rc. */
+ * live session): 1 with *out, 0 none, or APP_UNAVAILABLE. */
 int web_session(struct request *req, struct store *s, int64_t now, struct session_row *out);
+
+/* The use-case context of a request (app/app.h): the connection, the request's arena and
+ * id, and now. */
+struct app_ctx web_app_ctx(struct request *req, struct store *s, int64_t now);
 
 #endif

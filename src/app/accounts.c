@@ -1,0 +1,448 @@
+/*
+ * Browser accounts (app/accounts.h; docs/accounts.md): sign-up with email verification,
+ * sign-in and sign-out, password reset and change, bans. Sessions are random tokens in a
+ * signed cookie, stored hashed; every answer that could tell whether an email address is
+ * registered reads the same either way; email goes out through the outbox (app/mail.c).
+ */
+#include "app/accounts.h"
+
+#include <sodium.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "app/mail.h"
+#include "domain/voter.h"
+#include "util/log.h"
+
+#define SUBJECT_MAX 80
+
+void account_result_wipe(struct account_result *r)
+{
+    sodium_memzero(r->cookie, sizeof r->cookie);
+}
+
+static void result_init(struct account_result *r)
+{
+    memset(r, 0, sizeof *r);
+}
+
+/* The address typed, normalized into r->email; -1 (and "") when it is not an address. */
+static int take_email(struct account_result *r, const char *email)
+{
+    if (account_email_normalize(email, r->email) == 0)
+        return 0;
+    r->email[0] = '\0';
+    return -1;
+}
+
+/* The single exit of a store failure: the transaction (if any) rolled back, one log line. */
+static int unavailable(const struct app_ctx *c, int rc, const char *what)
+{
+    store_rollback(c->s);
+    log_warn("accounts", "%s: store failure %d rid=%s", what, rc,
+             c->request_id ? c->request_id : "-");
+    return APP_UNAVAILABLE;
+}
+
+/* A rate-limit subject: "<kind>:" and the keyed hash of value (never the value itself). */
+static void subject_of(const char *kind, const char *hash_kind, const char *value,
+                       char out[SUBJECT_MAX])
+{
+    char h[VOTER_HASH_LEN + 1];
+    voter_hash(hash_kind, value ? value : "", h);
+    snprintf(out, SUBJECT_MAX, "%s:%s", kind, h);
+}
+
+/* ---- emailed links ---------------------------------------------------------------- */
+
+static const char *link_purpose(enum account_link_kind kind)
+{
+    return kind == ACCOUNT_LINK_VERIFY ? "verify" : "reset";
+}
+
+/* Creates a single-use link for the account and mails it (mail kind says which message;
+ * a verification link lasts 24 hours, the others are reset links of 1 hour). In the
+ * caller's transaction: 0 or a negative store_rc. */
+static int send_link(const struct app_ctx *c, enum app_mail_kind mail, const char *account_id,
+                     const char *email, const char *base_url)
+{
+    bool verify = mail == APP_MAIL_VERIFY;
+    char token[ACCOUNT_TOKEN_LEN + 1], hash[ACCOUNT_TOKEN_HASH_HEX + 1];
+    account_token_new(token, hash);
+    int rc =
+        account_tokens_insert(c->s, hash, account_id, verify ? "verify" : "reset", c->now,
+                              c->now + (verify ? ACCOUNT_VERIFY_TTL_US : ACCOUNT_RESET_TTL_US));
+    if (rc >= 0)
+        rc = app_mail_link(c->s, mail, email, base_url, token, c->now);
+    sodium_memzero(token, sizeof token);
+    return rc;
+}
+
+/* Looks a link's token up (read only): ACCOUNT_OK with *t and its storage hash, a link
+ * outcome, or a negative store_rc. */
+static int link_state(const struct app_ctx *c, enum account_link_kind kind, const char *token,
+                      struct account_token_row *t, char hash[ACCOUNT_TOKEN_HASH_HEX + 1])
+{
+    int rc = account_token_hash(token, hash) < 0
+                 ? 0
+                 : account_tokens_find(c->s, hash, link_purpose(kind), t);
+    if (rc <= 0)
+        return rc < 0 ? rc : ACCOUNT_LINK_UNKNOWN;
+    switch (account_token_state(c->now, t->expires_at, t->used_at)) {
+    case ACCOUNT_TOKEN_USED:
+        return ACCOUNT_LINK_USED;
+    case ACCOUNT_TOKEN_EXPIRED:
+        return ACCOUNT_LINK_EXPIRED;
+    default:
+        return ACCOUNT_OK;
+    }
+}
+
+enum account_outcome account_link_check(const struct app_ctx *c, enum account_link_kind kind,
+                                        const char *token)
+{
+    struct account_token_row t;
+    char hash[ACCOUNT_TOKEN_HASH_HEX + 1];
+    int rc = link_state(c, kind, token, &t, hash);
+    return rc < 0 ? unavailable(c, rc, "link check") : rc;
+}
+
+/* ---- sign-up and reset requests ----------------------------------------------------- */
+
+/* Sign-ups and password-reset requests cost an argon2id hash or an email each: at most
+ * limits->mail_forms_per_ip per client address per hour, counted whether or not the address
+ * typed has an account (so the limit tells nothing). 0 allowed (subject is the event to
+ * record with the request's writes), 1 limited (*retry_s), or a negative store_rc. */
+static int mail_form_limited(const struct app_ctx *c, const struct whistle_limits *limits,
+                             const char *client_addr, char subject[SUBJECT_MAX], int64_t *retry_s)
+{
+    subject_of("mailform-ip", "ip", client_addr, subject);
+    return app_rate_limited(c->s, subject, limits->mail_forms_per_ip, ACCOUNT_MAIL_FORM_WINDOW_US,
+                            c->now, retry_s);
+}
+
+/* Opens the write transaction of an accepted mail form: the client's event is recorded and
+ * the address looked up. 1 with its account in *a, 0 when it has none, or a negative
+ * store_rc. */
+static int mail_form_begin(const struct app_ctx *c, const char *subject, const char *email,
+                           struct account_row *a)
+{
+    int rc = store_begin_write(c->s);
+    if (rc >= 0)
+        rc = app_rate_record(c->s, subject, ACCOUNT_MAIL_FORM_WINDOW_US, c->now);
+    return rc < 0 ? rc : accounts_by_email(c->s, email, a);
+}
+
+enum account_outcome account_signup(const struct app_ctx *c, const struct whistle_limits *limits,
+                                    const char *base_url, const char *email, const char *password,
+                                    const char *client_addr, struct account_result *out)
+{
+    char subject[SUBJECT_MAX], pw_hash[ACCOUNT_PASSWORD_HASH_MAX];
+    result_init(out);
+    if (take_email(out, email) < 0)
+        return ACCOUNT_BAD_EMAIL;
+    out->problem = password ? account_password_problem(password, out->email) : "enter a password";
+    if (out->problem)
+        return ACCOUNT_BAD_PASSWORD;
+    int rc = mail_form_limited(c, limits, client_addr, subject, &out->retry_s);
+    if (rc != 0)
+        return rc < 0 ? unavailable(c, rc, "sign-up") : ACCOUNT_LIMITED;
+    /* the hash is computed whether or not the address is taken: both answers take as long */
+    if (account_password_hash(password, pw_hash) < 0)
+        return unavailable(c, STORE_ERR, "sign-up: password hash");
+    struct account_row a;
+    rc = mail_form_begin(c, subject, out->email, &a);
+    if (rc == 1) {
+        /* the address has an account: tell its owner (who may have forgotten) */
+        rc = send_link(c, APP_MAIL_ALREADY_REGISTERED, a.id, a.email, base_url);
+    } else if (rc == 0) {
+        char id[UUID_STR_LEN + 1];
+        uuid_v4(id);
+        rc = accounts_create(c->s, id, out->email, pw_hash, c->now);
+        if (rc >= 0)
+            rc = send_link(c, APP_MAIL_VERIFY, id, out->email, base_url);
+    }
+    if (rc >= 0)
+        rc = store_commit(c->s);
+    sodium_memzero(pw_hash, sizeof pw_hash);
+    /* STORE_CONSTRAINT: a concurrent sign-up created the account (and sent its email) a
+     * moment ago: the answer is the same as ever */
+    if (rc == STORE_CONSTRAINT) {
+        store_rollback(c->s);
+        rc = 0;
+    }
+    return rc < 0 ? unavailable(c, rc, "sign-up") : ACCOUNT_OK;
+}
+
+enum account_outcome account_forgot(const struct app_ctx *c, const struct whistle_limits *limits,
+                                    const char *base_url, const char *email,
+                                    const char *client_addr, struct account_result *out)
+{
+    char subject[SUBJECT_MAX];
+    result_init(out);
+    if (take_email(out, email) < 0)
+        return ACCOUNT_BAD_EMAIL;
+    int rc = mail_form_limited(c, limits, client_addr, subject, &out->retry_s);
+    if (rc != 0)
+        return rc < 0 ? unavailable(c, rc, "reset request") : ACCOUNT_LIMITED;
+    struct account_row a;
+    rc = mail_form_begin(c, subject, out->email, &a);
+    if (rc == 1 && !a.banned)
+        rc = send_link(c, APP_MAIL_RESET, a.id, a.email, base_url);
+    if (rc >= 0)
+        rc = store_commit(c->s);
+    return rc < 0 ? unavailable(c, rc, "reset request") : ACCOUNT_OK;
+}
+
+/* ---- verification ----------------------------------------------------------------- */
+
+enum account_outcome account_verify(const struct app_ctx *c, const char *token)
+{
+    struct account_token_row t;
+    char hash[ACCOUNT_TOKEN_HASH_HEX + 1];
+    int result = ACCOUNT_OK;
+    int rc = store_begin_write(c->s);
+    if (rc >= 0)
+        rc = link_state(c, ACCOUNT_LINK_VERIFY, token, &t, hash);
+    if (rc > 0) { /* a link outcome */
+        result = rc;
+        goto refused;
+    }
+    if (rc == 0)
+        rc = account_tokens_use(c->s, hash, c->now);
+    if (rc == 0) { /* another request used it a moment ago */
+        result = ACCOUNT_LINK_TAKEN;
+        goto refused;
+    }
+    if (rc == 1)
+        rc = accounts_set_verified(c->s, t.account_id, c->now);
+    if (rc >= 0)
+        rc = store_commit(c->s);
+    return rc < 0 ? unavailable(c, rc, "verify") : ACCOUNT_OK;
+refused:
+    store_rollback(c->s);
+    return result;
+}
+
+enum account_outcome account_resend_verification(const struct app_ctx *c, const char *base_url,
+                                                 const struct account_row *a)
+{
+    if (a->verified)
+        return ACCOUNT_VERIFIED;
+    int rc = store_begin_write(c->s);
+    if (rc >= 0)
+        rc = send_link(c, APP_MAIL_VERIFY, a->id, a->email, base_url);
+    if (rc >= 0)
+        rc = store_commit(c->s);
+    return rc < 0 ? unavailable(c, rc, "resend verification") : ACCOUNT_OK;
+}
+
+/* ---- sign-in, sessions, passwords --------------------------------------------------- */
+
+/* Failed sign-ins are limited per email address (registered or not, so the limit tells
+ * nothing) and per client address, over a rolling window. The events share the ballot
+ * limits' table under subjects of their own. */
+struct signin_subjects {
+    char email[SUBJECT_MAX], ip[SUBJECT_MAX];
+};
+
+static void signin_subjects(const char *email, const char *client_addr, struct signin_subjects *j)
+{
+    subject_of("signin-email", "signin-email", email, j->email);
+    subject_of("signin-ip", "ip", client_addr, j->ip);
+}
+
+/* 1 when either subject is at its limit (*retry_s), 0, or a negative store_rc. */
+static int signin_limited(const struct app_ctx *c, const struct whistle_limits *limits,
+                          const struct signin_subjects *j, int64_t *retry_s)
+{
+    int rc = app_rate_limited(c->s, j->email, limits->signin_per_account, ACCOUNT_SIGNIN_WINDOW_US,
+                              c->now, retry_s);
+    if (rc != 0)
+        return rc;
+    return app_rate_limited(c->s, j->ip, limits->signin_per_ip, ACCOUNT_SIGNIN_WINDOW_US, c->now,
+                            retry_s);
+}
+
+/* Records a failed sign-in against both subjects, in a transaction of its own. */
+static int signin_failed(const struct app_ctx *c, const struct signin_subjects *j)
+{
+    int rc = store_begin_write(c->s);
+    if (rc >= 0)
+        rc = app_rate_record(c->s, j->email, ACCOUNT_SIGNIN_WINDOW_US, c->now);
+    if (rc >= 0)
+        rc = app_rate_record(c->s, j->ip, ACCOUNT_SIGNIN_WINDOW_US, c->now);
+    if (rc >= 0)
+        rc = store_commit(c->s);
+    return rc < 0 ? unavailable(c, rc, "failed sign-in") : ACCOUNT_WRONG_PASSWORD;
+}
+
+enum account_outcome account_signin(const struct app_ctx *c, const struct whistle_limits *limits,
+                                    const char *email, const char *password,
+                                    const char *client_addr, const char *old_cookie,
+                                    struct account_result *out)
+{
+    struct signin_subjects j;
+    result_init(out);
+    if (take_email(out, email) < 0 || !password || !password[0])
+        return ACCOUNT_MISSING;
+    signin_subjects(out->email, client_addr, &j);
+    int rc = signin_limited(c, limits, &j, &out->retry_s);
+    if (rc != 0)
+        return rc < 0 ? unavailable(c, rc, "sign-in") : ACCOUNT_LIMITED;
+    struct account_row a;
+    rc = accounts_by_email(c->s, out->email, &a);
+    if (rc < 0)
+        return unavailable(c, rc, "sign-in");
+    /* a missing account or password costs one argon2id verification too */
+    bool ok;
+    if (rc == 1 && a.password_hash[0]) {
+        ok = account_password_verify(a.password_hash, password);
+    } else {
+        account_password_dummy_verify(password);
+        ok = false;
+    }
+    if (!ok)
+        return signin_failed(c, &j);
+    if (a.banned)
+        return ACCOUNT_SUSPENDED;
+    /* a new session for every sign-in; one this browser already had ends (a session is
+     * never carried over, whoever it belonged to) */
+    char hash[ACCOUNT_TOKEN_HASH_HEX + 1], old[ACCOUNT_TOKEN_HASH_HEX + 1];
+    bool had = account_session_check(old_cookie, old);
+    account_session_new(out->cookie, hash);
+    rc = store_begin_write(c->s);
+    if (rc >= 0 && had)
+        rc = sessions_revoke(c->s, old, c->now);
+    if (rc >= 0)
+        rc = sessions_insert(c->s, hash, a.id, c->now, c->now + ACCOUNT_SESSION_TTL_US);
+    if (rc >= 0)
+        rc = store_commit(c->s);
+    if (rc < 0) {
+        account_result_wipe(out);
+        return unavailable(c, rc, "sign-in");
+    }
+    return ACCOUNT_OK;
+}
+
+enum account_outcome account_signout(const struct app_ctx *c, const char *session_hash)
+{
+    int rc = store_begin_write(c->s);
+    if (rc >= 0)
+        rc = sessions_revoke(c->s, session_hash, c->now);
+    if (rc >= 0)
+        rc = store_commit(c->s);
+    return rc < 0 ? unavailable(c, rc, "sign-out") : ACCOUNT_OK;
+}
+
+int account_session(const struct app_ctx *c, const char *cookie, struct session_row *out)
+{
+    char hash[ACCOUNT_TOKEN_HASH_HEX + 1];
+    if (!account_session_check(cookie, hash))
+        return 0;
+    int rc = sessions_find(c->s, hash, c->now, out);
+    return rc < 0 ? unavailable(c, rc, "session") : rc;
+}
+
+enum account_outcome account_reset(const struct app_ctx *c, const char *token, const char *password,
+                                   struct account_result *out)
+{
+    struct account_token_row t;
+    struct account_row a;
+    char hash[ACCOUNT_TOKEN_HASH_HEX + 1], pw_hash[ACCOUNT_PASSWORD_HASH_MAX];
+    result_init(out);
+    int rc = link_state(c, ACCOUNT_LINK_RESET, token, &t, hash);
+    if (rc == ACCOUNT_OK) {
+        rc = accounts_by_id(c->s, t.account_id, &a);
+        rc = rc == 1 ? ACCOUNT_OK : rc == 0 ? ACCOUNT_LINK_UNKNOWN : rc;
+    }
+    if (rc != ACCOUNT_OK)
+        return rc < 0 ? unavailable(c, rc, "reset") : rc;
+    out->problem = password ? account_password_problem(password, a.email) : "enter a new password";
+    if (out->problem)
+        return ACCOUNT_BAD_PASSWORD;
+    if (account_password_hash(password, pw_hash) < 0)
+        return unavailable(c, STORE_ERR, "reset: password hash");
+    /* one transaction: the link is spent, the password set, the address counts as verified
+     * (the link proved the mailbox) and every session of the account ends */
+    int result = ACCOUNT_OK;
+    rc = store_begin_write(c->s);
+    if (rc >= 0)
+        rc = account_tokens_use(c->s, hash, c->now);
+    if (rc == 0) {
+        result = ACCOUNT_LINK_TAKEN;
+        store_rollback(c->s);
+        goto done;
+    }
+    if (rc >= 0)
+        rc = accounts_set_password(c->s, a.id, pw_hash, c->now);
+    if (rc >= 0)
+        rc = accounts_set_verified(c->s, a.id, c->now);
+    if (rc >= 0)
+        rc = account_tokens_spend_all(c->s, a.id, "reset", c->now);
+    if (rc >= 0)
+        rc = sessions_revoke_all(c->s, a.id, NULL, c->now);
+    if (rc >= 0)
+        rc = store_commit(c->s);
+    if (rc < 0)
+        result = unavailable(c, rc, "reset");
+done:
+    sodium_memzero(pw_hash, sizeof pw_hash);
+    return result;
+}
+
+enum account_outcome account_password_change(const struct app_ctx *c,
+                                             const struct whistle_limits *limits,
+                                             const struct account_row *a, const char *current,
+                                             const char *password, const char *client_addr,
+                                             struct account_result *out)
+{
+    struct signin_subjects j;
+    char hash[ACCOUNT_TOKEN_HASH_HEX + 1], pw_hash[ACCOUNT_PASSWORD_HASH_MAX];
+    result_init(out);
+    /* the current password is checked like a sign-in, under the same limits */
+    signin_subjects(a->email, client_addr, &j);
+    int rc = signin_limited(c, limits, &j, &out->retry_s);
+    if (rc != 0)
+        return rc < 0 ? unavailable(c, rc, "password change") : ACCOUNT_LIMITED;
+    if (!current || !account_password_verify(a->password_hash, current))
+        return signin_failed(c, &j);
+    out->problem = password ? account_password_problem(password, a->email) : "enter a new password";
+    if (out->problem)
+        return ACCOUNT_BAD_PASSWORD;
+    if (account_password_hash(password, pw_hash) < 0)
+        return unavailable(c, STORE_ERR, "password change: password hash");
+    /* every session ends, this one too: the browser gets a fresh session */
+    account_session_new(out->cookie, hash);
+    rc = store_begin_write(c->s);
+    if (rc >= 0)
+        rc = accounts_set_password(c->s, a->id, pw_hash, c->now);
+    if (rc >= 0)
+        rc = sessions_revoke_all(c->s, a->id, NULL, c->now);
+    if (rc >= 0)
+        rc = account_tokens_spend_all(c->s, a->id, "reset", c->now);
+    if (rc >= 0)
+        rc = sessions_insert(c->s, hash, a->id, c->now, c->now + ACCOUNT_SESSION_TTL_US);
+    if (rc >= 0)
+        rc = store_commit(c->s);
+    sodium_memzero(pw_hash, sizeof pw_hash);
+    if (rc < 0) {
+        account_result_wipe(out);
+        return unavailable(c, rc, "password change");
+    }
+    return ACCOUNT_OK;
+}
+
+enum account_outcome account_set_banned(const struct app_ctx *c, const char *email, bool banned)
+{
+    int rc = store_begin_write(c->s);
+    if (rc >= 0)
+        rc = agents_account_set_banned(c->s, email, banned, c->now);
+    if (rc == 0) {
+        store_rollback(c->s);
+        return ACCOUNT_NOT_FOUND;
+    }
+    if (rc > 0)
+        rc = store_commit(c->s);
+    return rc < 0 ? unavailable(c, rc, banned ? "ban" : "unban") : ACCOUNT_OK;
+}

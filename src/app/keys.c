@@ -1,0 +1,154 @@
+/*
+ * Agent keys (app/accounts.h; docs/agents.md "Keys", docs/accounts.md "/developers"): the
+ * one home of who may create, revoke and list keys, for the portal and `whistle key` alike.
+ * The secret of a key is returned once, by key_create, and never stored.
+ */
+#include <sodium.h>
+#include <string.h>
+
+#include "app/accounts.h"
+#include "store/agents.h"
+#include "util/log.h"
+
+void key_new_wipe(struct key_new *k)
+{
+    sodium_memzero(k->secret, sizeof k->secret);
+}
+
+static int unavailable(const struct app_ctx *c, int rc, const char *what)
+{
+    store_rollback(c->s);
+    log_warn("keys", "%s: store failure %d rid=%s", what, rc, c->request_id ? c->request_id : "-");
+    return APP_UNAVAILABLE;
+}
+
+/* Whether the account itself may hold keys at all: a banned account may not, nor one whose
+ * address is not verified (the link proves a mailbox behind the key). */
+static enum key_outcome owner_refusal(const struct account_row *a)
+{
+    if (a->banned)
+        return KEY_SUSPENDED;
+    if (!a->verified)
+        return KEY_UNVERIFIED;
+    return KEY_OK;
+}
+
+enum key_outcome key_may_create(const struct app_ctx *c, const struct whistle_limits *limits,
+                                const struct account_row *a, int64_t *active)
+{
+    *active = 0;
+    int rc = accounts_active_keys(c->s, a->id, c->now, active);
+    if (rc < 0)
+        return unavailable(c, rc, "key count");
+    enum key_outcome o = owner_refusal(a);
+    if (o == KEY_OK && *active >= limits->max_agent_keys)
+        o = KEY_LIMIT;
+    return o;
+}
+
+enum key_outcome key_create(const struct app_ctx *c, const struct whistle_limits *limits,
+                            const struct key_request *in, struct key_new *out)
+{
+    const struct account_row *a = in->account;
+    char account_id[ID_LEN], hash[AGENT_KEY_HASH_HEX + 1], prefix[AGENT_KEY_SHOWN + 1];
+    memset(out, 0, sizeof *out);
+    if (a) {
+        enum key_outcome o = owner_refusal(a);
+        if (o != KEY_OK)
+            return o;
+    }
+    /* a name is required from an account; the operator may leave it out */
+    if (a || in->name) {
+        out->problem = account_key_name(in->name, out->name);
+        if (out->problem)
+            return KEY_BAD_NAME;
+    }
+    int64_t active = 0;
+    /* the count and the insert share one write transaction: two concurrent requests can
+     * never both take the last free slot */
+    int rc = store_begin_write(c->s);
+    if (rc >= 0 && a) {
+        rc = accounts_active_keys(c->s, a->id, c->now, &active);
+        if (rc >= 0 && active >= limits->max_agent_keys) {
+            store_rollback(c->s);
+            return KEY_LIMIT;
+        }
+        memcpy(account_id, a->id, sizeof account_id);
+    } else if (rc >= 0) {
+        /* an operator vouches for the address: the account is created verified */
+        rc = agents_account_ensure(c->s, in->owner_email, true, c->now, account_id);
+    }
+    uuid_v4(out->id);
+    agent_key_generate(out->secret, hash);
+    memcpy(prefix, out->secret, AGENT_KEY_SHOWN);
+    prefix[AGENT_KEY_SHOWN] = '\0';
+    out->expires_at = c->now + AGENT_KEY_LIFETIME_US;
+    if (rc >= 0)
+        rc = agents_key_insert(c->s, out->id, account_id, out->name[0] ? out->name : NULL, prefix,
+                               hash, c->now, out->expires_at);
+    if (rc >= 0)
+        rc = store_commit(c->s);
+    if (rc < 0) {
+        key_new_wipe(out);
+        return unavailable(c, rc, "key create");
+    }
+    return KEY_OK;
+}
+
+enum key_outcome key_revoke(const struct app_ctx *c, const char *account_id, const char *key_id)
+{
+    int rc = store_begin_write(c->s);
+    if (rc >= 0)
+        rc = account_id ? accounts_key_revoke(c->s, account_id, key_id, c->now)
+                        : agents_key_revoke(c->s, key_id, c->now);
+    if (rc == 0 || rc == 2) { /* nothing to write */
+        store_rollback(c->s);
+        return rc == 0 ? KEY_NOT_FOUND : KEY_ALREADY_REVOKED;
+    }
+    if (rc > 0)
+        rc = store_commit(c->s);
+    return rc < 0 ? unavailable(c, rc, "key revoke") : KEY_OK;
+}
+
+struct list_ctx {
+    const struct app_ctx *c;
+    struct key_info *keys;
+    size_t n, cap;
+};
+
+static int list_one(void *p, const struct agent_key_row *k)
+{
+    struct list_ctx *l = p;
+    struct arena *ar = l->c->a;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 16;
+        struct key_info *grown = arena_alloc(ar, cap * sizeof *grown);
+        if (l->n)
+            memcpy(grown, l->keys, l->n * sizeof *grown);
+        l->keys = grown;
+        l->cap = cap;
+    }
+    l->keys[l->n++] = (struct key_info){
+        .id = arena_strdup(ar, k->id),
+        .owner = arena_strdup(ar, k->owner),
+        .name = arena_strdup(ar, k->name),
+        .prefix = arena_strdup(ar, k->prefix),
+        .scope = arena_strdup(ar, k->scope),
+        .created_at = k->created_at,
+        .expires_at = k->expires_at,
+        .revoked_at = k->revoked_at,
+        .last_used_at = k->last_used_at,
+        .state = agent_key_state(l->c->now, k->expires_at, k->revoked_at, k->banned, k->scope),
+    };
+    return 0;
+}
+
+enum key_outcome key_list(const struct app_ctx *c, const char *owner_email, struct key_info **keys,
+                          size_t *n)
+{
+    struct list_ctx l = {.c = c};
+    int rc = agents_keys_each(c->s, owner_email, list_one, &l);
+    *keys = l.keys;
+    *n = rc < 0 ? 0 : l.n;
+    return rc < 0 ? unavailable(c, rc, "key list") : KEY_OK;
+}

@@ -1,0 +1,627 @@
+/* The account and key use cases (app/accounts.c, app/keys.c, app/mail.c) against a real
+ * SQLite file, every time window driven by an explicit `now`: each outcome of each use
+ * case, the limits before and after their window, and what the emails carry. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <sodium.h>
+
+#include "app/accounts.h"
+#include "app/mail.h"
+#include "domain/voter.h"
+#include "store/agents.h"
+#include "tmpdb.h"
+#include "util/arena.h"
+
+#define SEC      INT64_C(1000000)
+#define NOW      (INT64_C(1764000000) * SEC)
+#define PW       "correct horse battery"
+#define PW2      "another long passphrase"
+#define IP       "192.0.2.1"
+#define IP2      "192.0.2.2"
+#define BASE     "https://whistle.example"
+#define MAX_MAIL 16
+
+struct fx {
+    struct tmpdb *d;
+    struct arena a;
+    struct whistle_limits lim;
+};
+
+static int setup(void **state)
+{
+    static struct fx f;
+    unsigned char key[32] = {9};
+    if (sodium_init() < 0)
+        return -1;
+    voter_set_secret(key);
+    /* the smallest argon2id cost keeps the suite fast; the rules are the same */
+    if (account_password_set_cost(crypto_pwhash_OPSLIMIT_MIN, 8192 * 1024) < 0)
+        return -1;
+    memset(&f, 0, sizeof f);
+    f.d = tmpdb_open(NULL);
+    if (!f.d)
+        return -1;
+    arena_init(&f.a);
+    f.lim = (struct whistle_limits){
+        .signin_per_account = 5, .signin_per_ip = 20, .max_agent_keys = 3, .mail_forms_per_ip = 20};
+    *state = &f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fx *f = *state;
+    arena_release(&f->a);
+    tmpdb_close(f->d);
+    return 0;
+}
+
+static struct app_ctx at(struct fx *f, int64_t now)
+{
+    return (struct app_ctx){.s = f->d->s, .a = &f->a, .now = now, .request_id = "unit"};
+}
+
+/* One email as the outbox would deliver it. */
+struct mail {
+    const char *to, *subject;
+    char token[ACCOUNT_TOKEN_LEN + 1]; /* of the link in the body, "" when none */
+    bool reset_link;                   /* the link is /account/reset, not /account/verify */
+};
+
+/* Claims (and marks sent) every message due at `when`; *n of them into m. */
+static void drain(struct fx *f, int64_t when, struct mail m[MAX_MAIL], int *n)
+{
+    struct outbox_msg msg;
+    *n = 0;
+    while (*n < MAX_MAIL && outbox_claim(f->d->s, &f->a, when, 60 * SEC, &msg) == 1) {
+        struct mail *x = &m[(*n)++];
+        memset(x, 0, sizeof *x);
+        x->to = msg.recipient;
+        x->subject = msg.subject;
+        const char *t = strstr(msg.body, "?token=");
+        if (t) {
+            memcpy(x->token, t + 7, ACCOUNT_TOKEN_LEN);
+            x->token[ACCOUNT_TOKEN_LEN] = '\0';
+            x->reset_link = strstr(msg.body, "/account/reset?token=") != NULL;
+        }
+        assert_int_equal(outbox_sent(f->d->s, msg.id, when), 0);
+    }
+}
+
+/* The one message due at `when`, which must be for `to`. */
+static struct mail one_mail(struct fx *f, int64_t when, const char *to)
+{
+    struct mail m[MAX_MAIL];
+    int n;
+    drain(f, when, m, &n);
+    assert_int_equal(n, 1);
+    assert_string_equal(m[0].to, to);
+    return m[0];
+}
+
+static int64_t mails_to(struct fx *f, const char *to, int64_t since)
+{
+    int64_t n = -1;
+    assert_int_equal(outbox_recent(f->d->s, to, since, &n), 0);
+    return n;
+}
+
+/* Signs up and verifies email at `when`; the account row in *a. */
+static void verified_account(struct fx *f, int64_t when, const char *email, struct account_row *a)
+{
+    struct app_ctx c = at(f, when);
+    struct account_result r;
+    assert_int_equal(account_signup(&c, &f->lim, BASE, email, PW, IP, &r), ACCOUNT_OK);
+    struct mail m = one_mail(f, when, email);
+    assert_int_equal(account_verify(&c, m.token), ACCOUNT_OK);
+    assert_int_equal(accounts_by_email(f->d->s, email, a), 1);
+    assert_true(a->verified);
+}
+
+static enum account_outcome signin(struct fx *f, int64_t when, const char *email, const char *pw,
+                                   const char *ip, struct account_result *r)
+{
+    struct app_ctx c = at(f, when);
+    enum account_outcome o = account_signin(&c, &f->lim, email, pw, ip, NULL, r);
+    account_result_wipe(r);
+    return o;
+}
+
+/* ---- sign-up and verification ------------------------------------------------------- */
+
+static void test_signup_new_account_and_verify(void **state)
+{
+    struct fx *f = *state;
+    struct app_ctx c = at(f, NOW);
+    struct account_result r;
+    struct account_row a;
+    assert_int_equal(account_signup(&c, &f->lim, BASE, " New@Example.ORG", PW, IP, &r),
+                     ACCOUNT_BAD_EMAIL);
+    assert_int_equal(account_signup(&c, &f->lim, BASE, "New@Example.ORG", PW, IP, &r), ACCOUNT_OK);
+    assert_string_equal(r.email, "new@example.org");
+    assert_int_equal(accounts_by_email(f->d->s, "new@example.org", &a), 1);
+    assert_false(a.verified);
+    struct mail m = one_mail(f, NOW, "new@example.org");
+    assert_string_equal(m.subject, "Verify your email address for Whistle");
+    assert_false(m.reset_link);
+    /* the link is checked without being spent, then spent once */
+    assert_int_equal(account_link_check(&c, ACCOUNT_LINK_VERIFY, m.token), ACCOUNT_OK);
+    assert_int_equal(account_link_check(&c, ACCOUNT_LINK_RESET, m.token), ACCOUNT_LINK_UNKNOWN);
+    assert_int_equal(account_verify(&c, m.token), ACCOUNT_OK);
+    assert_int_equal(accounts_by_email(f->d->s, "new@example.org", &a), 1);
+    assert_true(a.verified);
+    assert_int_equal(account_verify(&c, m.token), ACCOUNT_LINK_USED);
+    assert_int_equal(account_link_check(&c, ACCOUNT_LINK_VERIFY, m.token), ACCOUNT_LINK_USED);
+    /* verified: nothing to resend */
+    assert_int_equal(account_resend_verification(&c, BASE, &a), ACCOUNT_VERIFIED);
+    assert_int_equal(mails_to(f, "new@example.org", NOW - SEC), 1);
+}
+
+static void test_signup_refuses_bad_passwords_without_writing(void **state)
+{
+    struct fx *f = *state;
+    struct app_ctx c = at(f, NOW);
+    struct account_result r;
+    struct account_row a;
+    assert_int_equal(account_signup(&c, &f->lim, BASE, "p@example.org", "short", IP, &r),
+                     ACCOUNT_BAD_PASSWORD);
+    assert_string_equal(r.problem, "the password must be at least 10 characters long");
+    assert_int_equal(account_signup(&c, &f->lim, BASE, "p@example.org", "password123", IP, &r),
+                     ACCOUNT_BAD_PASSWORD);
+    assert_int_equal(account_signup(&c, &f->lim, BASE, "p@example.org", "p@example.org", IP, &r),
+                     ACCOUNT_BAD_PASSWORD);
+    assert_int_equal(account_signup(&c, &f->lim, BASE, "p@example.org", NULL, IP, &r),
+                     ACCOUNT_BAD_PASSWORD);
+    assert_string_equal(r.problem, "enter a password");
+    assert_int_equal(account_signup(&c, &f->lim, BASE, "not-an-address", PW, IP, &r),
+                     ACCOUNT_BAD_EMAIL);
+    assert_string_equal(r.email, "");
+    assert_int_equal(accounts_by_email(f->d->s, "p@example.org", &a), 0);
+    assert_int_equal(mails_to(f, "p@example.org", 0), 0);
+}
+
+/* A sign-up with a taken address answers exactly like a new one, changes nothing of the
+ * account and mails its owner a reset link instead. */
+static void test_signup_taken_address_is_enumeration_safe(void **state)
+{
+    struct fx *f = *state;
+    struct account_row a, b;
+    struct account_result r;
+    verified_account(f, NOW, "owner@example.org", &a);
+    struct app_ctx c = at(f, NOW + SEC);
+    assert_int_equal(account_signup(&c, &f->lim, BASE, "OWNER@example.org", PW2, IP, &r),
+                     ACCOUNT_OK);
+    assert_string_equal(r.email, "owner@example.org");
+    assert_int_equal(accounts_by_email(f->d->s, "owner@example.org", &b), 1);
+    assert_string_equal(b.id, a.id);
+    assert_string_equal(b.password_hash, a.password_hash);
+    struct mail m = one_mail(f, NOW + SEC, "owner@example.org");
+    assert_string_equal(m.subject, "Your Whistle account");
+    assert_true(m.reset_link);
+    assert_int_equal(account_link_check(&c, ACCOUNT_LINK_RESET, m.token), ACCOUNT_OK);
+    /* the old password still signs in, the one typed at the second sign-up does not */
+    assert_int_equal(signin(f, NOW + 2 * SEC, "owner@example.org", PW, IP, &r), ACCOUNT_OK);
+    assert_int_equal(signin(f, NOW + 2 * SEC, "owner@example.org", PW2, IP, &r),
+                     ACCOUNT_WRONG_PASSWORD);
+}
+
+/* Sign-ups and reset requests share one hourly limit per client address, counted whether or
+ * not the address typed has an account; another client is not affected. */
+static void test_mail_forms_limited_per_client_for_an_hour(void **state)
+{
+    struct fx *f = *state;
+    struct account_result r;
+    f->lim.mail_forms_per_ip = 2;
+    struct app_ctx c = at(f, NOW);
+    assert_int_equal(account_signup(&c, &f->lim, BASE, "m1@example.org", PW, IP, &r), ACCOUNT_OK);
+    c.now = NOW + 10 * SEC;
+    assert_int_equal(account_forgot(&c, &f->lim, BASE, "nobody@example.org", IP, &r), ACCOUNT_OK);
+    c.now = NOW + 20 * SEC;
+    assert_int_equal(account_signup(&c, &f->lim, BASE, "m2@example.org", PW, IP, &r),
+                     ACCOUNT_LIMITED);
+    assert_int_equal(r.retry_s, 3600 - 20);
+    assert_int_equal(account_forgot(&c, &f->lim, BASE, "m1@example.org", IP, &r), ACCOUNT_LIMITED);
+    assert_int_equal(account_signup(&c, &f->lim, BASE, "m2@example.org", PW, IP2, &r), ACCOUNT_OK);
+    /* the limited request wrote nothing */
+    struct account_row a;
+    assert_int_equal(accounts_by_email(f->d->s, "m1@example.org", &a), 1);
+    assert_int_equal(mails_to(f, "m1@example.org", 0), 1);
+    /* the first event leaves the window an hour later */
+    c.now = NOW + ACCOUNT_MAIL_FORM_WINDOW_US;
+    assert_int_equal(account_forgot(&c, &f->lim, BASE, "m1@example.org", IP, &r), ACCOUNT_OK);
+    assert_int_equal(mails_to(f, "m1@example.org", 0), 2);
+}
+
+static void test_mail_per_recipient_cap(void **state)
+{
+    struct fx *f = *state;
+    struct account_row a;
+    struct account_result r;
+    verified_account(f, NOW, "cap@example.org", &a);
+    for (int i = 1; i <= APP_MAIL_PER_RECIPIENT_HOUR + 2; i++) {
+        struct app_ctx c = at(f, NOW + i * SEC);
+        assert_int_equal(account_forgot(&c, &f->lim, BASE, "cap@example.org", IP, &r), ACCOUNT_OK);
+    }
+    /* the verification email and 4 reset emails: the hour's cap, then silence */
+    assert_int_equal(mails_to(f, "cap@example.org", NOW - SEC), APP_MAIL_PER_RECIPIENT_HOUR);
+    struct app_ctx later = at(f, NOW + 3600 * SEC + 2 * SEC);
+    assert_int_equal(account_forgot(&later, &f->lim, BASE, "cap@example.org", IP2, &r), ACCOUNT_OK);
+    assert_int_equal(mails_to(f, "cap@example.org", NOW - SEC), APP_MAIL_PER_RECIPIENT_HOUR + 1);
+}
+
+static void test_verification_links_expire_and_resend(void **state)
+{
+    struct fx *f = *state;
+    struct account_result r;
+    struct account_row a;
+    struct app_ctx c = at(f, NOW);
+    assert_int_equal(account_signup(&c, &f->lim, BASE, "late@example.org", PW, IP, &r), ACCOUNT_OK);
+    struct mail m = one_mail(f, NOW, "late@example.org");
+    assert_int_equal(accounts_by_email(f->d->s, "late@example.org", &a), 1);
+    /* valid until the last microsecond of its 24 hours */
+    c.now = NOW + ACCOUNT_VERIFY_TTL_US - 1;
+    assert_int_equal(account_link_check(&c, ACCOUNT_LINK_VERIFY, m.token), ACCOUNT_OK);
+    c.now = NOW + ACCOUNT_VERIFY_TTL_US;
+    assert_int_equal(account_link_check(&c, ACCOUNT_LINK_VERIFY, m.token), ACCOUNT_LINK_EXPIRED);
+    assert_int_equal(account_verify(&c, m.token), ACCOUNT_LINK_EXPIRED);
+    assert_int_equal(account_verify(&c, "short"), ACCOUNT_LINK_UNKNOWN);
+    assert_int_equal(account_verify(&c, NULL), ACCOUNT_LINK_UNKNOWN);
+    char other[ACCOUNT_TOKEN_LEN + 1], hash[ACCOUNT_TOKEN_HASH_HEX + 1];
+    account_token_new(other, hash);
+    assert_int_equal(account_verify(&c, other), ACCOUNT_LINK_UNKNOWN);
+    /* a new link works */
+    assert_int_equal(account_resend_verification(&c, BASE, &a), ACCOUNT_OK);
+    struct mail again = one_mail(f, c.now, "late@example.org");
+    assert_string_not_equal(again.token, m.token);
+    assert_int_equal(account_verify(&c, again.token), ACCOUNT_OK);
+    assert_int_equal(accounts_by_email(f->d->s, "late@example.org", &a), 1);
+    assert_true(a.verified);
+}
+
+/* ---- sign-in, sessions, sign-out ---------------------------------------------------- */
+
+static void test_signin_outcomes_and_sessions(void **state)
+{
+    struct fx *f = *state;
+    struct account_row a;
+    struct account_result r;
+    struct session_row sess;
+    verified_account(f, NOW, "in@example.org", &a);
+    struct app_ctx c = at(f, NOW + SEC);
+    assert_int_equal(account_signin(&c, &f->lim, "in@example.org", "", IP, NULL, &r),
+                     ACCOUNT_MISSING);
+    assert_int_equal(account_signin(&c, &f->lim, "in", PW, IP, NULL, &r), ACCOUNT_MISSING);
+    assert_int_equal(account_signin(&c, &f->lim, "in@example.org", PW2, IP, NULL, &r),
+                     ACCOUNT_WRONG_PASSWORD);
+    /* an unknown address reads the same as a wrong password */
+    assert_int_equal(account_signin(&c, &f->lim, "out@example.org", PW, IP, NULL, &r),
+                     ACCOUNT_WRONG_PASSWORD);
+    assert_int_equal(account_signin(&c, &f->lim, "IN@example.org", PW, IP, NULL, &r), ACCOUNT_OK);
+    char first[ACCOUNT_COOKIE_LEN + 1];
+    memcpy(first, r.cookie, sizeof first);
+    assert_int_equal(account_session(&c, first, &sess), 1);
+    assert_string_equal(sess.account.id, a.id);
+    /* signing in again from this browser ends the session it had */
+    assert_int_equal(account_signin(&c, &f->lim, "in@example.org", PW, IP, first, &r), ACCOUNT_OK);
+    assert_int_equal(account_session(&c, first, &sess), 0);
+    assert_int_equal(account_session(&c, r.cookie, &sess), 1);
+    /* forged and missing cookies name no session */
+    char forged[ACCOUNT_COOKIE_LEN + 1];
+    memcpy(forged, r.cookie, sizeof forged);
+    forged[ACCOUNT_COOKIE_LEN - 1] = forged[ACCOUNT_COOKIE_LEN - 1] == '0' ? '1' : '0';
+    assert_int_equal(account_session(&c, forged, &sess), 0);
+    assert_int_equal(account_session(&c, NULL, &sess), 0);
+    /* sign-out ends it; sessions last 30 days otherwise */
+    struct app_ctx late = at(f, NOW + SEC + ACCOUNT_SESSION_TTL_US);
+    assert_int_equal(account_session(&late, r.cookie, &sess), 0);
+    assert_int_equal(account_session(&c, r.cookie, &sess), 1);
+    assert_int_equal(account_signout(&c, sess.hash), ACCOUNT_OK);
+    assert_int_equal(account_session(&c, r.cookie, &sess), 0);
+    account_result_wipe(&r);
+}
+
+/* N failed sign-ins for one address lock it (even with the right password) for the window;
+ * the first failure leaves the window and the address is free again. */
+static void test_signin_limited_per_address_then_free(void **state)
+{
+    struct fx *f = *state;
+    struct account_row a;
+    struct account_result r;
+    f->lim.signin_per_account = 3;
+    verified_account(f, NOW, "lock@example.org", &a);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(signin(f, NOW + i * SEC, "lock@example.org", PW2, i ? IP : IP2, &r),
+                         ACCOUNT_WRONG_PASSWORD);
+    assert_int_equal(signin(f, NOW + 10 * SEC, "lock@example.org", PW, IP2, &r), ACCOUNT_LIMITED);
+    assert_int_equal(r.retry_s, 15 * 60 - 10);
+    /* an address without an account is limited the same way */
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(signin(f, NOW + i * SEC, "ghost@example.org", PW, IP2, &r),
+                         ACCOUNT_WRONG_PASSWORD);
+    assert_int_equal(signin(f, NOW + 10 * SEC, "ghost@example.org", PW, IP2, &r), ACCOUNT_LIMITED);
+    assert_int_equal(signin(f, NOW + ACCOUNT_SIGNIN_WINDOW_US - 1, "lock@example.org", PW, IP, &r),
+                     ACCOUNT_LIMITED);
+    assert_int_equal(signin(f, NOW + ACCOUNT_SIGNIN_WINDOW_US, "lock@example.org", PW, IP, &r),
+                     ACCOUNT_OK);
+}
+
+static void test_signin_limited_per_client(void **state)
+{
+    struct fx *f = *state;
+    struct account_row a;
+    struct account_result r;
+    char email[64];
+    f->lim.signin_per_ip = 3;
+    verified_account(f, NOW, "ip@example.org", &a);
+    for (int i = 0; i < 3; i++) {
+        snprintf(email, sizeof email, "guess%d@example.org", i);
+        assert_int_equal(signin(f, NOW + SEC, email, PW, IP, &r), ACCOUNT_WRONG_PASSWORD);
+    }
+    assert_int_equal(signin(f, NOW + 2 * SEC, "ip@example.org", PW, IP, &r), ACCOUNT_LIMITED);
+    assert_int_equal(signin(f, NOW + 2 * SEC, "ip@example.org", PW, IP2, &r), ACCOUNT_OK);
+    assert_int_equal(signin(f, NOW + SEC + ACCOUNT_SIGNIN_WINDOW_US, "ip@example.org", PW, IP, &r),
+                     ACCOUNT_OK);
+}
+
+static void test_banned_account(void **state)
+{
+    struct fx *f = *state;
+    struct account_row a;
+    struct account_result r;
+    verified_account(f, NOW, "ban@example.org", &a);
+    struct app_ctx c = at(f, NOW + SEC);
+    assert_int_equal(account_set_banned(&c, "nobody@example.org", true), ACCOUNT_NOT_FOUND);
+    assert_int_equal(account_set_banned(&c, "ban@example.org", true), ACCOUNT_OK);
+    /* only the right password learns of the ban */
+    assert_int_equal(signin(f, NOW + SEC, "ban@example.org", PW2, IP, &r), ACCOUNT_WRONG_PASSWORD);
+    assert_int_equal(signin(f, NOW + SEC, "ban@example.org", PW, IP, &r), ACCOUNT_SUSPENDED);
+    /* no reset link for a banned account, and the same answer */
+    assert_int_equal(account_forgot(&c, &f->lim, BASE, "ban@example.org", IP, &r), ACCOUNT_OK);
+    assert_int_equal(mails_to(f, "ban@example.org", NOW), 0); /* after the verification */
+    assert_int_equal(account_set_banned(&c, "ban@example.org", false), ACCOUNT_OK);
+    assert_int_equal(signin(f, NOW + 2 * SEC, "ban@example.org", PW, IP, &r), ACCOUNT_OK);
+}
+
+/* ---- reset and password change ------------------------------------------------------ */
+
+static void test_forgot_and_reset(void **state)
+{
+    struct fx *f = *state;
+    struct account_row a;
+    struct account_result r, s1;
+    struct session_row sess;
+    verified_account(f, NOW, "reset@example.org", &a);
+    struct app_ctx c = at(f, NOW + SEC);
+    assert_int_equal(account_forgot(&c, &f->lim, BASE, "bad address", IP, &r), ACCOUNT_BAD_EMAIL);
+    assert_int_equal(account_forgot(&c, &f->lim, BASE, "none@example.org", IP, &r), ACCOUNT_OK);
+    assert_int_equal(mails_to(f, "none@example.org", 0), 0);
+    assert_int_equal(account_signin(&c, &f->lim, "reset@example.org", PW, IP, NULL, &s1),
+                     ACCOUNT_OK);
+    assert_int_equal(account_forgot(&c, &f->lim, BASE, "Reset@example.org", IP, &r), ACCOUNT_OK);
+    struct mail old = one_mail(f, c.now, "reset@example.org");
+    c.now = NOW + 2 * SEC;
+    assert_int_equal(account_forgot(&c, &f->lim, BASE, "reset@example.org", IP, &r), ACCOUNT_OK);
+    struct mail m = one_mail(f, c.now, "reset@example.org");
+    assert_string_equal(m.subject, "Reset your Whistle password");
+    assert_true(m.reset_link);
+    /* a refused password leaves the link valid */
+    assert_int_equal(account_reset(&c, m.token, "short", &r), ACCOUNT_BAD_PASSWORD);
+    assert_int_equal(account_reset(&c, m.token, NULL, &r), ACCOUNT_BAD_PASSWORD);
+    assert_string_equal(r.problem, "enter a new password");
+    assert_int_equal(account_reset(&c, m.token, PW2, &r), ACCOUNT_OK);
+    /* one transaction: the password, every session, every other reset link */
+    assert_int_equal(signin(f, c.now, "reset@example.org", PW, IP2, &r), ACCOUNT_WRONG_PASSWORD);
+    assert_int_equal(account_session(&c, s1.cookie, &sess), 0);
+    assert_int_equal(account_reset(&c, m.token, PW, &r), ACCOUNT_LINK_USED);
+    assert_int_equal(account_reset(&c, old.token, PW, &r), ACCOUNT_LINK_USED);
+    assert_int_equal(account_reset(&c, "nope", PW, &r), ACCOUNT_LINK_UNKNOWN);
+    assert_int_equal(signin(f, c.now, "reset@example.org", PW2, IP2, &r), ACCOUNT_OK);
+    account_result_wipe(&s1);
+}
+
+static void test_reset_link_expires_and_proves_the_mailbox(void **state)
+{
+    struct fx *f = *state;
+    struct account_result r;
+    struct account_row a;
+    struct app_ctx c = at(f, NOW);
+    assert_int_equal(account_signup(&c, &f->lim, BASE, "unv@example.org", PW, IP, &r), ACCOUNT_OK);
+    (void)one_mail(f, NOW, "unv@example.org");
+    c.now = NOW + SEC;
+    assert_int_equal(account_forgot(&c, &f->lim, BASE, "unv@example.org", IP, &r), ACCOUNT_OK);
+    struct mail m = one_mail(f, c.now, "unv@example.org");
+    c.now = NOW + SEC + ACCOUNT_RESET_TTL_US;
+    assert_int_equal(account_link_check(&c, ACCOUNT_LINK_RESET, m.token), ACCOUNT_LINK_EXPIRED);
+    assert_int_equal(account_reset(&c, m.token, PW2, &r), ACCOUNT_LINK_EXPIRED);
+    c.now = NOW + SEC + ACCOUNT_RESET_TTL_US - 1;
+    assert_int_equal(account_reset(&c, m.token, PW2, &r), ACCOUNT_OK);
+    assert_int_equal(accounts_by_email(f->d->s, "unv@example.org", &a), 1);
+    assert_true(a.verified);
+}
+
+static void test_password_change(void **state)
+{
+    struct fx *f = *state;
+    struct account_row a;
+    struct account_result r, other;
+    struct session_row sess;
+    f->lim.signin_per_account = 2;
+    verified_account(f, NOW, "chg@example.org", &a);
+    struct app_ctx c = at(f, NOW + SEC);
+    assert_int_equal(account_signin(&c, &f->lim, "chg@example.org", PW, IP, NULL, &other),
+                     ACCOUNT_OK);
+    assert_int_equal(account_password_change(&c, &f->lim, &a, PW, "short", IP, &r),
+                     ACCOUNT_BAD_PASSWORD);
+    assert_int_equal(account_password_change(&c, &f->lim, &a, PW, "chg@example.org", IP, &r),
+                     ACCOUNT_BAD_PASSWORD);
+    assert_int_equal(account_password_change(&c, &f->lim, &a, PW, PW2, IP, &r), ACCOUNT_OK);
+    /* the other session ended, the new cookie names a live one */
+    assert_int_equal(account_session(&c, other.cookie, &sess), 0);
+    assert_int_equal(account_session(&c, r.cookie, &sess), 1);
+    account_result_wipe(&r);
+    assert_int_equal(accounts_by_email(f->d->s, "chg@example.org", &a), 1);
+    /* a wrong current password counts as a failed sign-in */
+    assert_int_equal(account_password_change(&c, &f->lim, &a, PW, PW, IP, &r),
+                     ACCOUNT_WRONG_PASSWORD);
+    assert_int_equal(account_password_change(&c, &f->lim, &a, NULL, PW, IP, &r),
+                     ACCOUNT_WRONG_PASSWORD);
+    assert_int_equal(account_password_change(&c, &f->lim, &a, PW2, PW, IP, &r), ACCOUNT_LIMITED);
+    assert_int_equal(signin(f, c.now, "chg@example.org", PW2, IP2, &r), ACCOUNT_LIMITED);
+    c.now += ACCOUNT_SIGNIN_WINDOW_US;
+    assert_int_equal(account_password_change(&c, &f->lim, &a, PW2, PW, IP, &r), ACCOUNT_OK);
+    account_result_wipe(&r);
+    account_result_wipe(&other);
+}
+
+/* ---- agent keys ------------------------------------------------------------------------ */
+
+static struct key_info *find_key(struct key_info *keys, size_t n, const char *id)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(keys[i].id, id) == 0)
+            return &keys[i];
+    return NULL;
+}
+
+static void test_key_create_rules_for_an_account(void **state)
+{
+    struct fx *f = *state;
+    struct account_row a;
+    struct account_result r;
+    struct key_new k;
+    int64_t active = -1;
+    struct app_ctx c = at(f, NOW);
+    assert_int_equal(account_signup(&c, &f->lim, BASE, "dev@example.org", PW, IP, &r), ACCOUNT_OK);
+    assert_int_equal(accounts_by_email(f->d->s, "dev@example.org", &a), 1);
+    struct key_request in = {.account = &a, .name = "bot"};
+    assert_int_equal(key_create(&c, &f->lim, &in, &k), KEY_UNVERIFIED);
+    assert_int_equal(key_may_create(&c, &f->lim, &a, &active), KEY_UNVERIFIED);
+    struct mail m = one_mail(f, NOW, "dev@example.org");
+    assert_int_equal(account_verify(&c, m.token), ACCOUNT_OK);
+    assert_int_equal(accounts_by_email(f->d->s, "dev@example.org", &a), 1);
+    in.name = "  ";
+    assert_int_equal(key_create(&c, &f->lim, &in, &k), KEY_BAD_NAME);
+    assert_string_equal(k.problem, "give the key a name");
+    in.name = NULL;
+    assert_int_equal(key_create(&c, &f->lim, &in, &k), KEY_BAD_NAME);
+    in.name = " bot ";
+    char first[UUID_STR_LEN + 1] = "";
+    for (int i = 0; i < 3; i++) {
+        c.now = NOW + (i + 1) * SEC;
+        assert_int_equal(key_create(&c, &f->lim, &in, &k), KEY_OK);
+        assert_true(agent_key_well_formed(k.secret));
+        assert_string_equal(k.name, "bot");
+        assert_int_equal(k.expires_at, c.now + AGENT_KEY_LIFETIME_US);
+        if (i == 0)
+            memcpy(first, k.id, sizeof first);
+        key_new_wipe(&k);
+    }
+    assert_int_equal(key_create(&c, &f->lim, &in, &k), KEY_LIMIT);
+    assert_int_equal(key_may_create(&c, &f->lim, &a, &active), KEY_LIMIT);
+    assert_int_equal(active, 3);
+    /* a revoked key frees its slot */
+    assert_int_equal(key_revoke(&c, a.id, first), KEY_OK);
+    assert_int_equal(key_revoke(&c, a.id, first), KEY_ALREADY_REVOKED);
+    assert_int_equal(key_may_create(&c, &f->lim, &a, &active), KEY_OK);
+    assert_int_equal(active, 2);
+    /* and so does an expired one, 90 days on */
+    c.now = NOW + SEC + AGENT_KEY_LIFETIME_US;
+    assert_int_equal(key_may_create(&c, &f->lim, &a, &active), KEY_OK);
+    assert_int_equal(active, 2);
+    struct key_info *keys;
+    size_t n;
+    assert_int_equal(key_list(&c, "dev@example.org", &keys, &n), KEY_OK);
+    assert_int_equal(n, 3);
+    assert_int_equal(find_key(keys, n, first)->state, AGENT_KEY_REVOKED);
+    for (size_t i = 0; i < n; i++) {
+        assert_string_equal(keys[i].owner, "dev@example.org");
+        assert_string_equal(keys[i].name, "bot");
+        if (strcmp(keys[i].id, first) != 0)
+            assert_int_equal(keys[i].state,
+                             keys[i].expires_at <= c.now ? AGENT_KEY_EXPIRED : AGENT_KEY_ACTIVE);
+    }
+    /* a banned owner may create none */
+    assert_int_equal(account_set_banned(&c, "dev@example.org", true), ACCOUNT_OK);
+    assert_int_equal(accounts_by_email(f->d->s, "dev@example.org", &a), 1);
+    assert_int_equal(key_create(&c, &f->lim, &in, &k), KEY_SUSPENDED);
+    assert_int_equal(key_may_create(&c, &f->lim, &a, &active), KEY_SUSPENDED);
+}
+
+static void test_key_revoke_is_owned_and_operator_keys(void **state)
+{
+    struct fx *f = *state;
+    struct account_row a;
+    struct key_new k, mine;
+    struct app_ctx c = at(f, NOW);
+    verified_account(f, NOW, "own@example.org", &a);
+    /* the operator vouches for a new address, past any cap, with or without a name */
+    struct key_request op = {.owner_email = "ops@example.org"};
+    for (int i = 0; i < f->lim.max_agent_keys + 1; i++) {
+        assert_int_equal(key_create(&c, &f->lim, &op, &k), KEY_OK);
+        key_new_wipe(&k);
+    }
+    struct key_new bad;
+    op.name = "\x01";
+    assert_int_equal(key_create(&c, &f->lim, &op, &bad), KEY_BAD_NAME);
+    struct account_row ops;
+    assert_int_equal(accounts_by_email(f->d->s, "ops@example.org", &ops), 1);
+    assert_true(ops.verified);
+    assert_string_equal(ops.password_hash, "");
+    struct key_request in = {.account = &a, .name = "mine"};
+    assert_int_equal(key_create(&c, &f->lim, &in, &mine), KEY_OK);
+    key_new_wipe(&mine);
+    /* an account cannot revoke another's key, nor an unknown one; the operator can */
+    assert_int_equal(key_revoke(&c, a.id, k.id), KEY_NOT_FOUND);
+    assert_int_equal(key_revoke(&c, a.id, "00000000-0000-4000-8000-000000000000"), KEY_NOT_FOUND);
+    assert_int_equal(key_revoke(&c, NULL, k.id), KEY_OK);
+    assert_int_equal(key_revoke(&c, NULL, k.id), KEY_ALREADY_REVOKED);
+    assert_int_equal(key_revoke(&c, NULL, "00000000-0000-4000-8000-000000000000"), KEY_NOT_FOUND);
+    struct key_info *keys;
+    size_t n;
+    assert_int_equal(key_list(&c, NULL, &keys, &n), KEY_OK);
+    assert_int_equal(n, (size_t)f->lim.max_agent_keys + 2);
+    assert_int_equal(find_key(keys, n, k.id)->state, AGENT_KEY_REVOKED);
+    assert_null(find_key(keys, n, k.id)->name);
+    assert_string_equal(find_key(keys, n, mine.id)->name, "mine");
+    assert_int_equal(key_list(&c, "own@example.org", &keys, &n), KEY_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(key_list(&c, "nobody@example.org", &keys, &n), KEY_OK);
+    assert_int_equal(n, 0);
+    /* a ban shows on every key of the account */
+    assert_int_equal(account_set_banned(&c, "own@example.org", true), ACCOUNT_OK);
+    assert_int_equal(key_list(&c, "own@example.org", &keys, &n), KEY_OK);
+    assert_int_equal(keys[0].state, AGENT_KEY_BANNED);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_signup_new_account_and_verify, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_signup_refuses_bad_passwords_without_writing, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_signup_taken_address_is_enumeration_safe, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_mail_forms_limited_per_client_for_an_hour, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_mail_per_recipient_cap, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_verification_links_expire_and_resend, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_signin_outcomes_and_sessions, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_signin_limited_per_address_then_free, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_signin_limited_per_client, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_banned_account, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_forgot_and_reset, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reset_link_expires_and_proves_the_mailbox, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_password_change, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_key_create_rules_for_an_account, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_key_revoke_is_owned_and_operator_keys, setup,
+                                        teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

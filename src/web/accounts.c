@@ -1,24 +1,15 @@
 /*
  * Browser accounts (issue 6; docs/accounts.md): the pages and forms of sign-up with email
  * verification, sign-in and sign-out, password reset and change. The rules and the
- * transactions are the use cases of app/accounts.h; this file reads the form, checks the
- * form's origin and CSRF token (an HTTP concern), calls the use case and maps its outcome
- * to a page, a redirect or a status.
- *
- * Forms: every state change is a POST carrying a CSRF token and a same-origin Origin (or
- * Referer). Forms shown to anyone carry the token of the anonymous voter cookie (issued by
- * the form's page); forms of a signed-in user carry their session's token.
+ * transactions are the use cases of app/accounts.h; a handler reads the form and passes
+ * the origin and CSRF checks (forms.c), calls the use case and maps its outcome to a page,
+ * a redirect or a status.
  */
-#include <stdarg.h>
 #include <stdio.h>
-#include <string.h>
-#include <strings.h>
 
 #include "api/api.h"
 #include "app/accounts.h"
 #include "domain/account.h"
-#include "domain/voter.h"
-#include "util/form.h"
 #include "util/html.h"
 #include "util/log.h"
 #include "util/timefmt.h"
@@ -26,188 +17,7 @@
 
 /* ---- shared pieces ---------------------------------------------------------------- */
 
-static bool starts_with(const char *s, const char *prefix)
-{
-    return s && strncmp(s, prefix, strlen(prefix)) == 0;
-}
-
-bool web_same_origin(struct request *req)
-{
-    const char *base = req->cfg->base_url;
-    const char *origin = http_header(req, "Origin");
-    if (origin)
-        return strcmp(origin, base) == 0;
-    const char *referer = http_header(req, "Referer");
-    if (!referer || !starts_with(referer, base))
-        return false;
-    char next = referer[strlen(base)];
-    return next == '/' || next == '\0' || next == '?' || next == '#';
-}
-
-struct app_ctx web_app_ctx(struct request *req, struct store *s, int64_t now)
-{
-    return (struct app_ctx){.s = s, .a = &req->arena, .now = now, .request_id = req->id};
-}
-
-int web_session(struct request *req, struct store *s, int64_t now, struct session_row *out)
-{
-    struct app_ctx c = web_app_ctx(req, s, now);
-    return account_session(&c, http_cookie(req, ACCOUNT_COOKIE_NAME), out);
-}
-
-static void read_form(struct request *req, struct web_form *f)
-{
-    const char *ct = http_header(req, "Content-Type");
-    memset(f->v, 0, sizeof f->v);
-    f->bad = -1;
-    if (!ct || strncasecmp(ct, "application/x-www-form-urlencoded", 33) != 0) {
-        snprintf(f->err, sizeof f->err, "send the form as application/x-www-form-urlencoded");
-        return;
-    }
-    struct form_pair pairs[16];
-    int n = form_parse(&req->arena, req->body.p ? req->body.p : "", req->body.len, pairs, 16);
-    if (n < 0) {
-        snprintf(f->err, sizeof f->err, "the form body is malformed");
-        return;
-    }
-    /* every known field is read even when another is wrong: the CSRF check comes first */
-    f->bad = 0;
-    for (int i = 0; i < n; i++) {
-        int k = 0;
-        while (f->names[k] && strcmp(f->names[k], pairs[i].name) != 0)
-            k++;
-        if (!f->names[k] || f->v[k]) {
-            if (f->bad == 0)
-                snprintf(f->err, sizeof f->err,
-                         f->names[k] ? "field %.40s is repeated" : "unsupported field %.40s",
-                         pairs[i].name);
-            f->bad = -1;
-            continue;
-        }
-        f->v[k] = pairs[i].value;
-    }
-}
-
-static const char *field(const struct web_form *f, const char *name)
-{
-    for (int k = 0; f->names[k]; k++)
-        if (strcmp(f->names[k], name) == 0)
-            return f->v[k];
-    return NULL;
-}
-
-/* The form check of every POST: same origin, then the CSRF token of the session (sess) or,
- * without one, of the anonymous voter cookie. Answers 403 itself and returns -1. */
-static int guard(struct request *req, const struct session_row *sess, const char *csrf)
-{
-    if (!web_same_origin(req)) {
-        web_error_page(req, 403, "cross-origin form refused (Origin/Referer)");
-        return -1;
-    }
-    char vid[VOTER_ID_LEN + 1];
-    bool ok = sess ? account_session_csrf_ok(sess->hash, csrf)
-                   : voter_check_cookie(http_cookie(req, VOTER_COOKIE_NAME), vid) &&
-                         voter_csrf_ok(vid, csrf);
-    if (!ok) {
-        web_error_page(req, 403,
-                       "missing or expired form token (CSRF): reload the page and try again "
-                       "(cookies must be enabled)");
-        return -1;
-    }
-    return 0;
-}
-
-/* The preamble of a form anyone may post (sign-up, sign-in, …): no query string, the form
- * read into f (f->bad is left to the caller, which shows the form again), the anonymous
- * CSRF check. -1 when it answered. */
-static int anon_post(struct request *req, struct web_form *f)
-{
-    if (web_no_query(req) < 0)
-        return -1;
-    read_form(req, f);
-    return guard(req, NULL, field(f, "csrf"));
-}
-
-/* The CSRF token for a page's forms: the session's, or the anonymous voter cookie's (the
- * cookie is issued with this page when missing). */
-static void form_token(struct request *req, const struct session_row *sess,
-                       char token[ACCOUNT_CSRF_LEN + 1])
-{
-    if (sess) {
-        account_session_csrf(sess->hash, token);
-        return;
-    }
-    char vid[VOTER_ID_LEN + 1];
-    web_voter_of(req, vid);
-    voter_csrf_token(vid, token);
-}
-
-static void hidden(struct buf *b, const char *name, const char *value)
-{
-    html_raw(b, "<input type=\"hidden\" name=\"");
-    html_attr(b, name);
-    html_raw(b, "\" value=\"");
-    html_attr(b, value);
-    html_raw(b, "\">");
-}
-
-static void error_para(struct buf *b, const char *msg)
-{
-    if (!msg)
-        return;
-    html_raw(b, "<p class=\"error\" role=\"alert\" id=\"form-error\">");
-    html_text(b, msg);
-    html_raw(b, "</p>");
-}
-
-/* The thread's connection, or NULL after answering 503. */
-static struct store *thread_store(struct request *req)
-{
-    struct store *s = store_thread();
-    if (!s)
-        web_unavailable(req);
-    return s;
-}
-
-/* The thread's connection and the session (if any) of a page request. */
-static struct store *page_store(struct request *req, int64_t now, struct session_row *sess,
-                                int *signed_in)
-{
-    struct store *s = thread_store(req);
-    if (!s)
-        return NULL;
-    *signed_in = web_session(req, s, now, sess);
-    if (*signed_in < 0) {
-        web_unavailable(req);
-        return NULL;
-    }
-    return s;
-}
-
-struct store *web_session_post(struct request *req, struct web_form *f, int64_t now,
-                               struct session_row *sess, bool signed_out_ok, int *signed_in)
-{
-    if (web_no_query(req) < 0)
-        return NULL;
-    read_form(req, f);
-    struct store *s = page_store(req, now, sess, signed_in);
-    if (!s)
-        return NULL;
-    if (!*signed_in) {
-        if (signed_out_ok)
-            return s;
-        web_error_page(req, 403, "sign in first");
-        return NULL;
-    }
-    if (guard(req, sess, field(f, "csrf")) < 0)
-        return NULL;
-    if (f->bad < 0) {
-        web_error_page(req, 400, "%s", f->err);
-        return NULL;
-    }
-    return s;
-}
-
+/* The session cookie (a new session's value, or NULL: cleared). */
 static void set_session_cookie(struct request *req, const char *cookie)
 {
     struct buf b = BUF_INIT;
@@ -292,17 +102,17 @@ static void link_refused(struct request *req, enum account_link_kind kind, enum 
 static void signup_page(struct request *req, int status, const char *email, const char *error)
 {
     char csrf[ACCOUNT_CSRF_LEN + 1];
-    form_token(req, NULL, csrf);
+    web_form_token(req, NULL, csrf);
     struct buf *b = &req->out;
     buf_reset(b);
     web_page_begin(b, "Create an account");
     html_raw(b, "<h1>Create an account</h1><p>An account lets you vote as yourself, with an "
                 "optional rooting interest, and, once your email address is verified, create "
                 "agent keys on the <a href=\"/developers\">developer page</a>.</p>");
-    error_para(b, error);
+    web_form_error(b, error);
     html_raw(b, "<form id=\"signup-form\" class=\"account-form\" method=\"post\" "
                 "action=\"/account/signup\">");
-    hidden(b, "csrf", csrf);
+    web_hidden(b, "csrf", csrf);
     html_raw(b, "<label>Email address <input type=\"email\" name=\"email\" "
                 "autocomplete=\"email\" required maxlength=\"254\" value=\"");
     html_attr(b, email ? email : "");
@@ -345,13 +155,13 @@ void web_signup(struct request *req)
     struct web_form f = {.names = names};
     struct account_result r;
     char addr[64];
-    if (anon_post(req, &f) < 0)
+    if (web_anon_post(req, &f) < 0)
         return;
     if (f.bad < 0) {
         signup_page(req, 400, NULL, f.err);
         return;
     }
-    struct store *s = thread_store(req);
+    struct store *s = web_store(req);
     if (!s)
         return;
     struct app_ctx c = web_app_ctx(req, s, time_now_us());
@@ -389,7 +199,7 @@ static const char *link_page(struct request *req, enum account_link_kind kind)
                                 : "the link has no token: copy the whole link from the email");
         return NULL;
     }
-    struct store *s = thread_store(req);
+    struct store *s = web_store(req);
     if (!s)
         return NULL;
     struct app_ctx c = web_app_ctx(req, s, time_now_us());
@@ -408,14 +218,14 @@ void web_verify_form(struct request *req)
     /* the link only shows a button: mail scanners that open links change nothing (GET never
      * changes state) */
     char csrf[ACCOUNT_CSRF_LEN + 1];
-    form_token(req, NULL, csrf);
+    web_form_token(req, NULL, csrf);
     struct buf *b = &req->out;
     web_page_begin(b, "Verify your email address");
     html_raw(b, "<h1>Verify your email address</h1><p>Confirm that this is your address to "
                 "finish setting up your account.</p><form id=\"verify-form\" "
                 "class=\"account-form\" method=\"post\" action=\"/account/verify\">");
-    hidden(b, "csrf", csrf);
-    hidden(b, "token", token);
+    web_hidden(b, "csrf", csrf);
+    web_hidden(b, "token", token);
     html_raw(b, "<button type=\"submit\">Confirm my email address</button></form>");
     web_page_end(b);
     web_reply_html(req, 200);
@@ -425,13 +235,13 @@ void web_verify(struct request *req)
 {
     static const char *const names[] = {"token", "csrf", NULL};
     struct web_form f = {.names = names};
-    if (anon_post(req, &f) < 0)
+    if (web_anon_post(req, &f) < 0)
         return;
     if (f.bad < 0) {
         web_error_page(req, 400, "%s", f.err);
         return;
     }
-    struct store *s = thread_store(req);
+    struct store *s = web_store(req);
     if (!s)
         return;
     struct app_ctx c = web_app_ctx(req, s, time_now_us());
@@ -479,7 +289,7 @@ static void signin_page(struct request *req, int status, const char *email, cons
                         const char *error, const char *notice)
 {
     char csrf[ACCOUNT_CSRF_LEN + 1];
-    form_token(req, NULL, csrf);
+    web_form_token(req, NULL, csrf);
     struct buf *b = &req->out;
     buf_reset(b);
     web_page_begin(b, "Sign in");
@@ -489,11 +299,11 @@ static void signin_page(struct request *req, int status, const char *email, cons
         html_text(b, notice);
         html_raw(b, "</p>");
     }
-    error_para(b, error);
+    web_form_error(b, error);
     html_raw(b, "<form id=\"signin-form\" class=\"account-form\" method=\"post\" "
                 "action=\"/account/signin\">");
-    hidden(b, "csrf", csrf);
-    hidden(b, "next", account_safe_next(next));
+    web_hidden(b, "csrf", csrf);
+    web_hidden(b, "next", account_safe_next(next));
     html_raw(b, "<label>Email address <input type=\"email\" name=\"email\" "
                 "autocomplete=\"username\" required maxlength=\"254\" value=\"");
     html_attr(b, email ? email : "");
@@ -530,13 +340,13 @@ void web_signin(struct request *req)
     struct web_form f = {.names = names};
     struct account_result r;
     char addr[64];
-    if (anon_post(req, &f) < 0)
+    if (web_anon_post(req, &f) < 0)
         return;
     if (f.bad < 0) {
         signin_page(req, 400, NULL, f.v[2], f.err, NULL);
         return;
     }
-    struct store *s = thread_store(req);
+    struct store *s = web_store(req);
     if (!s)
         return;
     struct app_ctx c = web_app_ctx(req, s, time_now_us());
@@ -589,16 +399,16 @@ void web_signout(struct request *req)
 static void forgot_page(struct request *req, int status, const char *email, const char *error)
 {
     char csrf[ACCOUNT_CSRF_LEN + 1];
-    form_token(req, NULL, csrf);
+    web_form_token(req, NULL, csrf);
     struct buf *b = &req->out;
     buf_reset(b);
     web_page_begin(b, "Forgot your password?");
     html_raw(b, "<h1>Forgot your password?</h1><p>Enter the email address of your account: "
                 "we will send it a link to choose a new password.</p>");
-    error_para(b, error);
+    web_form_error(b, error);
     html_raw(b, "<form id=\"forgot-form\" class=\"account-form\" method=\"post\" "
                 "action=\"/account/forgot\">");
-    hidden(b, "csrf", csrf);
+    web_hidden(b, "csrf", csrf);
     html_raw(b, "<label>Email address <input type=\"email\" name=\"email\" "
                 "autocomplete=\"email\" required maxlength=\"254\" value=\"");
     html_attr(b, email ? email : "");
@@ -620,13 +430,13 @@ void web_forgot(struct request *req)
     struct web_form f = {.names = names};
     struct account_result r;
     char addr[64];
-    if (anon_post(req, &f) < 0)
+    if (web_anon_post(req, &f) < 0)
         return;
     if (f.bad < 0) {
         forgot_page(req, 400, NULL, f.err);
         return;
     }
-    struct store *s = thread_store(req);
+    struct store *s = web_store(req);
     if (!s)
         return;
     struct app_ctx c = web_app_ctx(req, s, time_now_us());
@@ -651,17 +461,17 @@ void web_forgot(struct request *req)
 static void reset_page(struct request *req, int status, const char *token, const char *error)
 {
     char csrf[ACCOUNT_CSRF_LEN + 1];
-    form_token(req, NULL, csrf);
+    web_form_token(req, NULL, csrf);
     struct buf *b = &req->out;
     buf_reset(b);
     web_page_begin(b, "Choose a new password");
     html_raw(b, "<h1>Choose a new password</h1><p>Setting a password signs out every session "
                 "of your account.</p>");
-    error_para(b, error);
+    web_form_error(b, error);
     html_raw(b, "<form id=\"reset-form\" class=\"account-form\" method=\"post\" "
                 "action=\"/account/reset\">");
-    hidden(b, "csrf", csrf);
-    hidden(b, "token", token);
+    web_hidden(b, "csrf", csrf);
+    web_hidden(b, "token", token);
     html_raw(b, "<label>New password <input type=\"password\" name=\"password\" "
                 "autocomplete=\"new-password\" required minlength=\"10\" maxlength=\"256\">"
                 "</label><p class=\"note\">At least 10 characters; the most common passwords "
@@ -682,13 +492,13 @@ void web_reset(struct request *req)
     static const char *const names[] = {"token", "password", "csrf", NULL};
     struct web_form f = {.names = names};
     struct account_result r;
-    if (anon_post(req, &f) < 0)
+    if (web_anon_post(req, &f) < 0)
         return;
     if (f.bad < 0 || !f.v[0]) {
         web_error_page(req, 400, "%s", f.bad < 0 ? f.err : "the form has no token");
         return;
     }
-    struct store *s = thread_store(req);
+    struct store *s = web_store(req);
     if (!s)
         return;
     struct app_ctx c = web_app_ctx(req, s, time_now_us());
@@ -711,7 +521,7 @@ static void account_page(struct request *req, int status, const struct session_r
                          const char *notice, const char *error)
 {
     char csrf[ACCOUNT_CSRF_LEN + 1];
-    form_token(req, sess, csrf);
+    web_form_token(req, sess, csrf);
     struct buf *b = &req->out;
     buf_reset(b);
     web_page_begin(b, "Your account");
@@ -731,20 +541,20 @@ static void account_page(struct request *req, int status, const struct session_r
                     "link we emailed you.</span></p><form id=\"resend-form\" "
                     "class=\"inline-form\" method=\"post\" "
                     "action=\"/account/resend-verification\">");
-        hidden(b, "csrf", csrf);
+        web_hidden(b, "csrf", csrf);
         html_raw(b, "<button type=\"submit\">Send a new verification link</button></form>");
     }
     html_raw(b, "<p><a href=\"/developers\">Agent keys (developer page)</a></p>"
                 "<form id=\"signout-form\" class=\"inline-form\" method=\"post\" "
                 "action=\"/account/signout\">");
-    hidden(b, "csrf", csrf);
+    web_hidden(b, "csrf", csrf);
     html_raw(b, "<button type=\"submit\">Sign out</button></form>"
                 "<h2>Change your password</h2><p>Changing it signs out your other sessions."
                 "</p>");
-    error_para(b, error);
+    web_form_error(b, error);
     html_raw(b, "<form id=\"password-form\" class=\"account-form\" method=\"post\" "
                 "action=\"/account/password\">");
-    hidden(b, "csrf", csrf);
+    web_hidden(b, "csrf", csrf);
     html_raw(b, "<label>Current password <input type=\"password\" name=\"current\" "
                 "autocomplete=\"current-password\" required maxlength=\"256\"></label>"
                 "<label>New password <input type=\"password\" name=\"password\" "
@@ -765,7 +575,7 @@ void web_account(struct request *req)
     }
     struct session_row sess;
     int signed_in;
-    struct store *s = page_store(req, time_now_us(), &sess, &signed_in);
+    struct store *s = web_page_store(req, time_now_us(), &sess, &signed_in);
     if (!s)
         return;
     if (!signed_in) {

@@ -54,9 +54,9 @@ static void key_row(struct buf *b, const char *csrf, const struct key_info *k)
         html_raw(b, "<form class=\"inline-form revoke-form\" method=\"post\" "
                     "action=\"/developers/keys/");
         html_attr(b, k->id);
-        html_raw(b, "/revoke\"><input type=\"hidden\" name=\"csrf\" value=\"");
-        html_attr(b, csrf);
-        html_raw(b, "\"><button type=\"submit\">Revoke</button></form>");
+        html_raw(b, "/revoke\">");
+        web_hidden(b, "csrf", csrf);
+        html_raw(b, "<button type=\"submit\">Revoke</button></form>");
     }
     html_raw(b, "</td></tr>");
 }
@@ -84,11 +84,7 @@ static int keys_section(struct request *req, struct store *s, const struct porta
         html_text(b, p->notice);
         html_raw(b, "</p>");
     }
-    if (p->error) {
-        html_raw(b, "<p class=\"error\" role=\"alert\" id=\"form-error\">");
-        html_text(b, p->error);
-        html_raw(b, "</p>");
-    }
+    web_form_error(b, p->error);
     if (p->new_key) {
         html_raw(b, "<div id=\"new-key\" class=\"notice\"><p>Your new key <strong>");
         html_text(b, p->new_key_name);
@@ -110,13 +106,12 @@ static int keys_section(struct request *req, struct store *s, const struct porta
         html_raw(b, "<div id=\"unverified\"><p>You cannot create agent keys yet: your email "
                     "address <strong>");
         html_text(b, a->email);
-        html_raw(b, "</strong> is not verified. Open the link we emailed you when you signed up "
-                    "(it lasts 24 hours), or ask for a new one.</p><form id=\"resend-form\" "
-                    "class=\"inline-form\" method=\"post\" action=\"/account/resend-verification\">"
-                    "<input type=\"hidden\" name=\"csrf\" value=\"");
-        html_attr(b, csrf);
-        html_raw(b, "\"><button type=\"submit\">Send a new verification link</button></form>"
-                    "</div>");
+        html_raw(b,
+                 "</strong> is not verified. Open the link we emailed you when you signed up "
+                 "(it lasts 24 hours), or ask for a new one.</p><form id=\"resend-form\" "
+                 "class=\"inline-form\" method=\"post\" action=\"/account/resend-verification\">");
+        web_hidden(b, "csrf", csrf);
+        html_raw(b, "<button type=\"submit\">Send a new verification link</button></form></div>");
     } else if (may == KEY_LIMIT) {
         html_printf(b,
                     "<p id=\"key-limit\">You have %lld active keys, the most an account may "
@@ -124,10 +119,10 @@ static int keys_section(struct request *req, struct store *s, const struct porta
                     (long long)active);
     } else {
         html_raw(b, "<form id=\"create-key-form\" class=\"account-form\" method=\"post\" "
-                    "action=\"/developers/keys\"><input type=\"hidden\" name=\"csrf\" value=\"");
-        html_attr(b, csrf);
+                    "action=\"/developers/keys\">");
+        web_hidden(b, "csrf", csrf);
         html_printf(b,
-                    "\"><label>Key name <input type=\"text\" name=\"name\" required "
+                    "<label>Key name <input type=\"text\" name=\"name\" required "
                     "maxlength=\"100\" placeholder=\"my-lead-bot\"></label><p class=\"note\">"
                     "A name to recognise the key by. An account may have %d active keys; "
                     "each lasts 90 days.</p><button type=\"submit\">Create a key</button>"
@@ -242,15 +237,13 @@ void web_developers(struct request *req)
         web_error_page(req, 400, "%s", err);
         return;
     }
-    struct store *s = store_thread();
     struct session_row sess;
     struct portal p = {.now = time_now_us()};
-    int rc = s ? web_session(req, s, p.now, &sess) : APP_UNAVAILABLE;
-    if (rc < 0) {
-        web_unavailable(req);
+    int signed_in;
+    struct store *s = web_page_store(req, p.now, &sess, &signed_in);
+    if (!s)
         return;
-    }
-    p.sess = rc ? &sess : NULL;
+    p.sess = signed_in ? &sess : NULL;
     if (v[0].set)
         p.notice = v[0].i == 0 ? "We sent a new verification link to your email address."
                                : "The key is revoked: it stopped working at once.";

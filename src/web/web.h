@@ -2,6 +2,7 @@
 #define WHISTLE_WEB_WEB_H
 
 #include "app/app.h"
+#include "domain/account.h"
 #include "domain/limits.h"
 #include "domain/voter.h"
 #include "http/http.h"
@@ -66,6 +67,9 @@ void web_reply_html(struct request *req, int status);
 
 /* The anonymous voter of this request: a valid cookie's ID, or a new cookie (Set-Cookie). */
 void web_voter_of(struct request *req, char id[VOTER_ID_LEN + 1]);
+
+/* ---- form posts and sessions (forms.c) ---- */
+
 /* Same-origin: Origin equals the base URL's origin, or without Origin, a Referer under it. */
 bool web_same_origin(struct request *req);
 /* A form's fields by name (names NULL-terminated, at most 8; a value is NULL when absent).
@@ -77,17 +81,34 @@ struct web_form {
     int bad;
     char err[200];
 };
-/* The preamble of a signed-in user's form POST (accounts.c): no query string, the form
- * read into f, the session found, a same-origin request with the session's CSRF token
- * (field "csrf"), a well-formed form. Answers 400/403/503 itself and returns NULL; with
- * signed_out_ok a request without a session returns the store with *signed_in 0. */
+/* The preamble of a form anyone may post (sign-up, sign-in, …): no query string, the form
+ * read into f (f->bad is left to the caller, which shows the form again), the same-origin
+ * and anonymous CSRF checks (field "csrf"). -1 when it answered (400/403). */
+int web_anon_post(struct request *req, struct web_form *f);
+/* The preamble of a signed-in user's form POST: no query string, the form read into f, the
+ * session found, a same-origin request with the session's CSRF token (field "csrf"), a
+ * well-formed form. Answers 400/403/503 itself and returns NULL; with signed_out_ok a
+ * request without a session returns the store with *signed_in 0. */
 struct store *web_session_post(struct request *req, struct web_form *f, int64_t now,
                                struct session_row *sess, bool signed_out_ok, int *signed_in);
+/* The CSRF token for a page's forms: the session's (sess not NULL), or the anonymous voter
+ * cookie's (the cookie is issued with this page when missing). */
+void web_form_token(struct request *req, const struct session_row *sess,
+                    char token[ACCOUNT_CSRF_LEN + 1]);
+/* <input type="hidden"> with the name and value escaped. */
+void web_hidden(struct buf *b, const char *name, const char *value);
+/* A form's error paragraph (#form-error), nothing when msg is NULL. */
+void web_form_error(struct buf *b, const char *msg);
 
 /* The signed-in session of this request (a valid __Host-whistle_session cookie naming a
  * live session): 1 with *out, 0 none, or APP_UNAVAILABLE. */
 int web_session(struct request *req, struct store *s, int64_t now, struct session_row *out);
-
+/* The thread's connection, or NULL after answering 503. */
+struct store *web_store(struct request *req);
+/* The thread's connection and the session (if any, *signed_in 1) of a page request, or NULL
+ * after answering 503. */
+struct store *web_page_store(struct request *req, int64_t now, struct session_row *sess,
+                             int *signed_in);
 /* The use-case context of a request (app/app.h): the connection, the request's arena and
  * id, and now. */
 struct app_ctx web_app_ctx(struct request *req, struct store *s, int64_t now);

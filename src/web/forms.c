@@ -1,0 +1,195 @@
+/*
+ * Form posts and sessions of the human pages (accounts.c, developers.c): reading an
+ * application/x-www-form-urlencoded body, the same-origin and CSRF checks every state
+ * change passes (an HTTP concern, before any use case is called), the signed-in session of
+ * a request, and the use-case context of a request.
+ *
+ * Forms shown to anyone carry the token of the anonymous voter cookie (issued by the
+ * form's page); forms of a signed-in user carry their session's token.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "api/api.h"
+#include "app/accounts.h"
+#include "domain/account.h"
+#include "domain/voter.h"
+#include "util/form.h"
+#include "util/html.h"
+#include "web/web.h"
+
+static bool starts_with(const char *s, const char *prefix)
+{
+    return s && strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+bool web_same_origin(struct request *req)
+{
+    const char *base = req->cfg->base_url;
+    const char *origin = http_header(req, "Origin");
+    if (origin)
+        return strcmp(origin, base) == 0;
+    const char *referer = http_header(req, "Referer");
+    if (!referer || !starts_with(referer, base))
+        return false;
+    char next = referer[strlen(base)];
+    return next == '/' || next == '\0' || next == '?' || next == '#';
+}
+
+struct app_ctx web_app_ctx(struct request *req, struct store *s, int64_t now)
+{
+    return (struct app_ctx){.s = s, .a = &req->arena, .now = now, .request_id = req->id};
+}
+
+int web_session(struct request *req, struct store *s, int64_t now, struct session_row *out)
+{
+    struct app_ctx c = web_app_ctx(req, s, now);
+    return account_session(&c, http_cookie(req, ACCOUNT_COOKIE_NAME), out);
+}
+
+static void read_form(struct request *req, struct web_form *f)
+{
+    const char *ct = http_header(req, "Content-Type");
+    memset(f->v, 0, sizeof f->v);
+    f->bad = -1;
+    if (!ct || strncasecmp(ct, "application/x-www-form-urlencoded", 33) != 0) {
+        snprintf(f->err, sizeof f->err, "send the form as application/x-www-form-urlencoded");
+        return;
+    }
+    struct form_pair pairs[16];
+    int n = form_parse(&req->arena, req->body.p ? req->body.p : "", req->body.len, pairs, 16);
+    if (n < 0) {
+        snprintf(f->err, sizeof f->err, "the form body is malformed");
+        return;
+    }
+    /* every known field is read even when another is wrong: the CSRF check comes first */
+    f->bad = 0;
+    for (int i = 0; i < n; i++) {
+        int k = 0;
+        while (f->names[k] && strcmp(f->names[k], pairs[i].name) != 0)
+            k++;
+        if (!f->names[k] || f->v[k]) {
+            if (f->bad == 0)
+                snprintf(f->err, sizeof f->err,
+                         f->names[k] ? "field %.40s is repeated" : "unsupported field %.40s",
+                         pairs[i].name);
+            f->bad = -1;
+            continue;
+        }
+        f->v[k] = pairs[i].value;
+    }
+}
+
+static const char *field(const struct web_form *f, const char *name)
+{
+    for (int k = 0; f->names[k]; k++)
+        if (strcmp(f->names[k], name) == 0)
+            return f->v[k];
+    return NULL;
+}
+
+/* The form check of every POST: same origin, then the CSRF token of the session (sess) or,
+ * without one, of the anonymous voter cookie. Answers 403 itself and returns -1. */
+static int guard(struct request *req, const struct session_row *sess, const char *csrf)
+{
+    if (!web_same_origin(req)) {
+        web_error_page(req, 403, "cross-origin form refused (Origin/Referer)");
+        return -1;
+    }
+    char vid[VOTER_ID_LEN + 1];
+    bool ok = sess ? account_session_csrf_ok(sess->hash, csrf)
+                   : voter_check_cookie(http_cookie(req, VOTER_COOKIE_NAME), vid) &&
+                         voter_csrf_ok(vid, csrf);
+    if (!ok) {
+        web_error_page(req, 403,
+                       "missing or expired form token (CSRF): reload the page and try again "
+                       "(cookies must be enabled)");
+        return -1;
+    }
+    return 0;
+}
+
+int web_anon_post(struct request *req, struct web_form *f)
+{
+    if (web_no_query(req) < 0)
+        return -1;
+    read_form(req, f);
+    return guard(req, NULL, field(f, "csrf"));
+}
+
+void web_form_token(struct request *req, const struct session_row *sess,
+                    char token[ACCOUNT_CSRF_LEN + 1])
+{
+    if (sess) {
+        account_session_csrf(sess->hash, token);
+        return;
+    }
+    char vid[VOTER_ID_LEN + 1];
+    web_voter_of(req, vid);
+    voter_csrf_token(vid, token);
+}
+
+void web_hidden(struct buf *b, const char *name, const char *value)
+{
+    html_raw(b, "<input type=\"hidden\" name=\"");
+    html_attr(b, name);
+    html_raw(b, "\" value=\"");
+    html_attr(b, value);
+    html_raw(b, "\">");
+}
+
+void web_form_error(struct buf *b, const char *msg)
+{
+    if (!msg)
+        return;
+    html_raw(b, "<p class=\"error\" role=\"alert\" id=\"form-error\">");
+    html_text(b, msg);
+    html_raw(b, "</p>");
+}
+
+struct store *web_store(struct request *req)
+{
+    struct store *s = store_thread();
+    if (!s)
+        web_unavailable(req);
+    return s;
+}
+
+struct store *web_page_store(struct request *req, int64_t now, struct session_row *sess,
+                             int *signed_in)
+{
+    struct store *s = web_store(req);
+    if (!s)
+        return NULL;
+    *signed_in = web_session(req, s, now, sess);
+    if (*signed_in < 0) {
+        web_unavailable(req);
+        return NULL;
+    }
+    return s;
+}
+
+struct store *web_session_post(struct request *req, struct web_form *f, int64_t now,
+                               struct session_row *sess, bool signed_out_ok, int *signed_in)
+{
+    if (web_no_query(req) < 0)
+        return NULL;
+    read_form(req, f);
+    struct store *s = web_page_store(req, now, sess, signed_in);
+    if (!s)
+        return NULL;
+    if (!*signed_in) {
+        if (signed_out_ok)
+            return s;
+        web_error_page(req, 403, "sign in first");
+        return NULL;
+    }
+    if (guard(req, sess, field(f, "csrf")) < 0)
+        return NULL;
+    if (f->bad < 0) {
+        web_error_page(req, 400, "%s", f->err);
+        return NULL;
+    }
+    return s;
+}

@@ -31,6 +31,18 @@ static void set_session_cookie(struct request *req, const char *cookie)
     buf_release(&b);
 }
 
+/* Starts a page of forms: req->out emptied, the layout begun with title, and in csrf the
+ * token its forms carry (the session's, or the anonymous voter cookie's). */
+static struct buf *form_page(struct request *req, const struct session_row *sess, const char *title,
+                             char csrf[ACCOUNT_CSRF_LEN + 1])
+{
+    web_form_token(req, sess, csrf);
+    struct buf *b = &req->out;
+    buf_reset(b);
+    web_page_begin(b, title);
+    return b;
+}
+
 /* The client address that rate limits count by (only its keyed hash is stored). */
 static const char *client_addr(struct request *req, char addr[64])
 {
@@ -102,10 +114,7 @@ static void link_refused(struct request *req, enum account_link_kind kind, enum 
 static void signup_page(struct request *req, int status, const char *email, const char *error)
 {
     char csrf[ACCOUNT_CSRF_LEN + 1];
-    web_form_token(req, NULL, csrf);
-    struct buf *b = &req->out;
-    buf_reset(b);
-    web_page_begin(b, "Create an account");
+    struct buf *b = form_page(req, NULL, "Create an account", csrf);
     html_raw(b, "<h1>Create an account</h1><p>An account lets you vote as yourself, with an "
                 "optional rooting interest, and, once your email address is verified, create "
                 "agent keys on the <a href=\"/developers\">developer page</a>.</p>");
@@ -218,9 +227,7 @@ void web_verify_form(struct request *req)
     /* the link only shows a button: mail scanners that open links change nothing (GET never
      * changes state) */
     char csrf[ACCOUNT_CSRF_LEN + 1];
-    web_form_token(req, NULL, csrf);
-    struct buf *b = &req->out;
-    web_page_begin(b, "Verify your email address");
+    struct buf *b = form_page(req, NULL, "Verify your email address", csrf);
     html_raw(b, "<h1>Verify your email address</h1><p>Confirm that this is your address to "
                 "finish setting up your account.</p><form id=\"verify-form\" "
                 "class=\"account-form\" method=\"post\" action=\"/account/verify\">");
@@ -289,10 +296,7 @@ static void signin_page(struct request *req, int status, const char *email, cons
                         const char *error, const char *notice)
 {
     char csrf[ACCOUNT_CSRF_LEN + 1];
-    web_form_token(req, NULL, csrf);
-    struct buf *b = &req->out;
-    buf_reset(b);
-    web_page_begin(b, "Sign in");
+    struct buf *b = form_page(req, NULL, "Sign in", csrf);
     html_raw(b, "<h1>Sign in</h1>");
     if (notice) {
         html_raw(b, "<p class=\"notice\" id=\"notice\">");
@@ -399,10 +403,7 @@ void web_signout(struct request *req)
 static void forgot_page(struct request *req, int status, const char *email, const char *error)
 {
     char csrf[ACCOUNT_CSRF_LEN + 1];
-    web_form_token(req, NULL, csrf);
-    struct buf *b = &req->out;
-    buf_reset(b);
-    web_page_begin(b, "Forgot your password?");
+    struct buf *b = form_page(req, NULL, "Forgot your password?", csrf);
     html_raw(b, "<h1>Forgot your password?</h1><p>Enter the email address of your account: "
                 "we will send it a link to choose a new password.</p>");
     web_form_error(b, error);
@@ -461,10 +462,7 @@ void web_forgot(struct request *req)
 static void reset_page(struct request *req, int status, const char *token, const char *error)
 {
     char csrf[ACCOUNT_CSRF_LEN + 1];
-    web_form_token(req, NULL, csrf);
-    struct buf *b = &req->out;
-    buf_reset(b);
-    web_page_begin(b, "Choose a new password");
+    struct buf *b = form_page(req, NULL, "Choose a new password", csrf);
     html_raw(b, "<h1>Choose a new password</h1><p>Setting a password signs out every session "
                 "of your account.</p>");
     web_form_error(b, error);
@@ -521,10 +519,7 @@ static void account_page(struct request *req, int status, const struct session_r
                          const char *notice, const char *error)
 {
     char csrf[ACCOUNT_CSRF_LEN + 1];
-    web_form_token(req, sess, csrf);
-    struct buf *b = &req->out;
-    buf_reset(b);
-    web_page_begin(b, "Your account");
+    struct buf *b = form_page(req, sess, "Your account", csrf);
     html_raw(b, "<h1>Your account</h1>");
     if (notice) {
         html_raw(b, "<p class=\"notice\" id=\"notice\">");

@@ -1,4 +1,5 @@
 #include "store/games.h"
+#include "store/where.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -63,55 +64,24 @@ static void read_game(struct arena *a, struct store_stmt *st, struct game *g)
 int games_list(struct store *s, struct arena *a, const struct game_filter *f, struct game **out,
                size_t *n, bool *more)
 {
-    /* The SQL text depends only on which filters are present, so each shape is prepared
-     * once per connection and cached (store_prepare). */
-    struct buf sql = BUF_INIT;
-    buf_puts(&sql, game_select);
-    buf_puts(&sql, " WHERE 1 = 1");
-    if (f->season != MODEL_NULL)
-        buf_puts(&sql, " AND g.season = ?");
-    if (f->week != MODEL_NULL)
-        buf_puts(&sql, " AND g.week = ?");
-    if (f->team_id)
-        buf_puts(&sql, " AND (g.home_team_id = ? OR g.away_team_id = ?)");
-    if (f->league)
-        buf_puts(&sql, " AND g.league = ?");
-    if (f->season_type)
-        buf_puts(&sql, " AND g.season_type = ?");
-    if (f->status)
-        buf_puts(&sql, " AND g.status = ?");
-    if (f->from != MODEL_NULL)
-        buf_puts(&sql, " AND g.starts_at >= ?");
-    if (f->to != MODEL_NULL)
-        buf_puts(&sql, " AND g.starts_at < ?");
-    buf_puts(&sql, f->recent ? " ORDER BY g.kickoff_known DESC, g.starts_at DESC, g.id ASC"
-                             : " ORDER BY g.kickoff_known DESC, g.starts_at ASC, g.id ASC");
-    buf_puts(&sql, " LIMIT ? OFFSET ?");
-
-    int rc = 0;
-    struct store_stmt *st = store_prepare(s, sql.p);
-    buf_release(&sql);
+    struct where w;
+    where_init(&w, game_select);
+    buf_puts(&w.sql, " WHERE 1 = 1");
+    where_int(&w, "g.season = ?", f->season);
+    where_int(&w, "g.week = ?", f->week);
+    where_text(&w, "(g.home_team_id = ? OR g.away_team_id = ?)", f->team_id);
+    where_text(&w, "g.league = ?", f->league);
+    where_text(&w, "g.season_type = ?", f->season_type);
+    where_text(&w, "g.status = ?", f->status);
+    where_int(&w, "g.starts_at >= ?", f->from);
+    where_int(&w, "g.starts_at < ?", f->to);
+    buf_puts(&w.sql, f->recent ? " ORDER BY g.kickoff_known DESC, g.starts_at DESC, g.id ASC"
+                               : " ORDER BY g.kickoff_known DESC, g.starts_at ASC, g.id ASC");
+    buf_puts(&w.sql, " LIMIT ? OFFSET ?");
+    int i, rc = 0;
+    struct store_stmt *st = where_prepare(&w, s, &i);
     if (!st)
         return STORE_ERR;
-    int i = 1;
-    if (f->season != MODEL_NULL)
-        store_bind_int(st, i++, f->season);
-    if (f->week != MODEL_NULL)
-        store_bind_int(st, i++, f->week);
-    if (f->team_id) {
-        store_bind_text(st, i++, f->team_id);
-        store_bind_text(st, i++, f->team_id);
-    }
-    if (f->league)
-        store_bind_text(st, i++, f->league);
-    if (f->season_type)
-        store_bind_text(st, i++, f->season_type);
-    if (f->status)
-        store_bind_text(st, i++, f->status);
-    if (f->from != MODEL_NULL)
-        store_bind_int(st, i++, f->from);
-    if (f->to != MODEL_NULL)
-        store_bind_int(st, i++, f->to);
     store_bind_int(st, i++, f->limit + 1);
     store_bind_int(st, i++, f->offset);
 
@@ -171,11 +141,7 @@ int teams_each(struct store *s, int (*fn)(void *ctx, const struct team *t), void
 
 int games_each(struct store *s, int (*fn)(void *ctx, const struct game *g), void *ctx)
 {
-    struct buf sql = BUF_INIT;
-    buf_puts(&sql, game_select);
-    buf_puts(&sql, " ORDER BY g.id");
-    struct store_stmt *st = store_prepare(s, sql.p);
-    buf_release(&sql);
+    struct store_stmt *st = store_prepare(s, GAME_SELECT " ORDER BY g.id");
     if (!st)
         return STORE_ERR;
     int rc;

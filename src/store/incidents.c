@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "domain/votes.h"
+#include "store/where.h"
 #include "util/buf.h"
 #include "util/uuid.h"
 
@@ -163,62 +164,25 @@ static int page_tallies(struct store *s, struct incident *list, size_t count)
 int incidents_list(struct store *s, struct arena *a, const struct incident_filter *f,
                    struct incident **out, size_t *n, bool *more)
 {
-    /* one SQL text per combination of filters, each prepared once per connection */
-    struct buf sql = BUF_INIT;
-    buf_puts(&sql, "SELECT " INCIDENT_COLS INCIDENT_FROM " WHERE i.visibility = 'published'");
-    if (f->game_id)
-        buf_puts(&sql, " AND i.game_id = ?");
-    if (f->category)
-        buf_puts(&sql, " AND i.category = ?");
-    if (f->status)
-        buf_puts(&sql, " AND i.status = ?");
-    if (f->has_verdict == 1)
-        buf_puts(&sql, " AND i.question_version IS NOT NULL");
-    else if (f->has_verdict == 0)
-        buf_puts(&sql, " AND i.question_version IS NULL");
-    if (f->from != MODEL_NULL)
-        buf_puts(&sql, " AND i.published_at >= ?");
-    if (f->to != MODEL_NULL)
-        buf_puts(&sql, " AND i.published_at < ?");
-    if (f->season != MODEL_NULL)
-        buf_puts(&sql, " AND g.season = ?");
-    if (f->week != MODEL_NULL)
-        buf_puts(&sql, " AND g.week = ?");
-    if (f->team_id)
-        buf_puts(&sql, " AND (g.home_team_id = ? OR g.away_team_id = ?)");
-    if (f->league)
-        buf_puts(&sql, " AND g.league = ?");
-    if (f->season_type)
-        buf_puts(&sql, " AND g.season_type = ?");
-    buf_puts(&sql, " ORDER BY i.published_at DESC, i.id DESC LIMIT ? OFFSET ?");
-
-    struct store_stmt *st = store_prepare(s, sql.p);
-    buf_release(&sql);
+    struct where w;
+    where_init(&w, "SELECT " INCIDENT_COLS INCIDENT_FROM " WHERE i.visibility = 'published'");
+    where_text(&w, "i.game_id = ?", f->game_id);
+    where_text(&w, "i.category = ?", f->category);
+    where_text(&w, "i.status = ?", f->status);
+    where_flag(&w, "i.question_version IS NOT NULL", f->has_verdict == 1);
+    where_flag(&w, "i.question_version IS NULL", f->has_verdict == 0);
+    where_int(&w, "i.published_at >= ?", f->from);
+    where_int(&w, "i.published_at < ?", f->to);
+    where_int(&w, "g.season = ?", f->season);
+    where_int(&w, "g.week = ?", f->week);
+    where_text(&w, "(g.home_team_id = ? OR g.away_team_id = ?)", f->team_id);
+    where_text(&w, "g.league = ?", f->league);
+    where_text(&w, "g.season_type = ?", f->season_type);
+    buf_puts(&w.sql, " ORDER BY i.published_at DESC, i.id DESC LIMIT ? OFFSET ?");
+    int k;
+    struct store_stmt *st = where_prepare(&w, s, &k);
     if (!st)
         return STORE_ERR;
-    int k = 1;
-    if (f->game_id)
-        store_bind_text(st, k++, f->game_id);
-    if (f->category)
-        store_bind_text(st, k++, f->category);
-    if (f->status)
-        store_bind_text(st, k++, f->status);
-    if (f->from != MODEL_NULL)
-        store_bind_int(st, k++, f->from);
-    if (f->to != MODEL_NULL)
-        store_bind_int(st, k++, f->to);
-    if (f->season != MODEL_NULL)
-        store_bind_int(st, k++, f->season);
-    if (f->week != MODEL_NULL)
-        store_bind_int(st, k++, f->week);
-    if (f->team_id) {
-        store_bind_text(st, k++, f->team_id);
-        store_bind_text(st, k++, f->team_id);
-    }
-    if (f->league)
-        store_bind_text(st, k++, f->league);
-    if (f->season_type)
-        store_bind_text(st, k++, f->season_type);
     store_bind_int(st, k++, f->limit + 1);
     store_bind_int(st, k++, f->offset);
 

@@ -560,3 +560,21 @@ def test_imported_games_are_never_taken_for_vanished_provider_games(server_facto
     after = db_rows(db, "SELECT id, status, updated_at FROM games WHERE id IN (%s) ORDER BY id"
                     % ",".join("'%s'" % i for i in ids))
     assert after == before
+
+
+def test_synced_games_are_served_by_the_api(server_factory, db):
+    sync(db, "--provider", "nflverse", PROV / "nflverse-games.csv")
+    sync(db, "--provider", "cfbd", "--season", "2024", "--file", PROV / "cfbd-games.json",
+         "--teams-file", PROV / "cfbd-teams.json")
+    s = server_factory.start(db=db)
+    g = s.get("/api/v1/games/nfl:2024_22_KC_PHI").json()["data"]
+    assert (g["homeTeam"]["name"], g["awayTeam"]["name"]) == ("Philadelphia Eagles",
+                                                              "Kansas City Chiefs")
+    assert (g["startsAt"], g["status"], g["seasonType"], g["stageLabel"], g["kickoffTbd"]) == (
+        "2025-02-09T23:30:00Z", "final", "postseason", "Super Bowl", False)
+    assert (g["period"], g["clock"], g["league"]) == (None, None, "nfl")
+    tbd = s.get("/api/v1/games/cfb:401628540").json()["data"]
+    assert (tbd["kickoffTbd"], tbd["startsAt"], tbd["league"]) == (True, "2024-11-30T05:00:00Z",
+                                                                   "college")
+    ids = [x["id"] for x in s.get("/api/v1/games?team_id=nfl-lv&limit=100").json()["data"]]
+    assert ids == ["nfl:2019_01_DEN_OAK", "nfl:2024_09_LV_CIN"]

@@ -43,11 +43,11 @@ struct app_ctx {
     const char *request_id; /* X-Request-Id of the HTTP request, NULL on the CLI */
 };
 
-/* Per-subject rolling-window limits over the store (domain/ratelimit.h is the rule).
- * app_rate_limited: 1 when subject already has `limit` events in the window (with
- * *retry_s), 0 when another is allowed, or a negative store_rc. app_rate_record: records
- * one event now and forgets the subject's events older than the window; 0 or a negative
- * store_rc. Both run in the caller's transaction. */
+/* Per-subject rolling-window limits over the store (domain/ratelimit.h is the rule, one
+ * bounded rate_windows row per subject). app_rate_limited: 1 when subject's window already
+ * holds `limit` events (with *retry_s), 0 when another is allowed, or a negative store_rc.
+ * app_rate_record: counts one event now; 0 or a negative store_rc. Both run in the caller's
+ * transaction (a write transaction for app_rate_record). */
 int app_rate_limited(struct store *s, const char *subject, int limit, int64_t window_us,
                      int64_t now, int64_t *retry_s);
 int app_rate_record(struct store *s, const char *subject, int64_t window_us, int64_t now);

@@ -47,6 +47,62 @@ static const char *closed(const struct incident_ref *ref, int64_t version)
     return NULL;
 }
 
+/* The incident rules on what was read: BALLOT_OK when the debate takes this ballot. */
+static int judge(const struct incident_ref *ref, int found, int64_t version, const char **message)
+{
+    /* withdrawn, or a duplicate of a debate that is gone: 404 (domain/incident.h); a merged
+     * duplicate of a published survivor is closed: 409, vote there */
+    if (found == 0 ||
+        incident_public_state(ref->visibility, ref->survivor_visibility) == INCIDENT_PUBLIC_GONE)
+        return BALLOT_MISSING;
+    *message = closed(ref, version);
+    return *message ? BALLOT_CLOSED : BALLOT_OK;
+}
+
+static int done(const struct app_ctx *c, const struct incident_ref *ref, struct ballot_result *out)
+{
+    out->incident_id = arena_strdup(c->a, ref->id);
+    out->key = arena_strdup(c->a, ref->slug[0] ? ref->slug : ref->id);
+    return BALLOT_OK;
+}
+
+/* The portable path (SQLite, one writer): judge, check and write in one write transaction. */
+static int cast_in_transaction(const struct app_ctx *c, const struct ballot_input *in,
+                               const struct ballot_write *w, struct ballot_result *out)
+{
+    struct incident_ref ref;
+    int result = APP_UNAVAILABLE;
+    int rc = store_begin_write(c->s);
+    if (rc < 0)
+        goto out;
+    if ((rc = incidents_locate(c->s, in->key, &ref)) < 0)
+        goto out;
+    if ((result = judge(&ref, rc, in->version, &out->message)) != BALLOT_OK)
+        goto out;
+    result = APP_UNAVAILABLE;
+    rc = app_rate_limited(c->s, w->voter_subject, in->limit_voter, BALLOT_WINDOW_US, c->now,
+                          &out->retry_s);
+    if (rc == 0)
+        rc = app_rate_limited(c->s, w->addr_subject, in->limit_address, BALLOT_WINDOW_US, c->now,
+                              &out->retry_s);
+    if (rc < 0)
+        goto out;
+    if (rc > 0) {
+        result = BALLOT_RATE_LIMITED;
+        goto out;
+    }
+    if ((rc = ballots_put(c->s, ref.id, in->version, in->voter, in->choice, in->rooting, c->now)) <
+            0 ||
+        (rc = app_rate_record(c->s, w->voter_subject, BALLOT_WINDOW_US, c->now)) < 0 ||
+        (rc = app_rate_record(c->s, w->addr_subject, BALLOT_WINDOW_US, c->now)) < 0 ||
+        (rc = store_commit(c->s)) < 0)
+        goto out;
+    return done(c, &ref, out);
+out:
+    store_rollback(c->s);
+    return result;
+}
+
 int ballot_cast(const struct app_ctx *c, const struct ballot_input *in, struct ballot_result *out)
 {
     memset(out, 0, sizeof *out);
@@ -61,46 +117,39 @@ int ballot_cast(const struct app_ctx *c, const struct ballot_input *in, struct b
     snprintf(addr_subject, sizeof addr_subject, "ip:%s", ip_hash);
     snprintf(voter_subject, sizeof voter_subject, "voter:%s", in->voter);
 
+    struct ballot_write w = {
+        .version = in->version,
+        .voter = in->voter,
+        .choice = in->choice,
+        .rooting = in->rooting,
+        .now = c->now,
+        .window_us = BALLOT_WINDOW_US,
+        .voter_subject = voter_subject,
+        .addr_subject = addr_subject,
+        .voter_limit = in->limit_voter,
+        .addr_limit = in->limit_address,
+    };
+    /* PostgreSQL: judge the incident from a plain read, then one statement writes the whole
+     * ballot (store/votes.h ballots_cast_server) unless the incident moved in between */
     struct incident_ref ref;
-    int result = APP_UNAVAILABLE;
-    int rc = store_begin_write(c->s);
-    if (rc < 0)
-        goto out;
-    if ((rc = incidents_locate(c->s, in->key, &ref)) < 0)
-        goto out;
-    /* withdrawn, or a duplicate of a debate that is gone: 404 (domain/incident.h); a merged
-     * duplicate of a published survivor is closed: 409, vote there */
-    if (rc == 0 ||
-        incident_public_state(ref.visibility, ref.survivor_visibility) == INCIDENT_PUBLIC_GONE) {
-        result = BALLOT_MISSING;
-        goto out;
+    for (int tries = 0; tries < 3; tries++) {
+        int rc = incidents_locate(c->s, in->key, &ref);
+        if (rc < 0)
+            return APP_UNAVAILABLE;
+        int judged = judge(&ref, rc, in->version, &out->message);
+        if (judged != BALLOT_OK)
+            return judged;
+        w.incident_id = ref.id;
+        w.visibility = ref.visibility;
+        rc = ballots_cast_server(c->s, &w, &out->retry_s);
+        if (rc < 0)
+            return APP_UNAVAILABLE;
+        if (rc == BALLOT_WRITE_NO_SERVER_PATH)
+            return cast_in_transaction(c, in, &w, out);
+        if (rc == BALLOT_WRITE_LIMITED)
+            return BALLOT_RATE_LIMITED;
+        if (rc == BALLOT_WRITE_DONE)
+            return done(c, &ref, out);
     }
-    out->message = closed(&ref, in->version);
-    if (out->message) {
-        result = BALLOT_CLOSED;
-        goto out;
-    }
-    rc = app_rate_limited(c->s, voter_subject, in->limit_voter, BALLOT_WINDOW_US, c->now,
-                          &out->retry_s);
-    if (rc == 0)
-        rc = app_rate_limited(c->s, addr_subject, in->limit_address, BALLOT_WINDOW_US, c->now,
-                              &out->retry_s);
-    if (rc < 0)
-        goto out;
-    if (rc > 0) {
-        result = BALLOT_RATE_LIMITED;
-        goto out;
-    }
-    if ((rc = ballots_put(c->s, ref.id, in->version, in->voter, in->choice, in->rooting, c->now)) <
-            0 ||
-        (rc = app_rate_record(c->s, voter_subject, BALLOT_WINDOW_US, c->now)) < 0 ||
-        (rc = app_rate_record(c->s, addr_subject, BALLOT_WINDOW_US, c->now)) < 0 ||
-        (rc = store_commit(c->s)) < 0)
-        goto out;
-    out->incident_id = arena_strdup(c->a, ref.id);
-    out->key = arena_strdup(c->a, ref.slug[0] ? ref.slug : ref.id);
-    return BALLOT_OK;
-out:
-    store_rollback(c->s);
-    return result;
+    return APP_UNAVAILABLE; /* the incident kept moving under the ballot */
 }

@@ -81,7 +81,7 @@ static int replay(const struct app_ctx *c, const struct agent_auth *auth, const 
 static int submit(struct app_ctx *c, const struct agent_auth *auth, const char *idem,
                   const struct lead_input *in, struct lead_receipt *out)
 {
-    /* read the clock again under the write lock: acceptance times then follow commit order,
+    /* read the clock again under the leads lock: acceptance times then follow commit order,
      * so no lead committed before this one can look younger than it */
     c->now = time_now_us();
     char found_fp[65];
@@ -149,7 +149,11 @@ int lead_submit(const struct app_ctx *c, const struct agent_auth *auth, const ch
         return LEAD_INVALID;
     }
     struct app_ctx tc = *c;
-    int rc = store_begin_write(c->s);
+    /* the lead's rules need only the 'leads' row (store/agents.h leads_lock), not the
+     * deployment: ballots go on while leads queue on it */
+    int rc = store_begin_row_write(c->s);
+    if (rc >= 0)
+        rc = leads_lock(c->s);
     if (rc >= 0)
         rc = submit(&tc, auth, idem, &in, out);
     if (rc != LEAD_ACCEPTED && rc != LEAD_REPLAYED)

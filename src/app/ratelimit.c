@@ -1,5 +1,5 @@
-/* Rolling-window limits over the store: the one place that counts and records events
- * (today in the vote_events table; issue 20 moves them to bounded counter rows). */
+/* Rolling-window limits over the store: the one place that reads and moves a subject's
+ * window (one rate_windows row, domain/ratelimit.h is the rule). */
 #include "app/app.h"
 #include "domain/ratelimit.h"
 #include "store/votes.h"
@@ -7,14 +7,19 @@
 int app_rate_limited(struct store *s, const char *subject, int limit, int64_t window_us,
                      int64_t now, int64_t *retry_s)
 {
-    int64_t count = 0, oldest = 0;
-    int rc = vote_events_count(s, subject, now - window_us, &count, &oldest);
+    int64_t count = 0, started = 0;
+    int rc = rate_windows_get(s, subject, &count, &started);
     if (rc < 0)
         return rc;
-    return rate_window_check(count, oldest, limit, window_us, now, retry_s);
+    return rate_window_check(count, started, limit, window_us, now, retry_s);
 }
 
 int app_rate_record(struct store *s, const char *subject, int64_t window_us, int64_t now)
 {
-    return vote_events_record(s, subject, now, now - window_us);
+    int64_t count = 0, started = 0;
+    int rc = rate_windows_get(s, subject, &count, &started);
+    if (rc < 0)
+        return rc;
+    rate_window_add(&count, &started, window_us, now);
+    return rate_windows_put(s, subject, count, started);
 }

@@ -249,6 +249,15 @@ int leads_quota_usage(struct store *s, const char *account_id, int64_t now, stru
     return rc;
 }
 
+int leads_lock(struct store *s)
+{
+    struct store_stmt *st =
+        store_prepare(s, "UPDATE write_locks SET n = n + 1 WHERE name = 'leads'");
+    if (!st)
+        return STORE_ERR;
+    return store_run(st);
+}
+
 int leads_insert(struct store *s, const struct lead_row *l)
 {
     struct store_stmt *st = store_prepare(

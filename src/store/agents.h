@@ -70,6 +70,10 @@ int leads_idempotency_prune(struct store *s, const char *account_id, int64_t bef
 
 /* Counts leads inside each quota window at now. */
 int leads_quota_usage(struct store *s, const char *account_id, int64_t now, struct quota_usage *u);
+/* Locks the 'leads' row of write_locks until the transaction ends: lead submissions, whose
+ * all-agents daily quota and idempotency records are read-check-write, take it one at a
+ * time on every node, while ballots and the other row-locking writes go on beside them. */
+int leads_lock(struct store *s);
 int leads_insert(struct store *s, const struct lead_row *l);
 
 struct lead_status {

@@ -26,6 +26,7 @@ struct store_driver {
     int (*exec)(struct store *s, const char *sql);
     int (*begin_read)(struct store *s);
     int (*begin_write)(struct store *s);
+    int (*begin_row_write)(struct store *s); /* NULL: begin_write */
     int (*commit)(struct store *s);
     void (*rollback)(struct store *s);
     const char *(*errmsg)(struct store *s);

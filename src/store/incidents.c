@@ -91,12 +91,16 @@ static void read_incident(struct arena *a, struct store_stmt *st, struct inciden
     memset(&i->votes, 0, sizeof i->votes);
 }
 
+/* A group's tallies are the sums of its slot rows (migration 009, store/votes.h). */
+#define TALLY_SUMS                                                                                 \
+    "CAST(sum(correct) AS BIGINT), CAST(sum(incorrect) AS BIGINT), CAST(sum(unsure) AS BIGINT)"
+
 int incidents_tallies(struct store *s, const char *id, int64_t version, struct votes *v)
 {
     memset(v, 0, sizeof *v);
     struct store_stmt *st =
-        store_prepare(s, "SELECT rooting, correct, incorrect, unsure FROM vote_tallies"
-                         " WHERE incident_id = ? AND question_version = ?");
+        store_prepare(s, "SELECT rooting, " TALLY_SUMS " FROM vote_tallies"
+                         " WHERE incident_id = ? AND question_version = ? GROUP BY rooting");
     if (!st)
         return STORE_ERR;
     store_bind_text(st, 1, id);
@@ -120,7 +124,7 @@ static int page_tallies(struct store *s, struct incident *list, size_t count)
 {
     size_t asked = 0;
     struct buf sql = BUF_INIT;
-    buf_puts(&sql, "SELECT t.incident_id, t.rooting, t.correct, t.incorrect, t.unsure"
+    buf_puts(&sql, "SELECT t.incident_id, t.rooting, " TALLY_SUMS
                    " FROM vote_tallies t JOIN incidents i ON i.id = t.incident_id"
                    " AND t.question_version = i.question_version WHERE t.incident_id IN (");
     for (size_t i = 0; i < count; i++) {
@@ -129,7 +133,7 @@ static int page_tallies(struct store *s, struct incident *list, size_t count)
         buf_puts(&sql, asked ? ", ?" : "?");
         asked++;
     }
-    buf_putc(&sql, ')');
+    buf_puts(&sql, ") GROUP BY t.incident_id, t.rooting");
     if (asked == 0) {
         buf_release(&sql);
         return 0;

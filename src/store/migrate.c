@@ -5,6 +5,8 @@
  * schema_version does not record is applied, not only those above its maximum.
  */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "store/store.h"
 #include "util/timefmt.h"
@@ -31,6 +33,22 @@ static int applied(struct store *s, int v)
     int rc = store_step(st);
     store_reset(st);
     return rc < 0 ? rc : rc == STORE_ROW;
+}
+
+/* Runs one migration's text. What follows a line "-- @postgresql-only" (server-side
+ * functions) runs on PostgreSQL alone; SQLite takes the text before it. */
+#define PG_ONLY "-- @postgresql-only"
+static int apply(struct store *s, const char *sql)
+{
+    const char *cut = strstr(sql, PG_ONLY);
+    if (!cut || strcmp(store_driver_name(s), "postgresql") == 0)
+        return store_exec(s, sql);
+    char *head = strndup(sql, (size_t)(cut - sql));
+    if (!head)
+        return STORE_ERR;
+    int rc = store_exec(s, head);
+    free(head);
+    return rc;
 }
 
 int store_known_version(void)
@@ -78,7 +96,7 @@ int store_migrate(struct store *s, char *err, size_t errlen)
             goto fail;
         if (rc == 1)
             continue;
-        rc = store_exec(s, (const char *)migrations[i].sql);
+        rc = apply(s, (const char *)migrations[i].sql);
         if (rc < 0)
             goto fail;
         struct store_stmt *st =

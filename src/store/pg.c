@@ -23,7 +23,10 @@
  *   on the database, released by COMMIT or ROLLBACK or when a connection dies. Under READ
  *   COMMITTED each later statement of the transaction sees everything committed before the
  *   lock was granted. lock_timeout (5 s, SQLite's busy timeout) turns a long wait into
- *   STORE_BUSY.
+ *   STORE_BUSY. store_begin_row_write takes the same lock in shared mode: the writes whose
+ *   rules lock their own rows (ballots through whistle_cast_ballot, leads on the 'leads'
+ *   row of write_locks) run side by side and wait only for the exclusive ones (issue 20,
+ *   docs/scale.md).
  * - store_data_version: a hash of pg_current_snapshot(). A snapshot lists the transaction
  *   ids still running and the next one to be assigned; a write transaction that commits
  *   either leaves the running list or, if it had no id yet, moves the next id, so the text
@@ -544,16 +547,27 @@ static int pg_begin_read(struct store *s)
     return command(conn_of(s), "BEGIN ISOLATION LEVEL REPEATABLE READ");
 }
 
-static int pg_begin_write(struct store *base)
+/* A write transaction opened by sql (BEGIN and a lock) in one round trip. */
+static int begin_writing(struct store *base, const char *sql)
 {
     struct pg_store *s = conn_of(base);
-    int rc = command(s, "BEGIN; SELECT pg_advisory_xact_lock(" WRITE_LOCK_KEY ")");
+    int rc = command(s, sql);
     if (rc < 0) {
         pg_rollback(base);
         return rc;
     }
     s->writing = true;
     return 0;
+}
+
+static int pg_begin_write(struct store *base)
+{
+    return begin_writing(base, "BEGIN; SELECT pg_advisory_xact_lock(" WRITE_LOCK_KEY ")");
+}
+
+static int pg_begin_row_write(struct store *base)
+{
+    return begin_writing(base, "BEGIN; SELECT pg_advisory_xact_lock_shared(" WRITE_LOCK_KEY ")");
 }
 
 static int pg_commit(struct store *base)
@@ -617,6 +631,7 @@ static const struct store_driver pg_driver = {
     .exec = pg_exec,
     .begin_read = pg_begin_read,
     .begin_write = pg_begin_write,
+    .begin_row_write = pg_begin_row_write,
     .commit = pg_commit,
     .rollback = pg_rollback,
     .errmsg = pg_errmsg,

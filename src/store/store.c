@@ -126,6 +126,11 @@ int store_begin_write(struct store *s)
     return s->drv->begin_write(s);
 }
 
+int store_begin_row_write(struct store *s)
+{
+    return s->drv->begin_row_write ? s->drv->begin_row_write(s) : s->drv->begin_write(s);
+}
+
 int store_commit(struct store *s)
 {
     return s->drv->commit(s);

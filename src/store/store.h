@@ -79,6 +79,12 @@ int store_exec(struct store *s, const char *sql);
  * on every node. begin_read gives one consistent snapshot (REPEATABLE READ on PostgreSQL). */
 int store_begin_read(struct store *s);
 int store_begin_write(struct store *s);
+/* A write whose rule is kept by the rows it locks itself (a named row of write_locks, an
+ * agent key, a unique key with INSERT … ON CONFLICT), not by one writer at a time: on
+ * PostgreSQL it takes the deployment lock in shared mode, so such writes run side by side
+ * on every node while the store_begin_write ones (editorial changes, accounts, imports)
+ * still exclude them all; on SQLite it is store_begin_write. */
+int store_begin_row_write(struct store *s);
 int store_commit(struct store *s);
 void store_rollback(struct store *s);
 

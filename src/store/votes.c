@@ -70,9 +70,11 @@ int ballots_choice(struct store *s, const char *incident_id, int64_t version, co
 static int tally_add(struct store *s, const char *incident_id, int64_t version, const char *rooting,
                      const char *choice, int delta)
 {
+    /* slot 0: SQLite has one writer (the server-side path spreads over slots) */
     struct store_stmt *st = store_prepare(
         s, "INSERT INTO vote_tallies (incident_id, question_version, rooting, correct, incorrect,"
-           " unsure) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (incident_id, question_version, rooting)"
+           " unsure) VALUES (?, ?, ?, ?, ?, ?)"
+           " ON CONFLICT (incident_id, question_version, rooting, slot)"
            " DO UPDATE SET correct = vote_tallies.correct + excluded.correct,"
            " incorrect = vote_tallies.incorrect + excluded.incorrect,"
            " unsure = vote_tallies.unsure + excluded.unsure");
@@ -138,48 +140,81 @@ int ballots_put(struct store *s, const char *incident_id, int64_t version, const
     return tally_add(s, incident_id, version, rooting, choice, +1);
 }
 
-int vote_events_count(struct store *s, const char *subject, int64_t since, int64_t *count,
-                      int64_t *oldest)
+int rate_windows_get(struct store *s, const char *subject, int64_t *count, int64_t *started)
 {
+    *count = 0;
+    *started = 0;
     struct store_stmt *st =
-        store_prepare(s, "SELECT count(*), min(at) FROM vote_events WHERE subject = ? AND at > ?");
+        store_prepare(s, "SELECT count, started_at FROM rate_windows WHERE subject = ?");
     if (!st)
         return STORE_ERR;
     store_bind_text(st, 1, subject);
-    store_bind_int(st, 2, since);
     int rc = store_step(st);
     if (rc == STORE_ROW) {
         *count = store_col_int(st, 0);
-        *oldest = store_col_int(st, 1);
+        *started = store_col_int(st, 1);
     }
     store_reset(st);
     return rc < 0 ? rc : 0;
 }
 
-int vote_events_record(struct store *s, const char *subject, int64_t now, int64_t forget_before)
+int rate_windows_put(struct store *s, const char *subject, int64_t count, int64_t started)
 {
     struct store_stmt *st =
-        store_prepare(s, "DELETE FROM vote_events WHERE subject = ? AND at <= ?");
+        store_prepare(s, "INSERT INTO rate_windows (subject, count, started_at) VALUES (?, ?, ?)"
+                         " ON CONFLICT (subject) DO UPDATE SET count = excluded.count,"
+                         " started_at = excluded.started_at");
     if (!st)
         return STORE_ERR;
     store_bind_text(st, 1, subject);
-    store_bind_int(st, 2, forget_before);
-    int rc = store_run(st);
-    if (rc < 0)
-        return rc;
-    st = store_prepare(s, "INSERT INTO vote_events (subject, at) VALUES (?, ?)");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, subject);
-    store_bind_int(st, 2, now);
+    store_bind_int(st, 2, count);
+    store_bind_int(st, 3, started);
     return store_run(st);
 }
 
-int vote_events_prune(struct store *s, int64_t before)
+int rate_windows_prune(struct store *s, int64_t before)
 {
-    struct store_stmt *st = store_prepare(s, "DELETE FROM vote_events WHERE at <= ?");
+    struct store_stmt *st = store_prepare(s, "DELETE FROM rate_windows WHERE started_at <= ?");
     if (!st)
         return STORE_ERR;
     store_bind_int(st, 1, before);
     return store_run(st);
+}
+
+int ballots_cast_server(struct store *s, const struct ballot_write *w, int64_t *retry_s)
+{
+    *retry_s = 0;
+    if (strcmp(store_driver_name(s), "postgresql") != 0)
+        return BALLOT_WRITE_NO_SERVER_PATH;
+    struct store_stmt *st =
+        store_prepare(s, "SELECT whistle_cast_ballot(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, w->incident_id);
+    store_bind_text(st, 2, w->visibility);
+    store_bind_int(st, 3, w->version);
+    store_bind_text(st, 4, w->voter);
+    store_bind_text(st, 5, w->choice);
+    store_bind_text(st, 6, w->rooting);
+    store_bind_int(st, 7, w->now);
+    store_bind_text(st, 8, w->voter_subject);
+    store_bind_int(st, 9, w->voter_limit);
+    store_bind_text(st, 10, w->addr_subject);
+    store_bind_int(st, 11, w->addr_limit);
+    store_bind_int(st, 12, w->window_us);
+    store_bind_int(st, 13, (int64_t)randombytes_uniform(BALLOT_TALLY_SLOTS));
+    int rc = store_step(st);
+    int64_t v = rc == STORE_ROW ? store_col_int(st, 0) : 0;
+    store_reset(st);
+    if (rc < 0)
+        return rc;
+    if (rc != STORE_ROW)
+        return STORE_ERR;
+    if (v < 0)
+        return BALLOT_WRITE_STALE;
+    if (v > 0) {
+        *retry_s = v;
+        return BALLOT_WRITE_LIMITED;
+    }
+    return BALLOT_WRITE_DONE;
 }

@@ -26,12 +26,36 @@ int ballots_choice(struct store *s, const char *incident_id, int64_t version, co
 int ballots_get(struct store *s, const char *incident_id, int64_t version, const char *voter,
                 char choice[16], char rooting[16]);
 
-/* Ballot events of subject after `since`: count and the oldest time. */
-int vote_events_count(struct store *s, const char *subject, int64_t since, int64_t *count,
-                      int64_t *oldest);
-/* Records an event and forgets the subject's events at or before `forget_before`. */
-int vote_events_record(struct store *s, const char *subject, int64_t now, int64_t forget_before);
-/* Forgets every vote-limit event at or before `before` (housekeeping). */
-int vote_events_prune(struct store *s, int64_t before);
+/* A subject's rate window (rate_windows, domain/ratelimit.h): its event count and the time
+ * it started; 0 and 0 when the subject has none. */
+int rate_windows_get(struct store *s, const char *subject, int64_t *count, int64_t *started);
+int rate_windows_put(struct store *s, const char *subject, int64_t count, int64_t started);
+/* Forgets every window that started at or before `before` (housekeeping; `before` must be
+ * older than the longest window). */
+int rate_windows_prune(struct store *s, int64_t before);
+
+/* Tally slot rows per (incident, version, rooting) on the server-side path. */
+#define BALLOT_TALLY_SLOTS 16
+
+/* One ballot write, judged by the caller from what it read of the incident. */
+struct ballot_write {
+    const char *incident_id, *visibility; /* as read: the write is refused when it moved */
+    int64_t version;                      /* the incident's question version, as read */
+    const char *voter, *choice, *rooting; /* rooting may be NULL */
+    int64_t now, window_us;
+    const char *voter_subject, *addr_subject; /* rate windows ("voter:…", "ip:…") */
+    int64_t voter_limit, addr_limit;
+};
+enum {
+    BALLOT_WRITE_DONE = 0,
+    BALLOT_WRITE_LIMITED = 1,        /* a rate window is full: *retry_s */
+    BALLOT_WRITE_STALE = 2,          /* the incident's visibility or version moved: judge again */
+    BALLOT_WRITE_NO_SERVER_PATH = 3, /* this driver has none: run the portable steps */
+};
+/* The whole ballot (rate windows, ballot, tally) in one statement and one round trip, its own
+ * transaction, where the driver has a server-side path (PostgreSQL: whistle_cast_ballot,
+ * migration 009; the tally moves in a random one of BALLOT_TALLY_SLOTS slot rows). A
+ * BALLOT_WRITE_* value or a negative store_rc. */
+int ballots_cast_server(struct store *s, const struct ballot_write *w, int64_t *retry_s);
 
 #endif

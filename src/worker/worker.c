@@ -19,8 +19,8 @@
 #include "util/timefmt.h"
 #include "worker/worker.h"
 
-/* How long vote-limit events are kept: far beyond the 60-second ballot window. */
-#define VOTE_EVENTS_RETENTION_US (INT64_C(86400) * 1000000)
+/* How long an idle rate window is kept: far beyond the longest window (an hour). */
+#define RATE_WINDOWS_RETENTION_US (INT64_C(86400) * 1000000)
 /* How long finished account rows (expired or revoked sessions, used or expired links, sent
  * mail) are kept: a week, so a stale link is still recognised as expired. */
 #define ACCOUNTS_RETENTION_US (INT64_C(7) * 86400 * 1000000)
@@ -46,7 +46,7 @@ int worker_housekeeping(struct store *s, const struct worker_config *cfg, int64_
     if (rc < 0)
         return rc;
     if ((rc = leads_idempotency_prune(s, NULL, now - LEAD_IDEMPOTENCY_RETENTION_US)) < 0 ||
-        (rc = vote_events_prune(s, now - VOTE_EVENTS_RETENTION_US)) < 0 ||
+        (rc = rate_windows_prune(s, now - RATE_WINDOWS_RETENTION_US)) < 0 ||
         (rc = accounts_prune(s, now - ACCOUNTS_RETENTION_US)) < 0 ||
         (rc = scout_runs_expire_all(s, now)) < 0) {
         store_rollback(s);

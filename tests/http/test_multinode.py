@@ -350,8 +350,9 @@ def tallies_from_ballots(dep):
 
 
 def tallies_table(dep):
-    rows = dep.sql(f"SELECT rooting, correct, incorrect, unsure FROM vote_tallies"
-                   f" WHERE incident_id = '{I1}' AND question_version = 1")
+    # a group's tallies are the sum of its slot rows (migration 009)
+    rows = dep.sql(f"SELECT rooting, sum(correct), sum(incorrect), sum(unsure) FROM vote_tallies"
+                   f" WHERE incident_id = '{I1}' AND question_version = 1 GROUP BY rooting")
     return {r: dict(zip(CHOICES, map(int, v))) for r, *v in rows
             if any(int(x) for x in v)}
 

@@ -212,6 +212,37 @@ static void test_rate_window(void **state)
     assert_int_equal(retry, 1); /* at least one second */
     assert_int_equal(rate_window_check(6, NOW, 5, w, NOW, &retry), 1);
     assert_int_equal(retry, 15 * 60);
+    /* the window is over exactly window_us after its first event */
+    assert_int_equal(rate_window_check(5, NOW - w, 5, w, NOW, &retry), 0);
+    assert_int_equal(rate_window_check(0, 0, 1, w, NOW, &retry), 0); /* no window yet */
+}
+
+/* rate_window_add: the anchored fixed window moves in O(1) (domain/ratelimit.h). */
+static void test_rate_window_add(void **state)
+{
+    (void)state;
+    int64_t count = 0, started = 0, retry = 0, w = 60 * SEC;
+    rate_window_add(&count, &started, w, NOW); /* the first event opens the window */
+    assert_int_equal(count, 1);
+    assert_int_equal(started, NOW);
+    for (int i = 1; i < 5; i++)
+        rate_window_add(&count, &started, w, NOW + i * SEC);
+    assert_int_equal(count, 5);
+    assert_int_equal(started, NOW); /* still anchored at the first event */
+    assert_int_equal(rate_window_check(count, started, 5, w, NOW + 10 * SEC, &retry), 1);
+    assert_int_equal(retry, 50);
+    assert_int_equal(rate_window_check(count, started, 5, w, NOW + w - 1, &retry), 1);
+    assert_int_equal(retry, 1);
+    /* window_us after the first event the window is over: the next event opens a new one */
+    assert_int_equal(rate_window_check(count, started, 5, w, NOW + w, &retry), 0);
+    rate_window_add(&count, &started, w, NOW + w);
+    assert_int_equal(count, 1);
+    assert_int_equal(started, NOW + w);
+    /* so no span of w holds more than 2 x limit: 5 late in one window, 5 early in the next */
+    count = 5, started = NOW;
+    rate_window_add(&count, &started, w, NOW + w + 1);
+    assert_int_equal(count, 1);
+    assert_int_equal(started, NOW + w + 1);
 }
 
 static void test_safe_next(void **state)
@@ -276,6 +307,7 @@ int main(void)
         cmocka_unit_test(test_session_csrf),
         cmocka_unit_test(test_account_voter),
         cmocka_unit_test(test_rate_window),
+        cmocka_unit_test(test_rate_window_add),
         cmocka_unit_test(test_safe_next),
         cmocka_unit_test(test_key_name),
         cmocka_unit_test(test_outbox_backoff),

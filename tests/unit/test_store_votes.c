@@ -108,18 +108,22 @@ static void test_rooting_groups_are_tallied_apart(void **state)
 static void test_rate_limit_window_edges(void **state)
 {
     struct tmpdb *d = *state;
-    int64_t count = 0, oldest = 0;
-    assert_int_equal(vote_events_record(d->s, "voter:x", NOW - 60 * SEC, NOW - 120 * SEC), 0);
-    assert_int_equal(vote_events_record(d->s, "voter:x", NOW - 59 * SEC, NOW - 119 * SEC), 0);
-    assert_int_equal(vote_events_record(d->s, "voter:y", NOW, NOW - 60 * SEC), 0);
-    /* exactly 60 s old is outside the window that starts at now - 60 s */
-    assert_int_equal(vote_events_count(d->s, "voter:x", NOW - 60 * SEC, &count, &oldest), 0);
-    assert_int_equal(count, 1);
-    assert_int_equal(oldest, NOW - 59 * SEC);
-    /* recording prunes the subject's old events */
-    assert_int_equal(vote_events_record(d->s, "voter:x", NOW, NOW - 60 * SEC), 0);
-    assert_int_equal(vote_events_count(d->s, "voter:x", 0, &count, &oldest), 0);
-    assert_int_equal(count, 2);
+    int64_t count = -1, started = -1;
+    /* no window yet: 0 events */
+    assert_int_equal(rate_windows_get(d->s, "voter:x", &count, &started), 0);
+    assert_int_equal(count, 0);
+    assert_int_equal(rate_windows_put(d->s, "voter:x", 2, NOW - 59 * SEC), 0);
+    assert_int_equal(rate_windows_put(d->s, "voter:y", 1, NOW - 3600 * SEC), 0);
+    assert_int_equal(rate_windows_put(d->s, "voter:x", 3, NOW - 59 * SEC), 0); /* one row */
+    assert_int_equal(rate_windows_get(d->s, "voter:x", &count, &started), 0);
+    assert_int_equal(count, 3);
+    assert_int_equal(started, NOW - 59 * SEC);
+    /* housekeeping forgets the windows that started long ago */
+    assert_int_equal(rate_windows_prune(d->s, NOW - 60 * SEC), 0);
+    assert_int_equal(rate_windows_get(d->s, "voter:y", &count, &started), 0);
+    assert_int_equal(count, 0);
+    assert_int_equal(rate_windows_get(d->s, "voter:x", &count, &started), 0);
+    assert_int_equal(count, 3);
 }
 
 static void test_secret_is_created_once(void **state)

@@ -1,5 +1,5 @@
-# bench/lib.sh: shell functions shared by bench/run.sh and bench/pg.sh (sourced; each
-# script defines its own die()).
+# bench/lib.sh: shell functions shared by bench/run.sh, bench/pg.sh and bench/writes.sh
+# (sourced; each script defines its own die()).
 
 # free_port: a TCP port on 127.0.0.1 that nothing listens on (checked, not reserved).
 free_port() {
@@ -12,4 +12,74 @@ free_port() {
         fi
     done
     die "no free port found"
+}
+
+# The functions below use the caller's TMP, BIN, PIDS (an array) and die(), and PSQL for
+# bench_copy_to_pg.
+
+NODE_PORTS=()
+start_node() { # start_node DB [EXTRA...]: one `whistle serve` on a free port
+    local db=$1 port log
+    shift
+    port=$(free_port)
+    log="$TMP/node-$port.log"
+    local args=(serve --db "$db" --listen "127.0.0.1:$port" --base-url http://bench.test --no-worker)
+    if [ -n "${BENCH_THREADS:-}" ]; then args+=(--threads "$BENCH_THREADS"); fi
+    "$BIN" "${args[@]}" "$@" >"$log" 2>&1 </dev/null &
+    PIDS+=($!)
+    for _ in $(seq 1 300); do
+        grep -qs "listening on" "$log" && break
+        sleep 0.05
+    done
+    grep -q "listening on" "$log" || die "node did not start: $(tail -5 "$log")"
+    NODE_PORTS+=("$port")
+}
+
+start_haproxy() { # start_haproxy: HAProxy in front of NODE_PORTS, on HA_PORT
+    HA_PORT=$(free_port)
+    {
+        printf 'global\n    maxconn 4096\n\ndefaults\n    mode http\n'
+        printf '    timeout connect 2s\n    timeout client 30s\n    timeout server 30s\n\n'
+        printf 'frontend public\n    bind 127.0.0.1:%s\n    default_backend whistle\n\n' "$HA_PORT"
+        printf 'backend whistle\n    balance roundrobin\n    option httpchk GET /readyz\n'
+        printf '    default-server check inter 2s\n'
+        local i=0 p
+        for p in "${NODE_PORTS[@]}"; do
+            i=$((i + 1))
+            printf '    server n%s 127.0.0.1:%s\n' "$i" "$p"
+        done
+    } >"$TMP/haproxy.cfg"
+    haproxy -db -f "$TMP/haproxy.cfg" >"$TMP/haproxy.log" 2>&1 </dev/null &
+    PIDS+=($!)
+    for _ in $(seq 1 100); do
+        curl -fsS -o /dev/null "http://127.0.0.1:$HA_PORT/readyz" 2>/dev/null && return 0
+        sleep 0.05
+    done
+    die "haproxy did not start: $(cat "$TMP/haproxy.log")"
+}
+
+stop_all() {
+    local p
+    for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+    for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+    PIDS=()
+    NODE_PORTS=()
+}
+
+to_ms() { # wrk latency (e.g. 812.00us, 1.20ms, 2.01s) → milliseconds
+    awk -v v="$1" 'BEGIN { u = v; sub(/[0-9.]+/, "", u); x = v + 0
+        if (u == "us") x /= 1000; else if (u == "s") x *= 1000; printf "%.3f", x }'
+}
+
+# bench_copy_to_pg SQLITE_DB PG_URI SQL_FILE: the seeded rows, row for row, into PostgreSQL
+# (sqlite3's insert mode writes standard SQL literals; one transaction, then statistics)
+bench_copy_to_pg() {
+    local t
+    {
+        for t in teams games incidents questions sources vote_tallies; do
+            sqlite3 -bail "$1" ".mode insert $t" "SELECT * FROM $t"
+        done
+        echo "ANALYZE;"
+    } >"$3"
+    "$PSQL" -X -q -1 -v ON_ERROR_STOP=1 -d "$2" -f "$3" >/dev/null
 }

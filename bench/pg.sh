@@ -20,7 +20,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 # shellcheck source=bench/lib.sh
-. "$ROOT/bench/lib.sh" # free_port
+. "$ROOT/bench/lib.sh" # free_port, start_node, start_haproxy, stop_all, to_ms, bench_copy_to_pg
 BIN=${WHISTLE_BIN:-build/whistle}
 N=${BENCH_PG_SCALE:-10000}
 DUR=${DUR:-10s}
@@ -67,76 +67,16 @@ PG_BASE=$(bash tests/pgcluster.sh start "$PGDIR")
 "$PSQL" -X -q -d "$PG_BASE" -c "CREATE DATABASE bench" >/dev/null
 PG_DB=${PG_BASE/\/postgres\?//bench?}
 "$BIN" migrate --db "$PG_DB" >/dev/null
-# sqlite3's insert mode writes standard SQL literals; one transaction, then statistics
-{
-    for t in teams games incidents questions sources vote_tallies; do
-        sqlite3 -bail "$SQLITE_DB" ".mode insert $t" "SELECT * FROM $t"
-    done
-    echo "ANALYZE;"
-} >"$TMP/copy.sql"
-"$PSQL" -X -q -1 -v ON_ERROR_STOP=1 -d "$PG_DB" -f "$TMP/copy.sql" >/dev/null
+bench_copy_to_pg "$SQLITE_DB" "$PG_DB" "$TMP/copy.sql"
 say "$N incidents in SQLite and PostgreSQL ($(grep -c '^INSERT' "$TMP/copy.sql") rows copied)"
 ID=$(sqlite3 "$SQLITE_DB" "SELECT id FROM incidents ORDER BY published_at DESC, id DESC LIMIT 1 OFFSET $((N / 2))")
 
 # ---- processes ---------------------------------------------------------------------------
 
-NODE_PORTS=()
-start_node() { # start_node DB [EXTRA...]: one `whistle serve` on a free port
-    local db=$1 port log
-    shift
-    port=$(free_port)
-    log="$TMP/node-$port.log"
-    local args=(serve --db "$db" --listen "127.0.0.1:$port" --base-url http://bench.test --no-worker)
-    if [ -n "${BENCH_THREADS:-}" ]; then args+=(--threads "$BENCH_THREADS"); fi
-    "$BIN" "${args[@]}" "$@" >"$log" 2>&1 </dev/null &
-    PIDS+=($!)
-    for _ in $(seq 1 300); do
-        grep -qs "listening on" "$log" && break
-        sleep 0.05
-    done
-    grep -q "listening on" "$log" || die "node did not start: $(tail -5 "$log")"
-    NODE_PORTS+=("$port")
-}
-
-start_haproxy() { # start_haproxy: HAProxy in front of NODE_PORTS, on HA_PORT
-    HA_PORT=$(free_port)
-    {
-        printf 'global\n    maxconn 4096\n\ndefaults\n    mode http\n'
-        printf '    timeout connect 2s\n    timeout client 30s\n    timeout server 30s\n\n'
-        printf 'frontend public\n    bind 127.0.0.1:%s\n    default_backend whistle\n\n' "$HA_PORT"
-        printf 'backend whistle\n    balance roundrobin\n    option httpchk GET /readyz\n'
-        printf '    default-server check inter 2s\n'
-        local i=0 p
-        for p in "${NODE_PORTS[@]}"; do
-            i=$((i + 1))
-            printf '    server n%s 127.0.0.1:%s\n' "$i" "$p"
-        done
-    } >"$TMP/haproxy.cfg"
-    haproxy -db -f "$TMP/haproxy.cfg" >"$TMP/haproxy.log" 2>&1 </dev/null &
-    PIDS+=($!)
-    for _ in $(seq 1 100); do
-        curl -fsS -o /dev/null "http://127.0.0.1:$HA_PORT/readyz" 2>/dev/null && return 0
-        sleep 0.05
-    done
-    die "haproxy did not start: $(cat "$TMP/haproxy.log")"
-}
-
-stop_all() {
-    local p
-    for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
-    for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
-    PIDS=()
-    NODE_PORTS=()
-}
-
 # ---- measuring ---------------------------------------------------------------------------
 
 RESULTS=$TMP/results.tsv
 : >"$RESULTS"
-to_ms() { # wrk latency (e.g. 812.00us, 1.20ms, 2.01s) → milliseconds
-    awk -v v="$1" 'BEGIN { u = v; sub(/[0-9.]+/, "", u); x = v + 0
-        if (u == "us") x /= 1000; else if (u == "s") x *= 1000; printf "%.3f", x }'
-}
 measure() { # measure CONFIG CACHE PORT
     local config=$1 cache=$2 port=$3 ep url out rps p50 p99 non2xx
     for ep in single list; do

@@ -32,6 +32,8 @@
 #                  is measured again; the least disturbed attempt is kept (default 2)
 #   BENCH_KEEP=1   keep the temporary directory (databases, logs, nginx files)
 #   BENCH_PG=0     skip the PostgreSQL comparison (bench/pg.sh)
+#   BENCH_WRITES=0 skip the write-path figures (bench/writes.sh; WHISTLE_BIN_BEFORE adds a
+#                  before/after comparison with another build)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -740,6 +742,23 @@ if [ "${BENCH_PG:-1}" = 1 ]; then
     cat "$TMP/pg.log" >&2
 fi
 
+# Writes (issue 20): bench/writes.sh, ballots on SQLite, PostgreSQL and three nodes behind a
+# delay proxy; with WHISTLE_BIN_BEFORE set, before/after in the same run.
+W_MD="$TMP/writes.md"
+: >"$W_MD"
+if [ "${BENCH_WRITES:-1}" = 1 ]; then
+    say "write path (bench/writes.sh)"
+    if ! WHISTLE_BIN="$BIN" DUR="$DUR" WARMUP="$WARMUP" bash "$ROOT/bench/writes.sh" >"$W_MD" \
+        2>"$TMP/writes.log"; then
+        {
+            echo "bench/writes.sh failed; the end of its output:"
+            echo
+            tail -n 20 "$TMP/writes.log" | sed 's/^/    /'
+        } >"$W_MD"
+    fi
+    cat "$TMP/writes.log" >&2
+fi
+
 NOTE_FILE="$TMP/note.md"
 # Keep the hand-written "Where the time goes" section across runs.
 if [ -f "$OUT" ] && grep -q '^## Where the time goes' "$OUT"; then
@@ -828,6 +847,14 @@ fi
         echo "\`bench/pg.sh\`, run by \`make bench\` (docs/deploy.md):"
         echo
         cat "$PG_MD"
+        echo
+    fi
+    if [ -s "$W_MD" ]; then
+        echo "## Ballots: SQLite, PostgreSQL, nodes at a network distance (issue 20)"
+        echo
+        echo "\`bench/writes.sh\`, run by \`make bench\` (docs/scale.md):"
+        echo
+        cat "$W_MD"
         echo
     fi
     echo "## Where the time goes"

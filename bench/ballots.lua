@@ -1,0 +1,40 @@
+-- bench/ballots.lua: wrk script of bench/writes.sh (issue 20). Each request is a JSON ballot
+-- of the next voter (cookie and CSRF token from VOTERS, one "cookie csrf" per line) on the
+-- next incident of INCIDENTS (one id per line; a single line: one hot debate), cycling the
+-- choice so that a voter's later ballots replace the earlier ones.
+local voters, incidents = {}, {}
+local counter = 0
+local origin = os.getenv("ORIGIN") or "http://bench.test"
+
+local function lines(path)
+    local t = {}
+    for l in io.lines(path) do
+        if l ~= "" then t[#t + 1] = l end
+    end
+    return t
+end
+
+function init(args)
+    for _, l in ipairs(lines(os.getenv("VOTERS"))) do
+        local c, t = l:match("^(%S+) (%S+)$")
+        voters[#voters + 1] = {c, t}
+    end
+    incidents = lines(os.getenv("INCIDENTS"))
+    -- each wrk thread starts at its own place in the voter list
+    counter = math.random(#voters)
+end
+
+local choices = {"correct", "incorrect", "unsure"}
+
+function request()
+    counter = counter + 1
+    local v = voters[(counter % #voters) + 1]
+    local id = incidents[(counter % #incidents) + 1]
+    local choice = choices[(math.floor(counter / #voters) % 3) + 1]
+    local body = '{"choice":"' .. choice .. '","question_version":1,"csrf":"' .. v[2] .. '"}'
+    return wrk.format("POST", "/incidents/" .. id .. "/vote", {
+        ["Content-Type"] = "application/json",
+        ["Origin"] = origin,
+        ["Cookie"] = "__Host-whistle_voter=" .. v[1],
+    }, body)
+end

@@ -1,0 +1,174 @@
+#!/usr/bin/env bash
+# bench/writes.sh: the write-path figures of `make bench` (issue 20). bench/run.sh runs it at
+# the end and puts its Markdown (stdout) into BENCHMARKS.md; it also runs on its own.
+#
+# Ballots per second and their latency, measured with wrk (bench/ballots.lua: JSON ballots
+# of BENCH_W_VOTERS anonymous voters, each ballot of a voter replacing its previous one) on
+#   sqlite  1 node                       whistle serve --db FILE
+#   pg      1 node, socket               whistle serve --db postgresql://… (Unix socket)
+#   pg      1 node, delay proxy          the same through bench/delayproxy.c, which holds
+#                                        every chunk BENCH_W_DELAY_US (500) µs each way
+#   pg      3 nodes, delay proxy         three such nodes behind HAProxy (round robin)
+# each "spread" (BENCH_W_INCIDENTS incidents, voter k on incident k) and "hot" (everyone on
+# one incident). With WHISTLE_BIN_BEFORE set (another build, e.g. the previous commit) the
+# same grid runs for it too, on databases of its own, in the same run: before/after.
+# Rate limits are raised for the run (--vote-limit-voter/--vote-limit-ip): the figures are
+# the cost of a ballot, not of a refusal. PostgreSQL runs with fsync=off (tests/pgcluster.sh).
+#
+# Environment: WHISTLE_BIN, WHISTLE_BIN_BEFORE, BENCH_W_VOTERS (2000), BENCH_W_INCIDENTS
+# (2000), BENCH_W_DELAY_US (500), BENCH_W_THREADS (serve --threads, 16), BENCH_W_CONNS (32),
+# DUR (10s), WARMUP (3s).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+# shellcheck source=bench/lib.sh
+. "$ROOT/bench/lib.sh"
+BIN=${WHISTLE_BIN:-build/whistle}
+BEFORE=${WHISTLE_BIN_BEFORE:-}
+V=${BENCH_W_VOTERS:-2000}
+N=${BENCH_W_INCIDENTS:-2000}
+DELAY=${BENCH_W_DELAY_US:-500}
+THREADS=${BENCH_W_THREADS:-16}
+C=${BENCH_W_CONNS:-32}
+DUR=${DUR:-10s}
+WARMUP=${WARMUP:-3s}
+
+say() { echo "bench-writes: $*" >&2; }
+die() {
+    say "$*"
+    exit 1
+}
+
+for tool in wrk haproxy sqlite3 curl cc; do
+    command -v "$tool" >/dev/null 2>&1 || die "missing $tool (make deps-bench deps-pg)"
+done
+bash tests/pgcluster.sh available || die "no PostgreSQL server installed (make deps-pg)"
+PSQL=$(ls /usr/lib/postgresql/*/bin/psql 2>/dev/null | sort -V | tail -1)
+[ -n "$PSQL" ] || PSQL=psql
+
+TMP=$(mktemp -d /tmp/whistle-benchw.XXXXXX)
+PGDIR=$(mktemp -d /tmp/whistle-benchw-db.XXXXXX)
+# the proxy's socket directory: PostgreSQL's socket name, another directory
+PROXYDIR=$(mktemp -d /tmp/whistle-benchw-proxy.XXXXXX)
+PIDS=()
+PROXY_PID=
+cleanup() {
+    local rc=$? p
+    trap - EXIT INT TERM
+    for p in "${PIDS[@]}" $PROXY_PID; do kill -TERM "$p" 2>/dev/null || true; done
+    for p in "${PIDS[@]}" $PROXY_PID; do wait "$p" 2>/dev/null || true; done
+    bash tests/pgcluster.sh stop "$PGDIR" || true
+    rm -rf "$TMP" "$PGDIR" "$PROXYDIR"
+    exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+cc -O2 -pthread -o "$TMP/delayproxy" bench/delayproxy.c || die "cannot build bench/delayproxy.c"
+PG_BASE=$(bash tests/pgcluster.sh start "$PGDIR")
+"$TMP/delayproxy" "$PROXYDIR/.s.PGSQL.5432" "$PGDIR/.s.PGSQL.5432" "$DELAY" &
+PROXY_PID=$!
+
+# data DB_NAME BINARY: an SQLite file and a PostgreSQL database of N incidents for BINARY
+# (each binary migrates its own: the schemas differ); sets SQ and PG (direct) and PGD (proxy)
+data() {
+    local name=$1 bin=$2
+    SQ=$TMP/$name.db
+    "$bin" migrate --db "$SQ" >/dev/null
+    sqlite3 -bail "$SQ" ".parameter set @n $N" ".read $ROOT/bench/seed.sql" >/dev/null
+    "$PSQL" -X -q -d "$PG_BASE" -c "CREATE DATABASE $name" >/dev/null
+    PG=${PG_BASE/\/postgres\?//$name?}
+    PGD="postgresql://whistle@/$name?host=$PROXYDIR"
+    "$bin" migrate --db "$PG" >/dev/null
+    bench_copy_to_pg "$SQ" "$PG" "$TMP/copy-$name.sql"
+    sqlite3 "$SQ" "SELECT slug FROM incidents ORDER BY id LIMIT $N" >"$TMP/spread-$name.txt"
+    head -1 "$TMP/spread-$name.txt" >"$TMP/hot-$name.txt"
+}
+
+# voters PORT FILE: V anonymous voters (cookie and CSRF token from one incident page each)
+voters() {
+    /usr/bin/python3 - "$1" "$2" "$V" "$(head -1 "$TMP/spread-$DBNAME.txt")" <<'EOF'
+import re, sys, http.client
+port, out, n, iid = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+conn = http.client.HTTPConnection("127.0.0.1", int(port), timeout=30)
+with open(out, "w") as f:
+    for _ in range(n):
+        conn.request("GET", f"/incidents/{iid}")
+        r = conn.getresponse()
+        body = r.read().decode()
+        cookie = next(h.split(";")[0].split("=", 1)[1] for k, h in r.getheaders()
+                      if k.lower() == "set-cookie" and h.startswith("__Host-whistle_voter="))
+        csrf = re.search(r'name="csrf" value="([^"]+)"', body).group(1)
+        f.write(f"{cookie} {csrf}\n")
+EOF
+}
+
+RESULTS=$TMP/results.tsv
+: >"$RESULTS"
+measure() { # measure BUILD CONFIG PORT
+    local build=$1 config=$2 port=$3 load out rps p99 non2xx
+    local vf="$TMP/voters-$build-${config%%,*}.txt"
+    [ -s "$vf" ] || voters "$port" "$vf"
+    for load in spread hot; do
+        out="$TMP/wrk-$build-$config-$load.txt"
+        VOTERS=$vf INCIDENTS=$TMP/$load-$DBNAME.txt wrk -t2 -c"$C" -d"$WARMUP" \
+            -s bench/ballots.lua "http://127.0.0.1:$port" >/dev/null 2>&1 || die "wrk warm-up failed"
+        VOTERS=$vf INCIDENTS=$TMP/$load-$DBNAME.txt wrk --latency -t2 -c"$C" -d"$DUR" \
+            -s bench/ballots.lua "http://127.0.0.1:$port" >"$out" 2>&1 || die "wrk failed: $(cat "$out")"
+        rps=$(awk '/^Requests\/sec:/ { print $2 }' "$out")
+        p99=$(to_ms "$(awk '$1 == "99%" { print $2 }' "$out")")
+        non2xx=$(awk '/Non-2xx or 3xx responses:/ { print $NF }' "$out")
+        printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$build" "$config" "$load" "$rps" "$p99" "${non2xx:-0}" >>"$RESULTS"
+        say "$(printf '%-7s %-32s %-6s %8.0f ballots/s  p99 %8.3f ms  non-2xx %s' "$build" "$config" "$load" "$rps" "$p99" "${non2xx:-0}")"
+    done
+}
+
+grid() { # grid BUILD BINARY
+    local build=$1 bin=$2
+    DBNAME=$build
+    data "$build" "$bin"
+    local lim=(--vote-limit-voter 100000 --vote-limit-ip 1000000 --threads "$THREADS")
+    BIN=$bin start_node "$SQ" "${lim[@]}"
+    measure "$build" "sqlite, 1 node" "${NODE_PORTS[0]}"
+    stop_all
+    BIN=$bin start_node "$PG" "${lim[@]}"
+    measure "$build" "postgresql, 1 node, socket" "${NODE_PORTS[0]}"
+    stop_all
+    BIN=$bin start_node "$PGD" "${lim[@]}"
+    measure "$build" "postgresql, 1 node, delay proxy" "${NODE_PORTS[0]}"
+    stop_all
+    for _ in 1 2 3; do BIN=$bin start_node "$PGD" "${lim[@]}"; done
+    start_haproxy
+    measure "$build" "postgresql, 3 nodes, delay proxy" "$HA_PORT"
+    stop_all
+}
+
+if [ -n "$BEFORE" ]; then grid before "$BEFORE"; fi
+grid after "$BIN"
+
+# ---- Markdown ----------------------------------------------------------------------------
+
+get() { awk -F'\t' -v b="$1" -v c="$2" -v l="$3" '$1 == b && $2 == c && $3 == l { print $4; exit }' "$RESULTS"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b == 0) print "n/a"; else printf "%.2f", a / b }'; }
+
+echo "Ballots (\`POST /incidents/{id}/vote\`, JSON) of $V anonymous voters, \`wrk --latency -t2 -c$C -d$DUR\`"
+echo "after a \`-d$WARMUP\` warm-up (bench/ballots.lua); \"spread\": voter k on incident k of $N, each"
+echo "later ballot of a voter replacing its earlier one; \"hot\": every voter on one incident. Nodes"
+echo "are \`whistle serve --no-worker --threads $THREADS\` with the ballot limits raised; the delay proxy"
+echo "(bench/delayproxy.c) holds each chunk ${DELAY} µs each way between nodes and PostgreSQL"
+echo "$("$PSQL" --version | awk '{ print $3 }') (Unix sockets, \`fsync=off\`). Everything, wrk included, shares $(nproc) cores."
+echo
+echo "| build | configuration | load | ballots/s | p99 ms | non-2xx |"
+echo "|---|---|---|---:|---:|---:|"
+while IFS=$'\t' read -r build config load rps p99 n2; do
+    printf '| %s | %s | %s | %.0f | %.3f | %s |\n' "$build" "$config" "$load" "$rps" "$p99" "$n2"
+done <"$RESULTS"
+echo
+echo "| ratio (ballots/s) | build | spread | hot |"
+echo "|---|---|---:|---:|"
+for b in before after; do
+    [ -n "$(get $b "sqlite, 1 node" spread)" ] || continue
+    echo "| 3 PostgreSQL nodes at the delay / 1 SQLite node | $b | $(ratio "$(get $b "postgresql, 3 nodes, delay proxy" spread)" "$(get $b "sqlite, 1 node" spread)") | $(ratio "$(get $b "postgresql, 3 nodes, delay proxy" hot)" "$(get $b "sqlite, 1 node" hot)") |"
+done

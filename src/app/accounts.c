@@ -240,8 +240,8 @@ enum account_outcome account_resend_verification(const struct app_ctx *c, const 
 /* ---- sign-in, sessions, passwords --------------------------------------------------- */
 
 /* Failed sign-ins are limited per email address (registered or not, so the limit tells
- * nothing) and per client address, over a rolling window. The events share the ballot
- * limits' table under subjects of their own. */
+ * nothing) and per client address, over a rolling window. The windows share the ballot
+ * limits' table (rate_windows, domain/ratelimit.h) under subjects of their own. */
 struct signin_subjects {
     char email[SUBJECT_MAX], ip[SUBJECT_MAX];
 };

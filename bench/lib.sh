@@ -14,6 +14,18 @@ free_port() {
     die "no free port found"
 }
 
+# bench_need_pg TOOL...: dies unless every TOOL and a PostgreSQL server are installed; sets
+# PSQL (the newest installed psql).
+bench_need_pg() {
+    local tool
+    for tool in "$@"; do
+        command -v "$tool" >/dev/null 2>&1 || die "missing $tool (make deps-bench deps-pg)"
+    done
+    bash tests/pgcluster.sh available || die "no PostgreSQL server installed (make deps-pg)"
+    PSQL=$(ls /usr/lib/postgresql/*/bin/psql 2>/dev/null | sort -V | tail -1)
+    [ -n "$PSQL" ] || PSQL=psql
+}
+
 # The functions below use the caller's TMP, BIN, PIDS (an array) and die(), and PSQL for
 # bench_copy_to_pg.
 

@@ -33,12 +33,7 @@ die() {
     exit 1
 }
 
-for tool in wrk haproxy sqlite3 curl; do
-    command -v "$tool" >/dev/null 2>&1 || die "missing $tool (make deps-bench deps-pg)"
-done
-bash tests/pgcluster.sh available || die "no PostgreSQL server installed (make deps-pg)"
-PSQL=$(ls /usr/lib/postgresql/*/bin/psql 2>/dev/null | sort -V | tail -1)
-[ -n "$PSQL" ] || PSQL=psql
+bench_need_pg wrk haproxy sqlite3 curl
 
 TMP=$(mktemp -d /tmp/whistle-benchpg.XXXXXX)
 # the cluster's own directory, directly under /tmp: as root the server runs as postgres,

@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include "domain/limits.h"
+#include "domain/vocab.h"
 #include "http/http.h"
 
 /* The route table of the public API and the human pages (routes.c). */
@@ -28,8 +29,8 @@ void api_readyz(struct request *req);
 #define API_COMMON_LIST_PARAMS                                                                     \
     {"limit", QP_INT, 1, 100, 20, NULL}, {"offset", QP_INT, 0, API_OFFSET_MAX, 0, NULL},           \
         {"season", QP_INT, 2000, 2100, 0, NULL}, {"week", QP_INT, 0, 30, 0, NULL},                 \
-        {"team_id", QP_ID, 0, 0, 0, NULL}, {"league", QP_ENUM, 0, 0, 0, api_leagues},              \
-        {"season_type", QP_ENUM, 0, 0, 0, api_season_types}, {"from", QP_TIME, 0, 0, 0, NULL},     \
+        {"team_id", QP_ID, 0, 0, 0, NULL}, {"league", QP_ENUM, 0, 0, 0, league_names},             \
+        {"season_type", QP_ENUM, 0, 0, 0, season_type_names}, {"from", QP_TIME, 0, 0, 0, NULL},    \
     {                                                                                              \
         "to", QP_TIME, 0, 0, 0, NULL                                                               \
     }
@@ -45,9 +46,6 @@ enum {
     P_TO,
     P_COMMON_COUNT
 };
-
-extern const char *const api_leagues[];
-extern const char *const api_season_types[];
 
 /* Checks from < to when both are given; answers 400 and returns -1 otherwise. */
 int api_check_range(struct request *req, const struct qp_value *v);

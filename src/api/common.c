@@ -9,9 +9,6 @@
 #include "util/log.h"
 #include "util/timefmt.h"
 
-const char *const api_leagues[] = {"college", "nfl", NULL};
-const char *const api_season_types[] = {"preseason", "regular", "postseason", "unknown", NULL};
-
 int api_check_range(struct request *req, const struct qp_value *v)
 {
     if (v[P_FROM].set && v[P_TO].set && v[P_FROM].i >= v[P_TO].i) {

@@ -5,13 +5,11 @@
 #include "domain/ids.h"
 #include "store/games.h"
 
-static const char *const game_status_filter[] = {"upcoming",  "live",     "final",
-                                                 "postponed", "canceled", NULL};
 static const char *const game_sorts[] = {"kickoff", "recent", NULL};
 
 static const struct qp_spec list_params[] = {
     API_COMMON_LIST_PARAMS,
-    {"status", QP_ENUM, 0, 0, 0, game_status_filter},
+    {"status", QP_ENUM, 0, 0, 0, game_status_filter_names},
     {"sort", QP_ENUM, 0, 0, 0, game_sorts},
 };
 enum { P_STATUS = P_COMMON_COUNT, P_SORT, P_COUNT };

@@ -5,18 +5,14 @@
 #include "store/incidents.h"
 #include "util/uuid.h"
 
-static const char *const categories[] = {"penalty", "replay",  "clock", "spot", "targeting",
-                                         "other",   "no_call", "catch", NULL};
-static const char *const maturities[] = {"developing", "corroborated", "explained", "resolved",
-                                         NULL};
 static const char *const incident_sorts[] = {"recent", NULL};
 
 static const struct qp_spec list_params[] = {
     API_COMMON_LIST_PARAMS,
-    {"status", QP_ENUM, 0, 0, 0, maturities},
+    {"status", QP_ENUM, 0, 0, 0, maturity_names},
     {"sort", QP_ENUM, 0, 0, 0, incident_sorts},
     {"game_id", QP_ID, 0, 0, 0, NULL},
-    {"category", QP_ENUM, 0, 0, 0, categories},
+    {"category", QP_ENUM, 0, 0, 0, category_names},
     {"has_verdict", QP_BOOL, 0, 0, 0, NULL},
 };
 enum { P_STATUS = P_COMMON_COUNT, P_SORT, P_GAME, P_CATEGORY, P_HAS_VERDICT, P_COUNT };

@@ -100,12 +100,10 @@ void render_game(struct jw *w, const char *base, const struct game *g)
 static void render_choices_counts(struct jw *w, const struct choices *c)
 {
     jw_obj_begin(w);
-    jw_key(w, "correct");
-    jw_int(w, c->correct);
-    jw_key(w, "incorrect");
-    jw_int(w, c->incorrect);
-    jw_key(w, "unsure");
-    jw_int(w, c->unsure);
+    for (int k = 0; k < CHOICE_COUNT; k++) {
+        jw_key(w, choice_names[k]);
+        jw_int(w, choices_count(c, k));
+    }
     jw_obj_end(w);
 }
 
@@ -120,12 +118,10 @@ void render_votes(struct jw *w, const struct votes *v)
     render_choices_counts(w, &all);
     jw_key(w, "percentages");
     jw_obj_begin(w);
-    jw_key(w, "correct");
-    jw_number1(w, votes_percentage(all.correct, total));
-    jw_key(w, "incorrect");
-    jw_number1(w, votes_percentage(all.incorrect, total));
-    jw_key(w, "unsure");
-    jw_number1(w, votes_percentage(all.unsure, total));
+    for (int k = 0; k < CHOICE_COUNT; k++) {
+        jw_key(w, choice_names[k]);
+        jw_number1(w, votes_percentage(choices_count(&all, k), total));
+    }
     jw_obj_end(w);
     jw_key(w, "rooting");
     jw_obj_begin(w);

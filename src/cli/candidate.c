@@ -10,7 +10,8 @@
 
 #include "app/candidate.h"
 #include "cli/cli.h"
-#include "cli/question.h"
+#include "domain/question.h"
+#include "domain/vocab.h"
 #include "http/query.h"
 #include "research/pipeline.h"
 #include "util/jsonw.h"
@@ -401,8 +402,8 @@ static int do_reject(struct store *s, struct arena *ar, const struct args *a, co
     return reject(s, ar, arg, a);
 }
 
-static const char *const statuses[] = {"pending",   "running", "rejected", "published",
-                                       "duplicate", "failed",  "candidate"};
+/* `lead list --status`: a lead status, or "candidate" (running leads awaiting an operator) */
+#define LIST_CANDIDATES "candidate"
 
 int cli_candidate(int argc, char **argv)
 {
@@ -415,7 +416,7 @@ int cli_candidate(int argc, char **argv)
         return rc;
     int rest = argc - optind;
     if (strcmp(action, "list") == 0 && rest == 0)
-        return with_store(&a, do_list, "candidate");
+        return with_store(&a, do_list, LIST_CANDIDATES);
     if (strcmp(action, "show") == 0 && rest == 1)
         return with_store(&a, do_show, argv[optind]);
     if (strcmp(action, "publish") == 0 && rest == 1)
@@ -436,12 +437,11 @@ int cli_lead(int argc, char **argv)
         return rc;
     int rest = argc - optind;
     if (strcmp(action, "list") == 0 && rest == 0) {
-        bool ok = !a.status;
-        for (size_t k = 0; k < sizeof statuses / sizeof statuses[0]; k++)
-            ok = ok || strcmp(a.status, statuses[k]) == 0;
-        if (!ok)
-            return cli_refuse("--status must be one of pending, running, rejected, published, "
-                              "duplicate, failed, candidate");
+        char statuses[200];
+        if (a.status && vocab_find(lead_status_names, a.status) < 0 &&
+            strcmp(a.status, LIST_CANDIDATES) != 0)
+            return cli_refuse("--status must be one of %s, " LIST_CANDIDATES,
+                              strlist_join(lead_status_names, statuses, sizeof statuses));
         return with_store(&a, do_list, a.status);
     }
     if (strcmp(action, "show") == 0 && rest == 1)

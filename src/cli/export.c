@@ -170,7 +170,9 @@ static int incident_cb(void *ctx, const struct incident *i, const char *visibili
     jw_key(w, "comment_count");
     jw_int(w, i->comment_count);
     jw_key(w, "visibility");
-    jw_str(w, strcmp(visibility, "withdrawn") == 0 ? "withdrawn" : "published");
+    /* a merged incident is exported published, with duplicate_of */
+    int vis = vocab_find(visibility_names, visibility);
+    jw_str(w, visibility_names[vis == VISIBILITY_WITHDRAWN ? vis : VISIBILITY_PUBLISHED]);
     jw_key(w, "sources");
     jw_arr_begin(w);
     for (size_t k = 0; k < nsrc; k++) {

@@ -10,7 +10,7 @@
 
 #include "app/editorial.h"
 #include "cli/cli.h"
-#include "cli/question.h"
+#include "domain/question.h"
 #include "util/timefmt.h"
 #include "util/uuid.h"
 

@@ -8,8 +8,7 @@
 #include <strings.h>
 #include <uriparser/Uri.h>
 
-static const char *const categories[] = {"penalty",   "replay", "clock", "spot",
-                                         "targeting", "other",  NULL};
+#include "domain/vocab.h"
 
 size_t utf8_length(const char *s)
 {
@@ -194,16 +193,21 @@ int lead_parse(const char *body, size_t len, struct lead_input *out, char *err, 
 
     v = json_object_get(doc, "category");
     if (v && !json_is_null(v)) {
-        const char *c = json_is_string(v) ? json_string_value(v) : NULL;
-        for (size_t k = 0; c && categories[k]; k++)
-            if (strcmp(c, categories[k]) == 0)
-                out->category = categories[k];
-        if (!out->category) {
-            fail(err, errlen,
-                 "category must be one of penalty, replay, clock, spot, "
-                 "targeting, other, or null (no_call and catch are not accepted)");
+        int k = vocab_find(lead_category_names, json_string_value(v));
+        if (k < 0) {
+            char allowed[200], refused[100] = "";
+            for (int c = 0; c < CATEGORY_COUNT; c++) {
+                if (vocab_find(lead_category_names, category_names[c]) >= 0)
+                    continue;
+                size_t used = strlen(refused);
+                snprintf(refused + used, sizeof refused - used, "%s%s", used ? " and " : "",
+                         category_names[c]);
+            }
+            fail(err, errlen, "category must be one of %s, or null (%s are not accepted)",
+                 strlist_join(lead_category_names, allowed, sizeof allowed), refused);
             goto fail;
         }
+        out->category = lead_category_names[k];
     }
 
     v = json_object_get(doc, "confidence");

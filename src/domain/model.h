@@ -4,6 +4,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "domain/vocab.h"
+
 /*
  * The records the store reads and the API writes. Strings are owned by whoever filled the
  * record (an arena, for requests); NULL means JSON null. Integers use MODEL_NULL for null;
@@ -29,15 +31,6 @@ struct game {
 /* Ballot aggregates of one rooting group: correct = option A, incorrect = option B. */
 struct choices {
     int64_t correct, incorrect, unsure;
-};
-
-enum rooting {
-    ROOTING_HOME,
-    ROOTING_AWAY,
-    ROOTING_NEUTRAL,
-    ROOTING_UNDISCLOSED,
-    ROOTING_UNSPECIFIED,
-    ROOTING_COUNT
 };
 
 struct votes {

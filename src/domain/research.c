@@ -5,6 +5,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "domain/vocab.h"
+
 static void decide(struct research_decision *d, enum research_verdict v, const char *gate,
                    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 static void decide(struct research_decision *d, enum research_verdict v, const char *gate,
@@ -52,8 +54,7 @@ void research_period_label(int64_t period, char *out, size_t n)
 /* Games that cannot have had the play yet: api-v1.md Game status values. */
 static bool not_played(const char *status)
 {
-    return status && (strcmp(status, "upcoming") == 0 || strcmp(status, "postponed") == 0 ||
-                      strcmp(status, "canceled") == 0);
+    return vocab_find(unplayed_game_status_names, status) >= 0;
 }
 
 void research_resolve(const struct research_facts *f, int64_t now, struct research_decision *d)
@@ -224,19 +225,11 @@ bool research_mentions(const char *text, size_t len, const char *const *names, s
     return false;
 }
 
-static const char *category_words(const char *category)
+/* How a title names the category; "officiating decision" for an unknown one. */
+static const char *category_phrase(const char *category)
 {
-    static const struct {
-        const char *category, *words;
-    } words[] = {
-        {"penalty", "penalty call"}, {"replay", "replay review"},       {"clock", "clock decision"},
-        {"spot", "ball spot"},       {"targeting", "targeting call"},   {"no_call", "no-call"},
-        {"catch", "catch ruling"},   {"other", "officiating decision"},
-    };
-    for (size_t i = 0; category && i < sizeof words / sizeof words[0]; i++)
-        if (strcmp(category, words[i].category) == 0)
-            return words[i].words;
-    return "officiating decision";
+    int c = vocab_find(category_names, category);
+    return category_words[c >= 0 ? c : CATEGORY_OTHER];
 }
 
 size_t research_title(const char *category, const char *away, const char *home, int64_t period,
@@ -244,7 +237,7 @@ size_t research_title(const char *category, const char *away, const char *home, 
 {
     char p[24];
     research_period_label(period, p, sizeof p);
-    int len = snprintf(out, n, "Debated %s: %s at %s, %s%s%s", category_words(category),
+    int len = snprintf(out, n, "Debated %s: %s at %s, %s%s%s", category_phrase(category),
                        away ? away : "Away", home ? home : "Home", p, clock ? " " : "",
                        clock ? clock : "");
     return len < 0 ? 0 : ((size_t)len >= n ? n - 1 : (size_t)len);

@@ -2,22 +2,21 @@
 
 #include <string.h>
 
-const char *const rooting_names[ROOTING_COUNT] = {"home", "away", "neutral", "undisclosed",
-                                                  "unspecified"};
-
 int rooting_from_name(const char *name)
 {
     if (!name)
         return ROOTING_UNSPECIFIED;
-    for (int i = 0; i < ROOTING_COUNT; i++)
-        if (strcmp(name, rooting_names[i]) == 0)
-            return i;
-    return -1;
+    return vocab_find(rooting_names, name);
 }
 
 int64_t choices_total(const struct choices *c)
 {
     return c->correct + c->incorrect + c->unsure;
+}
+
+int64_t choices_count(const struct choices *c, enum choice k)
+{
+    return k == CHOICE_CORRECT ? c->correct : k == CHOICE_INCORRECT ? c->incorrect : c->unsure;
 }
 
 struct choices votes_overall(const struct votes *v)

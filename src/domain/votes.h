@@ -22,12 +22,12 @@ enum vote_display {
     VOTE_DISPLAY_PERCENTAGES, /* counts and percentages */
 };
 
-extern const char *const rooting_names[ROOTING_COUNT]; /* "home" … "unspecified" */
-
 /* The rooting index of name ("home", …, "unspecified"); -1 when unknown. NULL is unspecified. */
 int rooting_from_name(const char *name);
 
 int64_t choices_total(const struct choices *c);
+/* The count of one choice (enum choice) in c. */
+int64_t choices_count(const struct choices *c, enum choice k);
 struct choices votes_overall(const struct votes *v);
 
 /* 100 * part / total, 0 when total is 0 (raw arithmetic, unrounded). */

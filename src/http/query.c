@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "domain/ids.h"
+#include "util/strlist.h"
 #include "util/timefmt.h"
 #include "util/uuid.h"
 
@@ -40,18 +41,6 @@ static bool printable_ascii(const char *s)
     return true;
 }
 
-static void list_values(const char *const *values, char *out, size_t outlen)
-{
-    size_t n = 0;
-    out[0] = '\0';
-    for (size_t i = 0; values[i] && n < outlen; i++) {
-        int w = snprintf(out + n, outlen - n, "%s%s", i ? ", " : "", values[i]);
-        if (w < 0)
-            break;
-        n += (size_t)w;
-    }
-}
-
 static int check_value(const struct qp_spec *spec, const char *v, struct qp_value *out, char *err,
                        size_t errlen)
 {
@@ -73,7 +62,7 @@ static int check_value(const struct qp_spec *spec, const char *v, struct qp_valu
                 return 0;
             }
         }
-        list_values(spec->values, values, sizeof values);
+        strlist_join(spec->values, values, sizeof values);
         snprintf(err, errlen, "query parameter %s must be one of: %s", spec->name, values);
         return -1;
     case QP_PATH:

@@ -38,15 +38,16 @@ static const char supports_other[] =
 
 static const char *source_kind(const char *content_type)
 {
+    enum source_kind k = SOURCE_KIND_OTHER; /* no or an unrecognised Content-Type */
     if (!content_type)
-        return "other";
+        return source_kind_names[k];
     if (strncasecmp(content_type, "video/", 6) == 0)
-        return "video";
-    if (strncasecmp(content_type, "image/", 6) == 0)
-        return "image";
-    if (strncasecmp(content_type, "text/", 5) == 0 || strstr(content_type, "html"))
-        return "report";
-    return "other";
+        k = SOURCE_KIND_VIDEO;
+    else if (strncasecmp(content_type, "image/", 6) == 0)
+        k = SOURCE_KIND_IMAGE;
+    else if (strncasecmp(content_type, "text/", 5) == 0 || strstr(content_type, "html"))
+        k = SOURCE_KIND_REPORT;
+    return source_kind_names[k];
 }
 
 struct sources {
@@ -135,11 +136,11 @@ int research_publish(struct store *s, struct arena *a, const struct research_lea
         .title = title,
         .play_description = o->description ? o->description : l->description,
         .neutral_summary = o->summary ? o->summary : summary,
-        .category = l->category ? l->category : "other",
+        .category = l->category ? l->category : category_names[CATEGORY_OTHER],
         .period = l->period,
         .clock = l->clock,
-        .status = "developing",
-        .origin_kind = "agent",
+        .status = maturity_names[MATURITY_DEVELOPING],
+        .origin_kind = origin_names[ORIGIN_AGENT],
         .replay_involved = -1,
         .penalty_called = -1,
         .provenance_json = prov ? prov : "{}",
@@ -149,7 +150,7 @@ int research_publish(struct store *s, struct arena *a, const struct research_lea
         .updated_at = now,
         .slug = slug,
     };
-    TRY(rc = admin_upsert_incident(s, &inc, "published", MODEL_NULL));
+    TRY(rc = admin_upsert_incident(s, &inc, visibility_names[VISIBILITY_PUBLISHED], MODEL_NULL));
     TRY(rc = admin_replace_sources(s, id, c.src, c.n, now));
     if (o->question) {
         struct question q = *o->question;

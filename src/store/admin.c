@@ -36,6 +36,36 @@ int admin_game_exists(struct store *s, const char *id)
     return exists(s, "SELECT 1 FROM games WHERE id = ?", id);
 }
 
+int admin_game_times(struct store *s, const char *id, int64_t *created_at, int64_t *updated_at)
+{
+    struct store_stmt *st =
+        store_prepare(s, "SELECT created_at, updated_at FROM games WHERE id = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, id);
+    int rc = store_step(st);
+    if (rc == STORE_ROW) {
+        *created_at = store_col_int(st, 0);
+        *updated_at = store_col_int(st, 1);
+    }
+    store_reset(st);
+    return rc < 0 ? rc : rc == STORE_ROW;
+}
+
+int admin_is_empty(struct store *s)
+{
+    struct store_stmt *st =
+        store_prepare(s, "SELECT (SELECT count(*) FROM games) + (SELECT count(*) FROM incidents)");
+    if (!st)
+        return STORE_ERR;
+    int rc = store_step(st);
+    int64_t rows = rc == STORE_ROW ? store_col_int(st, 0) : -1;
+    store_reset(st);
+    if (rc < 0)
+        return rc;
+    return rc == STORE_ROW ? rows == 0 : STORE_ERR;
+}
+
 int admin_incident_state(struct store *s, const char *id, struct incident_state *out)
 {
     memset(out, 0, sizeof *out);
@@ -337,8 +367,6 @@ int admin_replace_questions(struct store *s, const char *incident_id, const stru
 int admin_replace_legacy_ballots(struct store *s, const char *incident_id, int64_t version,
                                  const int *choices, const int *rootings, size_t n, int64_t now)
 {
-    static const char *const choice_names[] = {"correct", "incorrect", "unsure"};
-    static const char *const rooting_cols[] = {"home", "away", "neutral", "undisclosed", NULL};
     struct store_stmt *st =
         store_prepare(s, "DELETE FROM ballots WHERE incident_id = ? AND question_version = ?"
                          " AND voter LIKE 'legacy:%'");
@@ -358,7 +386,8 @@ int admin_replace_legacy_ballots(struct store *s, const char *incident_id, int64
         store_bind_int(st, 2, version);
         store_bind_text(st, 3, voter);
         store_bind_text(st, 4, choice_names[choices[k]]);
-        store_bind_text(st, 5, rootings[k] < 4 ? rooting_cols[rootings[k]] : NULL);
+        store_bind_text(st, 5,
+                        rootings[k] == ROOTING_UNSPECIFIED ? NULL : rooting_names[rootings[k]]);
         store_bind_int(st, 6, now);
         store_bind_int(st, 7, now);
         TRY(store_run(st));

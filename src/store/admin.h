@@ -17,6 +17,14 @@
 int admin_team_exists(struct store *s, const char *id); /* 1, 0 or <0 */
 int admin_game_exists(struct store *s, const char *id); /* 1, 0 or <0 */
 
+/* The stored createdAt / updatedAt of game id into *created_at, *updated_at: 1 found, 0
+ * not found (outputs untouched), or <0. */
+int admin_game_times(struct store *s, const char *id, int64_t *created_at, int64_t *updated_at);
+
+/* 1 when the database holds no game and no incident (`import --if-empty`), 0 when it holds
+ * some, or <0. */
+int admin_is_empty(struct store *s);
+
 struct incident_state {
     bool exists;
     char visibility[16];

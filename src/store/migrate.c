@@ -56,6 +56,14 @@ int store_known_version(void)
     return KNOWN_VERSION;
 }
 
+const char *store_migration(size_t i, int *version)
+{
+    if (i >= NMIGRATIONS)
+        return NULL;
+    *version = migrations[i].version;
+    return (const char *)migrations[i].sql;
+}
+
 int store_schema_version(struct store *s)
 {
     struct store_stmt *st =

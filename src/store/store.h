@@ -49,6 +49,9 @@ int store_migrate(struct store *s, char *err, size_t errlen);
 int store_schema_version(struct store *s);
 /* The schema version this binary's migrations produce. */
 int store_known_version(void);
+/* The i-th compiled-in migration (0-based, in order): its SQL text and *version; NULL past
+ * the last. The vocabulary test reads the CHECK constraints from it. */
+const char *store_migration(size_t i, int *version);
 
 struct store_stmt *store_prepare(struct store *s, const char *sql);
 void store_bind_text(struct store_stmt *st, int idx, const char *v); /* NULL binds null */

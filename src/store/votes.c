@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "domain/vocab.h"
 #include "util/uuid.h"
 
 int settings_secret(struct store *s, const char *name, unsigned char out[32])
@@ -82,10 +83,11 @@ static int tally_add(struct store *s, const char *incident_id, int64_t version, 
         return STORE_ERR;
     store_bind_text(st, 1, incident_id);
     store_bind_int(st, 2, version);
-    store_bind_text(st, 3, rooting ? rooting : "unspecified");
-    store_bind_int(st, 4, strcmp(choice, "correct") == 0 ? delta : 0);
-    store_bind_int(st, 5, strcmp(choice, "incorrect") == 0 ? delta : 0);
-    store_bind_int(st, 6, strcmp(choice, "unsure") == 0 ? delta : 0);
+    store_bind_text(st, 3, rooting ? rooting : rooting_names[ROOTING_UNSPECIFIED]);
+    int k = vocab_find(choice_names, choice);
+    store_bind_int(st, 4, k == CHOICE_CORRECT ? delta : 0);
+    store_bind_int(st, 5, k == CHOICE_INCORRECT ? delta : 0);
+    store_bind_int(st, 6, k == CHOICE_UNSURE ? delta : 0);
     return store_run(st);
 }
 

@@ -112,16 +112,19 @@ void web_time(struct buf *b, int64_t us)
     html_raw(b, " UTC</time>");
 }
 
-static const char *maturity_words(const char *status)
+/* What each maturity means, for people (api-v1.md "Incident status"). */
+static const char *const maturity_words[MATURITY_COUNT] = {
+    [MATURITY_DEVELOPING] = "Developing: this describes what people are discussing. It is not a "
+                            "verdict; there may be no independent article or final ruling yet.",
+    [MATURITY_CORROBORATED] = "Corroborated: supported by independent or structured evidence.",
+    [MATURITY_EXPLAINED] = "Explained: an authoritative explanation exists.",
+    [MATURITY_RESOLVED] = "Resolved: a legacy editorial status.",
+};
+
+static const char *maturity_text(const char *status)
 {
-    if (strcmp(status, "corroborated") == 0)
-        return "Corroborated: supported by independent or structured evidence.";
-    if (strcmp(status, "explained") == 0)
-        return "Explained: an authoritative explanation exists.";
-    if (strcmp(status, "resolved") == 0)
-        return "Resolved: a legacy editorial status.";
-    return "Developing: this describes what people are discussing. It is not a verdict; there "
-           "may be no independent article or final ruling yet.";
+    int m = vocab_find(maturity_names, status);
+    return maturity_words[m >= 0 && maturity_words[m] ? m : MATURITY_DEVELOPING];
 }
 
 static void kickoff(struct buf *b, const struct game *g)
@@ -175,7 +178,8 @@ int web_list(struct request *req, const struct incident_filter *f, struct incide
 /* "College" / "NFL" for people; the data says college / nfl. */
 static const char *league_name(const char *league)
 {
-    return league && strcmp(league, "nfl") == 0 ? "NFL" : "College";
+    int l = vocab_find(league_names, league);
+    return league_labels[l >= 0 ? l : LEAGUE_COLLEGE];
 }
 
 static void incident_link(struct buf *b, const struct incident *i)
@@ -198,14 +202,10 @@ static void incident_link(struct buf *b, const struct incident *i)
     html_printf(b, " · %lld votes</span></li>", (long long)choices_total(&all));
 }
 
-static const char *const leagues[] = {"college", "nfl", NULL};
-static const char *const maturities[] = {"developing", "corroborated", "explained", "resolved",
-                                         NULL};
-
 void web_home(struct request *req)
 {
-    static const struct qp_spec specs[] = {{"league", QP_ENUM_OR_EMPTY, 0, 0, 0, leagues},
-                                           {"status", QP_ENUM_OR_EMPTY, 0, 0, 0, maturities}};
+    static const struct qp_spec specs[] = {{"league", QP_ENUM_OR_EMPTY, 0, 0, 0, league_names},
+                                           {"status", QP_ENUM_OR_EMPTY, 0, 0, 0, maturity_names}};
     struct qp_value v[2];
     char err[400];
     if (http_query_check(req, specs, 2, v, err, sizeof err) < 0) {
@@ -227,16 +227,17 @@ void web_home(struct request *req)
     html_raw(b, "<h1>Latest officiating debates</h1><form class=\"filters\" method=\"get\" "
                 "action=\"/\"><label>League <select name=\"league\"><option value=\"\">All"
                 "</option>");
-    for (int k = 0; leagues[k]; k++) {
-        html_printf(b, "<option value=\"%s\"%s>%s</option>", leagues[k],
-                    v[0].s && strcmp(v[0].s, leagues[k]) == 0 ? " selected" : "",
-                    k == 0 ? "College" : "NFL");
+    for (int k = 0; league_names[k]; k++) {
+        html_printf(b, "<option value=\"%s\"%s>%s</option>", league_names[k],
+                    v[0].s && strcmp(v[0].s, league_names[k]) == 0 ? " selected" : "",
+                    league_labels[k]);
     }
     html_raw(b, "</select></label> <label>Status <select name=\"status\"><option value=\"\">"
                 "All</option>");
-    for (int k = 0; maturities[k]; k++)
-        html_printf(b, "<option value=\"%s\"%s>%s</option>", maturities[k],
-                    v[1].s && strcmp(v[1].s, maturities[k]) == 0 ? " selected" : "", maturities[k]);
+    for (int k = 0; maturity_names[k]; k++)
+        html_printf(b, "<option value=\"%s\"%s>%s</option>", maturity_names[k],
+                    v[1].s && strcmp(v[1].s, maturity_names[k]) == 0 ? " selected" : "",
+                    maturity_names[k]);
     html_raw(b, "</select></label> <button>Filter</button></form><ul class=\"incidents\">");
     for (size_t i = 0; i < n; i++)
         incident_link(b, &list[i]);
@@ -351,25 +352,29 @@ static void vote_form(struct buf *b, const struct incident *i, const struct game
     html_printf(b, "\"><input type=\"hidden\" name=\"question_version\" value=\"%lld\">",
                 (long long)q->version);
     if (rooting) {
-        static const char *const groups[] = {"home", "away", "neutral", "undisclosed"};
-        const char *labels[] = {g->home.name, g->away.name, "Neutral", "Prefer not to say"};
+        const char *labels[ROOTING_COUNT] = {[ROOTING_HOME] = g->home.name,
+                                             [ROOTING_AWAY] = g->away.name,
+                                             [ROOTING_NEUTRAL] = "Neutral",
+                                             [ROOTING_UNDISCLOSED] = "Prefer not to say"};
         html_raw(b, "<label class=\"rooting\">Your rooting interest (optional) <select "
                     "name=\"rooting\"><option value=\"\">No answer</option>");
-        for (int k = 0; k < 4; k++) {
-            html_printf(b, "<option value=\"%s\"%s>", groups[k],
-                        strcmp(rooting, groups[k]) == 0 ? " selected" : "");
-            if (k < 2)
-                html_raw(b, k == 0 ? "Home: " : "Away: ");
-            html_text(b, labels[k]);
+        for (int k = 0; ballot_rooting_names[k]; k++) {
+            int r = vocab_find(rooting_names, ballot_rooting_names[k]);
+            html_printf(b, "<option value=\"%s\"%s>", rooting_names[r],
+                        strcmp(rooting, rooting_names[r]) == 0 ? " selected" : "");
+            if (r == ROOTING_HOME || r == ROOTING_AWAY)
+                html_raw(b, r == ROOTING_HOME ? "Home: " : "Away: ");
+            html_text(b, labels[r]);
             html_raw(b, "</option>");
         }
         html_raw(b, "</select></label>");
     }
-    const char *keys[] = {"correct", "incorrect", "unsure"};
-    const char *labels[] = {q->a_label, q->b_label, q->unsure_label};
-    for (int k = 0; k < 3; k++) {
-        html_printf(b, "<button name=\"choice\" value=\"%s\" aria-pressed=\"%s\">", keys[k],
-                    strcmp(current, keys[k]) == 0 ? "true" : "false");
+    const char *labels[CHOICE_COUNT] = {[CHOICE_CORRECT] = q->a_label,
+                                        [CHOICE_INCORRECT] = q->b_label,
+                                        [CHOICE_UNSURE] = q->unsure_label};
+    for (int k = 0; k < CHOICE_COUNT; k++) {
+        html_printf(b, "<button name=\"choice\" value=\"%s\" aria-pressed=\"%s\">", choice_names[k],
+                    strcmp(current, choice_names[k]) == 0 ? "true" : "false");
         html_text(b, labels[k]);
         html_raw(b, "</button>");
     }
@@ -455,7 +460,7 @@ void web_incident(struct request *req)
     html_raw(b, "</h1><p class=\"maturity\" data-status=\"");
     html_attr(b, inc.status);
     html_raw(b, "\">");
-    html_text(b, maturity_words(inc.status));
+    html_text(b, maturity_text(inc.status));
     html_raw(b, "</p><p class=\"play\">");
     html_text(b, inc.play_description);
     html_raw(b, "</p>");

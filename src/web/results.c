@@ -11,25 +11,28 @@ static void pct(struct buf *b, int64_t part, int64_t total)
 
 void web_results(struct buf *b, const struct question *q, const struct votes *v)
 {
-    static const char *const names[] = {"Home fans", "Away fans", "Neutral", "Prefer not to say",
-                                        "Not declared"};
+    static const char *const names[ROOTING_COUNT] = {[ROOTING_HOME] = "Home fans",
+                                                     [ROOTING_AWAY] = "Away fans",
+                                                     [ROOTING_NEUTRAL] = "Neutral",
+                                                     [ROOTING_UNDISCLOSED] = "Prefer not to say",
+                                                     [ROOTING_UNSPECIFIED] = "Not declared"};
     struct choices all = votes_overall(v);
     int64_t total = choices_total(&all);
-    const char *keys[] = {"correct", "incorrect", "unsure"};
-    const char *labels[] = {q->a_label, q->b_label, q->unsure_label};
-    int64_t counts[] = {all.correct, all.incorrect, all.unsure};
+    const char *labels[CHOICE_COUNT] = {[CHOICE_CORRECT] = q->a_label,
+                                        [CHOICE_INCORRECT] = q->b_label,
+                                        [CHOICE_UNSURE] = q->unsure_label};
     bool show_pct = votes_overall_display(total) == VOTE_DISPLAY_PERCENTAGES;
 
     html_printf(b,
                 "<div id=\"results\"><p>Votes: <span id=\"vote-total\">%lld</span></p><ul "
                 "class=\"results\">",
                 (long long)total);
-    for (int k = 0; k < 3; k++) {
-        html_printf(b, "<li data-choice=\"%s\">", keys[k]);
+    for (int k = 0; k < CHOICE_COUNT; k++) {
+        html_printf(b, "<li data-choice=\"%s\">", choice_names[k]);
         html_text(b, labels[k]);
-        html_printf(b, ": <span class=\"count\">%lld</span>", (long long)counts[k]);
+        html_printf(b, ": <span class=\"count\">%lld</span>", (long long)choices_count(&all, k));
         if (show_pct)
-            pct(b, counts[k], total);
+            pct(b, choices_count(&all, k), total);
         html_raw(b, "</li>");
     }
     html_raw(b, "</ul>");
@@ -50,13 +53,13 @@ void web_results(struct buf *b, const struct question *q, const struct votes *v)
             enum vote_display d = votes_subgroup_display(n);
             if (d == VOTE_DISPLAY_HIDDEN)
                 continue;
-            int64_t cs[] = {c->correct, c->incorrect, c->unsure};
             html_printf(b, "<tr data-group=\"%s\"><th>%s (%lld)</th>", rooting_names[r], names[r],
                         (long long)n);
-            for (int k = 0; k < 3; k++) {
-                html_printf(b, "<td><span class=\"count\">%lld</span>", (long long)cs[k]);
+            for (int k = 0; k < CHOICE_COUNT; k++) {
+                html_printf(b, "<td><span class=\"count\">%lld</span>",
+                            (long long)choices_count(c, k));
                 if (d == VOTE_DISPLAY_PERCENTAGES)
-                    pct(b, cs[k], n);
+                    pct(b, choices_count(c, k), n);
                 html_raw(b, "</td>");
             }
             html_raw(b, "</tr>");

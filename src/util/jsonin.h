@@ -1,5 +1,5 @@
-#ifndef WHISTLE_CLI_JSONIN_H
-#define WHISTLE_CLI_JSONIN_H
+#ifndef WHISTLE_UTIL_JSONIN_H
+#define WHISTLE_UTIL_JSONIN_H
 
 #include <jansson.h>
 #include <stdbool.h>

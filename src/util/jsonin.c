@@ -1,9 +1,10 @@
-#include "cli/jsonin.h"
+#include "util/jsonin.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "util/strlist.h"
 #include "util/timefmt.h"
 
 #define NULL_INT INT64_MIN
@@ -213,15 +214,8 @@ int jin_enum(struct jin *j, json_t *obj, const char *key, bool required, bool nu
         }
     }
     char list[256];
-    size_t n = 0;
-    list[0] = '\0';
-    for (size_t i = 0; values[i] && n < sizeof list; i++) {
-        int w = snprintf(list + n, sizeof list - n, "%s%s", i ? ", " : "", values[i]);
-        if (w > 0)
-            n += (size_t)w;
-    }
     size_t m = jin_push_key(j, key);
-    jin_fail(j, "\"%.80s\" is not one of %s", s, list);
+    jin_fail(j, "\"%.80s\" is not one of %s", s, strlist_join(values, list, sizeof list));
     jin_pop(j, m);
     return -1;
 }

@@ -1,4 +1,4 @@
-#include "cli/question.h"
+#include "domain/question.h"
 
 #include <string.h>
 

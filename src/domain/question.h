@@ -1,9 +1,9 @@
-#ifndef WHISTLE_CLI_QUESTION_H
-#define WHISTLE_CLI_QUESTION_H
+#ifndef WHISTLE_DOMAIN_QUESTION_H
+#define WHISTLE_DOMAIN_QUESTION_H
 
 #include <jansson.h>
 
-#include "cli/jsonin.h"
+#include "util/jsonin.h"
 #include "domain/model.h"
 
 /*

@@ -1,0 +1,43 @@
+#ifndef WHISTLE_APP_IMPORT_H
+#define WHISTLE_APP_IMPORT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "app/app.h"
+
+/*
+ * Importing a document of teams, games and incidents (docs/import-format.md): the use case
+ * behind `whistle import`. The CLI reads and parses the file; everything it then decides —
+ * the document's rules, the transaction, what is written — happens here.
+ */
+
+enum import_outcome {
+    IMPORT_OK = APP_OK,   /* imported; with dry_run: valid, and nothing was written */
+    IMPORT_NOT_EMPTY = 1, /* if_empty, and the database has games or incidents: nothing written */
+    IMPORT_INVALID = 2,   /* the document is refused: err is "<json path>: <problem>" */
+    IMPORT_UNAVAILABLE = APP_UNAVAILABLE, /* the store failed: err is the whole message */
+};
+
+struct import_options {
+    bool if_empty; /* import only into a database without games and incidents */
+    bool dry_run;  /* validate everything inside the transaction, then roll it back */
+    /* called every 1000 rows of a section of 2000 or more (NULL: no progress) */
+    void (*progress)(void *arg, const char *section, size_t done, size_t total);
+    void *progress_arg;
+};
+
+struct import_report {
+    size_t teams, games, incidents; /* rows imported (or, on a dry run, checked) */
+    char err[1000];                 /* why, when the outcome is not IMPORT_OK */
+};
+
+/* Imports doc in one transaction of its own on ctx->s (upserts by id; ctx->now stamps rows
+ * without timestamps): every row or none. doc stays the caller's; derived texts are kept on
+ * its objects, so it must outlive nothing but this call. Returns an enum import_outcome with
+ * *out filled in. */
+int import_document(struct app_ctx *ctx, json_t *doc, const struct import_options *opt,
+                    struct import_report *out);
+
+#endif

@@ -1,0 +1,48 @@
+#include "domain/vocab.h"
+
+#include <string.h>
+
+/* Every table below is generated from the lists in vocab.h: nothing here names a value. */
+#define NAME(id, name, ...) [id] = name,
+/* A subset keeps the entries whose flag column is the literal 1. */
+#define PICK_1(name) name,
+#define PICK_0(name)
+#define PICK(flag, name) PICK_##flag(name)
+
+const char *const category_names[CATEGORY_COUNT + 1] = {VOCAB_CATEGORIES(NAME)};
+const char *const maturity_names[MATURITY_COUNT + 1] = {VOCAB_MATURITIES(NAME)};
+const char *const origin_names[ORIGIN_COUNT + 1] = {VOCAB_ORIGINS(NAME)};
+const char *const game_status_names[GAME_STATUS_COUNT + 1] = {VOCAB_GAME_STATUSES(NAME)};
+const char *const league_names[LEAGUE_COUNT + 1] = {VOCAB_LEAGUES(NAME)};
+const char *const season_type_names[SEASON_TYPE_COUNT + 1] = {VOCAB_SEASON_TYPES(NAME)};
+const char *const source_kind_names[SOURCE_KIND_COUNT + 1] = {VOCAB_SOURCE_KINDS(NAME)};
+const char *const lead_status_names[LEAD_STATUS_COUNT + 1] = {VOCAB_LEAD_STATUSES(NAME)};
+const char *const rooting_names[ROOTING_COUNT + 1] = {VOCAB_ROOTINGS(NAME)};
+const char *const choice_names[CHOICE_COUNT + 1] = {VOCAB_CHOICES(NAME)};
+const char *const visibility_names[VISIBILITY_COUNT + 1] = {VOCAB_VISIBILITIES(NAME)};
+
+#define CATEGORY_WORDS(id, name, lead, words) [id] = words,
+#define LEAGUE_LABEL(id, name, label)         [id] = label,
+const char *const category_words[CATEGORY_COUNT] = {VOCAB_CATEGORIES(CATEGORY_WORDS)};
+const char *const league_labels[LEAGUE_COUNT] = {VOCAB_LEAGUES(LEAGUE_LABEL)};
+
+#define LEAD_CATEGORY(id, name, lead, words)        PICK(lead, name)
+#define FILTER_STATUS(id, name, filter, unplayed)   PICK(filter, name)
+#define UNPLAYED_STATUS(id, name, filter, unplayed) PICK(unplayed, name)
+#define BALLOT_ROOTING(id, name, ballot)            PICK(ballot, name)
+#define IMPORT_VISIBILITY(id, name, import)         PICK(import, name)
+const char *const lead_category_names[] = {VOCAB_CATEGORIES(LEAD_CATEGORY) NULL};
+const char *const game_status_filter_names[] = {VOCAB_GAME_STATUSES(FILTER_STATUS) NULL};
+const char *const unplayed_game_status_names[] = {VOCAB_GAME_STATUSES(UNPLAYED_STATUS) NULL};
+const char *const ballot_rooting_names[] = {VOCAB_ROOTINGS(BALLOT_ROOTING) NULL};
+const char *const import_visibility_names[] = {VOCAB_VISIBILITIES(IMPORT_VISIBILITY) NULL};
+
+int vocab_find(const char *const *names, const char *name)
+{
+    if (!name)
+        return -1;
+    for (int i = 0; names[i]; i++)
+        if (strcmp(names[i], name) == 0)
+            return i;
+    return -1;
+}

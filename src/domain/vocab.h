@@ -1,0 +1,156 @@
+#ifndef WHISTLE_DOMAIN_VOCAB_H
+#define WHISTLE_DOMAIN_VOCAB_H
+
+#include <stddef.h>
+
+#include "util/strlist.h" /* strlist_join(): "a, b, c" for messages */
+
+/*
+ * The vocabulary: every enumerated value of the spec (../shared/spec/api-v1.md) and the
+ * schema, declared once. Each list is an X-macro, X(CONSTANT, "name", ...), in the spec's
+ * order (error messages list the values in that order). From each list come
+ *
+ *   - an enum of indexes (CATEGORY_PENALTY, …, CATEGORY_COUNT);
+ *   - a NULL-terminated name table (category_names[CATEGORY_COUNT + 1]) that the query
+ *     parameter tables, import validation and the page filters use as is;
+ *   - subsets picked by a 0/1 column (lead_category_names: the categories an agent lead may
+ *     name), also NULL-terminated.
+ *
+ * vocab_find() maps a name back to its index; strlist_join() lists a table for messages.
+ * tests/unit/test_domain_vocab.c checks every list against the OpenAPI enums (src/api/openapi.json)
+ * and the migrations' CHECK constraints, so adding a value here without there (or the reverse)
+ * fails `make test`.
+ */
+
+/* Incident categories. lead: an agent lead may name it (AgentLead.category). words: how a
+ * researched incident's title names it ("Disputed penalty call: …"). */
+#define VOCAB_CATEGORIES(X)                                                                        \
+    X(CATEGORY_PENALTY, "penalty", 1, "penalty call")                                              \
+    X(CATEGORY_REPLAY, "replay", 1, "replay review")                                               \
+    X(CATEGORY_CLOCK, "clock", 1, "clock decision")                                                \
+    X(CATEGORY_SPOT, "spot", 1, "ball spot")                                                       \
+    X(CATEGORY_TARGETING, "targeting", 1, "targeting call")                                        \
+    X(CATEGORY_OTHER, "other", 1, "officiating decision")                                          \
+    X(CATEGORY_NO_CALL, "no_call", 0, "no-call")                                                   \
+    X(CATEGORY_CATCH, "catch", 0, "catch ruling")
+
+/* Incident status (its maturity, api-v1.md "Incident status"). */
+#define VOCAB_MATURITIES(X)                                                                        \
+    X(MATURITY_DEVELOPING, "developing")                                                           \
+    X(MATURITY_CORROBORATED, "corroborated")                                                       \
+    X(MATURITY_EXPLAINED, "explained")                                                             \
+    X(MATURITY_RESOLVED, "resolved")
+
+/* How an incident was discovered (Incident.origin_kind). */
+#define VOCAB_ORIGINS(X)                                                                           \
+    X(ORIGIN_HUMAN, "human")                                                                       \
+    X(ORIGIN_AGENT, "agent")                                                                       \
+    X(ORIGIN_MIGRATION, "migration")
+
+/* Game status. filter: accepted by GET /games?status= (the spec's five). unplayed: the game
+ * cannot have had the play yet (lead research refuses leads on it). */
+#define VOCAB_GAME_STATUSES(X)                                                                     \
+    X(GAME_STATUS_UPCOMING, "upcoming", 1, 1)                                                      \
+    X(GAME_STATUS_LIVE, "live", 1, 0)                                                              \
+    X(GAME_STATUS_FINAL, "final", 1, 0)                                                            \
+    X(GAME_STATUS_POSTPONED, "postponed", 1, 1)                                                    \
+    X(GAME_STATUS_DELAYED, "delayed", 0, 0)                                                        \
+    X(GAME_STATUS_CANCELED, "canceled", 1, 1)                                                      \
+    X(GAME_STATUS_UNKNOWN, "unknown", 0, 0)
+
+/* Leagues, with the name people read. */
+#define VOCAB_LEAGUES(X)                                                                           \
+    X(LEAGUE_COLLEGE, "college", "College")                                                        \
+    X(LEAGUE_NFL, "nfl", "NFL")
+
+/* Game.seasonType; a game imported without one is regular. */
+#define VOCAB_SEASON_TYPES(X)                                                                      \
+    X(SEASON_TYPE_PRESEASON, "preseason")                                                          \
+    X(SEASON_TYPE_REGULAR, "regular")                                                              \
+    X(SEASON_TYPE_POSTSEASON, "postseason")                                                        \
+    X(SEASON_TYPE_UNKNOWN, "unknown")
+
+/* Source.source_kind. */
+#define VOCAB_SOURCE_KINDS(X)                                                                      \
+    X(SOURCE_KIND_REPORT, "report")                                                                \
+    X(SOURCE_KIND_VIDEO, "video")                                                                  \
+    X(SOURCE_KIND_IMAGE, "image")                                                                  \
+    X(SOURCE_KIND_OFFICIAL_STATEMENT, "official_statement")                                        \
+    X(SOURCE_KIND_RULE, "rule")                                                                    \
+    X(SOURCE_KIND_OTHER, "other")
+
+/* Agent lead status (LeadStatus.status, leads.status). */
+#define VOCAB_LEAD_STATUSES(X)                                                                     \
+    X(LEAD_STATUS_PENDING, "pending")                                                              \
+    X(LEAD_STATUS_RUNNING, "running")                                                              \
+    X(LEAD_STATUS_REJECTED, "rejected")                                                            \
+    X(LEAD_STATUS_PUBLISHED, "published")                                                          \
+    X(LEAD_STATUS_DUPLICATE, "duplicate")                                                          \
+    X(LEAD_STATUS_FAILED, "failed")
+
+/* Rooting groups of the vote tallies. ballot: a ballot may declare it (Ballot.rooting);
+ * unspecified is the tally group of ballots that declared none. */
+#define VOCAB_ROOTINGS(X)                                                                          \
+    X(ROOTING_HOME, "home", 1)                                                                     \
+    X(ROOTING_AWAY, "away", 1)                                                                     \
+    X(ROOTING_NEUTRAL, "neutral", 1)                                                               \
+    X(ROOTING_UNDISCLOSED, "undisclosed", 1)                                                       \
+    X(ROOTING_UNSPECIFIED, "unspecified", 0)
+
+/* Ballot.choice: correct = option A, incorrect = option B. */
+#define VOCAB_CHOICES(X)                                                                           \
+    X(CHOICE_CORRECT, "correct")                                                                   \
+    X(CHOICE_INCORRECT, "incorrect")                                                               \
+    X(CHOICE_UNSURE, "unsure")
+
+/* Who may see an incident (incidents.visibility): published (public), withdrawn (404),
+ * merged (308 to its survivor). import: an import document may set it (merged comes from
+ * duplicate_of instead). */
+#define VOCAB_VISIBILITIES(X)                                                                      \
+    X(VISIBILITY_PUBLISHED, "published", 1)                                                        \
+    X(VISIBILITY_WITHDRAWN, "withdrawn", 1)                                                        \
+    X(VISIBILITY_MERGED, "merged", 0)
+
+/* The enums of indexes. */
+#define VOCAB_ENUM_ENTRY(id, ...) id,
+enum category { VOCAB_CATEGORIES(VOCAB_ENUM_ENTRY) CATEGORY_COUNT };
+enum maturity { VOCAB_MATURITIES(VOCAB_ENUM_ENTRY) MATURITY_COUNT };
+enum origin { VOCAB_ORIGINS(VOCAB_ENUM_ENTRY) ORIGIN_COUNT };
+enum game_status { VOCAB_GAME_STATUSES(VOCAB_ENUM_ENTRY) GAME_STATUS_COUNT };
+enum league { VOCAB_LEAGUES(VOCAB_ENUM_ENTRY) LEAGUE_COUNT };
+enum season_type { VOCAB_SEASON_TYPES(VOCAB_ENUM_ENTRY) SEASON_TYPE_COUNT };
+enum source_kind { VOCAB_SOURCE_KINDS(VOCAB_ENUM_ENTRY) SOURCE_KIND_COUNT };
+enum lead_status_code { VOCAB_LEAD_STATUSES(VOCAB_ENUM_ENTRY) LEAD_STATUS_COUNT };
+enum rooting { VOCAB_ROOTINGS(VOCAB_ENUM_ENTRY) ROOTING_COUNT };
+enum choice { VOCAB_CHOICES(VOCAB_ENUM_ENTRY) CHOICE_COUNT };
+enum visibility { VOCAB_VISIBILITIES(VOCAB_ENUM_ENTRY) VISIBILITY_COUNT };
+
+/* The name tables, NULL-terminated, indexed by the enums above. */
+extern const char *const category_names[CATEGORY_COUNT + 1];
+extern const char *const maturity_names[MATURITY_COUNT + 1];
+extern const char *const origin_names[ORIGIN_COUNT + 1];
+extern const char *const game_status_names[GAME_STATUS_COUNT + 1];
+extern const char *const league_names[LEAGUE_COUNT + 1];
+extern const char *const season_type_names[SEASON_TYPE_COUNT + 1];
+extern const char *const source_kind_names[SOURCE_KIND_COUNT + 1];
+extern const char *const lead_status_names[LEAD_STATUS_COUNT + 1];
+extern const char *const rooting_names[ROOTING_COUNT + 1];
+extern const char *const choice_names[CHOICE_COUNT + 1];
+extern const char *const visibility_names[VISIBILITY_COUNT + 1];
+
+/* Extra columns, indexed by the same enums. */
+extern const char *const category_words[CATEGORY_COUNT];
+extern const char *const league_labels[LEAGUE_COUNT];
+
+/* Subsets, NULL-terminated, in the same order (not indexed by the enums). */
+extern const char *const lead_category_names[];        /* AgentLead.category */
+extern const char *const game_status_filter_names[];   /* GET /games?status= */
+extern const char *const unplayed_game_status_names[]; /* no play can have happened yet */
+extern const char *const ballot_rooting_names[];       /* Ballot.rooting */
+extern const char *const import_visibility_names[];    /* an import document's visibility */
+
+/* The index of name in a NULL-terminated table (one above, or any such list); -1 when name
+ * is NULL or not in it. Comparison is exact (case-sensitive). */
+int vocab_find(const char *const *names, const char *name);
+
+#endif

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "app/editorial.h"
+#include "domain/research.h"
 #include "research/pipeline.h"
 #include "util/buf.h"
 
@@ -19,7 +20,7 @@ static int load(const struct app_ctx *c, const char *id, struct research_lead *l
         r->message = "no such lead";
         return CANDIDATE_MISSING;
     }
-    if (strcmp(l->status, "running") == 0 && l->candidate_at != INT64_MIN)
+    if (research_is_candidate(l->status, l->candidate_at))
         return CANDIDATE_OK;
     r->message = arena_printf(c->a, "lead %s is not a candidate (status %s%s%s)", l->id, l->status,
                               l->reason ? ": " : "", l->reason ? l->reason : "");

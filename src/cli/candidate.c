@@ -13,6 +13,7 @@
 #include "domain/question.h"
 #include "domain/vocab.h"
 #include "http/query.h"
+#include "domain/research.h"
 #include "research/pipeline.h"
 #include "util/jsonw.h"
 #include "util/timefmt.h"
@@ -44,7 +45,7 @@ static void lead_json(struct jw *w, const struct research_lead *l)
     jw_key(w, "status");
     jw_str(w, l->status);
     jw_key(w, "candidate");
-    jw_bool(w, strcmp(l->status, "running") == 0 && l->candidate_at != INT64_MIN);
+    jw_bool(w, research_is_candidate(l->status, l->candidate_at));
     jw_key(w, "reason");
     jw_str(w, l->reason);
     jw_key(w, "incident_id");
@@ -80,9 +81,9 @@ static void lead_line(const struct research_lead *l)
     char at[TIME_ISO_MAX];
     time_format_iso(l->created_at, at);
     printf("%s  %-9s%s  %s  %s P%lld %s  %s\n", l->id, l->status,
-           strcmp(l->status, "running") == 0 && l->candidate_at != INT64_MIN ? " (candidate)" : "",
-           at, l->game_id, (long long)(l->period == INT64_MIN ? 0 : l->period),
-           l->clock ? l->clock : "-", l->reason ? l->reason : "");
+           research_is_candidate(l->status, l->candidate_at) ? " (candidate)" : "", at, l->game_id,
+           (long long)(l->period == INT64_MIN ? 0 : l->period), l->clock ? l->clock : "-",
+           l->reason ? l->reason : "");
 }
 
 struct listing {

@@ -51,6 +51,12 @@ void research_period_label(int64_t period, char *out, size_t n)
         snprintf(out, n, "period unknown");
 }
 
+bool research_is_candidate(const char *status, int64_t candidate_at)
+{
+    return vocab_find(lead_status_names, status) == LEAD_STATUS_RUNNING &&
+           candidate_at != INT64_MIN;
+}
+
 /* Games that cannot have had the play yet: api-v1.md Game status values. */
 static bool not_played(const char *status)
 {

@@ -104,4 +104,8 @@ size_t research_title(const char *category, const char *away, const char *home, 
 /* "Q4", "OT", "2OT" for a period (1-4 quarters, 5+ overtimes). */
 void research_period_label(int64_t period, char *out, size_t n);
 
+/* Whether a lead is a candidate waiting for an operator: running, with candidate_at set
+ * (INT64_MIN when unset). */
+bool research_is_candidate(const char *status, int64_t candidate_at);
+
 #endif

@@ -8,6 +8,7 @@
 #include "domain/lead.h"
 #include "domain/limits.h"
 #include "domain/research.h"
+#include "domain/vocab.h"
 #include "research/fetch.h"
 #include "store/admin.h"
 #include "store/games.h"
@@ -259,7 +260,8 @@ static int outcome(struct attempt *t, const char *token, const struct research_o
     int rc = research_set_outcome(t->s, t->l->id, token, o, t->now);
     if (rc <= 0)
         return rc;
-    rc = event(t, event_name, "running", o->status, "worker", o->reason);
+    rc = event(t, event_name, lead_status_names[LEAD_STATUS_RUNNING], o->status, "worker",
+               o->reason);
     return rc < 0 ? rc : 1;
 }
 
@@ -278,7 +280,8 @@ static int conclude(struct attempt *t, const struct worker_config *cfg,
 {
     char text[400];
     struct research_decision d;
-    struct research_outcome o = {.status = "running", .next_attempt_at = INT64_MIN};
+    struct research_outcome o = {.status = lead_status_names[LEAD_STATUS_RUNNING],
+                                 .next_attempt_at = INT64_MIN};
     int rc = event(t, "fetched", NULL, NULL, "worker", fetch_summary(t, text, sizeof text));
     if (rc < 0)
         return rc;
@@ -286,13 +289,14 @@ static int conclude(struct attempt *t, const struct worker_config *cfg,
         return rc;
     research_after_fetch(&t->f, pol, &d);
     if (d.verdict == RESEARCH_RETRY) {
-        o.status = "pending";
+        o.status = lead_status_names[LEAD_STATUS_PENDING];
         o.reason = d.reason;
         o.next_attempt_at = t->now + research_backoff_us(pol, t->f.attempts);
         return outcome(t, token, &o, "retry");
     }
     if (d.verdict != RESEARCH_CONTINUE) {
-        o.status = d.verdict == RESEARCH_FAILED ? "failed" : "rejected";
+        o.status = lead_status_names[d.verdict == RESEARCH_FAILED ? LEAD_STATUS_FAILED
+                                                                  : LEAD_STATUS_REJECTED];
         o.reason = d.reason;
         return outcome(t, token, &o, o.status);
     }
@@ -300,7 +304,7 @@ static int conclude(struct attempt *t, const struct worker_config *cfg,
     if ((rc = find_duplicate(t, pol, &dup)) < 0)
         return rc;
     if (rc == 1) {
-        o.status = "duplicate";
+        o.status = lead_status_names[LEAD_STATUS_DUPLICATE];
         o.reason = dup.why;
         o.incident_id = dup.incident_id[0] ? dup.incident_id : NULL;
         o.duplicate_lead = dup.lead_id[0] ? dup.lead_id : NULL;
@@ -324,12 +328,12 @@ static int conclude(struct attempt *t, const struct worker_config *cfg,
     if (gl.rc < 0)
         return gl.rc;
     if (d.verdict != RESEARCH_CANDIDATE) {
-        o.status = "rejected";
+        o.status = lead_status_names[LEAD_STATUS_REJECTED];
         o.reason = d.reason;
         return outcome(t, token, &o, "rejected");
     }
     if (!cfg->auto_publish) {
-        o.status = "running";
+        o.status = lead_status_names[LEAD_STATUS_RUNNING];
         o.candidate = true;
         o.reason = "candidate: every publication gate passed; waiting for an operator";
         return outcome(t, token, &o, "candidate");
@@ -372,8 +376,9 @@ static int in_write(struct attempt *t, const struct worker_config *cfg,
         return rc;
     t->now = time_now_us();
     if (resolved) {
-        struct research_outcome o = {
-            .status = "rejected", .reason = resolved->reason, .next_attempt_at = INT64_MIN};
+        struct research_outcome o = {.status = lead_status_names[LEAD_STATUS_REJECTED],
+                                     .reason = resolved->reason,
+                                     .next_attempt_at = INT64_MIN};
         rc = outcome(t, token, &o, "rejected");
     } else {
         rc = conclude(t, cfg, pol, token);
@@ -411,8 +416,9 @@ int research_step(struct store *s, const struct worker_config *cfg, int64_t now)
     if (rc == 1) {
         char why[160];
         snprintf(why, sizeof why, "claimed for research (attempt %d)", l.attempts);
-        rc = research_event(s, l.id, now, "claimed", l.attempts > 1 ? NULL : "pending", "running",
-                            "worker", why);
+        rc = research_event(s, l.id, now, "claimed",
+                            l.attempts > 1 ? NULL : lead_status_names[LEAD_STATUS_PENDING],
+                            lead_status_names[LEAD_STATUS_RUNNING], "worker", why);
     }
     if (rc < 0 || (rc = store_commit(s)) < 0) {
         store_rollback(s);

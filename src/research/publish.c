@@ -160,12 +160,15 @@ int research_publish(struct store *s, struct arena *a, const struct research_lea
     }
     char why[200];
     snprintf(why, sizeof why, "published as developing incident %s by %s", id, o->actor);
-    struct research_outcome out = {
-        .status = "published", .reason = why, .incident_id = id, .next_attempt_at = MODEL_NULL};
+    struct research_outcome out = {.status = lead_status_names[LEAD_STATUS_PUBLISHED],
+                                   .reason = why,
+                                   .incident_id = id,
+                                   .next_attempt_at = MODEL_NULL};
     TRY(rc = research_set_outcome(s, l->id, token, &out, now));
     if (rc == 0)
         goto out;
-    TRY(rc = research_event(s, l->id, now, "published", l->status, "published",
+    TRY(rc = research_event(s, l->id, now, "published", l->status,
+                            lead_status_names[LEAD_STATUS_PUBLISHED],
                             strcmp(o->actor, "operator") == 0 ? "operator" : "auto", why));
     snprintf(incident_id, ID_LEN, "%s", id);
     rc = 1;

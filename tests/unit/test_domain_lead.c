@@ -108,6 +108,10 @@ static void test_field_ranges(void **state)
     check(b, "category");
     body(b, sizeof b, "\"category\":\"catch\"");
     check(b, "category");
+    /* the message is built from the vocabulary (domain/vocab.h) and says the same as ever */
+    body(b, sizeof b, "\"category\":\"foul\"");
+    check(b, "category must be one of penalty, replay, clock, spot, targeting, other, or null "
+             "(no_call and catch are not accepted)");
     body(b, sizeof b, "\"category\":\"targeting\"");
     check(b, NULL);
     body(b, sizeof b, "\"confidence\":-1");

@@ -4,28 +4,18 @@
 #include <string.h>
 
 #include "domain/incident.h"
+#include "domain/vocab.h"
 #include "store/incidents.h"
 #include "store/votes.h"
-
-static const char *const choices[] = {"correct", "incorrect", "unsure", NULL};
-static const char *const roots[] = {"home", "away", "neutral", "undisclosed", NULL};
-
-static bool one_of(const char *v, const char *const *names)
-{
-    for (; v && *names; names++)
-        if (strcmp(v, *names) == 0)
-            return true;
-    return false;
-}
 
 /* The field rules; NULL when the input is acceptable, else the reason. */
 static const char *invalid(const struct ballot_input *in)
 {
-    if (!one_of(in->choice, choices))
+    if (vocab_find(choice_names, in->choice) < 0)
         return "choice must be correct (option A), incorrect (option B) or unsure";
     if (in->version < 1)
         return "question_version must be a positive integer";
-    if (in->rooting && !one_of(in->rooting, roots))
+    if (in->rooting && vocab_find(ballot_rooting_names, in->rooting) < 0)
         return "rooting must be home, away, neutral, undisclosed (prefer not to say) or empty "
                "(no answer)";
     if (!in->account && in->rooting)

@@ -92,10 +92,11 @@ int candidate_reject(const struct app_ctx *c, const char *lead_id, const char *r
         goto out;
     char why[600];
     snprintf(why, sizeof why, "rejected by an operator: %s", reason);
-    struct research_outcome o = {.status = "rejected", .reason = why, .next_attempt_at = INT64_MIN};
+    const char *rejected = lead_status_names[LEAD_STATUS_REJECTED];
+    struct research_outcome o = {.status = rejected, .reason = why, .next_attempt_at = INT64_MIN};
     const char *actor = c->actor ? c->actor : "operator";
     if ((rc = research_set_outcome(c->s, l.id, NULL, &o, c->now)) == 1 &&
-        (rc = research_event(c->s, l.id, c->now, "rejected", l.status, "rejected", actor, why)) >=
+        (rc = research_event(c->s, l.id, c->now, "rejected", l.status, rejected, actor, why)) >=
             0 &&
         (rc = app_audit(c, "candidate.reject", "lead", l.id, "{\"status\":\"running\"}",
                         "{\"status\":\"rejected\"}", reason)) >= 0 &&

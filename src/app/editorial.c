@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "domain/lead.h"
+#include "domain/vocab.h"
 #include "store/admin.h"
 #include "store/audit.h"
 #include "store/incidents.h"
@@ -66,7 +67,7 @@ static int load_published(const struct app_ctx *c, const char *id, struct incide
                           struct edit_result *r, const char *what)
 {
     int rc = load(c, id, st, r);
-    if (rc == EDIT_OK && strcmp(st->visibility, "published") != 0)
+    if (rc == EDIT_OK && vocab_find(visibility_names, st->visibility) != VISIBILITY_PUBLISHED)
         return say(c, r, EDIT_REFUSED, "incident %s is %s; %s", id, st->visibility, what);
     return rc;
 }
@@ -99,11 +100,12 @@ static int withdraw_tx(const struct app_ctx *c, const void *p, struct edit_resul
     int rc = load(c, t->id, &st, r);
     if (rc != EDIT_OK)
         return rc;
-    if (strcmp(st.visibility, "withdrawn") == 0)
+    const char *withdrawn = visibility_names[VISIBILITY_WITHDRAWN];
+    if (strcmp(st.visibility, withdrawn) == 0)
         return say(c, r, EDIT_REFUSED, "incident %s is already withdrawn", t->id);
-    if ((rc = admin_set_visibility(c->s, t->id, "withdrawn", NULL, c->now)) < 0 ||
+    if ((rc = admin_set_visibility(c->s, t->id, withdrawn, NULL, c->now)) < 0 ||
         (rc = app_audit(c, "incident.withdraw", "incident", t->id,
-                        field(c, "visibility", st.visibility), field(c, "visibility", "withdrawn"),
+                        field(c, "visibility", st.visibility), field(c, "visibility", withdrawn),
                         t->reason)) < 0)
         return rc;
     return EDIT_OK;
@@ -124,20 +126,22 @@ static int merge_tx(const struct app_ctx *c, const void *p, struct edit_result *
     int rc = load(c, t->id, &st, r);
     if (rc != EDIT_OK || (rc = load(c, t->other, &sv, r)) != EDIT_OK)
         return rc;
-    if (strcmp(st.visibility, "published") != 0)
-        return say(
-            c, r, EDIT_REFUSED, "incident %s is %s; only a published incident can be merged", t->id,
-            strcmp(st.visibility, "merged") == 0 ? "already a merged duplicate" : st.visibility);
-    if (strcmp(sv.visibility, "published") != 0)
-        return say(
-            c, r, EDIT_REFUSED, "survivor %s is %s; the survivor must be published", t->other,
-            strcmp(sv.visibility, "merged") == 0 ? "itself a merged duplicate" : sv.visibility);
+    int vis = vocab_find(visibility_names, st.visibility);
+    int survivor_vis = vocab_find(visibility_names, sv.visibility);
+    if (vis != VISIBILITY_PUBLISHED)
+        return say(c, r, EDIT_REFUSED, "incident %s is %s; only a published incident can be merged",
+                   t->id, vis == VISIBILITY_MERGED ? "already a merged duplicate" : st.visibility);
+    if (survivor_vis != VISIBILITY_PUBLISHED)
+        return say(c, r, EDIT_REFUSED, "survivor %s is %s; the survivor must be published",
+                   t->other,
+                   survivor_vis == VISIBILITY_MERGED ? "itself a merged duplicate" : sv.visibility);
     if (st.duplicates > 0)
         return say(c, r, EDIT_REFUSED,
                    "incident %s has %lld duplicate(s) merged into it; merging it would make a "
                    "chain (merge those into %s first)",
                    t->id, (long long)st.duplicates, t->other);
-    if ((rc = admin_set_visibility(c->s, t->id, "merged", t->other, c->now)) < 0 ||
+    if ((rc = admin_set_visibility(c->s, t->id, visibility_names[VISIBILITY_MERGED], t->other,
+                                   c->now)) < 0 ||
         (rc = app_audit(c, "incident.merge", "incident", t->id,
                         field(c, "visibility", st.visibility), field(c, "duplicate_of", t->other),
                         t->reason)) < 0)
@@ -153,19 +157,6 @@ int incident_merge(const struct app_ctx *c, const char *id, const char *into, co
         return say(c, r, EDIT_INVALID, "an incident cannot be merged into itself");
     struct target t = {.id = id, .other = into, .reason = reason};
     return in_tx(c, r, merge_tx, &t);
-}
-
-static const char *const maturities[] = {"developing", "corroborated", "explained", "resolved",
-                                         NULL};
-static const char *const source_kinds[] = {"report", "video", "image", "official_statement",
-                                           "rule",   "other", NULL};
-
-static bool one_of(const char *v, const char *const *names)
-{
-    for (; v && *names; names++)
-        if (strcmp(v, *names) == 0)
-            return true;
-    return false;
 }
 
 static int status_tx(const struct app_ctx *c, const void *p, struct edit_result *r)
@@ -184,9 +175,10 @@ int incident_set_status(const struct app_ctx *c, const char *id, const char *sta
                         struct edit_result *r)
 {
     memset(r, 0, sizeof *r);
-    if (!one_of(status, maturities))
-        return say(c, r, EDIT_INVALID,
-                   "status must be one of developing, corroborated, explained, resolved");
+    char values[200];
+    if (vocab_find(maturity_names, status) < 0)
+        return say(c, r, EDIT_INVALID, "status must be one of %s",
+                   strlist_join(maturity_names, values, sizeof values));
     struct target t = {.id = id, .other = status};
     return in_tx(c, r, status_tx, &t);
 }
@@ -214,10 +206,11 @@ static int source_tx(const struct app_ctx *c, const void *p, struct edit_result 
 int incident_add_source(const struct app_ctx *c, const char *id, const struct source *src,
                         struct edit_result *r)
 {
+    char kinds[200];
     memset(r, 0, sizeof *r);
-    if (!src->kind || !one_of(src->kind, source_kinds))
-        return say(c, r, EDIT_INVALID,
-                   "kind must be one of report, video, image, official_statement, rule, other");
+    if (vocab_find(source_kind_names, src->kind) < 0)
+        return say(c, r, EDIT_INVALID, "kind must be one of %s",
+                   strlist_join(source_kind_names, kinds, sizeof kinds));
     if (!src->url || strlen(src->url) > 2000 || !lead_url_valid(src->url))
         return say(c, r, EDIT_INVALID, "url must be an absolute http or https URL");
     if (!src->title || !*src->title || strlen(src->title) > 500)

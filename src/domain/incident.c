@@ -1,16 +1,15 @@
 #include "domain/incident.h"
 
-#include <string.h>
+#include "domain/vocab.h"
 
 enum incident_public incident_public_state(const char *visibility, const char *survivor_visibility)
 {
-    if (!visibility)
-        return INCIDENT_PUBLIC_GONE;
-    if (strcmp(visibility, "published") == 0)
+    int vis = vocab_find(visibility_names, visibility);
+    if (vis == VISIBILITY_PUBLISHED)
         return INCIDENT_PUBLIC_VISIBLE;
     /* api-v1.md: a duplicate "redirects to the surviving published incident" */
-    if (strcmp(visibility, "merged") == 0 && survivor_visibility &&
-        strcmp(survivor_visibility, "published") == 0)
+    if (vis == VISIBILITY_MERGED &&
+        vocab_find(visibility_names, survivor_visibility) == VISIBILITY_PUBLISHED)
         return INCIDENT_PUBLIC_REDIRECT;
     return INCIDENT_PUBLIC_GONE;
 }

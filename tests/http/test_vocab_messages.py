@@ -19,7 +19,7 @@ def test_cli_refusals_list_the_vocabulary(tmp_path, whistle_bin):
         "whistle: status must be one of " + MATURITIES)
     r = run_cli("incident", "add-source", I5, "--url", "https://news.example.org/a", "--kind",
                 "podcast", "--title", "T", "--supports", "S", "--db", db)
-    assert refusal(r) == ("whistle: --kind must be one of report, video, image, "
+    assert refusal(r) == ("whistle: kind must be one of report, video, image, "
                           "official_statement, rule, other")
     assert refusal(run_cli("lead", "list", "--status", "candidates", "--db", db)) == (
         "whistle: --status must be one of pending, running, rejected, published, duplicate, "

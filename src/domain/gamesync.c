@@ -47,25 +47,30 @@ int64_t gamesync_eastern_to_utc(int64_t y, unsigned m, unsigned d, unsigned hh, 
     return local + offset_h * 60 * MINUTE_US;
 }
 
-const char *gamesync_status(const struct gamesync_facts *f, int64_t now)
+static enum game_status status_of(const struct gamesync_facts *f, int64_t now)
 {
     if (f->canceled)
-        return "canceled";
+        return GAME_STATUS_CANCELED;
     if (f->postponed)
-        return "postponed";
+        return GAME_STATUS_POSTPONED;
     if (f->final)
-        return "final";
+        return GAME_STATUS_FINAL;
     if (f->delayed)
-        return "delayed";
+        return GAME_STATUS_DELAYED;
     if (f->in_progress)
-        return "live";
+        return GAME_STATUS_LIVE;
     if (f->kickoff == MODEL_NULL)
-        return "unknown";
+        return GAME_STATUS_UNKNOWN;
     if (f->kickoff_tbd)
-        return now < f->kickoff + DAY_US ? "upcoming" : "unknown";
+        return now < f->kickoff + DAY_US ? GAME_STATUS_UPCOMING : GAME_STATUS_UNKNOWN;
     if (now < f->kickoff)
-        return "upcoming";
-    return now < f->kickoff + GAMESYNC_LIVE_WINDOW_US ? "live" : "unknown";
+        return GAME_STATUS_UPCOMING;
+    return now < f->kickoff + GAMESYNC_LIVE_WINDOW_US ? GAME_STATUS_LIVE : GAME_STATUS_UNKNOWN;
+}
+
+const char *gamesync_status(const struct gamesync_facts *f, int64_t now)
+{
+    return game_status_names[status_of(f, now)];
 }
 
 static bool str_differs(const char *a, const char *b)

@@ -305,10 +305,8 @@ static int read_game(struct row *r, json_t *o, const struct cfbd_teams *ts, int6
     if (!json_is_string(st))
         REJECT(r, "seasonType", "must be a string (regular, postseason, …)");
     const char *stv = json_string_value(st);
-    g.season_type = strcmp(stv, "regular") == 0      ? "regular"
-                    : strcmp(stv, "postseason") == 0 ? "postseason"
-                    : strcmp(stv, "preseason") == 0  ? "preseason"
-                                                     : "unknown";
+    int season_type = vocab_find(season_type_names, stv); /* CFBD uses our names */
+    g.season_type = season_type_names[season_type >= 0 ? season_type : SEASON_TYPE_UNKNOWN];
     json_t *sd = json_object_get(o, "startDate");
     if (!json_is_string(sd) || time_parse_iso(json_string_value(sd), 0, &g.starts_at) < 0)
         REJECT(r, "startDate", "must be an ISO 8601 date-time");

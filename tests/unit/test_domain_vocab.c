@@ -143,6 +143,8 @@ static const struct {
     {"components/parameters/GameStatus/schema", game_status_filter_names},
     {"components/parameters/Category/schema", category_names},
     {"components/parameters/IncidentStatus/schema", maturity_names},
+    {"components/parameters/PageLeague/schema", league_names},
+    {"components/parameters/PageIncidentStatus/schema", maturity_names},
 };
 
 /* Enums that are no vocabulary of the spec: sort orders and the scout module's own names

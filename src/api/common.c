@@ -47,8 +47,6 @@ int api_ctx(struct request *req, struct app_ctx *c)
 
 void api_store_failed(struct request *req, int rc)
 {
-    if (rc == STORE_GONE || rc == STORE_ERR)
-        store_thread_drop();
     log_warn("api", "store failure %d on %s rid=%s", rc, req->path, req->id);
     reply_unavailable(req);
 }

@@ -30,8 +30,6 @@ void api_readyz(struct request *req)
     struct store *s = store_thread();
     int v = s ? store_schema_version(s) : -1;
     if (v <= 0) {
-        if (s)
-            store_thread_drop();
         reply_error(req, 503, "the database is not reachable or not migrated");
         return;
     }

@@ -28,10 +28,7 @@ static int cache_token(uint64_t out[2])
     struct store *s = store_thread();
     if (!s)
         return -1;
-    int rc = store_data_version(s, out);
-    if (rc < 0)
-        store_thread_drop();
-    return rc < 0 ? -1 : 0;
+    return store_data_version(s, out) < 0 ? -1 : 0;
 }
 
 int cli_serve(int argc, char **argv)

@@ -31,15 +31,27 @@ struct store_driver {
     void (*rollback)(struct store *s);
     const char *(*errmsg)(struct store *s);
     int (*data_version)(struct store *s, uint64_t out[2]);
+    /* Called by store_thread() before it hands the connection out: true when it looks
+     * usable without a round trip. A transaction left open (a bug) is rolled back here. */
+    bool (*idle_ok)(struct store *s);
+    /* Closes the connection and opens it again in place (the struct store and its cached
+     * statement handles stay valid, their server-side state is forgotten): 0, or a
+     * negative store_rc with a message in err and the connection still broken. */
+    int (*reopen)(struct store *s, char *err, size_t errlen);
 };
 
-/* The first member of every driver's connection and statement: the driver that owns it. */
+/* The first member of every driver's connection and statement: the driver that owns it.
+ * broken: a call failed because the connection is lost (STORE_GONE); set by the driver and
+ * by store.c, cleared by a successful reopen. store_thread() never hands out a broken
+ * connection. */
 struct store {
     const struct store_driver *drv;
+    bool broken;
 };
 
 struct store_stmt {
     const struct store_driver *drv;
+    struct store *conn; /* the connection that prepared it */
 };
 
 /* Each driver's open: the same contract as store_open(). */

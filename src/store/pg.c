@@ -36,6 +36,7 @@
  */
 #include <inttypes.h>
 #include <libpq-fe.h>
+#include <poll.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,7 +75,7 @@ static atomic_ulong local_commits;
 struct pg_store {
     struct store base; /* first */
     PGconn *conn;
-    bool gone; /* the connection was lost: every call answers STORE_GONE */
+    char *uri; /* for reopen */
     bool writing;
     int64_t changes;
     unsigned next_name;
@@ -120,7 +121,7 @@ static int map_result(struct pg_store *s, PGresult *res)
     set_err(s, res ? PQresultErrorMessage(res) : PQerrorMessage(s->conn));
     if (PQstatus(s->conn) != CONNECTION_OK || !state || strncmp(state, "08", 2) == 0 ||
         strncmp(state, "57P", 3) == 0) {
-        s->gone = true;
+        s->base.broken = true;
         log_error("store", "database connection lost: %s", s->err);
         return STORE_GONE;
     }
@@ -137,7 +138,7 @@ static int map_result(struct pg_store *s, PGresult *res)
 /* Runs a parameterless command (any number of statements): 0 or a negative store_rc. */
 static int command(struct pg_store *s, const char *sql)
 {
-    if (s->gone)
+    if (s->base.broken)
         return STORE_GONE;
     PGresult *res = PQexec(s->conn, sql);
     ExecStatusType st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
@@ -172,18 +173,13 @@ static void warn_collation(struct pg_store *s)
     PQclear(r);
 }
 
-int store_pg_open(const char *uri, bool create, struct store **out, char *err, size_t errlen)
+/* Connects s->conn to s->uri and configures the session: 0, or a negative store_rc with a
+ * message in err (s->conn is then NULL). */
+static int pg_connect(struct pg_store *s, char *err, size_t errlen)
 {
-    (void)create; /* the database is created by the operator (docs/deploy.md) */
     /* defaults first: with expand_dbname the URI's own settings override them */
     static const char *const keys[] = {"connect_timeout", "application_name", "dbname", NULL};
-    const char *values[] = {"5", "whistle", uri, NULL};
-    struct pg_store *s = calloc(1, sizeof *s);
-    if (!s) {
-        snprintf(err, errlen, "cannot open database: out of memory");
-        return STORE_ERR;
-    }
-    s->base.drv = &pg_driver;
+    const char *values[] = {"5", "whistle", s->uri, NULL};
     s->conn = PQconnectdbParams(keys, values, 1);
     if (!s->conn || PQstatus(s->conn) != CONNECTION_OK) {
         char msg[400];
@@ -194,10 +190,11 @@ int store_pg_open(const char *uri, bool create, struct store **out, char *err, s
         /* the URI may carry a password: name the database by its driver only */
         snprintf(err, errlen, "cannot open database (postgresql): %s", msg);
         PQfinish(s->conn);
-        free(s);
+        s->conn = NULL;
         return STORE_GONE;
     }
     PQsetNoticeProcessor(s->conn, ignore_notice, NULL);
+    s->base.broken = false;
     /* plan_cache_mode: every statement here is a short indexed OLTP query prepared once
      * per connection; left to itself PostgreSQL keeps re-planning the multi-join reads
      * (custom plans, ~1 ms of planning for the incident list, 4x its throughput) because
@@ -207,10 +204,32 @@ int store_pg_open(const char *uri, bool create, struct store **out, char *err, s
     if (rc < 0) {
         snprintf(err, errlen, "cannot configure database connection: %s", s->err);
         PQfinish(s->conn);
-        free(s);
+        s->conn = NULL;
+        s->base.broken = true;
         return rc;
     }
     warn_collation(s);
+    return 0;
+}
+
+int store_pg_open(const char *uri, bool create, struct store **out, char *err, size_t errlen)
+{
+    (void)create; /* the database is created by the operator (docs/deploy.md) */
+    struct pg_store *s = calloc(1, sizeof *s);
+    if (s)
+        s->uri = strdup(uri);
+    if (!s || !s->uri) {
+        snprintf(err, errlen, "cannot open database: out of memory");
+        free(s);
+        return STORE_ERR;
+    }
+    s->base.drv = &pg_driver;
+    int rc = pg_connect(s, err, errlen);
+    if (rc < 0) {
+        free(s->uri);
+        free(s);
+        return rc;
+    }
     *out = &s->base;
     return 0;
 }
@@ -247,6 +266,7 @@ static void pg_close(struct store *base)
     for (int i = 0; i < STMT_CACHE; i++)
         stmt_free(&s->cache[i]);
     PQfinish(s->conn);
+    free(s->uri);
     free(s);
 }
 
@@ -294,6 +314,7 @@ static char *number_placeholders(const char *sql, int *n)
 static bool stmt_init(struct pg_stmt *p, struct pg_store *s, const char *sql, uint64_t h)
 {
     p->base.drv = &pg_driver;
+    p->base.conn = &s->base;
     p->s = s;
     p->hash = h;
     p->row = -1;
@@ -341,7 +362,7 @@ static struct store_stmt *pg_prepare(struct store *base, const char *sql)
         fputs("whistle: statement cache exhausted by running statements\n", stderr);
         abort();
     }
-    if (c->prepared && !s->gone && PQtransactionStatus(s->conn) != PQTRANS_INERROR) {
+    if (c->prepared && !s->base.broken && PQtransactionStatus(s->conn) != PQTRANS_INERROR) {
         char sqlbuf[48];
         snprintf(sqlbuf, sizeof sqlbuf, "DEALLOCATE %s", c->name);
         command(s, sqlbuf);
@@ -425,7 +446,7 @@ static bool types_changed(const struct pg_stmt *p)
 static int execute(struct pg_stmt *p)
 {
     struct pg_store *s = p->s;
-    if (s->gone)
+    if (s->base.broken)
         return STORE_GONE;
     if (p->prepared && types_changed(p)) {
         /* the old one stays on the server under its unique name until the connection
@@ -535,7 +556,7 @@ static void pg_rollback(struct store *base)
 {
     struct pg_store *s = conn_of(base);
     s->writing = false;
-    if (s->gone)
+    if (s->base.broken)
         return;
     PGTransactionStatusType t = PQtransactionStatus(s->conn);
     if (t == PQTRANS_INTRANS || t == PQTRANS_INERROR)
@@ -573,7 +594,7 @@ static int pg_begin_row_write(struct store *base)
 static int pg_commit(struct store *base)
 {
     struct pg_store *s = conn_of(base);
-    if (s->gone)
+    if (s->base.broken)
         return STORE_GONE;
     PGresult *res = PQexec(s->conn, "COMMIT");
     ExecStatusType st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
@@ -614,6 +635,59 @@ static const char *pg_errmsg(struct store *s)
     return conn_of(s)->err;
 }
 
+/*
+ * The zero-round-trip check store_thread() makes before handing out an idle connection.
+ * Between requests nothing is expected from the server, so a readable socket means it
+ * sent something on its own: when it shuts down or restarts (or an administrator
+ * terminates the session) it sends a FATAL error and closes the socket. Reading that input
+ * makes libpq notice the closed connection (CONNECTION_BAD). The check can miss a
+ * termination still in flight; the first statement of the next transaction then finds the
+ * connection dead and store.c reopens it and runs the statement again.
+ */
+static bool pg_idle_ok(struct store *base)
+{
+    struct pg_store *s = conn_of(base);
+    if (s->base.broken || PQstatus(s->conn) != CONNECTION_OK)
+        return false;
+    PGTransactionStatusType t = PQtransactionStatus(s->conn);
+    if (t == PQTRANS_INTRANS || t == PQTRANS_INERROR) {
+        log_error("store", "a transaction was left open: rolled back");
+        pg_rollback(base);
+        t = PQtransactionStatus(s->conn);
+    }
+    if (t != PQTRANS_IDLE)
+        return false;
+    /* twice: the FATAL message and the end of the stream may come in separate reads */
+    for (int i = 0; i < 2; i++) {
+        struct pollfd pfd = {.fd = PQsocket(s->conn), .events = POLLIN};
+        if (pfd.fd < 0)
+            return false;
+        int n = poll(&pfd, 1, 0);
+        if (n == 0)
+            return true;
+        if (n < 0 || (pfd.revents & (POLLERR | POLLNVAL)))
+            return false;
+        /* a NOTICE or parameter change sent unasked is consumed and harmless */
+        if (!PQconsumeInput(s->conn) || PQstatus(s->conn) != CONNECTION_OK)
+            return false;
+    }
+    return true;
+}
+
+/* Reconnects in place. Statement handles survive: each is prepared again on the new
+ * connection at its next execution (server-side names are not reused: next_name goes on). */
+static int pg_reopen(struct store *base, char *err, size_t errlen)
+{
+    struct pg_store *s = conn_of(base);
+    PQfinish(s->conn);
+    s->conn = NULL;
+    s->base.broken = true;
+    s->writing = false;
+    for (int i = 0; i < STMT_CACHE; i++)
+        s->cache[i].prepared = false;
+    return pg_connect(s, err, errlen);
+}
+
 static const struct store_driver pg_driver = {
     .name = "postgresql",
     .close = pg_close,
@@ -636,4 +710,6 @@ static const struct store_driver pg_driver = {
     .rollback = pg_rollback,
     .errmsg = pg_errmsg,
     .data_version = pg_data_version,
+    .idle_ok = pg_idle_ok,
+    .reopen = pg_reopen,
 };

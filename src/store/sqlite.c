@@ -26,6 +26,7 @@ static atomic_ulong local_commits;
 struct sqlite_store {
     struct store base; /* first */
     sqlite3 *db;
+    char *path; /* for reopen */
     int last_rc;
     bool writing;
     struct cached_stmt cache[STMT_CACHE];
@@ -76,7 +77,9 @@ static sqlite3_stmt *raw(struct store_stmt *st)
     return ((struct cached_stmt *)st)->stmt;
 }
 
-int store_sqlite_open(const char *uri, bool create, struct store **out, char *err, size_t errlen)
+/* Opens path and configures the connection: 0 and *out, or STORE_GONE with a message in
+ * err. */
+static int sq_connect(const char *path, bool create, sqlite3 **out, char *err, size_t errlen)
 {
     static const char *const pragmas = "PRAGMA journal_mode=WAL;"
                                        "PRAGMA synchronous=FULL;"
@@ -84,40 +87,63 @@ int store_sqlite_open(const char *uri, bool create, struct store **out, char *er
                                        "PRAGMA mmap_size=1073741824;"
                                        "PRAGMA cache_size=-65536;"
                                        "PRAGMA temp_store=MEMORY;";
-    struct sqlite_store *s = calloc(1, sizeof *s);
     int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (create ? SQLITE_OPEN_CREATE : 0);
-    int rc = SQLITE_NOMEM;
-    if (!s)
-        goto fail;
+    sqlite3 *db = NULL;
+    int rc = sqlite3_open_v2(path, &db, flags, NULL);
+    if (rc == SQLITE_OK) {
+        sqlite3_extended_result_codes(db, 1);
+        sqlite3_busy_timeout(db, 5000);
+        rc = sqlite3_exec(db, pragmas, NULL, NULL, NULL);
+    }
+    if (rc == SQLITE_OK) {
+        *out = db;
+        return 0;
+    }
+    snprintf(err, errlen, "cannot open database %s: %s", path,
+             db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+    sqlite3_close_v2(db);
+    return STORE_GONE;
+}
+
+int store_sqlite_open(const char *uri, bool create, struct store **out, char *err, size_t errlen)
+{
+    struct sqlite_store *s = calloc(1, sizeof *s);
+    if (s)
+        s->path = strdup(uri);
+    if (!s || !s->path) {
+        snprintf(err, errlen, "cannot open database %s: out of memory", uri);
+        free(s);
+        return STORE_ERR;
+    }
     s->base.drv = &sqlite_driver;
-    rc = sqlite3_open_v2(uri, &s->db, flags, NULL);
-    if (rc != SQLITE_OK)
-        goto fail;
-    sqlite3_extended_result_codes(s->db, 1);
-    sqlite3_busy_timeout(s->db, 5000);
-    rc = sqlite3_exec(s->db, pragmas, NULL, NULL, NULL);
-    if (rc != SQLITE_OK)
-        goto fail;
+    int rc = sq_connect(uri, create, &s->db, err, errlen);
+    if (rc < 0) {
+        free(s->path);
+        free(s);
+        return rc;
+    }
     *out = &s->base;
     return 0;
-fail:
-    snprintf(err, errlen, "cannot open database %s: %s", uri,
-             s && s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
-    if (s) {
-        sqlite3_close_v2(s->db);
-        free(s);
+}
+
+/* Finalizes every cached statement and closes the database. */
+static void sq_disconnect(struct sqlite_store *s)
+{
+    for (int i = 0; i < STMT_CACHE; i++) {
+        sqlite3_finalize(s->cache[i].stmt);
+        free(s->cache[i].sql);
+        s->cache[i].stmt = NULL;
+        s->cache[i].sql = NULL;
     }
-    return STORE_GONE;
+    sqlite3_close_v2(s->db);
+    s->db = NULL;
 }
 
 static void sq_close(struct store *base)
 {
     struct sqlite_store *s = conn(base);
-    for (int i = 0; i < STMT_CACHE; i++) {
-        sqlite3_finalize(s->cache[i].stmt);
-        free(s->cache[i].sql);
-    }
-    sqlite3_close_v2(s->db);
+    sq_disconnect(s);
+    free(s->path);
     free(s);
 }
 
@@ -166,6 +192,7 @@ static struct store_stmt *sq_prepare(struct store *base, const char *sql)
         free(c->sql);
     }
     c->base.drv = &sqlite_driver;
+    c->base.conn = &s->base;
     c->hash = h;
     c->sql = strdup(sql);
     c->stmt = stmt;
@@ -321,6 +348,35 @@ static const char *sq_errmsg(struct store *s)
     return sqlite3_errmsg(conn(s)->db);
 }
 
+/* Nothing to check without a round trip on a local file; a transaction left open (a bug)
+ * is rolled back. */
+static bool sq_idle_ok(struct store *base)
+{
+    struct sqlite_store *s = conn(base);
+    if (!sqlite3_get_autocommit(s->db)) {
+        log_error("store", "a transaction was left open: rolled back");
+        sq_rollback(base);
+    }
+    return true;
+}
+
+/* Opens the file again (after an I/O error, a full disk, a file moved away) and, once that
+ * worked, closes the old connection: its cached statements are finalized, so a handle held
+ * across the reopen must not be used. On failure the old connection stays (broken). */
+static int sq_reopen(struct store *base, char *err, size_t errlen)
+{
+    struct sqlite_store *s = conn(base);
+    sqlite3 *db = NULL;
+    int rc = sq_connect(s->path, false, &db, err, errlen);
+    if (rc < 0)
+        return rc;
+    sq_disconnect(s);
+    s->db = db;
+    s->writing = false;
+    s->base.broken = false;
+    return 0;
+}
+
 static const struct store_driver sqlite_driver = {
     .name = "sqlite",
     .close = sq_close,
@@ -342,4 +398,6 @@ static const struct store_driver sqlite_driver = {
     .rollback = sq_rollback,
     .errmsg = sq_errmsg,
     .data_version = sq_data_version,
+    .idle_ok = sq_idle_ok,
+    .reopen = sq_reopen,
 };

@@ -4,6 +4,7 @@
  * per-thread connections (reopened with backoff after the database was unreachable).
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,30 @@ uint64_t store_sql_hash(const char *sql)
     return h;
 }
 
+/* Every result of a call that talks to the database passes here: STORE_GONE marks the
+ * connection broken, so that store_thread() reopens it before handing it out again. */
+static int seen(struct store *s, int rc)
+{
+    if (rc == STORE_GONE)
+        s->broken = true;
+    return rc;
+}
+
+/* Reopens a connection found dead by the first statement of a unit of work (nothing was
+ * done yet, so running that statement again is safe): true when it may be retried. */
+static bool reopened(struct store *s, int rc)
+{
+    if (rc != STORE_GONE)
+        return false;
+    char err[512];
+    if (s->drv->reopen(s, err, sizeof err) < 0) {
+        log_warn("store", "%s", err);
+        return false;
+    }
+    log_info("store", "database connection lost and opened again");
+    return true;
+}
+
 struct store_stmt *store_prepare(struct store *s, const char *sql)
 {
     return s->drv->prepare(s, sql);
@@ -70,7 +95,7 @@ void store_bind_null(struct store_stmt *st, int idx)
 
 int store_step(struct store_stmt *st)
 {
-    return st->drv->step(st);
+    return seen(st->conn, st->drv->step(st));
 }
 
 const char *store_col_text(struct store_stmt *st, int col)
@@ -113,17 +138,23 @@ int64_t store_changes(struct store *s)
 
 int store_exec(struct store *s, const char *sql)
 {
-    return s->drv->exec(s, sql);
+    return seen(s, s->drv->exec(s, sql));
 }
 
 int store_begin_read(struct store *s)
 {
-    return s->drv->begin_read(s);
+    int rc = seen(s, s->drv->begin_read(s));
+    if (reopened(s, rc))
+        rc = seen(s, s->drv->begin_read(s));
+    return rc;
 }
 
 int store_begin_write(struct store *s)
 {
-    return s->drv->begin_write(s);
+    int rc = seen(s, s->drv->begin_write(s));
+    if (reopened(s, rc))
+        rc = seen(s, s->drv->begin_write(s));
+    return rc;
 }
 
 int store_begin_row_write(struct store *s)
@@ -133,7 +164,7 @@ int store_begin_row_write(struct store *s)
 
 int store_commit(struct store *s)
 {
-    return s->drv->commit(s);
+    return seen(s, s->drv->commit(s));
 }
 
 void store_rollback(struct store *s)
@@ -148,7 +179,10 @@ const char *store_errmsg(struct store *s)
 
 int store_data_version(struct store *s, uint64_t out[2])
 {
-    return s->drv->data_version(s, out);
+    int rc = seen(s, s->drv->data_version(s, out));
+    if (reopened(s, rc))
+        rc = seen(s, s->drv->data_version(s, out));
+    return rc;
 }
 
 /* ---- per-thread connections for the server ---------------------------------------- */
@@ -156,20 +190,24 @@ int store_data_version(struct store *s, uint64_t out[2])
 /* Reconnection backoff (PostgreSQL): after a failed connection the thread answers
  * "unavailable" at once until the delay has passed, so an outage costs the database server
  * one connection attempt per thread per delay rather than one per request; the delay
- * doubles up to the maximum and is forgotten at the first success. Opening an SQLite file
- * is cheap and local: it is retried on every request. */
+ * doubles up to the maximum and is forgotten at the first success. A success on any thread
+ * ends every thread's wait (reachable_gen), so once the database is back no thread keeps
+ * answering "unavailable" for the rest of its delay. Opening an SQLite file is cheap and
+ * local: it is retried on every request. */
 #define RECONNECT_FIRST_US 50000
 #define RECONNECT_MAX_US   2000000
 
 struct thread_conn {
-    struct store *s;
+    struct store *s;  /* NULL until first opened; kept (broken) while it cannot reopen */
     int64_t retry_at; /* time_mono_us() before which no open is attempted */
     int64_t delay;    /* 0 while the database is reachable */
+    unsigned gen;     /* reachable_gen when the last attempt failed */
 };
 
 static char *thread_uri;
 static pthread_key_t thread_key;
 static pthread_once_t thread_once = PTHREAD_ONCE_INIT;
+static atomic_uint reachable_gen; /* bumped by every successful (re)open */
 
 static void thread_destroy(void *p)
 {
@@ -186,8 +224,24 @@ static void thread_key_init(void)
 void store_thread_setup(const char *uri)
 {
     pthread_once(&thread_once, thread_key_init);
+    struct thread_conn *tc = pthread_getspecific(thread_key);
+    if (tc) {
+        store_close(tc->s);
+        memset(tc, 0, sizeof *tc);
+    }
     free(thread_uri);
     thread_uri = strdup(uri);
+}
+
+/* Opens the thread's connection, or reopens it in place when it is broken. */
+static int thread_open(struct thread_conn *tc, char *err, size_t errlen)
+{
+    if (!tc->s)
+        return store_open(thread_uri, false, &tc->s, err, errlen);
+    int rc = tc->s->drv->reopen(tc->s, err, errlen);
+    if (rc < 0)
+        tc->s->broken = true;
+    return rc;
 }
 
 struct store *store_thread(void)
@@ -199,14 +253,15 @@ struct store *store_thread(void)
             return NULL;
         pthread_setspecific(thread_key, tc);
     }
-    if (tc->s)
+    if (tc->s && !tc->s->broken && tc->s->drv->idle_ok(tc->s))
         return tc->s;
+    if (tc->s && !tc->s->broken) /* found dead while idle: the server closed it */
+        tc->s->broken = true;
     int64_t now = time_mono_us();
-    if (tc->delay && now < tc->retry_at)
+    if (tc->delay && now < tc->retry_at && atomic_load(&reachable_gen) == tc->gen)
         return NULL;
     char err[512];
-    if (store_open(thread_uri, false, &tc->s, err, sizeof err) < 0) {
-        tc->s = NULL;
+    if (thread_open(tc, err, sizeof err) < 0) {
         if (!store_uri_is_pg(thread_uri)) {
             log_error("store", "%s", err);
             return NULL;
@@ -217,19 +272,12 @@ struct store *store_thread(void)
         if (tc->delay > RECONNECT_MAX_US)
             tc->delay = RECONNECT_MAX_US;
         tc->retry_at = now + tc->delay;
+        tc->gen = atomic_load(&reachable_gen);
         return NULL;
     }
+    atomic_fetch_add(&reachable_gen, 1);
     if (tc->delay)
         log_info("store", "database reachable again");
     tc->delay = 0;
     return tc->s;
-}
-
-void store_thread_drop(void)
-{
-    struct thread_conn *tc = pthread_getspecific(thread_key);
-    if (tc && tc->s) {
-        store_close(tc->s);
-        tc->s = NULL;
-    }
 }

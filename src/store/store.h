@@ -25,7 +25,7 @@ enum store_rc {
     STORE_ERR = -1,        /* a bug: bad SQL, misuse */
     STORE_BUSY = -2,       /* locked longer than the busy timeout: retry later */
     STORE_CONSTRAINT = -3, /* a constraint refused the write */
-    STORE_GONE = -4,       /* the database cannot be reached: the connection is dropped */
+    STORE_GONE = -4,       /* the database cannot be reached: the connection is reopened */
 };
 
 struct store;
@@ -99,13 +99,21 @@ const char *store_errmsg(struct store *s);
  * pg_current_snapshot(), see pg.c). Response caches compare it before serving. */
 int store_data_version(struct store *s, uint64_t out[2]);
 
-/* The calling thread's connection to the server's database, opened on first use (and
- * again after the database was unreachable). store_thread_setup() names the database
- * once at start-up; connections close when their thread exits. Returns NULL when the
- * database cannot be opened now. */
+/* The calling thread's connection to the server's database, opened on first use.
+ * store_thread_setup() names the database once at start-up (and closes the calling
+ * thread's connection, if it has one); connections close when their thread exits. Returns NULL when
+ * the database cannot be reached now (PostgreSQL: with a per-thread backoff that ends as soon as
+ * any thread reaches the database again).
+ *
+ * The store heals itself: callers never drop or reopen a connection. A call that finds the
+ * connection lost (STORE_GONE) marks it broken; store_thread() reopens a broken connection
+ * in place before handing it out, and first checks an idle PostgreSQL connection without a
+ * round trip (a server that restarted has closed its socket). When the first statement of
+ * a unit of work — store_begin_read(), store_begin_write(), store_data_version() — finds
+ * the connection dead, it is reopened and the statement run again (nothing was done yet);
+ * a connection lost later in a transaction answers STORE_GONE and the caller answers
+ * "unavailable". The struct store pointer stays the same across a reopen. */
 void store_thread_setup(const char *uri);
 struct store *store_thread(void);
-/* Drops the calling thread's connection, e.g. after STORE_GONE. */
-void store_thread_drop(void);
 
 #endif

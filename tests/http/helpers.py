@@ -12,8 +12,10 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
+import tempfile
 import threading
 import time
 import urllib.parse
@@ -166,6 +168,48 @@ def db_rows(db, sql):
 
     # split on "\n" only: str.splitlines() also splits on \x1e, the null marker
     return [tuple(value(v) for v in line.split("\x1f")) for line in r.stdout.split("\n") if line]
+
+
+PGCLUSTER_SH = str(REPO / "tests" / "pgcluster.sh")
+
+
+class PgCluster:
+    """A throwaway PostgreSQL cluster of a test's own (tests/pgcluster.sh) that it may stop,
+    start and restart (ctl("down") / ctl("up")): tests of database outages own one."""
+
+    def __init__(self, prefix="whistle-pg-"):
+        self.dir = tempfile.mkdtemp(prefix=prefix)
+        r = subprocess.run(["bash", PGCLUSTER_SH, "start", self.dir], capture_output=True,
+                           text=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+        self.uri = r.stdout.strip()
+        self.n = 0
+
+    def db_uri(self, name):
+        u = urllib.parse.urlsplit(self.uri)
+        return urllib.parse.urlunsplit((u.scheme, u.netloc, "/" + name, u.query, ""))
+
+    def sql(self, q, db="postgres"):
+        r = subprocess.run([PSQL, "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-d",
+                            self.db_uri(db), "-c", q], capture_output=True, text=True,
+                           timeout=60)
+        assert r.returncode == 0, (q, r.stderr)
+        return [line.split("|") for line in r.stdout.splitlines() if line]
+
+    def new_db(self):
+        self.n += 1
+        name = f"mn{self.n}"
+        self.sql(f"CREATE DATABASE {name}")
+        return name
+
+    def ctl(self, cmd):
+        r = subprocess.run(["bash", PGCLUSTER_SH, cmd, self.dir], capture_output=True, text=True,
+                           timeout=120)
+        assert r.returncode == 0, r.stderr
+
+    def close(self):
+        subprocess.run(["bash", PGCLUSTER_SH, "stop", self.dir], capture_output=True, timeout=120)
+        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 class db_outage:

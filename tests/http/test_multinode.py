@@ -24,15 +24,14 @@ import random
 import shutil
 import socket
 import subprocess
-import tempfile
 import threading
 import time
-import urllib.parse
 
 import pytest
 import requests
 
-from helpers import BASE, FIXTURES, HERE, I1, PG, PSQL, REPO, Server, run_cli
+from helpers import BASE, FIXTURES, HERE, I1, PG, Server, run_cli
+from helpers import PgCluster as Cluster
 from leadkit import (LEADS, Agent, Clock, accepted, create_key, error_of, idem, lead_body,
                      quota_refused, uniq)
 from pagekit import CHOICES, Voter, api_votes, vote_form
@@ -47,7 +46,6 @@ pytestmark = [
 NODES = 3
 SLUG = "alpha-bravo-late-hit"  # I1, question version 1
 HIGH_LIMITS = ("--vote-limit-voter", "1000", "--vote-limit-ip", "100000")
-PGCLUSTER = str(REPO / "tests" / "pgcluster.sh")
 
 
 ARTIFACT = HERE / "artifacts" / "multinode.json"
@@ -65,44 +63,6 @@ def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-class Cluster:
-    """A throwaway PostgreSQL cluster (tests/pgcluster.sh) that can be stopped and started."""
-
-    def __init__(self):
-        self.dir = tempfile.mkdtemp(prefix="whistle-mn-")
-        r = subprocess.run(["bash", PGCLUSTER, "start", self.dir], capture_output=True,
-                           text=True, timeout=120)
-        assert r.returncode == 0, r.stderr
-        self.uri = r.stdout.strip()
-        self.n = 0
-
-    def db_uri(self, name):
-        u = urllib.parse.urlsplit(self.uri)
-        return urllib.parse.urlunsplit((u.scheme, u.netloc, "/" + name, u.query, ""))
-
-    def sql(self, q, db="postgres"):
-        r = subprocess.run([PSQL, "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-d",
-                            self.db_uri(db), "-c", q], capture_output=True, text=True,
-                           timeout=60)
-        assert r.returncode == 0, (q, r.stderr)
-        return [line.split("|") for line in r.stdout.splitlines() if line]
-
-    def new_db(self):
-        self.n += 1
-        name = f"mn{self.n}"
-        self.sql(f"CREATE DATABASE {name}")
-        return name
-
-    def ctl(self, cmd):
-        r = subprocess.run(["bash", PGCLUSTER, cmd, self.dir], capture_output=True, text=True,
-                           timeout=120)
-        assert r.returncode == 0, r.stderr
-
-    def close(self):
-        subprocess.run(["bash", PGCLUSTER, "stop", self.dir], capture_output=True, timeout=120)
-        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 class Front:

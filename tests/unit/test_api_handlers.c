@@ -112,7 +112,6 @@ static void test_scout_refusals(void **state)
 static void test_store_unavailable(void **state)
 {
     (void)state;
-    store_thread_drop();
     store_thread_setup("/nonexistent/dir/whistle.db");
     const char *targets[] = {"/api/v1/incidents", "/api/v1/incidents/" HK_P, "/api/v1/games",
                              "/api/v1/games/nfl-g1"};

@@ -306,11 +306,81 @@ static void test_read_transaction_is_one_snapshot(void **state)
     store_close(other);
 }
 
+/* ---- a connection the server ended heals itself ---------------------------------- */
+
+/* Ends s's session from the admin connection (as a server restart does) and waits, bounded,
+ * until the server no longer lists it. Returns the pid that was ended. */
+static int64_t terminate(struct fixture *f, struct store *s)
+{
+    int64_t pid = query_int(s, "SELECT pg_backend_pid()");
+    struct store_stmt *st = store_prepare(f->admin, "SELECT pg_terminate_backend(CAST(? AS INT))");
+    store_bind_int(st, 1, pid);
+    assert_int_equal(store_step(st), STORE_ROW);
+    assert_int_equal(store_col_int(st, 0), 1);
+    store_reset(st);
+    for (int i = 0; i < 500; i++) {
+        st = store_prepare(f->admin, "SELECT count(*) FROM pg_stat_activity WHERE pid = ?");
+        store_bind_int(st, 1, pid);
+        assert_int_equal(store_step(st), STORE_ROW);
+        int64_t n = store_col_int(st, 0);
+        store_reset(st);
+        if (n == 0)
+            break;
+        usleep(10000);
+    }
+    return pid;
+}
+
+static void test_thread_connection_reopens_after_termination(void **state)
+{
+    struct fixture *f = migrated(state);
+    store_thread_setup(f->uri);
+    struct store *s = store_thread();
+    assert_non_null(s);
+    /* a statement prepared on the old connection */
+    assert_int_equal(query_int(s, "SELECT count(*) FROM schema_version"), store_known_version());
+    int64_t pid = terminate(f, s);
+    /* the idle check finds the closed socket: the same handle comes back, reconnected */
+    assert_ptr_equal(store_thread(), s);
+    assert_true(query_int(s, "SELECT pg_backend_pid()") != pid);
+    assert_int_equal(query_int(s, "SELECT count(*) FROM schema_version"), store_known_version());
+    store_thread_setup(f->uri); /* closes the thread's connection before teardown drops the db */
+}
+
+static void test_first_statement_of_a_transaction_reconnects(void **state)
+{
+    struct fixture *f = migrated(state);
+    int64_t pid = terminate(f, f->s);
+    /* nothing was done yet: begin reopens the connection and runs again */
+    assert_int_equal(store_begin_read(f->s), 0);
+    assert_int_equal(query_int(f->s, "SELECT count(*) FROM schema_version"), store_known_version());
+    store_rollback(f->s);
+    assert_true(query_int(f->s, "SELECT pg_backend_pid()") != pid);
+    pid = terminate(f, f->s);
+    assert_int_equal(store_begin_write(f->s), 0);
+    assert_int_equal(store_exec(f->s, "INSERT INTO schema_version VALUES (998, 0)"), 0);
+    assert_int_equal(store_commit(f->s), 0);
+    /* a connection lost inside a transaction is not retried: STORE_GONE, then healed */
+    assert_int_equal(store_begin_read(f->s), 0);
+    terminate(f, f->s);
+    struct store_stmt *st = store_prepare(f->s, "SELECT count(*) FROM schema_version");
+    assert_int_equal(store_step(st), STORE_GONE);
+    store_reset(st);
+    store_rollback(f->s);
+    uint64_t v[2];
+    assert_int_equal(store_data_version(f->s, v), 0);
+    assert_int_equal(query_int(f->s, "SELECT count(*) FROM schema_version WHERE version = 998"), 1);
+}
+
 int main(void)
 {
     log_set_level(LOG_ERROR);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_uri_selects_the_driver, setup_db, teardown_db),
+        cmocka_unit_test_setup_teardown(test_thread_connection_reopens_after_termination, setup_db,
+                                        teardown_db),
+        cmocka_unit_test_setup_teardown(test_first_statement_of_a_transaction_reconnects, setup_db,
+                                        teardown_db),
         cmocka_unit_test_setup_teardown(test_open_unreachable_is_gone, setup_db, teardown_db),
         cmocka_unit_test_setup_teardown(test_migrate_is_idempotent_and_refuses_newer, setup_db,
                                         teardown_db),

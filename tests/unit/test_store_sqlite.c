@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "store/driver.h"
 #include "store/store.h"
 #include "util/log.h"
 
@@ -531,19 +532,30 @@ static void test_thread_connection(void **state)
     assert_non_null(a);
     assert_ptr_equal(store_thread(), a);
     assert_int_equal(store_schema_version(a), store_known_version());
-    store_thread_drop();
-    struct store *b = store_thread();
-    assert_non_null(b);
-    assert_int_equal(query_int(b, "SELECT 1"), 1);
-    store_thread_drop();
-    store_thread_drop(); /* nothing to drop: harmless */
+
+    /* a connection marked broken is reopened in place: the same handle, working */
+    a->broken = true;
+    assert_ptr_equal(store_thread(), a);
+    assert_false(a->broken);
+    assert_int_equal(query_int(a, "SELECT 1"), 1);
+
+    /* a transaction left open (a bug) is rolled back before the connection is handed out */
+    assert_int_equal(store_begin_write(a), STORE_DONE);
+    assert_int_equal(store_exec(a, "CREATE TABLE left_open (n INTEGER)"), STORE_DONE);
+    assert_ptr_equal(store_thread(), a);
+    assert_int_equal(store_begin_write(a), STORE_DONE);
+    assert_int_equal(query_int(a, "SELECT count(*) FROM sqlite_schema"
+                                  " WHERE name = 'left_open'"),
+                     0);
+    store_rollback(a);
 
     /* a database that cannot be opened gives NULL, not a crash */
     char missing[80];
     snprintf(missing, sizeof missing, "%s-missing", f->path);
     store_thread_setup(missing);
     assert_null(store_thread());
-    store_thread_drop();
+    assert_null(store_thread());
+    store_thread_setup(f->path); /* closes nothing: the thread has no connection */
 }
 
 #define T(f, setup) cmocka_unit_test_setup_teardown(f, setup, teardown_db)

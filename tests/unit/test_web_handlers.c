@@ -133,7 +133,6 @@ static void test_ballots(void **state)
 static void test_store_unavailable(void **state)
 {
     (void)state;
-    store_thread_drop();
     store_thread_setup("/nonexistent/dir/whistle.db");
     const char *pages[] = {"/", "/incidents/late-flag", "/games/nfl-g1"};
     for (size_t i = 0; i < sizeof pages / sizeof pages[0]; i++) {

@@ -100,7 +100,7 @@ void api_leads_submit(struct request *req)
         return;
     }
     struct lead_receipt r;
-    int rc = lead_submit(&c, &auth, idem, req->body.p ? req->body.p : "", req->body.len, &r);
+    int rc = lead_submit(&c, &auth, idem, req->body.p, req->body.len, &r);
     switch (rc) {
     case LEAD_ACCEPTED:
     case LEAD_REPLAYED:

@@ -32,8 +32,8 @@ void api_scout(struct request *req)
         return;
     }
     const char *msg = NULL;
-    int rc = scout_op(&c, &cred, req->cfg->limits->scout_candidates, req->body.p ? req->body.p : "",
-                      req->body.len, &req->out, &msg);
+    int rc = scout_op(&c, &cred, req->cfg->limits->scout_candidates, req->body.p, req->body.len,
+                      &req->out, &msg);
     switch (rc) {
     case SCOUT_OUT_ANSWER:
         reply_json(req, 200);

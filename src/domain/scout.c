@@ -454,7 +454,7 @@ char *scout_canonical_url(const char *url)
     if (uriNormalizeSyntaxA(&uri) != URI_SUCCESS)
         goto out;
     put_range(&host, &uri.hostText);
-    if (!host.p)
+    if (!host.len)
         goto out;
     for (char *c = host.p; *c; c++)
         if (*c >= 'A' && *c <= 'Z')
@@ -554,7 +554,7 @@ void scout_content_hash(const char *text, char out[65])
         }
         p += n;
     }
-    if (b.p && utf8_length(b.p) >= SCOUT_HASH_TEXT_MIN) {
+    if (utf8_length(b.p) >= SCOUT_HASH_TEXT_MIN) {
         unsigned char h[crypto_hash_sha256_BYTES];
         crypto_hash_sha256(h, (const unsigned char *)b.p, b.len);
         sodium_bin2hex(out, 65, h, sizeof h);

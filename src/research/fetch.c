@@ -216,12 +216,11 @@ int fetch_url(const struct fetch_policy *p, const char *url, int64_t now, struct
         out->content_type = dup_or_null(ct);
         out->bytes = c.body.len;
         unsigned char hash[crypto_hash_sha256_BYTES];
-        crypto_hash_sha256(hash, (const unsigned char *)(c.body.p ? c.body.p : ""), c.body.len);
+        crypto_hash_sha256(hash, (const unsigned char *)c.body.p, c.body.len);
         sodium_bin2hex(out->hash, sizeof out->hash, hash, sizeof hash);
         struct buf text = BUF_INIT;
         if (ct && strcasestr(ct, "html"))
-            fetch_html_meta(c.body.p ? c.body.p : "", c.body.len, &out->title, &out->publisher,
-                            &text);
+            fetch_html_meta(c.body.p, c.body.len, &out->title, &out->publisher, &text);
         else if (ct && strncasecmp(ct, "text/", 5) == 0 && c.body.len)
             buf_append(&text, c.body.p, c.body.len);
         if (text.len) {

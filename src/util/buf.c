@@ -1,8 +1,12 @@
 #include "util/buf.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The storage of every buffer that has not allocated: "" and never written. */
+char buf_slop[1];
 
 static void oom(void)
 {
@@ -12,22 +16,48 @@ static void oom(void)
 
 void buf_grow(struct buf *b, size_t extra)
 {
+    assert(b->p && b->len < (b->alloc ? b->alloc : 1));
     size_t need = b->len + extra + 1;
-    if (need <= b->cap)
+    if (need <= b->alloc)
         return;
-    size_t cap = b->cap ? b->cap : 256;
-    while (cap < need)
-        cap *= 2;
-    char *p = realloc(b->p, cap);
+    size_t alloc = b->alloc ? b->alloc : 256;
+    while (alloc < need)
+        alloc *= 2;
+    char *p = realloc(b->alloc ? b->p : NULL, alloc);
     if (!p)
         oom();
+    if (!b->alloc)
+        p[0] = '\0';
     b->p = p;
-    b->cap = cap;
+    b->alloc = alloc;
+}
+
+/* True when n more bytes fit under the cap; marks the buffer overflowed when not. Once
+ * overflowed, nothing more is appended until a reset: the content never has a hole. */
+static bool fits(struct buf *b, size_t n)
+{
+    if (!b->max || (!b->overflow && n <= b->max && b->len <= b->max - n))
+        return true;
+    b->overflow = true;
+    return false;
+}
+
+void buf_setlen(struct buf *b, size_t len)
+{
+    assert(b->alloc && len < b->alloc);
+    if (len > b->len && !fits(b, len - b->len)) {
+        b->p[b->len] = '\0';
+        return;
+    }
+    b->len = len;
+    b->p[len] = '\0';
 }
 
 void buf_append(struct buf *b, const void *data, size_t n)
 {
-    if (b->len + n + 1 > b->cap)
+    if (!n || !fits(b, n))
+        return;
+    if (b->len + n + 1 > b->alloc)
         buf_grow(b, n);
     memcpy(b->p + b->len, data, n);
     b->len += n;
@@ -41,7 +71,9 @@ void buf_puts(struct buf *b, const char *s)
 
 void buf_putc(struct buf *b, char c)
 {
-    if (b->len + 2 > b->cap)
+    if (!fits(b, 1))
+        return;
+    if (b->len + 2 > b->alloc)
         buf_grow(b, 1);
     b->p[b->len++] = c;
     b->p[b->len] = '\0';
@@ -52,17 +84,17 @@ void buf_vprintf(struct buf *b, const char *fmt, va_list ap)
     va_list cp;
     va_copy(cp, ap);
     buf_grow(b, 64);
-    int n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
-    if (n < 0) {
-        va_end(cp);
-        return;
-    }
-    if ((size_t)n >= b->cap - b->len) {
+    int n = vsnprintf(b->p + b->len, b->alloc - b->len, fmt, ap);
+    if (n >= 0 && (size_t)n >= b->alloc - b->len) {
         buf_grow(b, (size_t)n);
-        vsnprintf(b->p + b->len, b->cap - b->len, fmt, cp);
+        vsnprintf(b->p + b->len, b->alloc - b->len, fmt, cp);
     }
     va_end(cp);
-    b->len += (size_t)n;
+    if (n < 0) {
+        b->p[b->len] = '\0';
+        return;
+    }
+    buf_setlen(b, b->len + (size_t)n);
 }
 
 void buf_printf(struct buf *b, const char *fmt, ...)
@@ -76,28 +108,26 @@ void buf_printf(struct buf *b, const char *fmt, ...)
 void buf_reset(struct buf *b)
 {
     b->len = 0;
-    if (b->p)
+    b->overflow = false;
+    if (b->alloc)
         b->p[0] = '\0';
 }
 
 void buf_release(struct buf *b)
 {
-    free(b->p);
-    b->p = NULL;
-    b->len = b->cap = 0;
+    if (b->alloc)
+        free(b->p);
+    *b = (struct buf)BUF_INIT_MAX(b->max);
 }
 
 char *buf_detach(struct buf *b, size_t *len)
 {
-    if (!b->p) {
+    if (!b->alloc)
         buf_grow(b, 0);
-        b->p[0] = '\0';
-    }
     char *p = b->p;
     if (len)
         *len = b->len;
-    b->p = NULL;
-    b->len = b->cap = 0;
+    *b = (struct buf)BUF_INIT_MAX(b->max);
     return p;
 }
 

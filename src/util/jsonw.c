@@ -123,8 +123,7 @@ void json_escape_into(struct buf *b, const char *s, size_t n)
         }
     }
     *o++ = '"';
-    b->len = (size_t)(o - b->p);
-    b->p[b->len] = '\0';
+    buf_setlen(b, (size_t)(o - b->p));
 }
 
 void jw_key(struct jw *w, const char *key)

@@ -58,7 +58,7 @@ static void read_form(struct request *req, struct web_form *f)
         return;
     }
     struct form_pair pairs[16];
-    int n = form_parse(&req->arena, req->body.p ? req->body.p : "", req->body.len, pairs, 16);
+    int n = form_parse(&req->arena, req->body.p, req->body.len, pairs, 16);
     if (n < 0) {
         snprintf(f->err, sizeof f->err, "the form body is malformed");
         return;

@@ -54,7 +54,7 @@ static int parse_body(struct request *req, struct vote_req *v, char *err, size_t
     const char *ct = http_header(req, "Content-Type");
     v->version = 0;
     v->choice = v->csrf = v->rooting = NULL;
-    const char *body = req->body.p ? req->body.p : "";
+    const char *body = req->body.p;
     if (ct && strncasecmp(ct, "application/json", 16) == 0) {
         v->json = true;
         json_error_t jerr;

@@ -142,7 +142,7 @@ static void log_message(const char *to, const char *subject, const char *body)
     log_info("mail",
              "no --smtp-url: message not sent, logged instead: to=%s subject=\"%s\" "
              "body: %s",
-             to, subject, flat.p ? flat.p : "");
+             to, subject, flat.p);
     buf_release(&flat);
 }
 

@@ -1,5 +1,6 @@
 /*
- * Unit tests for src/util/buf.c: the growable, always NUL-terminated byte buffer.
+ * Unit tests for src/util/buf.c: the growable, always NUL-terminated byte buffer, its
+ * never-NULL empty state (the slop) and its cap.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -34,20 +35,35 @@ static int teardown_buf(void **state)
 static void assert_invariants(const struct buf *b)
 {
     assert_non_null(b->p);
-    assert_true(b->cap > b->len);
+    assert_true(b->alloc > b->len);
     assert_int_equal(b->p[b->len], '\0');
+}
+
+/* Empty is "", never NULL: the shared slop, which nothing writes to. */
+static void assert_slop(const struct buf *b)
+{
+    assert_ptr_equal(b->p, buf_slop);
+    assert_string_equal(b->p, "");
+    assert_int_equal(b->len, 0);
+    assert_int_equal(b->alloc, 0);
+    assert_int_equal(buf_slop[0], '\0');
 }
 
 static void test_init_is_empty(void **state)
 {
     struct buf *b = *state;
-    assert_null(b->p);
-    assert_int_equal(b->len, 0);
-    assert_int_equal(b->cap, 0);
-    buf_reset(b); /* fine on a buffer that never allocated */
-    assert_null(b->p);
+    assert_slop(b);
+    assert_false(buf_overflowed(b));
+    assert_int_equal(strlen(b->p), 0); /* usable as a string without a NULL check */
+    buf_reset(b);                      /* fine on a buffer that never allocated */
+    assert_slop(b);
+    buf_append(b, "", 0); /* appending nothing allocates nothing */
+    buf_puts(b, "");
+    assert_slop(b);
     buf_release(b);
-    assert_null(b->p);
+    assert_slop(b);
+    struct buf local = BUF_INIT;
+    assert_slop(&local);
 }
 
 static void test_append_puts_putc(void **state)
@@ -121,10 +137,10 @@ static void test_printf_grows_past_capacity(void **state)
     memset(big, 'z', sizeof big - 1);
     big[sizeof big - 1] = '\0';
     buf_puts(b, "head:");
-    size_t cap0 = b->cap;
+    size_t cap0 = b->alloc;
     buf_printf(b, "[%s]", big);
     assert_invariants(b);
-    assert_true(b->cap > cap0);
+    assert_true(b->alloc > cap0);
     assert_int_equal(b->len, 5 + 1 + 2999 + 1);
     assert_memory_equal(b->p, "head:[zzz", 9);
     assert_int_equal(b->p[b->len - 1], ']');
@@ -197,10 +213,10 @@ static void test_reset_keeps_storage(void **state)
     struct buf *b = *state;
     buf_puts(b, "something long enough");
     char *p = b->p;
-    size_t cap = b->cap;
+    size_t cap = b->alloc;
     buf_reset(b);
     assert_ptr_equal(b->p, p);
-    assert_int_equal(b->cap, cap);
+    assert_int_equal(b->alloc, cap);
     assert_int_equal(b->len, 0);
     assert_string_equal(b->p, "");
     buf_puts(b, "again");
@@ -212,9 +228,7 @@ static void test_release_resets(void **state)
     struct buf *b = *state;
     buf_puts(b, "data");
     buf_release(b);
-    assert_null(b->p);
-    assert_int_equal(b->len, 0);
-    assert_int_equal(b->cap, 0);
+    assert_slop(b);
     buf_puts(b, "reuse");
     assert_string_equal(b->p, "reuse");
 }
@@ -227,9 +241,7 @@ static void test_detach(void **state)
     char *p = buf_detach(b, &len);
     assert_string_equal(p, "body 7");
     assert_int_equal(len, 6);
-    assert_null(b->p);
-    assert_int_equal(b->len, 0);
-    assert_int_equal(b->cap, 0);
+    assert_slop(b);
     free(p);
 
     buf_puts(b, "x");
@@ -256,6 +268,124 @@ static void test_detach_empty_is_terminated(void **state)
     int first = (unsigned char)p[0];
     free(p);
     assert_int_equal(first, 0);
+    assert_slop(b);
+}
+
+/* ---- the cap ---------------------------------------------------------------------- */
+
+static void test_cap_refuses_what_does_not_fit(void **state)
+{
+    (void)state;
+    struct buf b = BUF_INIT_MAX(8);
+    buf_puts(&b, "abcd");
+    buf_putc(&b, 'e');
+    buf_append(&b, "fgh", 3); /* exactly the cap */
+    assert_false(buf_overflowed(&b));
+    assert_string_equal(b.p, "abcdefgh");
+    assert_int_equal(b.len, 8);
+    buf_append(&b, "", 0); /* nothing never overflows */
+    assert_false(buf_overflowed(&b));
+    buf_putc(&b, 'i');
+    assert_true(buf_overflowed(&b));
+    assert_string_equal(b.p, "abcdefgh"); /* unchanged, terminated */
+    assert_invariants(&b);
+    buf_release(&b);
+    assert_false(buf_overflowed(&b));
+    assert_int_equal(b.max, 8); /* the cap stays */
+    assert_slop(&b);
+}
+
+/* An append that does not fit is not made at all (never half of it), and nothing after an
+ * overflow is appended either, even a piece that would fit: the content has no hole. */
+static void test_cap_all_or_nothing(void **state)
+{
+    (void)state;
+    struct buf b = BUF_INIT_MAX(10);
+    buf_puts(&b, "12345");
+    buf_puts(&b, "678901"); /* 11 > 10 */
+    assert_true(buf_overflowed(&b));
+    assert_string_equal(b.p, "12345");
+    buf_puts(&b, "6"); /* would fit, but the buffer already lost a piece */
+    buf_printf(&b, "%d", 7);
+    buf_put_urlencoded(&b, "x");
+    assert_string_equal(b.p, "12345");
+    assert_true(buf_overflowed(&b));
+    buf_reset(&b);
+    assert_false(buf_overflowed(&b));
+    buf_put_urlencoded(&b, "a b c"); /* a%20b%20c: 9 */
+    assert_false(buf_overflowed(&b));
+    buf_put_urlencoded(&b, " "); /* %20 would make 12 */
+    assert_true(buf_overflowed(&b));
+    assert_string_equal(b.p, "a%20b%20c");
+    buf_release(&b);
+}
+
+static void test_cap_printf(void **state)
+{
+    (void)state;
+    struct buf b = BUF_INIT_MAX(300);
+    char big[400];
+    memset(big, 'p', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    buf_printf(&b, "%.290s", big);
+    assert_false(buf_overflowed(&b));
+    assert_int_equal(b.len, 290);
+    buf_printf(&b, "%s", "0123456789"); /* exactly 300 */
+    assert_false(buf_overflowed(&b));
+    assert_int_equal(b.len, 300);
+    buf_printf(&b, "%c", '!');
+    assert_true(buf_overflowed(&b));
+    assert_int_equal(b.len, 300);
+    assert_int_equal(strlen(b.p), 300);
+    assert_invariants(&b);
+    buf_release(&b);
+
+    /* a printf whose output alone is past the cap leaves the buffer as it was */
+    struct buf c = BUF_INIT_MAX(16);
+    buf_puts(&c, "ok");
+    buf_printf(&c, "%s", big);
+    assert_true(buf_overflowed(&c));
+    assert_string_equal(c.p, "ok");
+    buf_release(&c);
+}
+
+/* buf_setlen after a direct write into reserved space (the JSON writer's path) obeys the
+ * cap the same way. */
+static void test_cap_setlen(void **state)
+{
+    (void)state;
+    struct buf b = BUF_INIT_MAX(4);
+    buf_puts(&b, "ab");
+    buf_grow(&b, 8);
+    memcpy(b.p + b.len, "cdef", 4);
+    buf_setlen(&b, 6);
+    assert_true(buf_overflowed(&b));
+    assert_string_equal(b.p, "ab");
+    buf_reset(&b);
+    buf_grow(&b, 8);
+    memcpy(b.p, "wxyz", 4);
+    buf_setlen(&b, 4);
+    assert_false(buf_overflowed(&b));
+    assert_string_equal(b.p, "wxyz");
+    buf_setlen(&b, 2); /* shortening is always allowed */
+    assert_string_equal(b.p, "wx");
+    buf_release(&b);
+}
+
+static void test_detach_keeps_cap(void **state)
+{
+    (void)state;
+    struct buf b = BUF_INIT_MAX(3);
+    buf_puts(&b, "abcd");
+    assert_true(buf_overflowed(&b));
+    char *p = buf_detach(&b, NULL);
+    assert_string_equal(p, "");
+    free(p);
+    assert_false(buf_overflowed(&b));
+    assert_int_equal(b.max, 3);
+    buf_puts(&b, "abc");
+    assert_string_equal(b.p, "abc");
+    buf_release(&b);
 }
 
 static void test_urlencoded(void **state)
@@ -316,6 +446,11 @@ int main(void)
         T(test_detach_empty_is_terminated),
         T(test_urlencoded),
         T(test_urlencoded_every_byte),
+        T(test_cap_refuses_what_does_not_fit),
+        T(test_cap_all_or_nothing),
+        T(test_cap_printf),
+        T(test_cap_setlen),
+        T(test_detach_keeps_cap),
     };
     return cmocka_run_group_tests_name("util/buf", tests, NULL, NULL);
 }

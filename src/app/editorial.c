@@ -57,7 +57,7 @@ static int load(const struct app_ctx *c, const char *id, struct incident_state *
     int rc = admin_incident_state(c->s, id, st);
     if (rc < 0)
         return rc;
-    if (!st->exists)
+    if (rc == 0)
         return say(c, r, EDIT_MISSING, "no incident %s", id);
     return EDIT_OK;
 }

@@ -522,13 +522,14 @@ static int import_incident(struct import *im, json_t *obj, size_t index)
     rc = admin_incident_state(im->s, i.id, &old);
     if (rc < 0)
         return store_fail(im, rc);
+    bool existed = rc == 1;
     /* absent timestamps keep stored values (or default), so re-importing changes nothing */
     if (i.published_at == MODEL_NULL)
-        i.published_at = old.exists ? old.published_at : im->now;
+        i.published_at = existed ? old.published_at : im->now;
     if (i.created_at == MODEL_NULL)
-        i.created_at = old.exists ? old.created_at : i.published_at;
+        i.created_at = existed ? old.created_at : i.published_at;
     if (i.updated_at == MODEL_NULL)
-        i.updated_at = old.exists ? old.updated_at : i.published_at;
+        i.updated_at = existed ? old.updated_at : i.published_at;
 
     const char *slug;
     CHECK(jin_str(j, obj, "slug", false, true, &slug));
@@ -543,14 +544,14 @@ static int import_incident(struct import *im, json_t *obj, size_t index)
         rc = admin_slug_owner(im->s, slug, i.id, owner);
         if (rc < 0)
             return store_fail(im, rc);
-        if (owner[0]) {
+        if (rc == 1) {
             jin_push_key(j, "slug");
             return jin_fail(j, "\"%s\" belongs to incident %s", slug, owner);
         }
         i.slug = slug;
     } else if (json_is_null(json_object_get(obj, "slug"))) {
         i.slug = NULL; /* explicitly no slug: public_url falls back to the id */
-    } else if (old.exists && old.slug[0]) {
+    } else if (existed && old.slug[0]) {
         i.slug = old.slug; /* derived once, never changes with later headline edits */
     } else {
         int drc = admin_derive_slug(im->s, i.id, i.title, slug_buf, sizeof slug_buf);
@@ -567,7 +568,7 @@ static int import_incident(struct import *im, json_t *obj, size_t index)
     size_t nq;
     CHECK(parse_questions(im, obj, i.published_at, qs, &nq, &version, &touched));
     if (!touched)
-        version = old.exists ? old.question_version : MODEL_NULL;
+        version = existed ? old.question_version : MODEL_NULL;
     rc = admin_upsert_incident(im->s, &i, visibility, version);
     if (rc == 0 && touched)
         rc = admin_replace_questions(im->s, i.id, qs, nq);
@@ -600,7 +601,7 @@ static int apply_merges(struct import *im)
         int rc = admin_incident_state(im->s, into, &st);
         if (rc < 0)
             return store_fail(im, rc);
-        if (!st.exists)
+        if (rc == 0)
             return jin_fail(&im->j, "no incident %s in the file or the database", into);
         int vis = vocab_find(visibility_names, st.visibility);
         if (vis != VISIBILITY_PUBLISHED)

@@ -53,7 +53,9 @@ int cli_serve(int argc, char **argv)
     const char *base = st.base_url;
     char base_buf[512];
     if (!base) {
-        snprintf(base_buf, sizeof base_buf, "http://%s", cfg->listen);
+        if ((size_t)snprintf(base_buf, sizeof base_buf, "http://%s", cfg->listen) >=
+            sizeof base_buf)
+            return cli_refuse("--listen is too long");
         base = base_buf;
         cfg->base_from_listen = true;
     }

@@ -76,8 +76,7 @@ struct server_config {
     int (*cache_token)(uint64_t out[2]);
 };
 
-#define REQUEST_MAX_HEADERS 8
-#define REQUEST_MAX_QUERY   64
+#define REQUEST_MAX_QUERY 64
 
 /* A request without a socket, for handler unit tests (h2o's t/00unit style): what the
  * accessors read instead of libmicrohttpd's connection. Each list is {name, value} pairs
@@ -116,8 +115,8 @@ struct request {
     int status;
     struct buf out; /* response body */
     const char *content_type;
-    const char *headers[REQUEST_MAX_HEADERS][2];
-    int nheaders;
+    const char *(*headers)[2]; /* name, value: nheaders of them, in the arena */
+    int nheaders, headers_cap;
     size_t bytes_sent;
     struct cache_body *cached; /* set when the body comes from the response cache */
     struct arena arena;        /* last: everything before it is zeroed at allocation */
@@ -156,7 +155,8 @@ const char *http_cookie(struct request *req, const char *name);
 /* The client's address as text ("127.0.0.1", "::1") into out. */
 void http_client_addr(struct request *req, char *out, size_t n);
 
-/* Adds a response header; name and value must outlive the request (use the arena). */
+/* Adds a response header (any number: the list grows in the arena); name and value must
+ * outlive the request (use the arena). */
 void reply_header(struct request *req, const char *name, const char *value);
 
 /* Answers with req->out as the body. */

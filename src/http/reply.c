@@ -2,6 +2,7 @@
  * Replies and the error catalogue: every error body on every endpoint is
  * {"error":{"code","message"}} and every code comes from the table below.
  */
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -41,11 +42,18 @@ const char *http_error_code(int status)
 
 void reply_header(struct request *req, const char *name, const char *value)
 {
-    if (req->nheaders < REQUEST_MAX_HEADERS) {
-        req->headers[req->nheaders][0] = name;
-        req->headers[req->nheaders][1] = value;
-        req->nheaders++;
+    assert(name && value);
+    if (req->nheaders == req->headers_cap) {
+        int cap = req->headers_cap ? req->headers_cap * 2 : 8;
+        const char *(*h)[2] = arena_alloc(&req->arena, (size_t)cap * sizeof *h);
+        if (req->nheaders)
+            memcpy(h, req->headers, (size_t)req->nheaders * sizeof *h);
+        req->headers = h;
+        req->headers_cap = cap;
     }
+    req->headers[req->nheaders][0] = name;
+    req->headers[req->nheaders][1] = value;
+    req->nheaders++;
 }
 
 void reply_body(struct request *req, int status, const char *content_type)

@@ -5,6 +5,7 @@
  * is complete. Queuing on the first call would make libmicrohttpd 0.9.75 close the
  * connection after every response.
  */
+#include <assert.h>
 #include <microhttpd.h>
 #include <netdb.h>
 #include <pthread.h>
@@ -668,19 +669,22 @@ int http_serve(const struct server_config *cfg, const struct route *table, size_
     }
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
     unsigned port = info ? info->port : 0;
-    char shown[300];
+    struct buf shown = BUF_INIT;
     const char *colon = strrchr(cfg->listen, ':');
-    snprintf(shown, sizeof shown, "%.*s:%u", (int)(colon - cfg->listen), cfg->listen, port);
+    assert(colon); /* resolve_listen() refused anything but HOST:PORT */
+    buf_printf(&shown, "%.*s:%u", (int)(colon - cfg->listen), cfg->listen, port);
     if (cfg->base_from_listen) {
         /* the default base URL names the port actually bound (listen port 0) */
-        static char base[320];
+        static struct buf base = BUF_INIT;
         static struct server_config bound;
-        snprintf(base, sizeof base, "http://%s", shown);
+        buf_reset(&base);
+        buf_printf(&base, "http://%s", shown.p);
         bound = *cfg;
-        bound.base_url = base;
+        bound.base_url = base.p;
         config = &bound;
     }
-    fprintf(stderr, "whistle: listening on http://%s\n", shown);
+    fprintf(stderr, "whistle: listening on http://%s\n", shown.p);
+    buf_release(&shown);
     fflush(stderr);
 
     int sig = 0;

@@ -351,7 +351,7 @@ static int resolve_game(struct attempt *t)
     int rc = games_get(t->s, t->a, t->l->game_id, &t->g);
     if (rc < 0)
         return rc;
-    t->f.game_found = rc == STORE_ROW;
+    t->f.game_found = rc == 1;
     if (t->f.game_found) {
         t->f.game_status = t->g.status;
         t->f.game_starts_at = t->g.starts_at;

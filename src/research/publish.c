@@ -110,7 +110,7 @@ int research_publish(struct store *s, struct arena *a, const struct research_lea
     char *prov = NULL;
     struct game g;
     struct sources c = {.a = a, .added_by = l->account_id};
-    if ((rc = games_get(s, a, l->game_id, &g)) != STORE_ROW) {
+    if ((rc = games_get(s, a, l->game_id, &g)) != 1) {
         rc = rc < 0 ? rc : STORE_ERR;
         goto out;
     }

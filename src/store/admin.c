@@ -79,7 +79,6 @@ int admin_incident_state(struct store *s, const char *id, struct incident_state 
     store_bind_text(st, 1, id);
     int rc = store_step(st);
     if (rc == STORE_ROW) {
-        out->exists = true;
         store_col_copy(st, 0, out->visibility, sizeof out->visibility);
         store_col_copy(st, 1, out->duplicate_of, sizeof out->duplicate_of);
         store_col_copy(st, 2, out->slug, sizeof out->slug);
@@ -91,7 +90,7 @@ int admin_incident_state(struct store *s, const char *id, struct incident_state 
         store_col_copy(st, 8, out->status, sizeof out->status);
     }
     store_reset(st);
-    return rc < 0 ? rc : 0;
+    return rc < 0 ? rc : rc == STORE_ROW;
 }
 
 int admin_slug_owner(struct store *s, const char *slug, const char *id, char out[40])
@@ -110,7 +109,7 @@ int admin_slug_owner(struct store *s, const char *slug, const char *id, char out
     if (rc == STORE_ROW)
         store_col_copy(st, 0, out, 40);
     store_reset(st);
-    return rc < 0 ? rc : 0;
+    return rc < 0 ? rc : rc == STORE_ROW;
 }
 
 int admin_derive_slug(struct store *s, const char *id, const char *title, char *out, size_t outlen)
@@ -122,7 +121,7 @@ int admin_derive_slug(struct store *s, const char *id, const char *title, char *
     int rc = admin_slug_owner(s, out, id, owner);
     if (rc < 0)
         return rc;
-    if (owner[0]) {
+    if (rc == 1) {
         size_t len = strlen(out);
         if (len > SLUG_MAX - 9)
             len = SLUG_MAX - 9;
@@ -150,9 +149,9 @@ static int64_t tri(int v)
 int admin_upsert_incident(struct store *s, const struct incident *i, const char *visibility,
                           int64_t question_version)
 {
-    struct incident_state old;
+    struct incident_state old; /* zeroed when the incident is new */
     TRY(admin_incident_state(s, i->id, &old));
-    if (old.exists && old.slug[0] && (!i->slug || strcmp(old.slug, i->slug) != 0)) {
+    if (old.slug[0] && (!i->slug || strcmp(old.slug, i->slug) != 0)) {
         /* the old slug keeps redirecting to this incident's page */
         struct store_stmt *h =
             store_prepare(s, "INSERT INTO incident_slugs (slug, incident_id) VALUES (?, ?)"

@@ -14,8 +14,8 @@
  */
 
 /* Row existence and state. */
-int admin_team_exists(struct store *s, const char *id); /* 1, 0 or <0 */
-int admin_game_exists(struct store *s, const char *id); /* 1, 0 or <0 */
+int admin_team_exists(struct store *s, const char *id); /* 1 found, 0 missing */
+int admin_game_exists(struct store *s, const char *id); /* 1 found, 0 missing */
 
 /* The stored createdAt / updatedAt of game id into *created_at, *updated_at: 1 found, 0
  * not found (outputs untouched), or <0. */
@@ -26,7 +26,6 @@ int admin_game_times(struct store *s, const char *id, int64_t *created_at, int64
 int admin_is_empty(struct store *s);
 
 struct incident_state {
-    bool exists;
     char visibility[16];
     char status[16]; /* maturity: developing … resolved */
     char duplicate_of[40];
@@ -35,9 +34,11 @@ struct incident_state {
     int64_t published_at, created_at, updated_at;
     int64_t duplicates; /* incidents merged into this one */
 };
+/* 1 found (out filled), 0 no such incident (out zeroed, question_version MODEL_NULL). */
 int admin_incident_state(struct store *s, const char *id, struct incident_state *out);
 
-/* Which incident (other than id) uses slug, currently or historically; "" when none. */
+/* Which incident (other than id) uses slug, currently or historically: 1 with its id in
+ * out, 0 none (out ""). */
 int admin_slug_owner(struct store *s, const char *slug, const char *id, char out[40]);
 
 /* Derives a unique slug for a new incident from its title into out (size >= SLUG_MAX + 16):

@@ -113,7 +113,7 @@ int games_get(struct store *s, struct arena *a, const char *id, struct game *out
     if (rc == STORE_ROW)
         read_game(a, st, out);
     store_reset(st);
-    return rc;
+    return rc < 0 ? rc : rc == STORE_ROW;
 }
 
 int teams_each(struct store *s, int (*fn)(void *ctx, const struct team *t), void *ctx)

@@ -21,7 +21,7 @@ struct game_filter {
 int games_list(struct store *s, struct arena *a, const struct game_filter *f, struct game **out,
                size_t *n, bool *more);
 
-/* Reads one game: STORE_ROW (found), STORE_DONE (no such game) or a negative store_rc. */
+/* Reads one game: 1 found, 0 no such game, or a negative store_rc. */
 int games_get(struct store *s, struct arena *a, const char *id, struct game *out);
 
 /* Calls fn for every team, then returns; the team's strings live until fn returns. */

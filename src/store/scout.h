@@ -59,7 +59,7 @@ struct scout_run {
 
 /* A run by id (of any credential: compare credential_id): 1 found, 0 unknown. */
 int scout_run_get(struct store *s, const char *id, struct scout_run *out);
-/* The stored begin or finish answer of a run (which: "begin" or "finish") into out. */
+/* Appends the stored begin or finish answer of a run to out: 1 found, 0 no such run. */
 int scout_run_receipt(struct store *s, const char *id, bool finish, struct buf *out);
 /* The running, unexpired run of (credential, key): 1 found, 0 none. */
 int scout_run_active(struct store *s, const char *cred, const char *key, int64_t now,

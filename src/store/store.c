@@ -3,6 +3,7 @@
  * call to the driver that owns the connection or statement, and keeps the server's
  * per-thread connections (reopened with backoff after the database was unreachable).
  */
+#include <assert.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -128,7 +129,10 @@ int store_run(struct store_stmt *st)
 void store_col_copy(struct store_stmt *st, int col, char *dst, size_t n)
 {
     const char *v = store_col_text(st, col);
-    snprintf(dst, n, "%s", v ? v : "");
+    int len = snprintf(dst, n, "%s", v ? v : "");
+    /* every fixed array read into is sized by the domain's maximum for its column (ids,
+     * slugs of SLUG_MAX, enum names): a longer value is a sizing bug, never truncated */
+    assert(len >= 0 && (size_t)len < n);
 }
 
 int64_t store_changes(struct store *s)
@@ -236,6 +240,7 @@ void store_thread_setup(const char *uri)
 /* Opens the thread's connection, or reopens it in place when it is broken. */
 static int thread_open(struct thread_conn *tc, char *err, size_t errlen)
 {
+    assert(thread_uri); /* store_thread_setup() ran first */
     if (!tc->s)
         return store_open(thread_uri, false, &tc->s, err, errlen);
     int rc = tc->s->drv->reopen(tc->s, err, errlen);

@@ -16,6 +16,13 @@
  * a statement handed out by store_prepare() is reset and its bindings cleared. Bind and
  * step it before the next store_prepare(): once stepped (and until reset) it stays valid
  * while other statements are prepared, but an idle one may be evicted from the cache.
+ *
+ * Return conventions of every store function (here and in the other store/ headers): an
+ * action returns 0 or a negative store_rc; a lookup ("get", "find", "by_…", "exists",
+ * "claim") returns 1 found (its out parameters filled), 0 missing (out parameters empty:
+ * zeroed, "" or as its header says), or a negative store_rc — never a found flag in an out
+ * parameter, never an empty string as the only sign of "missing". incidents_get() adds
+ * INCIDENT_MERGED (2) to the two for a merged duplicate (incidents.h).
  */
 #define STORE_NULL_INT INT64_MIN
 
@@ -69,7 +76,8 @@ bool store_col_null(struct store_stmt *st, int col);
 void store_reset(struct store_stmt *st);
 /* Steps a statement that returns no rows and resets it: 0 or a negative store_rc. */
 int store_run(struct store_stmt *st);
-/* Copies a text column into dst (size n, truncated, "" for null). */
+/* Copies a text column into dst (size n, "" for null). The value must fit: dst is sized
+ * by the column's maximum, and a longer value fails an assertion (never truncated). */
 void store_col_copy(struct store_stmt *st, int col, char *dst, size_t n);
 int64_t store_changes(struct store *s);
 

@@ -57,7 +57,7 @@ int ballots_get(struct store *s, const char *incident_id, int64_t version, const
         store_col_copy(st, 1, rooting, 16);
     }
     store_reset(st);
-    return rc < 0 ? rc : 0;
+    return rc < 0 ? rc : rc == STORE_ROW;
 }
 
 int ballots_choice(struct store *s, const char *incident_id, int64_t version, const char *voter,

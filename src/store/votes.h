@@ -19,10 +19,11 @@ int settings_secret(struct store *s, const char *name, unsigned char out[32]);
  * be NULL (anonymous). Returns 0 (or a negative store_rc). */
 int ballots_put(struct store *s, const char *incident_id, int64_t version, const char *voter,
                 const char *choice, const char *rooting, int64_t now);
-/* The voter's current choice on (incident, version) into out (size 16), "" when none. */
+/* The voter's current choice on (incident, version) into out (size 16): 1 found, 0 no
+ * ballot (out ""). */
 int ballots_choice(struct store *s, const char *incident_id, int64_t version, const char *voter,
                    char out[16]);
-/* The same with the ballot's rooting interest ("" when none or no ballot). */
+/* The same with the ballot's rooting interest ("" when none): 1 found, 0 no ballot. */
 int ballots_get(struct store *s, const char *incident_id, int64_t version, const char *voter,
                 char choice[16], char rooting[16]);
 

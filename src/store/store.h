@@ -120,7 +120,11 @@ int store_data_version(struct store *s, uint64_t out[2]);
  * a unit of work — store_begin_read(), store_begin_write(), store_data_version() — finds
  * the connection dead, it is reopened and the statement run again (nothing was done yet);
  * a connection lost later in a transaction answers STORE_GONE and the caller answers
- * "unavailable". The struct store pointer stays the same across a reopen. */
+ * "unavailable". The struct store pointer stays the same across a reopen.
+ *
+ * Call it once per request (or unit of work), before its first transaction, and pass the
+ * connection down: a transaction still open when store_thread() runs is a leak (on
+ * PostgreSQL it would hold the deployment-wide write lock) and is rolled back and logged. */
 void store_thread_setup(const char *uri);
 struct store *store_thread(void);
 

@@ -95,10 +95,15 @@ static struct pg_stmt *stmt_of(struct store_stmt *st)
     return (struct pg_stmt *)st;
 }
 
-static void ignore_notice(void *arg, const char *message)
+/* Notices are not logged. One matters: a server that ends an idle session (shutdown,
+ * restart, pg_terminate_backend) sends a FATAL error before it closes the socket, and libpq
+ * hands an error that arrives while no query runs to the notice receiver. */
+static void on_notice(void *arg, const PGresult *res)
 {
-    (void)arg;
-    (void)message;
+    struct pg_store *s = arg;
+    const char *sev = PQresultErrorField(res, PG_DIAG_SEVERITY_NONLOCALIZED);
+    if (sev && (strcmp(sev, "FATAL") == 0 || strcmp(sev, "PANIC") == 0))
+        s->base.broken = true;
 }
 
 static void set_err(struct pg_store *s, const char *msg)
@@ -193,7 +198,7 @@ static int pg_connect(struct pg_store *s, char *err, size_t errlen)
         s->conn = NULL;
         return STORE_GONE;
     }
-    PQsetNoticeProcessor(s->conn, ignore_notice, NULL);
+    PQsetNoticeReceiver(s->conn, on_notice, s);
     s->base.broken = false;
     /* plan_cache_mode: every statement here is a short indexed OLTP query prepared once
      * per connection; left to itself PostgreSQL keeps re-planning the multi-join reads
@@ -639,10 +644,11 @@ static const char *pg_errmsg(struct store *s)
  * The zero-round-trip check store_thread() makes before handing out an idle connection.
  * Between requests nothing is expected from the server, so a readable socket means it
  * sent something on its own: when it shuts down or restarts (or an administrator
- * terminates the session) it sends a FATAL error and closes the socket. Reading that input
- * makes libpq notice the closed connection (CONNECTION_BAD). The check can miss a
- * termination still in flight; the first statement of the next transaction then finds the
- * connection dead and store.c reopens it and runs the statement again.
+ * terminates the session) it sends a FATAL error and closes the socket. Reading and parsing
+ * that input makes libpq report the closed connection (CONNECTION_BAD) or pass the FATAL
+ * error to on_notice(). The check can miss a termination still in flight; the first
+ * statement of the next transaction then finds the connection dead and store.c reopens it
+ * and runs the statement again.
  */
 static bool pg_idle_ok(struct store *base)
 {
@@ -667,8 +673,12 @@ static bool pg_idle_ok(struct store *base)
             return true;
         if (n < 0 || (pfd.revents & (POLLERR | POLLNVAL)))
             return false;
-        /* a NOTICE or parameter change sent unasked is consumed and harmless */
-        if (!PQconsumeInput(s->conn) || PQstatus(s->conn) != CONNECTION_OK)
+        /* a NOTICE or parameter change sent unasked is consumed and harmless; PQisBusy
+         * parses what arrived, so that a FATAL error reaches on_notice() */
+        if (!PQconsumeInput(s->conn))
+            return false;
+        PQisBusy(s->conn);
+        if (s->base.broken || PQstatus(s->conn) != CONNECTION_OK)
             return false;
     }
     return true;

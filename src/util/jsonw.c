@@ -1,5 +1,6 @@
 #include "util/jsonw.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -30,16 +31,16 @@ static void open(struct jw *w, char c)
 {
     sep(w);
     buf_putc(w->b, c);
-    if (w->depth + 1 < JW_MAX_DEPTH)
-        w->depth++;
+    assert(w->depth + 1 < JW_MAX_DEPTH); /* the API's documents are far shallower */
+    w->depth++;
     w->first[w->depth] = true;
 }
 
 static void close_(struct jw *w, char c)
 {
+    assert(w->depth > 0 && !w->after_key); /* closes what was opened, no key left dangling */
     buf_putc(w->b, c);
-    if (w->depth > 0)
-        w->depth--;
+    w->depth--;
 }
 
 void jw_obj_begin(struct jw *w)
@@ -128,6 +129,7 @@ void json_escape_into(struct buf *b, const char *s, size_t n)
 
 void jw_key(struct jw *w, const char *key)
 {
+    assert(!w->after_key);
     sep(w);
     json_escape_into(w->b, key, strlen(key));
     buf_putc(w->b, ':');

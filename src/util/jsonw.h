@@ -15,7 +15,8 @@
  *
  * Commas are managed by the writer: call jw_key() before each member value inside an
  * object; values inside an array are separated automatically. Nesting is limited to
- * JW_MAX_DEPTH levels (ample for the API's documents).
+ * JW_MAX_DEPTH levels (ample for the API's documents); deeper nesting, closing more than
+ * was opened, or closing after a key without its value fail an assertion.
  */
 #define JW_MAX_DEPTH 32
 #define JW_NULL_INT  INT64_MIN

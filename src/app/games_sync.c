@@ -363,7 +363,7 @@ static int sync_nflverse(struct app_ctx *c, const struct games_source *src,
         rc = GAMES_SYNC_FETCH_FAILED;
         goto out;
     }
-    if (nflverse_read(doc.p ? doc.p : "", doc.len, c->now, c->a, &b, err, errlen) < 0) {
+    if (nflverse_read(doc.p, doc.len, c->now, c->a, &b, err, errlen) < 0) {
         rc = GAMES_SYNC_BAD_DOCUMENT;
         goto out;
     }
@@ -421,8 +421,7 @@ static int sync_cfbd(struct app_ctx *c, const struct games_source *src,
         goto out;
     }
     if ((teams.len && cfbd_read_teams(teams.p, teams.len, c->a, &index, err, errlen) < 0) ||
-        cfbd_read_games(games.p ? games.p : "", games.len, index, c->now, c->a, &b, err, errlen) <
-            0) {
+        cfbd_read_games(games.p, games.len, index, c->now, c->a, &b, err, errlen) < 0) {
         rc = GAMES_SYNC_BAD_DOCUMENT;
         goto out;
     }

@@ -71,7 +71,7 @@ void provider_batch_reject(struct provider_batch *b, struct arena *a, size_t row
     r->row = row;
     r->game_id = arena_strdup(a, game_id);
     r->field = arena_strdup(a, field);
-    r->message = arena_strdup(a, msg.p ? msg.p : "");
+    r->message = arena_strdup(a, msg.p);
     buf_release(&msg);
 }
 

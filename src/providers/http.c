@@ -111,8 +111,8 @@ static CURLcode attempt(const struct provider_http_req *req, struct provider_htt
         hdrs = curl_slist_append(hdrs, line.p);
     }
     /* the key sits in this buffer: wipe it before it is freed */
-    if (line.p)
-        memset(line.p, 0, line.cap);
+    if (line.alloc) /* never the shared empty string */
+        memset(line.p, 0, line.alloc);
     buf_release(&line);
     hdrs = curl_slist_append(hdrs, "Accept: application/json, text/csv, */*");
     long timeout = req->timeout_ms > 0 ? req->timeout_ms : 30000;

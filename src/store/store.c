@@ -163,7 +163,12 @@ int store_begin_write(struct store *s)
 
 int store_begin_row_write(struct store *s)
 {
-    return s->drv->begin_row_write ? s->drv->begin_row_write(s) : s->drv->begin_write(s);
+    int (*begin)(struct store *) =
+        s->drv->begin_row_write ? s->drv->begin_row_write : s->drv->begin_write;
+    int rc = seen(s, begin(s));
+    if (reopened(s, rc))
+        rc = seen(s, begin(s));
+    return rc;
 }
 
 int store_commit(struct store *s)

@@ -117,10 +117,11 @@ int store_data_version(struct store *s, uint64_t out[2]);
  * connection lost (STORE_GONE) marks it broken; store_thread() reopens a broken connection
  * in place before handing it out, and first checks an idle PostgreSQL connection without a
  * round trip (a server that restarted has closed its socket). When the first statement of
- * a unit of work — store_begin_read(), store_begin_write(), store_data_version() — finds
- * the connection dead, it is reopened and the statement run again (nothing was done yet);
- * a connection lost later in a transaction answers STORE_GONE and the caller answers
- * "unavailable". The struct store pointer stays the same across a reopen.
+ * a unit of work (store_begin_read, store_begin_write, store_begin_row_write,
+ * store_data_version) finds the connection dead, it is reopened and the statement run
+ * again (nothing was done yet); a connection lost later in a transaction answers
+ * STORE_GONE and the caller answers "unavailable". The struct store pointer stays the
+ * same across a reopen.
  *
  * Call it once per request (or unit of work), before its first transaction, and pass the
  * connection down: a transaction still open when store_thread() runs is a leak (on

@@ -17,6 +17,7 @@ void api_games_list(struct request *req);
 void api_games_get(struct request *req);
 void api_incidents_list(struct request *req);
 void api_incidents_get(struct request *req);
+void api_incident_comments(struct request *req); /* comments.c */
 void api_openapi(struct request *req);
 void api_leads_submit(struct request *req);
 void api_leads_get(struct request *req);
@@ -68,6 +69,10 @@ bool api_json_content_type(struct request *req);
  * the request id. Answers 503 itself and returns -1 when the store cannot be reached. */
 struct app_ctx;
 int api_ctx(struct request *req, struct app_ctx *c);
+
+/* 308 to the surviving incident of a merged duplicate: Location is
+ * {base}/api/v1/incidents/{survivor_id}{suffix}, the body {duplicate_of, location}. */
+void api_duplicate_redirect(struct request *req, const char *survivor_id, const char *suffix);
 
 /* Maps a negative store_rc to a reply (503) and drops a broken connection. */
 void api_store_failed(struct request *req, int rc);

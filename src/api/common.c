@@ -6,6 +6,7 @@
 #include "app/app.h"
 #include "domain/model.h"
 #include "store/store.h"
+#include "util/jsonw.h"
 #include "util/log.h"
 #include "util/timefmt.h"
 
@@ -61,4 +62,20 @@ bool api_json_content_type(struct request *req)
     while (*rest == ' ')
         rest++;
     return *rest == '\0' || *rest == ';';
+}
+
+void api_duplicate_redirect(struct request *req, const char *survivor_id, const char *suffix)
+{
+    const char *location = arena_printf(&req->arena, "%s/api/v1/incidents/%s%s", req->cfg->base_url,
+                                        survivor_id, suffix);
+    struct jw w;
+    jw_init(&w, &req->out);
+    jw_obj_begin(&w);
+    jw_key(&w, "duplicate_of");
+    jw_str(&w, survivor_id);
+    jw_key(&w, "location");
+    jw_str(&w, location);
+    jw_obj_end(&w);
+    reply_header(req, "Location", location);
+    reply_json(req, 308);
 }

@@ -85,23 +85,9 @@ void api_incidents_get(struct request *req)
         reply_json(req, 200);
         return;
     }
-    case INCIDENT_READ_MERGED: {
-        struct buf loc = BUF_INIT;
-        buf_printf(&loc, "%s/api/v1/incidents/%s", req->cfg->base_url, v.survivor_id);
-        const char *location = arena_strdup(&req->arena, loc.p);
-        buf_release(&loc);
-        struct jw w;
-        jw_init(&w, &req->out);
-        jw_obj_begin(&w);
-        jw_key(&w, "duplicate_of");
-        jw_str(&w, v.survivor_id);
-        jw_key(&w, "location");
-        jw_str(&w, location);
-        jw_obj_end(&w);
-        reply_header(req, "Location", location);
-        reply_json(req, 308);
+    case INCIDENT_READ_MERGED:
+        api_duplicate_redirect(req, v.survivor_id, "");
         return;
-    }
     case APP_UNAVAILABLE:
         reply_unavailable(req);
         return;

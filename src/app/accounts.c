@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "app/comments.h"
 #include "app/mail.h"
 #include "domain/voter.h"
 #include "util/log.h"
@@ -435,6 +436,7 @@ enum account_outcome account_password_change(const struct app_ctx *c,
 
 enum account_outcome account_set_banned(const struct app_ctx *c, const char *email, bool banned)
 {
+    struct account_row a;
     int rc = store_begin_write(c->s);
     if (rc >= 0)
         rc = agents_account_set_banned(c->s, email, banned, c->now);
@@ -442,7 +444,10 @@ enum account_outcome account_set_banned(const struct app_ctx *c, const char *ema
         store_rollback(c->s);
         return ACCOUNT_NOT_FOUND;
     }
-    if (rc > 0)
+    /* a banned account's comments are hidden until it is unbanned (docs/comments.md) */
+    if (rc > 0 && (rc = accounts_by_email(c->s, email, &a)) == 1)
+        rc = comments_author_suspended(c, NULL, a.id, banned, NULL);
+    if (rc >= 0)
         rc = store_commit(c->s);
     return rc < 0 ? unavailable(c, rc, banned ? "ban" : "unban") : ACCOUNT_OK;
 }

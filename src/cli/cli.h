@@ -20,6 +20,8 @@ int cli_export(int argc, char **argv);
 int cli_incident(int argc, char **argv);
 int cli_key(int argc, char **argv);
 int cli_account(int argc, char **argv);
+int cli_account_role(int argc, char **argv); /* grant, revoke (comment.c) */
+int cli_comment(int argc, char **argv);
 int cli_scout_key(int argc, char **argv);
 int cli_fetch(int argc, char **argv);
 int cli_candidate(int argc, char **argv);

@@ -260,6 +260,8 @@ int cli_account(int argc, char **argv)
     if (argc < 2)
         return cli_usage(account_usage);
     const char *action = argv[1];
+    if (strcmp(action, "grant") == 0 || strcmp(action, "revoke") == 0)
+        return cli_account_role(argc, argv);
     int rc = parse(argc, argv, &o, account_usage);
     if (rc)
         return rc;

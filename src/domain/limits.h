@@ -11,12 +11,14 @@
  * There is no global copy.
  */
 struct whistle_limits {
-    int vote_per_voter;     /* Fan Verdict ballots per minute per voter (--vote-limit-voter) */
-    int vote_per_ip;        /* ballots per minute per client address (--vote-limit-ip) */
-    int signin_per_account; /* failed sign-ins per email address per window */
-    int signin_per_ip;      /* failed sign-ins per client address per window */
-    int mail_forms_per_ip;  /* sign-ups + reset requests per client address per hour */
-    int max_agent_keys;     /* active agent keys per account */
+    int vote_per_voter;      /* Fan Verdict ballots per minute per voter (--vote-limit-voter) */
+    int vote_per_ip;         /* ballots per minute per client address (--vote-limit-ip) */
+    int signin_per_account;  /* failed sign-ins per email address per window */
+    int signin_per_ip;       /* failed sign-ins per client address per window */
+    int mail_forms_per_ip;   /* sign-ups + reset requests per client address per hour */
+    int max_agent_keys;      /* active agent keys per account */
+    int comment_per_account; /* new comments per minute per account (a day: ten times) */
+    int comment_per_ip;      /* new comments per minute per client address (a day: ten times) */
     /* research: signals of completed scout runs count as independent discussion; the scout
      * status op reports it (--scout-candidates) */
     bool scout_candidates;

@@ -153,6 +153,21 @@ int store_begin_read(struct store *s)
     return rc;
 }
 
+int store_lock_key(struct store *s, const char *key)
+{
+    /* drivers without a row-write mode hold the whole database's write lock already */
+    if (!s->drv->begin_row_write)
+        return 0;
+    struct store_stmt *st =
+        store_prepare(s, "SELECT pg_advisory_xact_lock(hashtextextended(?, 0))");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, key);
+    int rc = store_step(st);
+    store_reset(st);
+    return rc < 0 ? rc : 0;
+}
+
 int store_begin_write(struct store *s)
 {
     int rc = seen(s, s->drv->begin_write(s));

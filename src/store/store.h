@@ -96,6 +96,12 @@ int store_begin_write(struct store *s);
  * on every node while the store_begin_write ones (editorial changes, accounts, imports)
  * still exclude them all; on SQLite it is store_begin_write. */
 int store_begin_row_write(struct store *s);
+/* Inside store_begin_row_write: waits for, then holds until the transaction ends, the lock
+ * of `key` (PostgreSQL: a transaction-scoped advisory lock on a 64-bit hash of the text, for
+ * rows no write_locks row names, such as one author's comments; SQLite: nothing to do, the
+ * transaction already holds the database's write lock). Take keys in one fixed order. 0 or
+ * a negative store_rc. */
+int store_lock_key(struct store *s, const char *key);
 int store_commit(struct store *s);
 void store_rollback(struct store *s);
 

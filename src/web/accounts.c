@@ -539,6 +539,7 @@ static void account_page(struct request *req, int status, const struct session_r
         web_hidden(b, "csrf", csrf);
         html_raw(b, "<button type=\"submit\">Send a new verification link</button></form>");
     }
+    html_raw(b, "<p><a id=\"profile-link\" href=\"/account/profile\">Public profile</a></p>");
     html_raw(b, "<p><a href=\"/developers\">Agent keys (developer page)</a></p>"
                 "<form id=\"signout-form\" class=\"inline-form\" method=\"post\" "
                 "action=\"/account/signout\">");

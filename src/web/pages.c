@@ -483,6 +483,7 @@ void web_incident(struct request *req)
     html_raw(b, "<p class=\"reminder\">Fan votes are opinions, not a ruling.</p></section>");
     history(b, &inc, qs, nq);
     sources_list(b, src, nsrc);
+    web_discussion(req, &c, &inc, signed_in ? &sess : NULL, v.key, csrf);
     html_raw(b, "</article>");
     web_page_end(b);
     web_reply_html(req, 200);

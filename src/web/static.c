@@ -32,7 +32,20 @@ static const char css[] =
     "table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.3rem;"
     "border-bottom:1px solid var(--line)}.reminder{font-style:italic}"
     ".incidents li{margin:.5rem 0}.filters{margin:.5rem 0 1rem}"
-    "footer{max-width:46rem;margin:2rem auto;padding:0 1rem;color:var(--muted);font-size:.9rem}";
+    "footer{max-width:46rem;margin:2rem auto;padding:0 1rem;color:var(--muted);font-size:.9rem}"
+    /* the discussion and the moderation queues (docs/comments.md) */
+    ".comments,.replies,.queue{list-style:none;padding:0}.replies{margin-left:1.2rem;"
+    "border-left:2px solid var(--line);padding-left:.8rem}.comment,.review{margin:.9rem 0}"
+    ".byline{margin:0;color:var(--muted);font-size:.9rem}.author{color:var(--ink)}"
+    ".badge,.featured{background:var(--accent);color:#fff;border-radius:.3rem;padding:0 .35rem;"
+    "font-size:.8rem}.comment-body{overflow-wrap:anywhere}.placeholder,.pending-note"
+    "{color:var(--muted);font-style:italic}.comment-form{display:grid;gap:.5rem;margin:.6rem 0}"
+    ".comment-form label{display:grid;gap:.2rem}textarea{font:inherit;width:100%;padding:.5rem;"
+    "border:1px solid var(--line);border-radius:.3rem}.comment-actions{display:flex;"
+    "flex-wrap:wrap;gap:.6rem;align-items:center;font-size:.9rem}summary{cursor:pointer;"
+    "color:var(--accent)}.review{border-bottom:1px solid var(--line);padding-bottom:.8rem}"
+    ".decisions{display:flex;flex-wrap:wrap;gap:.4rem}.decision input{font:inherit;"
+    "padding:.3rem;max-width:12rem}.queues a,.queues strong{margin-right:.8rem}";
 
 /* Progressive enhancement: without JavaScript the form posts and the server redirects
  * back; with it, the ballot goes as JSON and the results are replaced in place. */

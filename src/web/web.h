@@ -44,6 +44,24 @@ void web_developers_js(struct request *req);
 
 /* The body cap of every form POST (ballots, account and developer forms): 413 beyond. */
 #define WEB_FORM_BODY_MAX (16 * 1024)
+/* a comment form: 2,000 characters of up to 4 bytes, percent-encoded (docs/comments.md) */
+#define WEB_COMMENT_BODY_MAX (32 * 1024)
+
+/* Comments and moderation (comments.c, moderate.c, profile.c); docs/comments.md. */
+void web_comment_post(struct request *req);
+void web_comment_edit_form(struct request *req);
+void web_comment_edit(struct request *req);
+void web_comment_delete(struct request *req);
+void web_comment_report(struct request *req);
+void web_moderate(struct request *req);
+void web_moderate_decide(struct request *req);
+void web_profile(struct request *req);
+void web_profile_save(struct request *req);
+/* Appends the incident page's discussion section (key: the page key; csrf: the token of
+ * the page's forms; sess NULL when signed out). */
+struct app_ctx;
+void web_discussion(struct request *req, const struct app_ctx *c, const struct incident *inc,
+                    const struct session_row *sess, const char *key, const char *csrf);
 
 /* Shared page pieces (pages.c). */
 struct incident_filter web_filter(int64_t limit); /* no filter, newest first */

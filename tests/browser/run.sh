@@ -53,7 +53,8 @@ done
 
 mkdir -p tests/browser/artifacts
 test_rc=0
-BASE_URL=$BASE_URL SERVER_LOG=$TMP/server.log node --test tests/browser/*.test.mjs || test_rc=$?
+BASE_URL=$BASE_URL SERVER_LOG=$TMP/server.log WHISTLE_BIN=$BIN WHISTLE_DB=$TMP/db \
+    node --test tests/browser/*.test.mjs || test_rc=$?
 
 if ! kill -TERM "$server_pid" 2> /dev/null; then
     echo "run.sh: the server died during the tests; its log:" >&2

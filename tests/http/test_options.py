@@ -14,7 +14,7 @@ SERVE_OPTIONS = ["--db", "--listen", "--base-url", "--threads", "--poll", "--no-
                  "--max-connections", "--max-per-ip", "--timeout", "--vote-limit-voter",
                  "--vote-limit-ip", "--max-agent-keys", "--signin-limit-account",
                  "--signin-limit-ip", "--signup-limit-ip", "--password-memory-kib",
-                 "--no-worker"]
+                 "--no-worker", "--comment-limit-account", "--comment-limit-ip"]
 WORKER_ONLY = ["--once", "--json"]
 SHARED_WORKER = ["--auto-publish", "--min-source-domains", "--scout-candidates",
                  "--lease-seconds", "--poll-ms", "--fetch-timeout-ms", "--fetch-max-bytes",

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
+#include "domain/comment.h"
 #include "domain/vocab.h"
 #include "store/store.h"
 
@@ -145,6 +146,8 @@ static const struct {
     {"components/parameters/IncidentStatus/schema", maturity_names},
     {"components/parameters/PageLeague/schema", league_names},
     {"components/parameters/PageIncidentStatus/schema", maturity_names},
+    /* comments (domain/comment.h holds their one table) */
+    {"components/schemas/CommentReportForm/properties/reason", comment_report_reasons},
 };
 
 /* Enums that are no vocabulary of the spec: sort orders and the scout module's own names
@@ -156,6 +159,10 @@ static const char *const not_vocabulary[] = {
     "components/schemas/ScoutReserveRequest/properties/kind",
     "components/schemas/ScoutReservation/properties/kind",
     "components/schemas/ScoutSkip/properties/reason",
+    /* comments: a sort order, the moderation queues, and the badge (a role or null) */
+    "paths//api/v1/incidents/{id}/comments/get/parameters/2/schema",
+    "components/schemas/ModerationForm/properties/queue",
+    "components/schemas/CommentAuthor/properties/badge",
     NULL,
 };
 
@@ -289,6 +296,9 @@ static const struct {
     {"ballots.rooting", ballot_rooting_names},
     {"vote_tallies.rooting", rooting_names},
     {"leads.status", lead_status_names},
+    {"vote_tally_slots.rooting", rooting_names},
+    {"comment_reports.reason", comment_report_reasons},
+    {"account_roles.role", account_roles},
 };
 
 /* CHECK lists that are a module's own names, not the spec's vocabulary. */
@@ -297,6 +307,10 @@ static const char *const not_vocabulary_columns[] = {
     "scout_runs.status",
     "scout_spend.kind",
     "account_tokens.purpose",
+    /* comments' own states (domain/comment.h) */
+    "comments.status",
+    "comments.held_reason",
+    "moderation_log.action",
     NULL,
 };
 

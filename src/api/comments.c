@@ -1,0 +1,87 @@
+/* GET /api/v1/incidents/{id}/comments: the published discussion of an incident (issue 15;
+ * docs/comments.md), an extension beyond the spec's paths. Only visible comments, no
+ * emails or account IDs; 404 and 308 exactly as GET /api/v1/incidents/{id}. */
+#include "api/api.h"
+#include "api/render.h"
+#include "app/comments.h"
+#include "util/jsonw.h"
+#include "util/uuid.h"
+
+static const char *const comment_sorts[] = {"oldest", "newest", NULL};
+
+static const struct qp_spec params[] = {
+    {"limit", QP_INT, 1, 100, 20, NULL},
+    {"offset", QP_INT, 0, API_OFFSET_MAX, 0, NULL},
+    {"sort", QP_ENUM, 0, 0, 0, comment_sorts},
+};
+enum { C_LIMIT, C_OFFSET, C_SORT, C_COUNT };
+
+static void render_comment(struct jw *w, const struct comment *c)
+{
+    jw_obj_begin(w);
+    jw_key(w, "id");
+    jw_str(w, c->id);
+    jw_key(w, "parent_id");
+    jw_str(w, c->parent_id[0] ? c->parent_id : NULL);
+    jw_key(w, "author");
+    jw_obj_begin(w);
+    jw_key(w, "display_name");
+    jw_str(w, c->display_name);
+    jw_key(w, "badge");
+    jw_str(w, c->badge);
+    jw_obj_end(w);
+    jw_key(w, "body");
+    jw_str(w, c->body);
+    jw_key(w, "created_at");
+    jw_time(w, c->created_at);
+    jw_key(w, "edited_at");
+    jw_time(w, c->edited_at);
+    jw_key(w, "featured");
+    jw_bool(w, c->featured);
+    jw_key(w, "reply_count");
+    jw_int(w, c->reply_count);
+    jw_obj_end(w);
+}
+
+void api_incident_comments(struct request *req)
+{
+    char id[UUID_STR_LEN + 1];
+    struct qp_value v[C_COUNT];
+    if (http_query(req, params, C_COUNT, v) < 0)
+        return;
+    if (uuid_normalize(req->param, id) < 0) {
+        reply_error(req, 400, "incident id must be a UUID");
+        return;
+    }
+    struct app_ctx c;
+    if (api_ctx(req, &c) < 0)
+        return;
+    bool newest = v[C_SORT].set && v[C_SORT].i == 1;
+    struct comment_list list;
+    switch (comments_read_public(&c, id, newest, v[C_LIMIT].i, v[C_OFFSET].i, &list)) {
+    case COMMENT_OK: {
+        struct jw w;
+        jw_init(&w, &req->out);
+        jw_obj_begin(&w);
+        jw_key(&w, "data");
+        jw_arr_begin(&w);
+        for (size_t i = 0; i < list.n; i++)
+            render_comment(&w, &list.items[i]);
+        jw_arr_end(&w);
+        render_pagination(&w, v[C_LIMIT].i, v[C_OFFSET].i,
+                          api_next_offset(v[C_OFFSET].i, v[C_LIMIT].i, list.more));
+        jw_obj_end(&w);
+        reply_json(req, 200);
+        return;
+    }
+    case COMMENT_MERGED:
+        api_duplicate_redirect(req, list.survivor_id, "/comments");
+        return;
+    case APP_UNAVAILABLE:
+        reply_unavailable(req);
+        return;
+    default:
+        reply_error(req, 404, "no public incident with id %s", id);
+        return;
+    }
+}

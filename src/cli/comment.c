@@ -1,0 +1,330 @@
+/*
+ * whistle comment list|approve|reject|feature|unfeature|words and whistle account
+ * grant|revoke (docs/comments.md): the moderation queues and roles for operators, through
+ * the same use cases as /moderate (app/comments.h). Decisions are logged as "operator".
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "app/comments.h"
+#include "cli/cli.h"
+#include "http/query.h"
+#include "util/jsonw.h"
+#include "util/timefmt.h"
+
+static const char comment_usage[] =
+    "whistle comment list [--queue pending|reported|recent] [--limit N] [--offset N]"
+    " [--db PATH] [--json]\n"
+    "       whistle comment approve|feature|unfeature ID [--reason R] [--db PATH] [--json]\n"
+    "       whistle comment reject ID --reason R [--db PATH] [--json]\n"
+    "       whistle comment words add|remove WORD [--db PATH] [--json]\n"
+    "       whistle comment words list [--db PATH] [--json]";
+static const char role_usage[] =
+    "whistle account grant|revoke EMAIL moderator|editor|admin [--db PATH] [--json]";
+
+struct opts {
+    const char *db, *queue, *reason;
+    int64_t limit, offset;
+    bool json;
+};
+
+static int parse(int argc, char **argv, struct opts *o, const char *usage)
+{
+    static const struct option long_opts[] = {{"db", required_argument, NULL, 'd'},
+                                              {"json", no_argument, NULL, 'j'},
+                                              {"queue", required_argument, NULL, 'q'},
+                                              {"reason", required_argument, NULL, 'r'},
+                                              {"limit", required_argument, NULL, 'l'},
+                                              {"offset", required_argument, NULL, 'o'},
+                                              {NULL, 0, NULL, 0}};
+    int c;
+    o->limit = 50;
+    optind = 2;
+    while ((c = getopt_long(argc, argv, "", long_opts, NULL)) != -1) {
+        switch (c) {
+        case 'd':
+            o->db = optarg;
+            break;
+        case 'j':
+            o->json = true;
+            break;
+        case 'q':
+            o->queue = optarg;
+            break;
+        case 'r':
+            o->reason = optarg;
+            break;
+        case 'l':
+        case 'o': {
+            int64_t v;
+            if (qp_parse_int(optarg, &v) < 0 || v < (c == 'l' ? 1 : 0) || v > 100000)
+                return cli_refuse("--%s must be an integer in range",
+                                  c == 'l' ? "limit" : "offset");
+            *(c == 'l' ? &o->limit : &o->offset) = v;
+            break;
+        }
+        default:
+            return cli_usage(usage);
+        }
+    }
+    return 0;
+}
+
+/* The refusal message of an outcome, printed; CLI_REFUSED. */
+static int refused(int rc, const struct comment_result *r)
+{
+    if (rc == APP_UNAVAILABLE)
+        return cli_refuse("the database failed; nothing was changed");
+    return cli_refuse("%s", r->message ? r->message : "refused");
+}
+
+static void print_comment(struct jw *w, const struct comment_review *r)
+{
+    const struct comment *c = &r->c;
+    jw_obj_begin(w);
+    jw_key(w, "id");
+    jw_str(w, c->id);
+    jw_key(w, "incident_id");
+    jw_str(w, c->incident_id);
+    jw_key(w, "incident_title");
+    jw_str(w, c->incident_title);
+    jw_key(w, "parent_id");
+    jw_str(w, c->parent_id[0] ? c->parent_id : NULL);
+    jw_key(w, "author");
+    jw_obj_begin(w);
+    jw_key(w, "account_id");
+    jw_str(w, c->account_id);
+    jw_key(w, "display_name");
+    jw_str(w, c->display_name);
+    jw_key(w, "badge");
+    jw_str(w, c->badge);
+    jw_key(w, "comments");
+    jw_int(w, r->author.total);
+    jw_key(w, "published");
+    jw_int(w, r->author.published);
+    jw_key(w, "rejected");
+    jw_int(w, r->author.rejected);
+    jw_key(w, "suspended");
+    jw_bool(w, r->author.suspended);
+    jw_obj_end(w);
+    jw_key(w, "body");
+    jw_str(w, c->body);
+    jw_key(w, "status");
+    jw_str(w, c->status);
+    jw_key(w, "held_reason");
+    jw_str(w, c->held_reason[0] ? c->held_reason : NULL);
+    jw_key(w, "visible");
+    jw_bool(w, c->visible);
+    jw_key(w, "featured");
+    jw_bool(w, c->featured);
+    jw_key(w, "open_reports");
+    jw_int(w, c->open_reports);
+    jw_key(w, "reports");
+    jw_str(w, r->reports);
+    jw_key(w, "created_at");
+    jw_time(w, c->created_at);
+    jw_key(w, "edited_at");
+    jw_time(w, c->edited_at);
+    jw_key(w, "history");
+    jw_arr_begin(w);
+    for (size_t i = 0; i < r->nlog; i++) {
+        jw_obj_begin(w);
+        jw_key(w, "at");
+        jw_time(w, r->log[i].created_at);
+        jw_key(w, "action");
+        jw_str(w, r->log[i].action);
+        jw_key(w, "actor");
+        jw_str(w, r->log[i].actor);
+        jw_key(w, "reason");
+        jw_str(w, r->log[i].reason);
+        jw_obj_end(w);
+    }
+    jw_arr_end(w);
+    jw_obj_end(w);
+}
+
+static int list(const struct app_ctx *c, const struct opts *o)
+{
+    const char *queue = o->queue ? o->queue : "pending";
+    if (strcmp(queue, "pending") && strcmp(queue, "reported") && strcmp(queue, "recent"))
+        return cli_refuse("--queue must be pending, reported or recent");
+    struct comment_review *items;
+    size_t n;
+    bool more;
+    if (comments_read_queue(c, queue, o->limit, o->offset, &items, &n, &more) != COMMENT_OK)
+        return cli_refuse("the database failed");
+    struct buf out = BUF_INIT;
+    if (o->json) {
+        struct jw w;
+        jw_init(&w, &out);
+        jw_obj_begin(&w);
+        jw_key(&w, "queue");
+        jw_str(&w, queue);
+        jw_key(&w, "data");
+        jw_arr_begin(&w);
+        for (size_t i = 0; i < n; i++)
+            print_comment(&w, &items[i]);
+        jw_arr_end(&w);
+        jw_key(&w, "more");
+        jw_bool(&w, more);
+        jw_obj_end(&w);
+        cli_print_json(&out);
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            const struct comment *k = &items[i].c;
+            char when[TIME_ISO_MAX];
+            time_format_iso(k->created_at, when);
+            printf("%s  %s  %-9s %s%s reports=%lld  %s: %.60s\n", k->id, when, k->status,
+                   k->held_reason[0] ? k->held_reason : "-", k->featured ? " featured" : "",
+                   (long long)k->open_reports, k->display_name ? k->display_name : "?", k->body);
+        }
+        if (n == 0)
+            fprintf(stderr, "the %s queue is empty\n", queue);
+    }
+    buf_release(&out);
+    return CLI_OK;
+}
+
+static int words(const struct app_ctx *c, int argc, char **argv, const struct opts *o)
+{
+    if (optind >= argc)
+        return cli_usage(comment_usage);
+    const char *what = argv[optind];
+    struct buf out = BUF_INIT;
+    struct jw w;
+    int rc = CLI_OK;
+    if (strcmp(what, "list") == 0 && optind == argc - 1) {
+        const char **all;
+        size_t n;
+        if (comment_words_list(c, &all, &n) != COMMENT_OK)
+            return cli_refuse("the database failed");
+        if (o->json) {
+            jw_init(&w, &out);
+            jw_obj_begin(&w);
+            jw_key(&w, "words");
+            jw_arr_begin(&w);
+            for (size_t i = 0; i < n; i++)
+                jw_str(&w, all[i]);
+            jw_arr_end(&w);
+            jw_obj_end(&w);
+            cli_print_json(&out);
+        } else {
+            for (size_t i = 0; i < n; i++)
+                printf("%s\n", all[i]);
+        }
+    } else if ((strcmp(what, "add") == 0 || strcmp(what, "remove") == 0) && optind == argc - 2) {
+        struct comment_result r;
+        int x = comment_words_change(c, what[0] == 'a', argv[optind + 1], &r);
+        if (x != COMMENT_OK)
+            return refused(x, &r);
+        if (o->json) {
+            jw_init(&w, &out);
+            jw_obj_begin(&w);
+            jw_key(&w, "word");
+            jw_str(&w, r.id);
+            jw_key(&w, "result");
+            jw_str(&w, r.message);
+            jw_obj_end(&w);
+            cli_print_json(&out);
+        } else {
+            fprintf(stderr, "%s: %s\n", r.id, r.message);
+        }
+    } else {
+        rc = cli_usage(comment_usage);
+    }
+    buf_release(&out);
+    return rc;
+}
+
+/* Runs fn with a use-case context on the database of o (opened and migrated). */
+static int with_ctx(const char *db, struct app_ctx *c, struct arena *a)
+{
+    c->s = cli_open_store(cli_db_path(db));
+    if (!c->s)
+        return CLI_REFUSED;
+    arena_init(a);
+    c->a = a;
+    c->now = time_now_us();
+    c->actor = "operator";
+    c->request_id = NULL;
+    return CLI_OK;
+}
+
+int cli_comment(int argc, char **argv)
+{
+    struct opts o = {0};
+    if (argc < 2)
+        return cli_usage(comment_usage);
+    const char *action = argv[1];
+    int rc = parse(argc, argv, &o, comment_usage);
+    if (rc)
+        return rc;
+    struct app_ctx c;
+    struct arena a;
+    bool decide = strcmp(action, "approve") == 0 || strcmp(action, "reject") == 0 ||
+                  strcmp(action, "feature") == 0 || strcmp(action, "unfeature") == 0;
+    if (!decide && strcmp(action, "list") && strcmp(action, "words"))
+        return cli_usage(comment_usage);
+    if ((decide && optind != argc - 1) || (strcmp(action, "list") == 0 && optind != argc))
+        return cli_usage(comment_usage);
+    if (with_ctx(o.db, &c, &a) != CLI_OK)
+        return CLI_REFUSED;
+    if (strcmp(action, "list") == 0) {
+        rc = list(&c, &o);
+    } else if (strcmp(action, "words") == 0) {
+        rc = words(&c, argc, argv, &o);
+    } else {
+        struct comment_result r;
+        int x = comment_moderate(&c, NULL, argv[optind], action, o.reason, &r);
+        if (x != COMMENT_OK) {
+            rc = refused(x, &r);
+        } else if (o.json) {
+            printf("{\"id\":\"%s\",\"action\":\"%s\"}\n", r.id, action);
+        } else {
+            fprintf(stderr, "%s: %s\n", r.id, action);
+        }
+    }
+    arena_release(&a);
+    store_close(c.s);
+    return rc;
+}
+
+int cli_account_role(int argc, char **argv)
+{
+    struct opts o = {0};
+    bool grant = strcmp(argv[1], "grant") == 0;
+    int rc = parse(argc, argv, &o, role_usage);
+    if (rc)
+        return rc;
+    if (optind != argc - 2)
+        return cli_usage(role_usage);
+    struct app_ctx c;
+    struct arena a;
+    if (with_ctx(o.db, &c, &a) != CLI_OK)
+        return CLI_REFUSED;
+    struct comment_result r;
+    int x = account_role_change(&c, argv[optind], argv[optind + 1], grant, &r);
+    if (x != COMMENT_OK) {
+        rc = refused(x, &r);
+    } else if (o.json) {
+        struct buf out = BUF_INIT;
+        struct jw w;
+        jw_init(&w, &out);
+        jw_obj_begin(&w);
+        jw_key(&w, "email");
+        jw_str(&w, argv[optind]);
+        jw_key(&w, "role");
+        jw_str(&w, argv[optind + 1]);
+        jw_key(&w, "result");
+        jw_str(&w, r.message);
+        jw_obj_end(&w);
+        cli_print_json(&out);
+        buf_release(&out);
+    } else {
+        fprintf(stderr, "%s %s: %s\n", argv[optind], argv[optind + 1], r.message);
+    }
+    arena_release(&a);
+    store_close(c.s);
+    return rc;
+}

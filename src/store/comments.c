@@ -1,0 +1,496 @@
+/* Comments and their moderation: SQL only (store/comments.h). */
+#include "store/comments.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "util/buf.h"
+#include "util/uuid.h"
+
+/* The columns of struct comment, read by row(); FROM joins the author and the incident. */
+#define COMMENT_SELECT                                                                             \
+    "SELECT c.id, c.incident_id, c.parent_id, c.account_id, c.body, a.display_name,"               \
+    " (SELECT r.role FROM account_roles r WHERE r.account_id = c.account_id ORDER BY CASE r.role"  \
+    " WHEN 'admin' THEN 0 WHEN 'editor' THEN 1 ELSE 2 END LIMIT 1),"                               \
+    " c.status, c.held_reason, c.report_hidden, c.author_hidden, c.visible, c.featured,"           \
+    " c.open_reports, c.reply_count, c.created_at, c.edited_at, c.deleted_at, c.reviewed_at,"      \
+    " i.title, coalesce(i.slug, i.id)"                                                             \
+    " FROM comments c JOIN accounts a ON a.id = c.account_id"                                      \
+    " JOIN incidents i ON i.id = c.incident_id "
+
+static void row(struct store_stmt *st, struct arena *a, struct comment *c)
+{
+    memset(c, 0, sizeof *c);
+    store_col_copy(st, 0, c->id, sizeof c->id);
+    store_col_copy(st, 1, c->incident_id, sizeof c->incident_id);
+    store_col_copy(st, 2, c->parent_id, sizeof c->parent_id);
+    store_col_copy(st, 3, c->account_id, sizeof c->account_id);
+    c->body = arena_strdup(a, store_col_text(st, 4));
+    c->display_name = arena_strdup(a, store_col_text(st, 5));
+    c->badge = arena_strdup(a, store_col_text(st, 6));
+    store_col_copy(st, 7, c->status, sizeof c->status);
+    store_col_copy(st, 8, c->held_reason, sizeof c->held_reason);
+    c->report_hidden = store_col_int(st, 9) != 0;
+    c->author_hidden = store_col_int(st, 10) != 0;
+    c->visible = store_col_int(st, 11) != 0;
+    c->featured = store_col_int(st, 12) != 0;
+    c->open_reports = store_col_int(st, 13);
+    c->reply_count = store_col_int(st, 14);
+    c->created_at = store_col_int(st, 15);
+    c->edited_at = store_col_int(st, 16);
+    c->deleted_at = store_col_int(st, 17);
+    c->reviewed_at = store_col_int(st, 18);
+    c->incident_title = arena_strdup(a, store_col_text(st, 19));
+    c->incident_key = arena_strdup(a, store_col_text(st, 20));
+    if (!c->body)
+        c->body = "";
+}
+
+/* Steps st (bound by the caller, its last two parameters being limit + 1 and offset when
+ * paged) into an arena array of at most `limit` comments; *more when one more came. */
+static int rows(struct store_stmt *st, struct arena *a, int64_t limit, struct comment **out,
+                size_t *n, bool *more)
+{
+    *out = NULL;
+    *n = 0;
+    if (more)
+        *more = false;
+    struct comment *list = arena_alloc(a, sizeof *list * (size_t)(limit > 0 ? limit : 1));
+    int rc;
+    while ((rc = store_step(st)) == STORE_ROW) {
+        if ((int64_t)*n == limit) {
+            if (more)
+                *more = true;
+            break;
+        }
+        row(st, a, &list[(*n)++]);
+    }
+    store_reset(st);
+    if (rc < 0)
+        return rc;
+    *out = list;
+    return 0;
+}
+
+static int one(struct store_stmt *st, struct arena *a, struct comment *out)
+{
+    int rc = store_step(st);
+    if (rc == STORE_ROW)
+        row(st, a, out);
+    store_reset(st);
+    return rc < 0 ? rc : rc == STORE_ROW;
+}
+
+int comments_get(struct store *s, struct arena *a, const char *id, struct comment *out)
+{
+    struct store_stmt *st = store_prepare(s, COMMENT_SELECT "WHERE c.id = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, id);
+    return one(st, a, out);
+}
+
+int comments_insert(struct store *s, const struct comment *c)
+{
+    struct store_stmt *st = store_prepare(
+        s, "INSERT INTO comments (id, incident_id, parent_id, account_id, body, status,"
+           " held_reason, visible, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, c->id);
+    store_bind_text(st, 2, c->incident_id);
+    store_bind_text(st, 3, c->parent_id[0] ? c->parent_id : NULL);
+    store_bind_text(st, 4, c->account_id);
+    store_bind_text(st, 5, c->body);
+    store_bind_text(st, 6, c->status);
+    store_bind_text(st, 7, c->held_reason[0] ? c->held_reason : NULL);
+    store_bind_int(st, 8, c->visible);
+    store_bind_int(st, 9, c->created_at);
+    return store_run(st);
+}
+
+int comments_save(struct store *s, const struct comment *c)
+{
+    struct store_stmt *st = store_prepare(
+        s, "UPDATE comments SET body = ?, status = ?, held_reason = ?, report_hidden = ?,"
+           " author_hidden = ?, visible = ?, featured = ?, open_reports = ?, edited_at = ?,"
+           " deleted_at = ?, reviewed_at = ? WHERE id = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, c->body);
+    store_bind_text(st, 2, c->status);
+    store_bind_text(st, 3, c->held_reason[0] ? c->held_reason : NULL);
+    store_bind_int(st, 4, c->report_hidden);
+    store_bind_int(st, 5, c->author_hidden);
+    store_bind_int(st, 6, c->visible);
+    store_bind_int(st, 7, c->featured);
+    store_bind_int(st, 8, c->open_reports);
+    store_bind_int(st, 9, c->edited_at);
+    store_bind_int(st, 10, c->deleted_at);
+    store_bind_int(st, 11, c->reviewed_at);
+    store_bind_text(st, 12, c->id);
+    return store_run(st);
+}
+
+int comments_count_add(struct store *s, const char *incident_id, int64_t delta)
+{
+    struct store_stmt *st =
+        store_prepare(s, "UPDATE incidents SET comment_count = comment_count + ? WHERE id = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_int(st, 1, delta);
+    store_bind_text(st, 2, incident_id);
+    return store_run(st);
+}
+
+int comments_replies_add(struct store *s, const char *parent_id, int64_t delta)
+{
+    struct store_stmt *st =
+        store_prepare(s, "UPDATE comments SET reply_count = reply_count + ? WHERE id = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_int(st, 1, delta);
+    store_bind_text(st, 2, parent_id);
+    return store_run(st);
+}
+
+int comments_public(struct store *s, struct arena *a, const char *incident_id, bool newest,
+                    int64_t limit, int64_t offset, struct comment **out, size_t *n, bool *more)
+{
+#define PUBLIC_SQL(dir)                                                                            \
+    COMMENT_SELECT "WHERE c.incident_id = ? AND c.visible = 1"                                     \
+                   " ORDER BY c.created_at " dir ", c.id " dir " LIMIT ? OFFSET ?"
+    struct store_stmt *st = store_prepare(s, newest ? PUBLIC_SQL("DESC") : PUBLIC_SQL("ASC"));
+#undef PUBLIC_SQL
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, incident_id);
+    store_bind_int(st, 2, limit + 1);
+    store_bind_int(st, 3, offset);
+    return rows(st, a, limit, out, n, more);
+}
+
+int comments_thread(struct store *s, struct arena *a, const char *incident_id, const char *viewer,
+                    bool newest, int64_t limit, int64_t offset, struct comment **out, size_t *n,
+                    bool *more)
+{
+#define THREAD_SQL(dir)                                                                            \
+    COMMENT_SELECT "WHERE c.incident_id = ? AND c.parent_id IS NULL AND (c.visible = 1"            \
+                   " OR c.reply_count > 0 OR (c.account_id = ? AND c.status = 'pending'))"         \
+                   " ORDER BY c.created_at " dir ", c.id " dir " LIMIT ? OFFSET ?"
+    struct store_stmt *st = store_prepare(s, newest ? THREAD_SQL("DESC") : THREAD_SQL("ASC"));
+#undef THREAD_SQL
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, incident_id);
+    store_bind_text(st, 2, viewer ? viewer : "");
+    store_bind_int(st, 3, limit + 1);
+    store_bind_int(st, 4, offset);
+    return rows(st, a, limit, out, n, more);
+}
+
+int comments_replies(struct store *s, struct arena *a, const char *parent_id, const char *viewer,
+                     int64_t limit, struct comment **out, size_t *n)
+{
+    struct store_stmt *st = store_prepare(
+        s, COMMENT_SELECT "WHERE c.parent_id = ? AND (c.visible = 1 OR (c.account_id = ?"
+                          " AND c.status = 'pending')) ORDER BY c.created_at, c.id LIMIT ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, parent_id);
+    store_bind_text(st, 2, viewer ? viewer : "");
+    store_bind_int(st, 3, limit);
+    return rows(st, a, limit, out, n, NULL);
+}
+
+int comments_queue(struct store *s, struct arena *a, const char *queue, int64_t limit,
+                   int64_t offset, struct comment **out, size_t *n, bool *more)
+{
+    const char *sql;
+    if (strcmp(queue, "pending") == 0)
+        sql = COMMENT_SELECT "WHERE c.status = 'pending' ORDER BY c.created_at, c.id"
+                             " LIMIT ? OFFSET ?";
+    else if (strcmp(queue, "reported") == 0)
+        sql = COMMENT_SELECT "WHERE c.open_reports > 0 AND c.status = 'published'"
+                             " ORDER BY c.open_reports DESC, c.created_at, c.id LIMIT ? OFFSET ?";
+    else
+        sql = COMMENT_SELECT "ORDER BY c.created_at DESC, c.id DESC LIMIT ? OFFSET ?";
+    struct store_stmt *st = store_prepare(s, sql);
+    if (!st)
+        return STORE_ERR;
+    store_bind_int(st, 1, limit + 1);
+    store_bind_int(st, 2, offset);
+    return rows(st, a, limit, out, n, more);
+}
+
+int comments_of_author(struct store *s, struct arena *a, const char *account_id, int64_t limit,
+                       struct comment **out, size_t *n)
+{
+    struct store_stmt *st = store_prepare(
+        s, COMMENT_SELECT "WHERE c.account_id = ? ORDER BY c.created_at, c.id LIMIT ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, account_id);
+    store_bind_int(st, 2, limit);
+    return rows(st, a, limit, out, n, NULL);
+}
+
+int comments_history(struct store *s, const char *account_id, struct comment_history *out)
+{
+    memset(out, 0, sizeof *out);
+    struct store_stmt *st = store_prepare(
+        s, "SELECT count(*), coalesce(sum(CASE WHEN status = 'published' THEN 1 ELSE 0 END), 0),"
+           " coalesce(sum(CASE WHEN status = 'rejected' THEN 1 ELSE 0 END), 0),"
+           " (SELECT banned FROM accounts WHERE id = ?) FROM comments WHERE account_id = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, account_id);
+    store_bind_text(st, 2, account_id);
+    int rc = store_step(st);
+    if (rc == STORE_ROW) {
+        out->total = store_col_int(st, 0);
+        out->published = store_col_int(st, 1);
+        out->rejected = store_col_int(st, 2);
+        out->suspended = store_col_int(st, 3) == 1;
+    }
+    store_reset(st);
+    return rc < 0 ? rc : 0;
+}
+
+int comments_published_upto(struct store *s, const char *account_id, int64_t cap, int64_t *n)
+{
+    *n = 0;
+    struct store_stmt *st =
+        store_prepare(s, "SELECT count(*) FROM (SELECT 1 FROM comments WHERE account_id = ?"
+                         " AND status = 'published' LIMIT ?) AS p");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, account_id);
+    store_bind_int(st, 2, cap);
+    int rc = store_step(st);
+    if (rc == STORE_ROW)
+        *n = store_col_int(st, 0);
+    store_reset(st);
+    return rc < 0 ? rc : 0;
+}
+
+/* ---- reports ---- */
+
+int comment_reports_add(struct store *s, const char *comment_id, const char *account_id,
+                        const char *reason, int64_t now)
+{
+    struct store_stmt *st =
+        store_prepare(s, "INSERT INTO comment_reports (comment_id, account_id, reason, created_at)"
+                         " VALUES (?, ?, ?, ?) ON CONFLICT (comment_id, account_id) DO NOTHING");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, comment_id);
+    store_bind_text(st, 2, account_id);
+    store_bind_text(st, 3, reason);
+    store_bind_int(st, 4, now);
+    int rc = store_run(st);
+    return rc < 0 ? rc : store_changes(s) > 0;
+}
+
+int comment_reports_summary(struct store *s, const char *comment_id, char *out, size_t n)
+{
+    out[0] = '\0';
+    struct store_stmt *st =
+        store_prepare(s, "SELECT reason, count(*) FROM comment_reports WHERE comment_id = ?"
+                         " GROUP BY reason ORDER BY count(*) DESC, reason");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, comment_id);
+    struct buf b = BUF_INIT;
+    int rc;
+    while ((rc = store_step(st)) == STORE_ROW)
+        buf_printf(&b, "%s%s %lld", b.len ? ", " : "", store_col_text(st, 0),
+                   (long long)store_col_int(st, 1));
+    store_reset(st);
+    snprintf(out, n, "%s", b.p ? b.p : "");
+    buf_release(&b);
+    return rc < 0 ? rc : 0;
+}
+
+/* ---- the moderation log ---- */
+
+int moderation_log_add(struct store *s, const char *comment_id, const char *account_id,
+                       const char *actor, const char *action, const char *reason, int64_t now)
+{
+    char id[UUID_STR_LEN + 1];
+    uuid_v4(id);
+    struct store_stmt *st = store_prepare(
+        s, "INSERT INTO moderation_log (id, comment_id, account_id, actor, action, reason,"
+           " created_at) VALUES (?, ?, ?, ?, ?, ?, ?)");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, id);
+    store_bind_text(st, 2, comment_id);
+    store_bind_text(st, 3, account_id);
+    store_bind_text(st, 4, actor);
+    store_bind_text(st, 5, action);
+    store_bind_text(st, 6, reason);
+    store_bind_int(st, 7, now);
+    return store_run(st);
+}
+
+int moderation_log_of(struct store *s, struct arena *a, const char *comment_id,
+                      struct moderation_entry **out, size_t *n)
+{
+    enum { MAX = 100 };
+    *n = 0;
+    *out = arena_alloc(a, sizeof **out * MAX);
+    /* a suspension of the author shows in the history of each of their comments */
+    struct store_stmt *st = store_prepare(
+        s, "SELECT l.actor, m.display_name, l.action, l.reason, l.created_at"
+           " FROM moderation_log l LEFT JOIN accounts m ON l.actor = 'account:' || m.id"
+           " WHERE l.comment_id = ? OR (l.comment_id IS NULL AND l.account_id ="
+           " (SELECT account_id FROM comments WHERE id = ?))"
+           " ORDER BY l.created_at, l.id LIMIT 100");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, comment_id);
+    store_bind_text(st, 2, comment_id);
+    int rc;
+    while ((rc = store_step(st)) == STORE_ROW && *n < MAX) {
+        struct moderation_entry *e = &(*out)[(*n)++];
+        e->actor = arena_strdup(a, store_col_text(st, 0));
+        e->actor_name = arena_strdup(a, store_col_text(st, 1));
+        e->action = arena_strdup(a, store_col_text(st, 2));
+        e->reason = arena_strdup(a, store_col_text(st, 3));
+        e->created_at = store_col_int(st, 4);
+    }
+    store_reset(st);
+    return rc < 0 ? rc : 0;
+}
+
+/* ---- the word list ---- */
+
+int comment_words_add(struct store *s, const char *word, int64_t now)
+{
+    struct store_stmt *st =
+        store_prepare(s, "INSERT INTO comment_words (word, created_at) VALUES (?, ?)"
+                         " ON CONFLICT (word) DO NOTHING");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, word);
+    store_bind_int(st, 2, now);
+    int rc = store_run(st);
+    return rc < 0 ? rc : store_changes(s) > 0;
+}
+
+int comment_words_remove(struct store *s, const char *word)
+{
+    struct store_stmt *st = store_prepare(s, "DELETE FROM comment_words WHERE word = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, word);
+    int rc = store_run(st);
+    return rc < 0 ? rc : store_changes(s) > 0;
+}
+
+/* Steps a one-text-column statement into an arena array of strings (at most max). */
+static int strings(struct store_stmt *st, struct arena *a, size_t max, const char ***out, size_t *n)
+{
+    *n = 0;
+    *out = arena_alloc(a, sizeof **out * (max + 1));
+    int rc;
+    while ((rc = store_step(st)) == STORE_ROW && *n < max)
+        for (int col = 0; col < 3; col++) {
+            const char *v = store_col_text(st, col);
+            if (v && *n < max)
+                (*out)[(*n)++] = arena_strdup(a, v);
+        }
+    store_reset(st);
+    (*out)[*n] = NULL;
+    return rc < 0 ? rc : 0;
+}
+
+int comment_words_all(struct store *s, struct arena *a, const char ***out, size_t *n)
+{
+    struct store_stmt *st =
+        store_prepare(s, "SELECT word, NULL, NULL FROM comment_words ORDER BY word LIMIT 1000");
+    if (!st)
+        return STORE_ERR;
+    return strings(st, a, 1000, out, n);
+}
+
+/* ---- display names and roles ---- */
+
+int accounts_display_name(struct store *s, const char *account_id, char *out, size_t n)
+{
+    out[0] = '\0';
+    struct store_stmt *st = store_prepare(s, "SELECT display_name FROM accounts WHERE id = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, account_id);
+    int rc = store_step(st);
+    if (rc == STORE_ROW)
+        store_col_copy(st, 0, out, n);
+    store_reset(st);
+    return rc < 0 ? rc : 0;
+}
+
+int accounts_set_display_name(struct store *s, const char *account_id, const char *name,
+                              const char *key)
+{
+    struct store_stmt *st = store_prepare(s, "UPDATE accounts SET display_name = ?, display_key = ?"
+                                             " WHERE id = ? AND display_name IS NULL");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, name);
+    store_bind_text(st, 2, key);
+    store_bind_text(st, 3, account_id);
+    int rc = store_run(st);
+    return rc < 0 ? rc : store_changes(s) > 0;
+}
+
+int teams_all_names(struct store *s, struct arena *a, const char ***out, size_t *n)
+{
+    struct store_stmt *st =
+        store_prepare(s, "SELECT name, short_name, abbreviation FROM teams LIMIT 20000");
+    if (!st)
+        return STORE_ERR;
+    return strings(st, a, 60000, out, n);
+}
+
+int account_roles_grant(struct store *s, const char *account_id, const char *role, const char *by,
+                        int64_t now)
+{
+    struct store_stmt *st =
+        store_prepare(s, "INSERT INTO account_roles (account_id, role, granted_at, granted_by)"
+                         " VALUES (?, ?, ?, ?) ON CONFLICT (account_id, role) DO NOTHING");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, account_id);
+    store_bind_text(st, 2, role);
+    store_bind_int(st, 3, now);
+    store_bind_text(st, 4, by);
+    int rc = store_run(st);
+    return rc < 0 ? rc : store_changes(s) > 0;
+}
+
+int account_roles_revoke(struct store *s, const char *account_id, const char *role)
+{
+    struct store_stmt *st =
+        store_prepare(s, "DELETE FROM account_roles WHERE account_id = ? AND role = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, account_id);
+    store_bind_text(st, 2, role);
+    int rc = store_run(st);
+    return rc < 0 ? rc : store_changes(s) > 0;
+}
+
+int account_roles_has(struct store *s, const char *account_id, const char *role)
+{
+    struct store_stmt *st =
+        store_prepare(s, "SELECT 1 FROM account_roles WHERE account_id = ? AND role = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, account_id);
+    store_bind_text(st, 2, role);
+    int rc = store_step(st);
+    store_reset(st);
+    return rc < 0 ? rc : rc == STORE_ROW;
+}

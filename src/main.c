@@ -31,6 +31,7 @@ static const struct {
      "create, list, revoke, set-budget, disable, enable scout credentials"},
     {"fetch", cli_fetch, "fetch a URL as lead research would (SSRF rules)"},
     {"candidate", cli_candidate, "list, show, publish, reject researched leads"},
+    {"audit", cli_audit, "list the audit log of editorial, account and credential actions"},
     {"lead", cli_lead, "list leads, show one with its research audit trail"},
     {"games", cli_games, "sync games from a provider (nflverse, CollegeFootballData)"},
     {"worker", cli_worker, "run the background worker alone (research, outbox, housekeeping)"},

@@ -71,6 +71,27 @@ const struct route api_routes[] = {
      "/suspend"},
     {HTTP_POST, "/moderate/accounts/", true, web_moderate_decide, WEB_FORM_BODY_MAX, false,
      "/unsuspend"},
+    /* the editorial desk (docs/desk.md): every handler runs behind the desk's role gate;
+     * none is cacheable or CORS */
+    {HTTP_GET, "/desk", false, web_desk_candidates, 0, false, NULL},
+    {HTTP_GET, "/desk/leads/", true, web_desk_lead, 0, false, NULL},
+    {HTTP_POST, "/desk/leads/", true, web_desk_lead_publish, WEB_DESK_BODY_MAX, false, "/publish"},
+    {HTTP_POST, "/desk/leads/", true, web_desk_lead_reject, WEB_FORM_BODY_MAX, false, "/reject"},
+    {HTTP_GET, "/desk/incidents", false, web_desk_incidents, 0, false, NULL},
+    {HTTP_GET, "/desk/incidents/", true, web_desk_incident, 0, false, NULL},
+    {HTTP_POST, "/desk/incidents/", true, web_desk_incident_edit, WEB_DESK_BODY_MAX, false,
+     "/edit"},
+    {HTTP_POST, "/desk/incidents/", true, web_desk_incident_status, WEB_FORM_BODY_MAX, false,
+     "/status"},
+    {HTTP_POST, "/desk/incidents/", true, web_desk_incident_source, WEB_DESK_BODY_MAX, false,
+     "/sources"},
+    {HTTP_POST, "/desk/incidents/", true, web_desk_incident_question, WEB_DESK_BODY_MAX, false,
+     "/question"},
+    {HTTP_POST, "/desk/incidents/", true, web_desk_incident_withdraw, WEB_FORM_BODY_MAX, false,
+     "/withdraw"},
+    {HTTP_POST, "/desk/incidents/", true, web_desk_incident_merge, WEB_FORM_BODY_MAX, false,
+     "/merge"},
+    {HTTP_GET, "/desk/audit", false, web_desk_audit, 0, false, NULL},
 };
 
 const size_t api_nroutes = sizeof api_routes / sizeof api_routes[0];

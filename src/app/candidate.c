@@ -6,6 +6,7 @@
 #include "app/editorial.h"
 #include "domain/research.h"
 #include "research/pipeline.h"
+#include "store/comments.h"
 #include "util/buf.h"
 
 /* Loads the lead and checks it is a candidate: CANDIDATE_OK, another outcome with the
@@ -53,7 +54,13 @@ int candidate_publish(const struct app_ctx *c, const char *lead_id,
         rc = load(c, lead_id, &l, r);
     if (rc != CANDIDATE_OK)
         goto out;
+    /* the spec's provenance names the publishing editor by their display name */
+    char name[128] = "";
+    if (c->actor && strncmp(c->actor, "account:", 8) == 0 &&
+        (rc = accounts_display_name(c->s, c->actor + 8, name, sizeof name)) < 0)
+        goto out;
     struct research_publish_opts po = {
+        .editor = name[0] ? name : NULL,
         .actor = c->actor ? c->actor : "operator",
         .title = in->title,
         .description = in->description,

@@ -90,6 +90,7 @@ struct target {
     const char *id, *other, *reason;
     const struct source *src;
     const struct question *q;
+    const struct incident *fields;
     bool clarify;
 };
 
@@ -284,4 +285,115 @@ int incident_set_question(const struct app_ctx *c, const char *id, const struct 
     memset(r, 0, sizeof *r);
     struct target t = {.id = id, .q = q, .clarify = clarify};
     return in_tx(c, r, question_tx, &t);
+}
+
+/* ---- incident_edit ---- */
+
+static const char *edit_invalid(const struct incident *f)
+{
+    if (!f->title || !*f->title || strlen(f->title) > 300)
+        return "title must be 1 to 300 bytes";
+    if (!f->play_description || !*f->play_description || strlen(f->play_description) > 5000)
+        return "play description must be 1 to 5000 bytes";
+    if (!f->neutral_summary || !*f->neutral_summary || strlen(f->neutral_summary) > 2000)
+        return "neutral summary must be 1 to 2000 bytes";
+    if (f->period != MODEL_NULL && (f->period < 1 || f->period > 10))
+        return "period must be 1 to 10 (or empty)";
+    if (f->clock && !lead_clock_valid(f->clock))
+        return "clock must be M:SS or MM:SS (or empty)";
+    const char *opt[] = {f->original_ruling, f->final_ruling, f->consequence};
+    for (size_t k = 0; k < 3; k++)
+        if (opt[k] && (!*opt[k] || strlen(opt[k]) > 500))
+            return "rulings and consequence must be up to 500 bytes (or empty)";
+    if (f->replay_involved < -1 || f->replay_involved > 1 || f->penalty_called < -1 ||
+        f->penalty_called > 1)
+        return "replay and penalty called must be yes, no or unknown";
+    return NULL;
+}
+
+struct diff {
+    struct jw before, after;
+    struct buf bb, ab;
+    int n;
+};
+
+static void diff_str(struct diff *d, const char *key, const char *was, const char *now)
+{
+    if (same(was, now) && (was == NULL) == (now == NULL))
+        return;
+    d->n++;
+    jw_key(&d->before, key);
+    jw_str(&d->before, was);
+    jw_key(&d->after, key);
+    jw_str(&d->after, now);
+}
+
+static void diff_int(struct diff *d, const char *key, int64_t was, int64_t now, int64_t null)
+{
+    if (was == now)
+        return;
+    d->n++;
+    jw_key(&d->before, key);
+    jw_int(&d->before, was == null ? JW_NULL_INT : was);
+    jw_key(&d->after, key);
+    jw_int(&d->after, now == null ? JW_NULL_INT : now);
+}
+
+static int edit_tx(const struct app_ctx *c, const void *p, struct edit_result *r)
+{
+    const struct target *t = p;
+    const struct incident *f = t->fields;
+    struct incident_state st;
+    int rc = load_published(c, t->id, &st, r, "only a published incident can be edited");
+    if (rc != EDIT_OK)
+        return rc;
+    struct incident cur;
+    if ((rc = incidents_get(c->s, c->a, t->id, &cur)) < 0)
+        return rc;
+    if (rc == 0)
+        return say(c, r, EDIT_MISSING, "no incident %s", t->id);
+    struct diff d = {.bb = BUF_INIT, .ab = BUF_INIT};
+    jw_init(&d.before, &d.bb);
+    jw_init(&d.after, &d.ab);
+    jw_obj_begin(&d.before);
+    jw_obj_begin(&d.after);
+    diff_str(&d, "title", cur.title, f->title);
+    diff_str(&d, "play_description", cur.play_description, f->play_description);
+    diff_str(&d, "neutral_summary", cur.neutral_summary, f->neutral_summary);
+    diff_int(&d, "period", cur.period, f->period, MODEL_NULL);
+    diff_str(&d, "clock", cur.clock, f->clock);
+    diff_str(&d, "original_ruling", cur.original_ruling, f->original_ruling);
+    diff_str(&d, "final_ruling", cur.final_ruling, f->final_ruling);
+    diff_int(&d, "replay_involved", cur.replay_involved, f->replay_involved, -1);
+    diff_str(&d, "consequence", cur.consequence, f->consequence);
+    diff_int(&d, "penalty_called", cur.penalty_called, f->penalty_called, -1);
+    jw_obj_end(&d.before);
+    jw_obj_end(&d.after);
+    if (d.n == 0)
+        rc = say(c, r, EDIT_INVALID, "no field changed");
+    else {
+        struct incident u = *f;
+        u.id = t->id;
+        rc = admin_update_editorial(c->s, &u, c->now);
+        if (rc >= 0)
+            rc = app_audit(c, "incident.edit", "incident", t->id, d.bb.p, d.ab.p, t->reason);
+        if (rc >= 0)
+            rc = EDIT_OK;
+    }
+    buf_release(&d.bb);
+    buf_release(&d.ab);
+    return rc;
+}
+
+int incident_edit(const struct app_ctx *c, const char *id, const struct incident *f,
+                  const char *reason, struct edit_result *r)
+{
+    memset(r, 0, sizeof *r);
+    const char *bad = edit_invalid(f);
+    if (bad)
+        return say(c, r, EDIT_INVALID, "%s", bad);
+    if (reason && strlen(reason) > 500)
+        return say(c, r, EDIT_INVALID, "reason must be at most 500 bytes");
+    struct target t = {.id = id, .fields = f, .reason = reason};
+    return in_tx(c, r, edit_tx, &t);
 }

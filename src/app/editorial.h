@@ -45,6 +45,15 @@ int incident_add_source(const struct app_ctx *c, const char *id, const struct so
 int incident_set_question(const struct app_ctx *c, const char *id, const struct question *q,
                           bool clarify, struct edit_result *r);
 
+/* Rewrites the editorial fields of a published incident from f: title, play_description,
+ * neutral_summary (required), period (MODEL_NULL or 1..10), clock (NULL or M:SS),
+ * original_ruling, final_ruling, consequence (NULL or up to 500 bytes), replay_involved and
+ * penalty_called (-1 unknown, 0, 1). The slug never changes (a new title keeps the URL).
+ * The audit record holds the changed fields before and after; EDIT_INVALID when nothing
+ * changed. */
+int incident_edit(const struct app_ctx *c, const char *id, const struct incident *f,
+                  const char *reason, struct edit_result *r);
+
 /* Writes one audit record in the caller's transaction (actor, role from c). before/after
  * are JSON objects or NULL. 0 or a negative store_rc. */
 int app_audit(const struct app_ctx *c, const char *action, const char *target_kind,

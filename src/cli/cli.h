@@ -25,6 +25,7 @@ int cli_comment(int argc, char **argv);
 int cli_scout_key(int argc, char **argv);
 int cli_fetch(int argc, char **argv);
 int cli_candidate(int argc, char **argv);
+int cli_audit(int argc, char **argv);
 int cli_lead(int argc, char **argv);
 int cli_worker(int argc, char **argv);
 int cli_games(int argc, char **argv);

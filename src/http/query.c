@@ -72,6 +72,13 @@ static int check_value(const struct qp_spec *spec, const char *v, struct qp_valu
             return -1;
         }
         break;
+    case QP_TEXT:
+        if ((int64_t)strlen(v) > spec->max) {
+            snprintf(err, errlen, "query parameter %s must be at most %lld bytes", spec->name,
+                     (long long)spec->max);
+            return -1;
+        }
+        break;
     case QP_ID:
         if (!entity_id_is_valid(v)) {
             snprintf(err, errlen,
@@ -139,7 +146,8 @@ int qp_parse(const struct qp_spec *specs, size_t nspecs, const struct qp_pair *p
             snprintf(err, errlen, "query parameter %s is repeated", key);
             return -1;
         }
-        if (pairs[p].value && !pairs[p].value[0] && specs[i].type == QP_ENUM_OR_EMPTY) {
+        if (pairs[p].value && !pairs[p].value[0] &&
+            (specs[i].type == QP_ENUM_OR_EMPTY || specs[i].type == QP_TEXT)) {
             out[i].set = true; /* seen (a repeat is still an error), but no filter */
             out[i].s = NULL;
             continue;

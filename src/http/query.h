@@ -20,6 +20,7 @@ enum qp_type {
     QP_TIME,          /* UTC date YYYY-MM-DD or RFC 3339 date-time */
     QP_BOOL,          /* true | false */
     QP_PATH,          /* a local path: "/…", not "//…", printable ASCII, at most 512 bytes */
+    QP_TEXT,          /* free text of at most max bytes; empty means "not given" (search boxes) */
 };
 
 struct qp_spec {

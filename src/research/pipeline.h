@@ -25,6 +25,7 @@ int research_step(struct store *s, const struct worker_config *cfg, int64_t now)
 
 struct research_publish_opts {
     const char *actor;               /* "auto" or "operator" (provenance and the audit trail) */
+    const char *editor;              /* the publishing editor's display name (desk), or NULL */
     const char *title;               /* NULL: a neutral headline from the facts */
     const char *description;         /* NULL: the lead's description */
     const char *summary;             /* NULL: the Developing summary */

@@ -91,12 +91,13 @@ static char *provenance(const struct research_lead *l, const struct research_pub
     char at[TIME_ISO_MAX], sub[TIME_ISO_MAX];
     time_format_iso(now, at);
     time_format_iso(l->created_at, sub);
-    json_t *d = json_pack(
-        "{s{ss ss? ss ss} s{ss ss si ss} s{ss ss}}", "discovery", "kind", "agent", "contributor",
-        l->contributor, "lead_id", l->id, "submitted_at", sub, "research", "kind", "service",
-        "summary", "Whistle fetched the cited sources itself and applied its publication gates",
-        "sources_attached", (int)nsources, "researched_at", at, "publication", "kind", o->actor,
-        "published_at", at);
+    json_t *d =
+        json_pack("{s{ss ss? ss ss} s{ss ss si ss} s{ss ss? ss}}", "discovery", "kind", "agent",
+                  "contributor", l->contributor, "lead_id", l->id, "submitted_at", sub, "research",
+                  "kind", "service", "summary",
+                  "Whistle fetched the cited sources itself and applied its publication gates",
+                  "sources_attached", (int)nsources, "researched_at", at, "publication", "kind",
+                  o->editor ? "editor" : o->actor, "editor", o->editor, "published_at", at);
     char *text = d ? json_dumps(d, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
     json_decref(d);
     return text;
@@ -144,7 +145,7 @@ int research_publish(struct store *s, struct arena *a, const struct research_lea
         .replay_involved = -1,
         .penalty_called = -1,
         .provenance_json = prov ? prov : "{}",
-        .reviewed_at = strcmp(o->actor, "operator") == 0 ? now : MODEL_NULL,
+        .reviewed_at = strcmp(o->actor, "auto") != 0 ? now : MODEL_NULL,
         .published_at = now,
         .created_at = now,
         .updated_at = now,

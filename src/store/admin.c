@@ -441,6 +441,30 @@ int admin_set_status(struct store *s, const char *id, const char *status, int64_
     return store_run(st);
 }
 
+int admin_update_editorial(struct store *s, const struct incident *i, int64_t now)
+{
+    struct store_stmt *st = store_prepare(
+        s, "UPDATE incidents SET title = ?, play_description = ?, neutral_summary = ?,"
+           " period = ?, clock = ?, original_ruling = ?, final_ruling = ?, replay_involved = ?,"
+           " consequence = ?, penalty_called = ?, updated_at = ? WHERE id = ?");
+    if (!st)
+        return STORE_ERR;
+    int k = 1;
+    store_bind_text(st, k++, i->title);
+    store_bind_text(st, k++, i->play_description);
+    store_bind_text(st, k++, i->neutral_summary);
+    store_bind_int(st, k++, i->period);
+    store_bind_text(st, k++, i->clock);
+    store_bind_text(st, k++, i->original_ruling);
+    store_bind_text(st, k++, i->final_ruling);
+    store_bind_int(st, k++, tri(i->replay_involved));
+    store_bind_text(st, k++, i->consequence);
+    store_bind_int(st, k++, tri(i->penalty_called));
+    store_bind_int(st, k++, now);
+    store_bind_text(st, k++, i->id);
+    return store_run(st);
+}
+
 int admin_new_question(struct store *s, const char *id, const struct question *q, int64_t now)
 {
     struct store_stmt *st = store_prepare(

@@ -80,6 +80,10 @@ int admin_replace_legacy_ballots(struct store *s, const char *incident_id, int64
 int admin_set_visibility(struct store *s, const char *id, const char *visibility,
                          const char *duplicate_of, int64_t now);
 int admin_set_status(struct store *s, const char *id, const char *status, int64_t now);
+/* Rewrites the editorial fields of incident i->id (title, play description, neutral summary,
+ * period, clock, rulings, replay, consequence, penalty called) and touches updated_at; the
+ * slug, visibility, provenance and counters are left alone. */
+int admin_update_editorial(struct store *s, const struct incident *i, int64_t now);
 
 /* Supersedes the current question (superseded_at = now) and makes q (version set by the
  * caller) current; prior ballots stay with their version, archived. */

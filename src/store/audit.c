@@ -23,22 +23,24 @@ int audit_insert(struct store *s, const struct audit_record *r)
 }
 
 int audit_list(struct store *s, struct arena *a, const char *target_kind, const char *target_id,
-               int64_t limit, int64_t offset, struct audit_record **out, size_t *n)
+               const char *action, int64_t limit, int64_t offset, struct audit_record **out,
+               size_t *n)
 {
+    /* each filter is optional: a NULL binds "any" */
     struct store_stmt *st =
-        target_kind ? store_prepare(s, "SELECT id, at, actor, role, action, target_kind, target_id,"
-                                       " before_json, after_json, reason, request_id FROM audit_log"
-                                       " WHERE target_kind = ? AND target_id = ?"
-                                       " ORDER BY at DESC, id DESC LIMIT ? OFFSET ?")
-                    : store_prepare(s, "SELECT id, at, actor, role, action, target_kind, target_id,"
-                                       " before_json, after_json, reason, request_id FROM audit_log"
-                                       " ORDER BY at DESC, id DESC LIMIT ? OFFSET ?");
+        store_prepare(s, "SELECT id, at, actor, role, action, target_kind, target_id,"
+                         " before_json, after_json, reason, request_id FROM audit_log"
+                         " WHERE (CAST(? AS TEXT) IS NULL OR target_kind = ?)"
+                         " AND (CAST(? AS TEXT) IS NULL OR target_id = ?)"
+                         " AND (CAST(? AS TEXT) IS NULL OR action = ?)"
+                         " ORDER BY at DESC, id DESC LIMIT ? OFFSET ?");
     if (!st)
         return STORE_ERR;
     int k = 1;
-    if (target_kind) {
-        store_bind_text(st, k++, target_kind);
-        store_bind_text(st, k++, target_id);
+    const char *f[] = {target_kind, target_id, action};
+    for (size_t i = 0; i < 3; i++) {
+        store_bind_text(st, k++, f[i]);
+        store_bind_text(st, k++, f[i]);
     }
     store_bind_int(st, k++, limit);
     store_bind_int(st, k++, offset);

@@ -18,9 +18,10 @@ struct audit_record {
 /* Inserts r (r->id a fresh UUID) in the caller's transaction: 0 or a negative store_rc. */
 int audit_insert(struct store *s, const struct audit_record *r);
 
-/* Newest first, optionally for one target (kind and id NULL: all), at most limit rows from
- * offset; arena-owned. 0 or a negative store_rc. */
+/* Newest first, optionally of one target kind, one target id and one action (each NULL:
+ * any), at most limit rows from offset; arena-owned. 0 or a negative store_rc. */
 int audit_list(struct store *s, struct arena *a, const char *target_kind, const char *target_id,
-               int64_t limit, int64_t offset, struct audit_record **out, size_t *n);
+               const char *action, int64_t limit, int64_t offset, struct audit_record **out,
+               size_t *n);
 
 #endif

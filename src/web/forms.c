@@ -91,7 +91,7 @@ static const char *field(const struct web_form *f, const char *name)
 
 /* The form check of every POST: same origin, then the CSRF token of the session (sess) or,
  * without one, of the anonymous voter cookie. Answers 403 itself and returns -1. */
-static int guard(struct request *req, const struct session_row *sess, const char *csrf)
+int web_post_guard(struct request *req, const struct session_row *sess, const char *csrf)
 {
     if (!web_same_origin(req)) {
         web_error_page(req, 403, "cross-origin form refused (Origin/Referer)");
@@ -115,7 +115,7 @@ int web_anon_post(struct request *req, struct web_form *f)
     if (web_no_query(req) < 0)
         return -1;
     read_form(req, f);
-    return guard(req, NULL, field(f, "csrf"));
+    return web_post_guard(req, NULL, field(f, "csrf"));
 }
 
 void web_form_token(struct request *req, const struct session_row *sess,
@@ -185,7 +185,7 @@ struct store *web_session_post(struct request *req, struct web_form *f, int64_t 
         web_error_page(req, 403, "sign in first");
         return NULL;
     }
-    if (guard(req, sess, field(f, "csrf")) < 0)
+    if (web_post_guard(req, sess, field(f, "csrf")) < 0)
         return NULL;
     if (f->bad < 0) {
         web_error_page(req, 400, "%s", f->err);

@@ -63,6 +63,24 @@ struct app_ctx;
 void web_discussion(struct request *req, const struct app_ctx *c, const struct incident *inc,
                     const struct session_row *sess, const char *key, const char *csrf);
 
+/* The editorial desk (desk.c; docs/desk.md): every handler runs behind one role gate. */
+void web_desk_candidates(struct request *req);
+void web_desk_lead(struct request *req);
+void web_desk_lead_publish(struct request *req);
+void web_desk_lead_reject(struct request *req);
+void web_desk_incidents(struct request *req);
+void web_desk_incident(struct request *req);
+void web_desk_incident_edit(struct request *req);
+void web_desk_incident_status(struct request *req);
+void web_desk_incident_source(struct request *req);
+void web_desk_incident_question(struct request *req);
+void web_desk_incident_withdraw(struct request *req);
+void web_desk_incident_merge(struct request *req);
+void web_desk_audit(struct request *req);
+
+/* a desk form with long texts (play description 5,000 bytes, percent-encoded) */
+#define WEB_DESK_BODY_MAX (64 * 1024)
+
 /* Shared page pieces (pages.c). */
 struct incident_filter web_filter(int64_t limit); /* no filter, newest first */
 /* Reads one page of published incidents in a read transaction; 0 or a negative store_rc. */
@@ -113,6 +131,9 @@ struct store *web_session_post(struct request *req, struct web_form *f, int64_t 
  * cookie's (the cookie is issued with this page when missing). */
 void web_form_token(struct request *req, const struct session_row *sess,
                     char token[ACCOUNT_CSRF_LEN + 1]);
+/* The check of every POST: same origin, then the CSRF token of the session (sess) or,
+ * without one, of the anonymous voter cookie. Answers 403 itself and returns -1. */
+int web_post_guard(struct request *req, const struct session_row *sess, const char *csrf);
 /* <input type="hidden"> with the name and value escaped. */
 void web_hidden(struct buf *b, const char *name, const char *value);
 /* A form's error paragraph (#form-error), nothing when msg is NULL. */

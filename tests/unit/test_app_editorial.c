@@ -23,7 +23,7 @@ static int teardown(void **state)
 static size_t audits(struct app_ctx *c, const char *id, struct audit_record **out)
 {
     size_t n = 0;
-    assert_int_equal(audit_list(c->s, c->a, "incident", id, 100, 0, out, &n), 0);
+    assert_int_equal(audit_list(c->s, c->a, "incident", id, NULL, 100, 0, out, &n), 0);
     return n;
 }
 

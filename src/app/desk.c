@@ -1,0 +1,178 @@
+#include "app/desk.h"
+
+#include <string.h>
+#include <strings.h>
+
+#include "store/comments.h"
+#include "store/incidents.h"
+
+/* Arrays grown in the arena (old copies are left to the arena). */
+#define GROW(c, arr, n, cap)                                                                       \
+    do {                                                                                           \
+        if ((n) == (cap)) {                                                                        \
+            size_t ncap_ = (cap) ? (cap)*2 : 8;                                                    \
+            void *p_ = arena_alloc((c)->a, ncap_ * sizeof *(arr));                                 \
+            if ((n))                                                                               \
+                memcpy(p_, (arr), (n) * sizeof *(arr));                                            \
+            (arr) = p_;                                                                            \
+            (cap) = ncap_;                                                                         \
+        }                                                                                          \
+    } while (0)
+
+/* The end of every read: roll back, the outcome. */
+static int done(const struct app_ctx *c, int rc)
+{
+    store_rollback(c->s);
+    return rc < 0 ? APP_UNAVAILABLE : APP_OK;
+}
+
+int desk_role(const struct app_ctx *c, const char *account_id, bool banned, const char **role)
+{
+    *role = NULL;
+    if (banned)
+        return APP_OK;
+    int rc = store_begin_read(c->s);
+    if (rc >= 0 && (rc = account_roles_has(c->s, account_id, "admin")) == 1)
+        *role = "admin";
+    else if (rc >= 0 && (rc = account_roles_has(c->s, account_id, "editor")) == 1)
+        *role = "editor";
+    return done(c, rc);
+}
+
+struct leads {
+    const struct app_ctx *c;
+    struct research_lead *v;
+    size_t n, cap;
+};
+
+static int lead_one(void *ctx, const struct research_lead *l)
+{
+    struct leads *L = ctx;
+    GROW(L->c, L->v, L->n, L->cap);
+    L->v[L->n++] = *l;
+    return 0;
+}
+
+int desk_leads(const struct app_ctx *c, const char *status, int limit, struct research_lead **out,
+               size_t *n)
+{
+    struct leads L = {.c = c};
+    int rc = store_begin_read(c->s);
+    if (rc >= 0)
+        rc = research_leads_each(c->s, c->a, status, limit, lead_one, &L);
+    *out = L.v;
+    *n = L.n;
+    return done(c, rc);
+}
+
+struct lead_ctx {
+    const struct app_ctx *c;
+    struct desk_lead *d;
+    size_t fcap, ecap;
+};
+
+static int fetch_one(void *ctx, const struct research_fetch_row *r)
+{
+    struct lead_ctx *x = ctx;
+    struct arena *a = x->c->a;
+    GROW(x->c, x->d->fetches, x->d->nfetches, x->fcap);
+    struct research_fetch_row *f = &x->d->fetches[x->d->nfetches++];
+    *f = *r;
+    f->url = arena_strdup(a, r->url);
+    f->final_url = arena_strdup(a, r->final_url);
+    f->content_type = arena_strdup(a, r->content_type);
+    f->title = arena_strdup(a, r->title);
+    f->publisher = arena_strdup(a, r->publisher);
+    f->content_hash = arena_strdup(a, r->content_hash);
+    f->domain = arena_strdup(a, r->domain);
+    f->error = arena_strdup(a, r->error);
+    return 0;
+}
+
+static int event_one(void *ctx, const struct research_event_row *r)
+{
+    struct lead_ctx *x = ctx;
+    struct arena *a = x->c->a;
+    GROW(x->c, x->d->events, x->d->nevents, x->ecap);
+    struct research_event_row *e = &x->d->events[x->d->nevents++];
+    *e = *r;
+    e->event = arena_strdup(a, r->event);
+    e->from_status = arena_strdup(a, r->from_status);
+    e->to_status = arena_strdup(a, r->to_status);
+    e->actor = arena_strdup(a, r->actor);
+    e->reason = arena_strdup(a, r->reason);
+    return 0;
+}
+
+int desk_lead(const struct app_ctx *c, const char *id, struct desk_lead *out)
+{
+    memset(out, 0, sizeof *out);
+    struct lead_ctx x = {.c = c, .d = out};
+    int rc = store_begin_read(c->s);
+    if (rc >= 0)
+        rc = research_lead_get(c->s, c->a, id, &out->lead);
+    if (rc == 1) {
+        out->found = true;
+        out->candidate =
+            strcmp(out->lead.status, "running") == 0 && out->lead.candidate_at != INT64_MIN;
+        if ((rc = research_fetches_each(c->s, id, fetch_one, &x)) >= 0 &&
+            (rc = research_events_each(c->s, id, event_one, &x)) >= 0)
+            rc = audit_list(c->s, c->a, "lead", id, NULL, 200, 0, &out->audit, &out->naudit);
+    }
+    return done(c, rc);
+}
+
+int desk_incidents(const struct app_ctx *c, const struct incident_filter *f, const char *text,
+                   struct incident **out, size_t *n, bool *more)
+{
+    int rc = store_begin_read(c->s);
+    if (rc >= 0)
+        rc = incidents_list(c->s, c->a, f, out, n, more);
+    if (rc >= 0 && text && *text) {
+        size_t k = 0, tl = strlen(text);
+        for (size_t i = 0; i < *n; i++) {
+            const char *t = (*out)[i].title;
+            bool hit = false;
+            for (size_t j = 0; t && t[j] && !hit; j++)
+                hit = strncasecmp(t + j, text, tl) == 0;
+            if (hit)
+                (*out)[k++] = (*out)[i];
+        }
+        *n = k;
+    }
+    return done(c, rc);
+}
+
+int desk_incident(const struct app_ctx *c, const char *id, struct desk_incident *out)
+{
+    memset(out, 0, sizeof *out);
+    int rc = store_begin_read(c->s);
+    if (rc >= 0)
+        rc = incidents_get(c->s, c->a, id, &out->inc);
+    if (rc == 1) {
+        out->found = true;
+        rc = incidents_sources(c->s, c->a, id, &out->sources, &out->nsources);
+        if (rc >= 0)
+            rc = incidents_questions(c->s, c->a, id, &out->questions, &out->nquestions);
+        if (rc >= 0 && out->inc.has_question) {
+            struct votes v;
+            rc = incidents_tallies(c->s, id, out->inc.question.version, &v);
+            for (size_t k = 0; rc >= 0 && k < ROOTING_COUNT; k++)
+                out->ballots +=
+                    v.by_rooting[k].correct + v.by_rooting[k].incorrect + v.by_rooting[k].unsure;
+        }
+        if (rc >= 0)
+            rc = audit_list(c->s, c->a, "incident", id, NULL, 500, 0, &out->audit, &out->naudit);
+    }
+    return done(c, rc);
+}
+
+int desk_audit(const struct app_ctx *c, const char *target_kind, const char *target_id,
+               const char *action, int64_t limit, int64_t offset, struct audit_record **out,
+               size_t *n)
+{
+    int rc = store_begin_read(c->s);
+    if (rc >= 0)
+        rc = audit_list(c->s, c->a, target_kind, target_id, action, limit, offset, out, n);
+    return done(c, rc);
+}

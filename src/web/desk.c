@@ -1,0 +1,1068 @@
+/*
+ * /desk (issue 16; docs/desk.md): the editorial desk. Candidates (researched leads that
+ * passed every gate) are published or rejected; published incidents are searched and
+ * edited (fields, sources, maturity, question), withdrawn or merged; the audit log is read.
+ *
+ * Safe by construction: every /desk handler below is defined by DESK_PAGE / DESK_POST,
+ * which run the one role gate (gate()) before the handler's body: a signed-in account with
+ * the editor or admin role (admin-only pages ask for admin), and for a POST a form read
+ * whole, the same origin and the session's CSRF token. A body never runs without a
+ * struct desk, and only gate() makes one. Every write is a use case (app/editorial.h,
+ * app/candidate.h) that records one audit entry in its transaction.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "api/api.h"
+#include "app/candidate.h"
+#include "app/desk.h"
+#include "app/editorial.h"
+#include "http/query.h"
+#include "util/form.h"
+#include "util/html.h"
+#include "util/timefmt.h"
+#include "util/uuid.h"
+#include "web/web.h"
+
+#define DESK_FORM_MAX  32
+#define DESK_PAGE_SIZE 50
+
+struct desk {
+    struct app_ctx c;
+    struct session_row sess;
+    char actor[48];
+    char csrf[ACCOUNT_CSRF_LEN + 1];
+    struct form_pair form[DESK_FORM_MAX];
+    int nform;
+};
+
+/* ---- the gate ---- */
+
+static void forbidden(struct request *req, bool admin)
+{
+    web_error_page(req, 403,
+                   admin ? "admins only: an operator gives the role with `whistle account grant "
+                           "EMAIL admin`"
+                         : "editors only: an operator gives the role with `whistle account grant "
+                           "EMAIL editor`");
+}
+
+/* Reads the form of a desk POST into d (every pair; a repeated field is refused): NULL, or
+ * why the form is refused (answered 400 after the CSRF check). */
+static const char *read_form(struct request *req, struct desk *d)
+{
+    const char *ct = http_header(req, "Content-Type");
+    if (!ct || strncmp(ct, "application/x-www-form-urlencoded", 33) != 0)
+        return "send the form as application/x-www-form-urlencoded";
+    d->nform = form_parse(&req->arena, req->body.p ? req->body.p : "", req->body.len, d->form,
+                          DESK_FORM_MAX);
+    if (d->nform < 0) {
+        d->nform = 0;
+        return "the form body is malformed or has too many fields";
+    }
+    for (int i = 0; i < d->nform; i++)
+        for (int j = 0; j < i; j++)
+            if (strcmp(d->form[i].name, d->form[j].name) == 0)
+                return "a field of the form is repeated";
+    return NULL;
+}
+
+static const char *fv(const struct desk *d, const char *name)
+{
+    for (int i = 0; i < d->nform; i++)
+        if (strcmp(d->form[i].name, name) == 0)
+            return d->form[i].value;
+    return NULL;
+}
+
+/* An optional text field: NULL when absent or empty. */
+static const char *fopt(const struct desk *d, const char *name)
+{
+    const char *v = fv(d, name);
+    return v && *v ? v : NULL;
+}
+
+/* The role gate of every /desk route: 1 with *d ready (session, role, context, CSRF token,
+ * and for a POST the form checked), 0 when it answered. */
+static int gate(struct request *req, struct desk *d, bool admin, bool post)
+{
+    memset(d, 0, sizeof *d);
+    if (http_header(req, "Authorization")) {
+        web_error_page(req, 403, "the desk takes a signed-in browser session only");
+        return 0;
+    }
+    if (post && web_no_query(req) < 0)
+        return 0;
+    d->c = (struct app_ctx){.a = &req->arena, .now = time_now_us(), .request_id = req->id};
+    int signed_in;
+    d->c.s = web_page_store(req, d->c.now, &d->sess, &signed_in);
+    if (!d->c.s)
+        return 0;
+    if (!signed_in) {
+        if (post)
+            web_error_page(req, 403, "sign in first");
+        else
+            web_redirect(req, 303, "/account/signin?next=/desk");
+        return 0;
+    }
+    const char *role;
+    if (desk_role(&d->c, d->sess.account.id, d->sess.account.banned, &role) != APP_OK) {
+        web_unavailable(req);
+        return 0;
+    }
+    if (!role || (admin && strcmp(role, "admin") != 0)) {
+        forbidden(req, admin);
+        return 0;
+    }
+    snprintf(d->actor, sizeof d->actor, "account:%s", d->sess.account.id);
+    d->c.actor = d->actor;
+    d->c.role = role;
+    account_session_csrf(d->sess.hash, d->csrf);
+    if (post) {
+        /* the same origin and the CSRF token come first, whatever the form holds */
+        const char *bad = read_form(req, d);
+        if (web_post_guard(req, &d->sess, fv(d, "csrf")) < 0)
+            return 0;
+        if (bad) {
+            web_error_page(req, 400, "%s", bad);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+#define DESK_ROUTE(name, admin, post)                                                              \
+    static void page_##name(struct request *req, struct desk *d);                                  \
+    void web_desk_##name(struct request *req)                                                      \
+    {                                                                                              \
+        struct desk d;                                                                             \
+        if (gate(req, &d, admin, post))                                                            \
+            page_##name(req, &d);                                                                  \
+    }
+#define DESK_PAGE(name) DESK_ROUTE(name, false, false)
+#define DESK_POST(name) DESK_ROUTE(name, false, true)
+
+DESK_PAGE(candidates)
+DESK_PAGE(lead)
+DESK_POST(lead_publish)
+DESK_POST(lead_reject)
+DESK_PAGE(incidents)
+DESK_PAGE(incident)
+DESK_POST(incident_edit)
+DESK_POST(incident_status)
+DESK_POST(incident_source)
+DESK_POST(incident_question)
+DESK_POST(incident_withdraw)
+DESK_POST(incident_merge)
+DESK_PAGE(audit)
+
+/* ---- page pieces ---- */
+
+static void begin(struct request *req, const char *title)
+{
+    struct buf *b = &req->out;
+    web_page_begin(b, title);
+    html_raw(b, "<nav class=\"desk-nav\" aria-label=\"Desk\"><a href=\"/desk\">Candidates</a> "
+                "<a href=\"/desk?status=failed\">Failed leads</a> "
+                "<a href=\"/desk/incidents\">Incidents</a> <a href=\"/desk/audit\">Audit log</a>"
+                "</nav>");
+}
+
+static void end(struct request *req)
+{
+    web_page_end(&req->out);
+    web_reply_html(req, 200);
+}
+
+/* What a write redirects with (?done=…), shown once as a notice. */
+static const char *const dones[] = {"published", "rejected",  "edited",    "status", "source",
+                                    "question",  "clarified", "withdrawn", "merged", NULL};
+
+/* Checks the query of a desk page against specs, whose last entry the caller leaves for
+ * "done": 0, or -1 after answering 400. */
+static int query(struct request *req, struct qp_spec *specs, size_t n, struct qp_value *v)
+{
+    char err[200];
+    specs[n - 1] = (struct qp_spec){"done", QP_ENUM, 0, 0, 0, dones};
+    if (http_query_check(req, specs, n, v, err, sizeof err) < 0) {
+        web_error_page(req, 400, "%s", err);
+        return -1;
+    }
+    return 0;
+}
+
+static void notice(struct buf *b, const struct qp_value *done)
+{
+    if (!done->set)
+        return;
+    html_raw(b, "<p class=\"notice\" id=\"notice\" role=\"status\">Done: ");
+    html_text(b, done->s);
+    html_raw(b, ".</p>");
+}
+
+static void form_open(struct buf *b, const struct desk *d, const char *action, const char *id,
+                      const char *cls)
+{
+    html_raw(b, "<form method=\"post\" class=\"");
+    html_attr(b, cls);
+    html_raw(b, "\" id=\"");
+    html_attr(b, id);
+    html_raw(b, "\" action=\"");
+    html_attr(b, action);
+    html_raw(b, "\">");
+    web_hidden(b, "csrf", d->csrf);
+}
+
+static void text_input(struct buf *b, const char *name, const char *label, const char *value,
+                       bool required, int max)
+{
+    html_raw(b, "<label>");
+    html_text(b, label);
+    html_raw(b, " <input name=\"");
+    html_attr(b, name);
+    html_printf(b, "\" maxlength=\"%d\" value=\"", max);
+    html_attr(b, value ? value : "");
+    html_raw(b, required ? "\" required></label>" : "\"></label>");
+}
+
+static void text_area(struct buf *b, const char *name, const char *label, const char *value,
+                      bool required, int max)
+{
+    html_raw(b, "<label>");
+    html_text(b, label);
+    html_raw(b, " <textarea name=\"");
+    html_attr(b, name);
+    html_printf(b, "\" rows=\"4\" maxlength=\"%d\"%s>", max, required ? " required" : "");
+    html_text(b, value ? value : "");
+    html_raw(b, "</textarea></label>");
+}
+
+/* yes / no / unknown for a tri-state field (-1 unknown). */
+static void tri_select(struct buf *b, const char *name, const char *label, int v)
+{
+    html_raw(b, "<label>");
+    html_text(b, label);
+    html_raw(b, " <select name=\"");
+    html_attr(b, name);
+    html_printf(b,
+                "\"><option value=\"\"%s>unknown</option><option value=\"yes\"%s>yes</option>"
+                "<option value=\"no\"%s>no</option></select></label>",
+                v < 0 ? " selected" : "", v == 1 ? " selected" : "", v == 0 ? " selected" : "");
+}
+
+static void submit(struct buf *b, const char *label)
+{
+    html_raw(b, "<button type=\"submit\">");
+    html_text(b, label);
+    html_raw(b, "</button></form>");
+}
+
+/* The Fan Verdict question fields (type, text, three labels), prefilled from q. */
+static void question_fields(struct buf *b, const struct question *q)
+{
+    html_raw(b, "<datalist id=\"question-types\"><option value=\"call_correctness\">"
+                "<option value=\"no_call\"></datalist>");
+    html_raw(b, "<label>Question type <input name=\"question_type\" list=\"question-types\" "
+                "maxlength=\"100\" value=\"");
+    html_attr(b, q && q->type ? q->type : "");
+    html_raw(b, "\"></label>");
+    text_input(b, "question_text", "Question text", q ? q->text : NULL, false, 500);
+    text_input(b, "option_a_label", "Option A label", q ? q->a_label : NULL, false, 200);
+    text_input(b, "option_b_label", "Option B label", q ? q->b_label : NULL, false, 200);
+    text_input(b, "unsure_label", "Unsure label", q ? q->unsure_label : NULL, false, 200);
+}
+
+/* The question of a form: 1 read into q, 0 none given, -1 partly given (answered 400). */
+static int question_of(struct request *req, const struct desk *d, struct question *q)
+{
+    static const char *const names[] = {"question_type", "question_text", "option_a_label",
+                                        "option_b_label", "unsure_label"};
+    const char *v[5];
+    int given = 0;
+    for (int k = 0; k < 5; k++)
+        given += (v[k] = fopt(d, names[k])) != NULL;
+    if (given == 0)
+        return 0;
+    for (int k = 0; k < 5; k++)
+        if (!v[k] || strlen(v[k]) > 500) {
+            web_error_page(req, 400,
+                           "a Fan Verdict question needs all five fields (type, text, three "
+                           "labels), each 1 to 500 bytes; %s is missing or too long",
+                           names[k]);
+            return -1;
+        }
+    memset(q, 0, sizeof *q);
+    q->type = v[0];
+    q->text = v[1];
+    q->a_label = q->stored_a = v[2];
+    q->b_label = q->stored_b = v[3];
+    q->unsure_label = q->stored_unsure = v[4];
+    q->factual_context_json = "{}";
+    q->version = MODEL_NULL;
+    q->superseded_at = MODEL_NULL;
+    return 1;
+}
+
+static void audit_rows(struct buf *b, const struct audit_record *r, size_t n, bool target)
+{
+    if (n == 0) {
+        html_raw(b, "<p class=\"empty\">No audit records.</p>");
+        return;
+    }
+    html_raw(b, "<div class=\"table-wrap\"><table class=\"audit\"><thead><tr><th>When</th>"
+                "<th>Who</th><th>Action</th>");
+    if (target)
+        html_raw(b, "<th>Target</th>");
+    html_raw(b, "<th>Before</th><th>After</th><th>Reason</th><th>Request</th></tr></thead>"
+                "<tbody>");
+    for (size_t i = 0; i < n; i++) {
+        html_raw(b, "<tr><td>");
+        web_time(b, r[i].at);
+        html_raw(b, "</td><td>");
+        html_text(b, r[i].actor);
+        if (r[i].role) {
+            html_raw(b, " (");
+            html_text(b, r[i].role);
+            html_raw(b, ")");
+        }
+        html_raw(b, "</td><td class=\"action\">");
+        html_text(b, r[i].action);
+        if (target) {
+            html_raw(b, "</td><td>");
+            html_text(b, r[i].target_kind);
+            html_raw(b, " ");
+            if (strcmp(r[i].target_kind, "incident") == 0 ||
+                strcmp(r[i].target_kind, "lead") == 0) {
+                html_raw(b, "<a href=\"/desk/");
+                html_raw(b, strcmp(r[i].target_kind, "incident") == 0 ? "incidents/" : "leads/");
+                html_attr(b, r[i].target_id);
+                html_raw(b, "\">");
+                html_text(b, r[i].target_id);
+                html_raw(b, "</a>");
+            } else {
+                html_text(b, r[i].target_id);
+            }
+        }
+        html_raw(b, "</td><td><code>");
+        html_text(b, r[i].before_json ? r[i].before_json : "");
+        html_raw(b, "</code></td><td><code>");
+        html_text(b, r[i].after_json ? r[i].after_json : "");
+        html_raw(b, "</code></td><td>");
+        html_text(b, r[i].reason ? r[i].reason : "");
+        html_raw(b, "</td><td>");
+        html_text(b, r[i].request_id ? r[i].request_id : "");
+        html_raw(b, "</td></tr>");
+    }
+    html_raw(b, "</tbody></table></div>");
+}
+
+/* After a write: 303 to path?done=what. */
+static void done_to(struct request *req, const char *path, const char *what)
+{
+    struct buf to = BUF_INIT;
+    buf_printf(&to, "%s?done=%s", path, what);
+    web_redirect(req, 303, to.p);
+    buf_release(&to);
+}
+
+/* The UUID of the route's segment, or -1 after answering 404. */
+static int param_id(struct request *req, char id[UUID_STR_LEN + 1])
+{
+    if (uuid_normalize(req->param, id) < 0) {
+        web_error_page(req, 404, "no such record: the desk addresses records by UUID");
+        return -1;
+    }
+    return 0;
+}
+
+/* The outcome of a desk read of one record: 0 read and found, else -1 after answering 503
+ * or 404. */
+static int loaded(struct request *req, int rc, bool found, const char *what, const char *id)
+{
+    if (rc != APP_OK) {
+        web_unavailable(req);
+        return -1;
+    }
+    if (!found) {
+        web_error_page(req, 404, "no %s %s", what, id);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- candidates ---- */
+
+static const char *const lead_statuses[] = {"candidate", "failed",    "rejected",  "pending",
+                                            "running",   "published", "duplicate", NULL};
+
+static void page_candidates(struct request *req, struct desk *d)
+{
+    struct qp_spec specs[] = {{"status", QP_ENUM, 0, 0, 0, lead_statuses}, {0}};
+    struct qp_value v[2];
+    if (query(req, specs, 2, v) < 0)
+        return;
+    const char *status = v[0].set ? v[0].s : "candidate";
+    struct research_lead *l;
+    size_t n;
+    if (desk_leads(&d->c, status, 200, &l, &n) != APP_OK) {
+        web_unavailable(req);
+        return;
+    }
+    struct buf *b = &req->out;
+    begin(req, "Editorial desk");
+    bool cand = strcmp(status, "candidate") == 0;
+    html_raw(b, "<h1>");
+    html_text(b, cand ? "Candidates" : "Leads");
+    if (!cand) {
+        html_raw(b, ": ");
+        html_text(b, status);
+    }
+    html_raw(b, "</h1><form class=\"filter\" method=\"get\" action=\"/desk\"><label>Status "
+                "<select name=\"status\">");
+    for (size_t k = 0; lead_statuses[k]; k++) {
+        html_raw(b, "<option");
+        html_raw(b, strcmp(lead_statuses[k], status) == 0 ? " selected>" : ">");
+        html_text(b, lead_statuses[k]);
+        html_raw(b, "</option>");
+    }
+    html_raw(b, "</select></label> <button type=\"submit\">Show</button></form>");
+    notice(b, &v[1]);
+    html_raw(b, "<ol class=\"leads\" id=\"leads\">");
+    for (size_t i = 0; i < n; i++) {
+        html_raw(b, "<li class=\"lead\" data-id=\"");
+        html_attr(b, l[i].id);
+        html_raw(b, "\"><a href=\"/desk/leads/");
+        html_attr(b, l[i].id);
+        html_raw(b, "\">");
+        html_text(b, l[i].game_id);
+        if (l[i].period != INT64_MIN)
+            html_printf(b, " · Q%lld", (long long)l[i].period);
+        if (l[i].clock) {
+            html_raw(b, " ");
+            html_text(b, l[i].clock);
+        }
+        if (l[i].category) {
+            html_raw(b, " · ");
+            html_text(b, l[i].category);
+        }
+        html_raw(b, "</a> <span class=\"meta\">");
+        web_time(b, l[i].created_at);
+        html_raw(b, " · by ");
+        html_text(b, l[i].contributor ? l[i].contributor : "an agent");
+        html_raw(b, "</span><p class=\"lead-text\">");
+        html_text(b, l[i].description);
+        html_raw(b, "</p>");
+        if (!cand && l[i].reason) {
+            html_raw(b, "<p class=\"gate\">Gate: ");
+            html_text(b, l[i].reason);
+            html_raw(b, "</p>");
+        }
+        html_raw(b, "</li>");
+    }
+    html_raw(b, "</ol>");
+    if (n == 0)
+        html_raw(b, "<p id=\"leads-empty\">No leads here.</p>");
+    end(req);
+}
+
+static void page_lead(struct request *req, struct desk *d)
+{
+    char id[UUID_STR_LEN + 1];
+    struct qp_spec specs[1];
+    struct qp_value v[1];
+    if (query(req, specs, 1, v) < 0 || param_id(req, id) < 0)
+        return;
+    struct desk_lead L;
+    if (loaded(req, desk_lead(&d->c, id, &L), L.found, "lead", id) < 0)
+        return;
+    const struct research_lead *l = &L.lead;
+    struct buf *b = &req->out;
+    begin(req, "Lead");
+    html_raw(b, "<h1>Lead <code>");
+    html_text(b, l->id);
+    html_raw(b, "</code></h1>");
+    notice(b, v);
+    html_raw(b, "<dl class=\"facts\"><dt>Status</dt><dd id=\"lead-status\">");
+    html_text(b, L.candidate ? "candidate" : l->status);
+    if (l->reason) {
+        html_raw(b, " — ");
+        html_text(b, l->reason);
+    }
+    html_raw(b, "</dd><dt>Submitter</dt><dd>");
+    html_text(b, l->contributor ? l->contributor : "an agent key");
+    html_raw(b, "</dd><dt>Game</dt><dd>");
+    html_text(b, l->game_id);
+    html_raw(b, "</dd><dt>Play</dt><dd>");
+    if (l->period != INT64_MIN)
+        html_printf(b, "Q%lld ", (long long)l->period);
+    html_text(b, l->clock ? l->clock : "");
+    html_raw(b, " ");
+    html_text(b, l->category ? l->category : "");
+    html_raw(b, "</dd><dt>Submitted</dt><dd>");
+    web_time(b, l->created_at);
+    html_raw(b, "</dd></dl><h2>Lead text</h2><p class=\"lead-text\">");
+    html_text(b, l->description);
+    html_raw(b, "</p>");
+    if (l->incident_id) {
+        html_raw(b, "<p>Incident: <a href=\"/desk/incidents/");
+        html_attr(b, l->incident_id);
+        html_raw(b, "\">");
+        html_text(b, l->incident_id);
+        html_raw(b, "</a></p>");
+    }
+    html_raw(b, "<h2>Fetch records</h2><div class=\"table-wrap\"><table class=\"fetches\"><thead>"
+                "<tr><th>URL</th><th>Final URL</th><th>Status</th><th>Bytes</th>"
+                "<th>Publisher domain</th><th>When</th></tr></thead><tbody>");
+    for (size_t i = 0; i < L.nfetches; i++) {
+        const struct research_fetch_row *f = &L.fetches[i];
+        html_raw(b, "<tr><td>");
+        html_text(b, f->url);
+        html_raw(b, "</td><td>");
+        html_text(b, f->final_url ? f->final_url : "");
+        html_raw(b, "</td><td>");
+        if (f->http_status >= 0)
+            html_printf(b, "%ld", f->http_status);
+        if (f->error) {
+            html_raw(b, " ");
+            html_text(b, f->error);
+        }
+        html_printf(b, "</td><td>%lld</td><td>", (long long)f->bytes);
+        html_text(b, f->domain ? f->domain : "");
+        html_raw(b, "</td><td>");
+        web_time(b, f->fetched_at);
+        html_raw(b, "</td></tr>");
+    }
+    html_raw(b, "</tbody></table></div><h2>Research trail</h2><ol class=\"events\">");
+    for (size_t i = 0; i < L.nevents; i++) {
+        const struct research_event_row *e = &L.events[i];
+        html_raw(b, "<li>");
+        web_time(b, e->at);
+        html_raw(b, " ");
+        html_text(b, e->event);
+        html_raw(b, " (");
+        html_text(b, e->actor ? e->actor : "");
+        html_raw(b, ")");
+        if (e->reason) {
+            html_raw(b, ": ");
+            html_text(b, e->reason);
+        }
+        html_raw(b, "</li>");
+    }
+    html_raw(b, "</ol><h2>Audit</h2>");
+    audit_rows(b, L.audit, L.naudit, false);
+    if (L.candidate) {
+        struct buf path = BUF_INIT;
+        buf_printf(&path, "/desk/leads/%s/publish", l->id);
+        html_raw(b, "<h2>Publish as Developing</h2>");
+        form_open(b, d, path.p, "publish", "desk-form");
+        text_input(b, "title", "Neutral title", NULL, true, 300);
+        text_area(b, "summary", "Neutral summary", NULL, true, 2000);
+        text_area(b, "description", "Play description (empty: the lead text)", NULL, false, 5000);
+        html_raw(b, "<fieldset><legend>Fan Verdict question (optional; a no-call debate is "
+                    "allowed)</legend>");
+        question_fields(b, NULL);
+        html_raw(b, "</fieldset>");
+        submit(b, "Publish");
+        buf_reset(&path);
+        buf_printf(&path, "/desk/leads/%s/reject", l->id);
+        html_raw(b, "<h2>Reject</h2>");
+        form_open(b, d, path.p, "reject", "desk-form");
+        text_input(b, "reason", "Reason", NULL, true, 500);
+        submit(b, "Reject");
+        buf_release(&path);
+    }
+    end(req);
+}
+
+/* A candidate outcome as a page: 0 on CANDIDATE_OK, else answered. */
+static int candidate_answer(struct request *req, int rc, const struct candidate_result *r)
+{
+    if (rc == CANDIDATE_OK)
+        return 0;
+    if (rc == APP_UNAVAILABLE)
+        web_unavailable(req);
+    else
+        web_error_page(req,
+                       rc == CANDIDATE_MISSING         ? 404
+                       : rc == CANDIDATE_NOT_CANDIDATE ? 409
+                                                       : 400,
+                       "%s", r->message ? r->message : "refused");
+    return -1;
+}
+
+static void page_lead_publish(struct request *req, struct desk *d)
+{
+    char id[UUID_STR_LEN + 1];
+    if (param_id(req, id) < 0)
+        return;
+    struct question q;
+    int has = question_of(req, d, &q);
+    if (has < 0)
+        return;
+    struct candidate_publish_input in = {.title = fv(d, "title"),
+                                         .summary = fv(d, "summary"),
+                                         .description = fopt(d, "description"),
+                                         .question = has ? &q : NULL};
+    if (!in.title || !in.summary) {
+        web_error_page(req, 400, "a title and a neutral summary are required");
+        return;
+    }
+    struct candidate_result r;
+    if (candidate_answer(req, candidate_publish(&d->c, id, &in, &r), &r) < 0)
+        return;
+    struct buf path = BUF_INIT;
+    buf_printf(&path, "/desk/incidents/%s", r.incident_id);
+    done_to(req, path.p, "published");
+    buf_release(&path);
+}
+
+static void page_lead_reject(struct request *req, struct desk *d)
+{
+    char id[UUID_STR_LEN + 1];
+    if (param_id(req, id) < 0)
+        return;
+    struct candidate_result r;
+    if (candidate_answer(req, candidate_reject(&d->c, id, fv(d, "reason"), &r), &r) < 0)
+        return;
+    done_to(req, "/desk", "rejected");
+}
+
+/* ---- incidents ---- */
+
+static const char *const maturities[] = {"developing", "corroborated", "explained", "resolved",
+                                         NULL};
+
+static void page_incidents(struct request *req, struct desk *d)
+{
+    static const char *const cats[] = {"penalty",   "replay", "clock", "spot",
+                                       "targeting", "other",  NULL};
+    struct qp_spec specs[] = {{"q", QP_TEXT, 0, 200, 0, NULL},
+                              {"game", QP_TEXT, 0, 255, 0, NULL},
+                              {"team", QP_TEXT, 0, 255, 0, NULL},
+                              {"status", QP_ENUM_OR_EMPTY, 0, 0, 0, maturities},
+                              {"category", QP_ENUM_OR_EMPTY, 0, 0, 0, cats},
+                              {"page", QP_INT, 1, 4000, 1, NULL},
+                              {0}};
+    struct qp_value v[7];
+    if (query(req, specs, 7, v) < 0)
+        return;
+    const char *text = v[0].set ? v[0].s : NULL;
+    struct incident_filter f = web_filter(text && *text ? 500 : DESK_PAGE_SIZE);
+    f.game_id = v[1].set ? v[1].s : NULL;
+    f.team_id = v[2].set ? v[2].s : NULL;
+    f.status = v[3].set ? v[3].s : NULL;
+    f.category = v[4].set ? v[4].s : NULL;
+    f.offset = (v[5].i - 1) * f.limit;
+    struct incident *list;
+    size_t n;
+    bool more;
+    if (desk_incidents(&d->c, &f, text, &list, &n, &more) != APP_OK) {
+        web_unavailable(req);
+        return;
+    }
+    struct buf *b = &req->out;
+    begin(req, "Incidents");
+    html_raw(b, "<h1>Incidents</h1><form class=\"filter\" method=\"get\" "
+                "action=\"/desk/incidents\">");
+    text_input(b, "q", "Title", text, false, 200);
+    text_input(b, "game", "Game ID", f.game_id, false, 255);
+    text_input(b, "team", "Team ID", f.team_id, false, 255);
+    html_raw(b, "<label>Status <select name=\"status\"><option value=\"\">any</option>");
+    for (size_t k = 0; maturities[k]; k++) {
+        html_raw(b, f.status && strcmp(f.status, maturities[k]) == 0 ? "<option selected>"
+                                                                     : "<option>");
+        html_text(b, maturities[k]);
+        html_raw(b, "</option>");
+    }
+    html_raw(b, "</select></label><label>Category <select name=\"category\"><option "
+                "value=\"\">any</option>");
+    for (size_t k = 0; cats[k]; k++) {
+        html_raw(b,
+                 f.category && strcmp(f.category, cats[k]) == 0 ? "<option selected>" : "<option>");
+        html_text(b, cats[k]);
+        html_raw(b, "</option>");
+    }
+    html_raw(b, "</select></label> <button type=\"submit\">Search</button></form>"
+                "<ol class=\"incidents\" id=\"incidents\">");
+    for (size_t i = 0; i < n; i++) {
+        html_raw(b, "<li><a href=\"/desk/incidents/");
+        html_attr(b, list[i].id);
+        html_raw(b, "\">");
+        html_text(b, list[i].title);
+        html_raw(b, "</a> <span class=\"meta\">");
+        html_text(b, list[i].status);
+        html_raw(b, " · ");
+        html_text(b, list[i].away_name ? list[i].away_name : "");
+        html_raw(b, " at ");
+        html_text(b, list[i].home_name ? list[i].home_name : "");
+        html_raw(b, " · ");
+        web_time(b, list[i].published_at);
+        html_raw(b, "</span></li>");
+    }
+    html_raw(b, "</ol>");
+    if (n == 0)
+        html_raw(b, "<p id=\"incidents-empty\">No incidents match.</p>");
+    if (more && !(text && *text))
+        html_printf(b, "<p><a rel=\"next\" href=\"/desk/incidents?page=%lld\">Next</a></p>",
+                    (long long)v[5].i + 1);
+    end(req);
+}
+
+static void page_incident(struct request *req, struct desk *d)
+{
+    char id[UUID_STR_LEN + 1];
+    struct qp_spec specs[1];
+    struct qp_value v[1];
+    if (query(req, specs, 1, v) < 0 || param_id(req, id) < 0)
+        return;
+    struct desk_incident D;
+    if (loaded(req, desk_incident(&d->c, id, &D), D.found, "incident", id) < 0)
+        return;
+    const struct incident *i = &D.inc;
+    bool published = strcmp(i->visibility, "published") == 0;
+    struct buf *b = &req->out, path = BUF_INIT;
+    begin(req, i->title);
+    html_raw(b, "<h1>");
+    html_text(b, i->title);
+    html_raw(b, "</h1>");
+    notice(b, v);
+    html_raw(b, "<dl class=\"facts\"><dt>Visibility</dt><dd id=\"visibility\">");
+    html_text(b, i->visibility);
+    if (i->duplicate_of) {
+        html_raw(b, " into <a href=\"/desk/incidents/");
+        html_attr(b, i->duplicate_of);
+        html_raw(b, "\">");
+        html_text(b, i->duplicate_of);
+        html_raw(b, "</a>");
+    }
+    html_raw(b, "</dd><dt>Maturity</dt><dd id=\"maturity\">");
+    html_text(b, i->status);
+    html_raw(b, "</dd><dt>Public page</dt><dd><a href=\"/incidents/");
+    html_attr(b, i->slug ? i->slug : i->id);
+    html_raw(b, "\">/incidents/");
+    html_text(b, i->slug ? i->slug : i->id);
+    html_raw(b, "</a> (the URL never changes with the title)</dd><dt>Game</dt><dd>");
+    html_text(b, i->game_id);
+    html_raw(b, "</dd><dt>Provenance</dt><dd><code>");
+    html_text(b, i->provenance_json ? i->provenance_json : "");
+    html_raw(b, "</code></dd></dl>");
+    if (published) {
+        buf_printf(&path, "/desk/incidents/%s/edit", i->id);
+        html_raw(b, "<h2>Editorial fields</h2>");
+        form_open(b, d, path.p, "edit", "desk-form");
+        text_input(b, "title", "Title", i->title, true, 300);
+        text_area(b, "play_description", "Play description", i->play_description, true, 5000);
+        text_area(b, "neutral_summary", "Neutral summary", i->neutral_summary, true, 2000);
+        char period[24] = "";
+        if (i->period != MODEL_NULL)
+            snprintf(period, sizeof period, "%lld", (long long)i->period);
+        text_input(b, "period", "Period", period, false, 2);
+        text_input(b, "clock", "Clock (M:SS)", i->clock, false, 5);
+        text_input(b, "original_ruling", "Original ruling", i->original_ruling, false, 500);
+        text_input(b, "final_ruling", "Final ruling", i->final_ruling, false, 500);
+        tri_select(b, "replay_involved", "Replay involved", i->replay_involved);
+        text_input(b, "consequence", "Consequence", i->consequence, false, 500);
+        tri_select(b, "penalty_called", "Penalty called", i->penalty_called);
+        text_input(b, "reason", "Reason for the change (optional)", NULL, false, 500);
+        submit(b, "Save");
+
+        buf_reset(&path);
+        buf_printf(&path, "/desk/incidents/%s/status", i->id);
+        html_raw(b, "<h2>Maturity</h2>");
+        form_open(b, d, path.p, "status", "desk-form inline");
+        html_raw(b, "<label>Status <select name=\"status\">");
+        for (size_t k = 0; maturities[k]; k++) {
+            html_raw(b, strcmp(i->status, maturities[k]) == 0 ? "<option selected>" : "<option>");
+            html_text(b, maturities[k]);
+            html_raw(b, "</option>");
+        }
+        html_raw(b, "</select></label> ");
+        submit(b, "Set maturity");
+    }
+    html_raw(b, "<h2>Sources</h2><ol class=\"sources\" id=\"sources\">");
+    for (size_t k = 0; k < D.nsources; k++) {
+        html_raw(b, "<li><a rel=\"nofollow noopener\" href=\"");
+        html_attr(b, D.sources[k].url);
+        html_raw(b, "\">");
+        html_text(b, D.sources[k].title);
+        html_raw(b, "</a> (");
+        html_text(b, D.sources[k].kind);
+        html_raw(b, ") — ");
+        html_text(b, D.sources[k].supports);
+        html_raw(b, "</li>");
+    }
+    html_raw(b, "</ol>");
+    if (published) {
+        buf_reset(&path);
+        buf_printf(&path, "/desk/incidents/%s/sources", i->id);
+        form_open(b, d, path.p, "source", "desk-form");
+        text_input(b, "url", "URL", NULL, true, 2000);
+        text_input(b, "title", "Title", NULL, true, 500);
+        text_input(b, "publisher", "Publisher (optional)", NULL, false, 200);
+        html_raw(b, "<label>Kind <select name=\"kind\"><option>report</option><option>video"
+                    "</option><option>image</option><option>official_statement</option>"
+                    "<option>rule</option><option>other</option></select></label>");
+        text_input(b, "supports", "What it supports", NULL, true, 2000);
+        submit(b, "Add source");
+
+        buf_reset(&path);
+        buf_printf(&path, "/desk/incidents/%s/question", i->id);
+        html_raw(b, "<h2>Fan Verdict question</h2>");
+        if (i->has_question)
+            html_printf(b, "<p id=\"question-version\">Version %lld is current.</p>",
+                        (long long)i->question.version);
+        else
+            html_raw(b, "<p id=\"question-version\">No question yet.</p>");
+        form_open(b, d, path.p, "question", "desk-form");
+        question_fields(b, i->has_question ? &i->question : NULL);
+        if (i->has_question) {
+            html_raw(b, "<label><input type=\"checkbox\" name=\"clarify\" value=\"yes\"> A "
+                        "synonymous clarification of the labels (keeps the version and its "
+                        "ballots)</label>");
+            html_printf(b,
+                        "<p class=\"warning\" id=\"archive-warning\">A new version archives the "
+                        "<strong id=\"ballots\">%lld</strong> ballot%s of version %lld.</p>",
+                        (long long)D.ballots, D.ballots == 1 ? "" : "s",
+                        (long long)i->question.version);
+            if (D.ballots > 0)
+                html_raw(b, "<label><input type=\"checkbox\" name=\"confirm\" value=\"yes\"> "
+                            "I confirm: archive them (not needed for a clarification)</label>");
+        }
+        submit(b, "Save question");
+
+        buf_reset(&path);
+        buf_printf(&path, "/desk/incidents/%s/withdraw", i->id);
+        html_raw(b, "<h2>Withdraw</h2>");
+        form_open(b, d, path.p, "withdraw", "desk-form");
+        text_input(b, "reason", "Reason", NULL, true, 500);
+        submit(b, "Withdraw");
+
+        buf_reset(&path);
+        buf_printf(&path, "/desk/incidents/%s/merge", i->id);
+        html_raw(b, "<h2>Merge into a survivor</h2>");
+        form_open(b, d, path.p, "merge", "desk-form");
+        text_input(b, "into", "Survivor incident ID", NULL, true, 36);
+        text_input(b, "reason", "Reason", NULL, false, 500);
+        submit(b, "Merge");
+    }
+    html_raw(b, "<h2>Change history</h2>");
+    audit_rows(b, D.audit, D.naudit, false);
+    buf_release(&path);
+    end(req);
+}
+
+/* An edit outcome as a page: 0 on EDIT_OK, else answered. */
+static int edit_answer(struct request *req, int rc, const struct edit_result *r)
+{
+    if (rc == EDIT_OK)
+        return 0;
+    if (rc == APP_UNAVAILABLE)
+        web_unavailable(req);
+    else
+        web_error_page(req,
+                       rc == EDIT_MISSING                           ? 404
+                       : rc == EDIT_REFUSED || rc == EDIT_DUPLICATE ? 409
+                                                                    : 400,
+                       "%s", r->message ? r->message : "refused");
+    return -1;
+}
+
+static void back(struct request *req, const char *id, const char *what)
+{
+    struct buf path = BUF_INIT;
+    buf_printf(&path, "/desk/incidents/%s", id);
+    done_to(req, path.p, what);
+    buf_release(&path);
+}
+
+/* "yes" 1, "no" 0, "" or absent -1; -2 otherwise. */
+static int tri_of(const char *v)
+{
+    if (!v || !*v)
+        return -1;
+    return strcmp(v, "yes") == 0 ? 1 : strcmp(v, "no") == 0 ? 0 : -2;
+}
+
+static void page_incident_edit(struct request *req, struct desk *d)
+{
+    char id[UUID_STR_LEN + 1];
+    if (param_id(req, id) < 0)
+        return;
+    struct incident f = {.title = fv(d, "title"),
+                         .play_description = fv(d, "play_description"),
+                         .neutral_summary = fv(d, "neutral_summary"),
+                         .clock = fopt(d, "clock"),
+                         .original_ruling = fopt(d, "original_ruling"),
+                         .final_ruling = fopt(d, "final_ruling"),
+                         .consequence = fopt(d, "consequence"),
+                         .period = MODEL_NULL,
+                         .replay_involved = tri_of(fv(d, "replay_involved")),
+                         .penalty_called = tri_of(fv(d, "penalty_called"))};
+    const char *period = fopt(d, "period");
+    if (period && qp_parse_int(period, &f.period) < 0) {
+        web_error_page(req, 400, "period must be 1 to 10 (or empty)");
+        return;
+    }
+    struct edit_result r;
+    if (edit_answer(req, incident_edit(&d->c, id, &f, fopt(d, "reason"), &r), &r) < 0)
+        return;
+    back(req, id, "edited");
+}
+
+static void page_incident_status(struct request *req, struct desk *d)
+{
+    char id[UUID_STR_LEN + 1];
+    if (param_id(req, id) < 0)
+        return;
+    struct edit_result r;
+    if (edit_answer(req, incident_set_status(&d->c, id, fv(d, "status"), &r), &r) < 0)
+        return;
+    back(req, id, "status");
+}
+
+static void page_incident_source(struct request *req, struct desk *d)
+{
+    char id[UUID_STR_LEN + 1];
+    if (param_id(req, id) < 0)
+        return;
+    struct source src = {.url = fv(d, "url"),
+                         .title = fv(d, "title"),
+                         .publisher = fopt(d, "publisher"),
+                         .kind = fv(d, "kind"),
+                         .supports = fv(d, "supports"),
+                         .published_at = MODEL_NULL};
+    struct edit_result r;
+    if (edit_answer(req, incident_add_source(&d->c, id, &src, &r), &r) < 0)
+        return;
+    back(req, id, "source");
+}
+
+static void page_incident_question(struct request *req, struct desk *d)
+{
+    char id[UUID_STR_LEN + 1];
+    if (param_id(req, id) < 0)
+        return;
+    struct question q;
+    int has = question_of(req, d, &q);
+    if (has < 0)
+        return;
+    if (has == 0) {
+        web_error_page(req, 400, "a Fan Verdict question needs its type, text and three labels");
+        return;
+    }
+    bool clarify = fv(d, "clarify") && strcmp(fv(d, "clarify"), "yes") == 0;
+    if (!clarify && !(fv(d, "confirm") && strcmp(fv(d, "confirm"), "yes") == 0)) {
+        /* a new version archives the current ballots: the editor confirms that number */
+        struct desk_incident D;
+        if (desk_incident(&d->c, id, &D) != APP_OK) {
+            web_unavailable(req);
+            return;
+        }
+        if (D.found && D.ballots > 0) {
+            web_error_page(req, 409,
+                           "a new question version archives the %lld ballot%s of version %lld: "
+                           "tick \"I confirm\" (or mark a synonymous clarification)",
+                           (long long)D.ballots, D.ballots == 1 ? "" : "s",
+                           (long long)D.inc.question.version);
+            return;
+        }
+    }
+    struct edit_result r;
+    if (edit_answer(req, incident_set_question(&d->c, id, &q, clarify, &r), &r) < 0)
+        return;
+    back(req, id, clarify ? "clarified" : "question");
+}
+
+static void page_incident_withdraw(struct request *req, struct desk *d)
+{
+    char id[UUID_STR_LEN + 1];
+    if (param_id(req, id) < 0)
+        return;
+    const char *reason = fopt(d, "reason");
+    if (!reason || strlen(reason) > 500) {
+        web_error_page(req, 400, "a withdrawal needs a reason (1 to 500 bytes)");
+        return;
+    }
+    struct edit_result r;
+    if (edit_answer(req, incident_withdraw(&d->c, id, reason, &r), &r) < 0)
+        return;
+    back(req, id, "withdrawn");
+}
+
+static void page_incident_merge(struct request *req, struct desk *d)
+{
+    char id[UUID_STR_LEN + 1], into[UUID_STR_LEN + 1];
+    if (param_id(req, id) < 0)
+        return;
+    if (!fv(d, "into") || uuid_normalize(fv(d, "into"), into) < 0) {
+        web_error_page(req, 400, "the survivor must be an incident ID (a UUID)");
+        return;
+    }
+    const char *reason = fopt(d, "reason");
+    if (reason && strlen(reason) > 500) {
+        web_error_page(req, 400, "reason must be at most 500 bytes");
+        return;
+    }
+    struct edit_result r;
+    if (edit_answer(req, incident_merge(&d->c, id, into, reason, &r), &r) < 0)
+        return;
+    back(req, id, "merged");
+}
+
+/* ---- the audit log ---- */
+
+static void page_audit(struct request *req, struct desk *d)
+{
+    static const char *const kinds[] = {"incident",  "lead",  "account", "comment",
+                                        "agent_key", "scout", NULL};
+    struct qp_spec specs[] = {{"kind", QP_ENUM_OR_EMPTY, 0, 0, 0, kinds},
+                              {"target", QP_TEXT, 0, 255, 0, NULL},
+                              {"page", QP_INT, 1, 4000, 1, NULL},
+                              {"action", QP_TEXT, 0, 100, 0, NULL},
+                              {0}};
+    struct qp_value v[5];
+    if (query(req, specs, 5, v) < 0)
+        return;
+    const char *kind = v[0].set ? v[0].s : NULL;
+    const char *target = v[1].set ? v[1].s : NULL;
+    const char *action = v[3].set ? v[3].s : NULL;
+    struct audit_record *r;
+    size_t n;
+    int64_t page = v[2].i;
+    if (desk_audit(&d->c, kind, target, action, DESK_PAGE_SIZE + 1, (page - 1) * DESK_PAGE_SIZE, &r,
+                   &n) != APP_OK) {
+        web_unavailable(req);
+        return;
+    }
+    bool more = n > DESK_PAGE_SIZE;
+    if (more)
+        n = DESK_PAGE_SIZE;
+    struct buf *b = &req->out;
+    begin(req, "Audit log");
+    html_raw(b, "<h1>Audit log</h1><form class=\"filter\" method=\"get\" action=\"/desk/audit\">"
+                "<label>Target kind <select name=\"kind\"><option value=\"\">any</option>");
+    for (size_t k = 0; kinds[k]; k++) {
+        html_raw(b, kind && strcmp(kind, kinds[k]) == 0 ? "<option selected>" : "<option>");
+        html_text(b, kinds[k]);
+        html_raw(b, "</option>");
+    }
+    html_raw(b, "</select></label>");
+    text_input(b, "target", "Target ID", target, false, 255);
+    text_input(b, "action", "Action", action, false, 100);
+    html_raw(b, " <button type=\"submit\">Filter</button></form><div id=\"audit\">");
+    audit_rows(b, r, n, true);
+    html_raw(b, "</div>");
+    if (more) {
+        html_raw(b, "<p><a rel=\"next\" href=\"/desk/audit?");
+        const char *keep[][2] = {{"kind", kind}, {"target", target}, {"action", action}};
+        for (size_t k = 0; k < 3; k++)
+            if (keep[k][1]) {
+                html_raw(b, keep[k][0]);
+                html_raw(b, "=");
+                buf_put_urlencoded(b, keep[k][1]);
+                html_raw(b, "&amp;");
+            }
+        html_printf(b, "page=%lld\">Next</a></p>", (long long)page + 1);
+    }
+    end(req);
+}

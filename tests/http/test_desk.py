@@ -1,0 +1,405 @@
+"""The editorial desk (issue 16; docs/desk.md), black-box: the real binary, browser-like
+clients that post the pages' own forms, on both drivers (WHISTLE_TEST_PG).
+
+- the role matrix: anonymous, fan, moderator, editor and admin against every /desk route,
+  read from the route table (src/api/routes.c) so that a new route is covered by itself;
+- audit completeness: every state-changing /desk route of the table, done once by an
+  editor, writes exactly one audit record (actor, role, request id) in its transaction;
+- every desk action and its refusals: publish a candidate (with a question, the editor's
+  display name in the provenance), reject, edit (the slug stays), maturity, sources,
+  question (new version with the ballots to archive confirmed, or a clarification),
+  withdraw, merge; the audit page and `whistle audit list --json`."""
+
+import json
+import pathlib
+import re
+import time
+import uuid
+
+import pytest
+
+from accountkit import text
+from commentkit import Kit
+from helpers import BASE, I1, MISSING_UUID, db_rows, db_sql
+from pagekit import check_html_headers, soup
+
+ROUTES = pathlib.Path(__file__).resolve().parents[2] / "src" / "api" / "routes.c"
+GAME = "cfb:2025-w13"
+
+
+def desk_routes():
+    """(method, path, param, suffix) of every /desk row of the route table."""
+    src = ROUTES.read_text()
+    rows = re.findall(
+        r'\{HTTP_(GET|POST), "(/desk[^"]*)", (true|false), \w+,\s*[\w ()*]+,\s*[\w |]+,\s*'
+        r'(NULL|"[^"]*")\}', src)
+    out = [(m, p, prm == "true", None if s == "NULL" else s.strip('"')) for m, p, prm, s in rows]
+    assert len(out) >= 13, out
+    return out
+
+
+@pytest.fixture(scope="module")
+def kit(whistle_bin, tmp_path_factory):
+    from conftest import ServerFactory
+
+    f = ServerFactory(tmp_path_factory.mktemp("desk"))
+    k = Kit(f, f.tmpdir)
+    k.editor = k.user("Desk Editor")
+    assert k.cli("account", "grant", k.editor.email, "editor").returncode == 0
+    k.admin = k.user("Desk Admin")
+    assert k.cli("account", "grant", k.admin.email, "admin").returncode == 0
+    k.mod = k.moderator()
+    k.fan = k.user()
+    k.anon = k.acc.browser()
+    _, k.secret = k.acc.create_key(k.editor, name="scout-bot")
+    yield k
+    k.close()
+    f.stop_all()
+
+
+def candidate(kit, description="Late flag on the punt return, called then waved off."):
+    """A researched lead that passed every gate (set up behind the server's back), with one
+    fetch record."""
+    key_id, account_id = db_rows(kit.db, "SELECT id, account_id FROM agent_keys "
+                                         "ORDER BY created_at LIMIT 1")[0]
+    lid = str(uuid.uuid4())
+    now = int(time.time() * 1e6)
+    db_sql(kit.db, "INSERT INTO leads (id, account_id, key_id, game_id, description, source_urls,"
+                   " period, clock, category, status, created_at, updated_at, candidate_at)"
+                   f" VALUES ('{lid}', '{account_id}', '{key_id}', '{GAME}', '{description}',"
+                   " '[\"https://news.example/a\"]', 4, '2:10', 'penalty', 'running',"
+                   f" {now}, {now}, {now})")
+    db_sql(kit.db, "INSERT INTO lead_fetches (lead_id, position, url, final_url, http_status,"
+                   " bytes, domain, fetched_at) VALUES"
+                   f" ('{lid}', 0, 'https://news.example/a', 'https://www.news.example/a', 200,"
+                   f" 1234, 'news.example', {now})")
+    return lid
+
+
+def audit_count(kit):
+    return db_rows(kit.db, "SELECT count(*) FROM audit_log")[0][0]
+
+
+def last_audit(kit):
+    return db_rows(kit.db, "SELECT actor, role, action, target_id, before_json, after_json,"
+                           " reason, request_id FROM audit_log ORDER BY at DESC, id DESC"
+                           " LIMIT 1")[0]
+
+
+QUESTION = {"question_type": "call_correctness", "question_text": "Was the flag correct?",
+            "option_a_label": "Correct call", "option_b_label": "Wrong call",
+            "unsure_label": "Not sure"}
+
+
+def form(b, page, form_id, data, **kw):
+    """GET page, then POST form #form_id with every field it shows (hidden, text, textarea,
+    selected options; checkboxes only when given) overridden by `data`."""
+    _, doc = b.get(page, status=200)
+    f = doc.find("form", id=form_id)
+    assert f is not None, (page, form_id)
+    fields = {}
+    for i in f.find_all("input"):
+        if i.get("type") != "checkbox":
+            fields[i["name"]] = i.get("value", "")
+    for t in f.find_all("textarea"):
+        fields[t["name"]] = t.get_text()
+    for sel in f.find_all("select"):
+        opt = sel.find("option", selected=True) or sel.find("option")
+        fields[sel["name"]] = opt.get("value", opt.get_text())
+    fields.update(data)
+    csrf = fields.pop("csrf", None)
+    return b.post(f["action"], fields, csrf=csrf, **kw)
+
+
+def publish(kit, lid, **extra):
+    data = {"title": "Punt return flag debate", "summary": "Discussed; not established.",
+            **extra}
+    r = form(kit.editor, f"/desk/leads/{lid}", "publish", data)
+    assert r.status_code == 303, (r.status_code, text(r)[:400])
+    m = re.search(r"/desk/incidents/([0-9a-f-]{36})\?done=published$", r.headers["Location"])
+    assert m, r.headers["Location"]
+    return m.group(1)
+
+
+# ------------------------------------------------------------------ the role gate
+
+
+def concrete(path, param, suffix, ids):
+    if not param:
+        return path
+    kind = "leads" if path.startswith("/desk/leads/") else "incidents"
+    return path + ids[kind] + (suffix or "")
+
+
+def test_role_matrix_over_the_route_table(kit):
+    lid = candidate(kit)
+    ids = {"leads": lid, "incidents": I1}
+    before = audit_count(kit)
+    for method, path, param, suffix in desk_routes():
+        url = concrete(path, param, suffix, ids)
+        for who, b in (("anonymous", kit.anon), ("fan", kit.fan), ("moderator", kit.mod)):
+            if method == "GET":
+                r, _ = b.get(url)
+                want = 303 if who == "anonymous" else 403
+                assert r.status_code == want, (who, url, r.status_code)
+                if who == "anonymous":
+                    assert "/account/signin" in r.headers["Location"]
+            else:
+                b.get("/account") if who != "anonymous" else None
+                r = b.post(url, {"reason": "x"})
+                assert r.status_code == 403, (who, url, r.status_code, text(r)[:200])
+        for who, b in (("editor", kit.editor), ("admin", kit.admin)):
+            if method == "GET":
+                r, _ = b.get(url)
+                assert r.status_code == 200, (who, url, r.status_code, text(r)[:300])
+                check_html_headers(r)
+                assert r.headers.get("Cache-Control") == "no-store"
+                assert "Access-Control-Allow-Origin" not in r.headers
+            else:
+                b.get("/desk")
+                # the role passes; the same origin and the CSRF token are still required
+                assert b.post(url, {}, csrf=None).status_code == 403, (who, url)
+                assert b.post(url, {}, origin="http://evil.example").status_code == 403
+                r = b.post(url, {"unknown": "x"})
+                assert r.status_code in (400, 409), (who, url, r.status_code, text(r)[:300])
+    assert audit_count(kit) == before, "no refusal writes an audit record"
+    # an agent key is never a desk credential
+    r = kit.server.get("/desk", headers={"Authorization": f"Bearer {kit.secret}"})
+    assert r.status_code == 403
+    # a role revoked is a role gone on the next request
+    b = kit.user()
+    assert kit.cli("account", "grant", b.email, "editor").returncode == 0
+    assert b.get("/desk")[0].status_code == 200
+    assert kit.cli("account", "revoke", b.email, "editor").returncode == 0
+    assert b.get("/desk")[0].status_code == 403
+
+
+# ------------------------------------------------------------------ audit completeness
+
+
+def test_every_state_changing_route_writes_exactly_one_audit_record(kit):
+    a, b, c = candidate(kit), candidate(kit), candidate(kit)
+    inc = publish(kit, a)
+    other = publish(kit, c)
+    actions = {
+        ("/desk/leads/", "/publish"): lambda: (f"/desk/leads/{candidate(kit)}/publish",
+                                               {"title": "T", "summary": "S"}),
+        ("/desk/leads/", "/reject"): lambda: (f"/desk/leads/{b}/reject",
+                                              {"reason": "not an officiating call"}),
+        ("/desk/incidents/", "/edit"): lambda: (f"/desk/incidents/{inc}/edit", {
+            "title": "Renamed debate", "play_description": "The play.",
+            "neutral_summary": "Neutral.", "period": "4", "clock": "2:10",
+            "replay_involved": "no", "penalty_called": "yes"}),
+        ("/desk/incidents/", "/status"): lambda: (f"/desk/incidents/{inc}/status",
+                                                  {"status": "corroborated"}),
+        ("/desk/incidents/", "/sources"): lambda: (f"/desk/incidents/{inc}/sources", {
+            "url": "https://news.example/later", "title": "Later report", "kind": "report",
+            "supports": "the flag was thrown"}),
+        ("/desk/incidents/", "/question"): lambda: (f"/desk/incidents/{inc}/question", QUESTION),
+        ("/desk/incidents/", "/merge"): lambda: (f"/desk/incidents/{other}/merge",
+                                                 {"into": inc, "reason": "same play"}),
+        ("/desk/incidents/", "/withdraw"): lambda: (f"/desk/incidents/{inc}/withdraw",
+                                                    {"reason": "could not be verified"}),
+    }
+    order = ["/publish", "/reject", "/edit", "/status", "/sources", "/question", "/merge",
+             "/withdraw"]
+    posts = [(p, s) for m, p, _, s in desk_routes() if m == "POST"]
+    assert sorted(posts) == sorted(actions), "every POST route has an action here"
+    kit.editor.get("/desk")
+    for suffix in order:
+        key = next(k for k in actions if k[1] == suffix)
+        url, data = actions[key]()
+        n = audit_count(kit)
+        r = kit.editor.post(url, data, headers={"X-Request-Id": f"desk-{suffix[1:]}"})
+        assert r.status_code == 303, (url, r.status_code, text(r)[:400])
+        assert audit_count(kit) == n + 1, url
+        actor, role, action, _, _, _, _, rid = last_audit(kit)
+        eid = db_rows(kit.db, "SELECT id FROM accounts WHERE email = "
+                              f"'{kit.editor.email}'")[0][0]
+        assert (actor, role, rid) == (f"account:{eid}", "editor", f"desk-{suffix[1:]}"), action
+
+
+# ------------------------------------------------------------------ candidates
+
+
+def test_candidates_page_shows_the_record_and_publishes_with_a_question(kit):
+    lid = candidate(kit, "Pass interference <script>alert(1)</script> on the fade route.")
+    r, doc = kit.editor.get("/desk", status=200)
+    item = doc.find("li", attrs={"data-id": lid})
+    assert item is not None
+    assert "<script>alert(1)" not in r.text and "&lt;script&gt;" in r.text
+    assert kit.secret not in r.text
+    r, doc = kit.editor.get(f"/desk/leads/{lid}", status=200)
+    fetches = doc.find("table", class_="fetches").get_text(" ")
+    for what in ("https://news.example/a", "https://www.news.example/a", "200", "1234",
+                 "news.example"):
+        assert what in fetches, what
+    assert doc.find("form", id="publish") and doc.find("form", id="reject")
+    # a partial question is refused, nothing is written
+    n = audit_count(kit)
+    r = form(kit.editor, f"/desk/leads/{lid}", "publish",
+                             {"title": "T", "summary": "S", "question_text": "Only text?"})
+    assert r.status_code == 400 and audit_count(kit) == n
+    inc = publish(kit, lid, **QUESTION)
+    j = kit.server.json(f"/api/v1/incidents/{inc}")["data"]
+    assert j["status"] == "developing" and j["title"] == "Punt return flag debate"
+    assert j["debate_question"]["question_text"] == QUESTION["question_text"]
+    prov = db_rows(kit.db, f"SELECT provenance FROM incidents WHERE id = '{inc}'")[0][0]
+    assert json.loads(prov)["publication"]["editor"] == "Desk Editor"
+    # no longer a candidate
+    r = kit.editor.post(f"/desk/leads/{lid}/publish", {"title": "T", "summary": "S"})
+    assert r.status_code == 409
+    _, doc = kit.editor.get("/desk", status=200)
+    assert doc.find("li", attrs={"data-id": lid}) is None
+    # a no-call debate without a question is allowed
+    inc2 = publish(kit, candidate(kit))
+    assert kit.server.json(f"/api/v1/incidents/{inc2}")["data"]["debate_question"] is None
+    assert kit.editor.post(f"/desk/leads/{MISSING_UUID}/reject",
+                           {"reason": "x"}).status_code == 404
+    assert kit.editor.get("/desk/leads/not-a-uuid")[0].status_code == 404
+
+
+def test_reject_needs_a_reason_and_failed_leads_are_browsable(kit):
+    lid = candidate(kit)
+    kit.editor.get("/desk")
+    assert kit.editor.post(f"/desk/leads/{lid}/reject", {"reason": ""}).status_code == 400
+    r = form(kit.editor, f"/desk/leads/{lid}", "reject", {"reason": "not a call"})
+    assert r.status_code == 303
+    _, doc = kit.editor.get("/desk?status=rejected", status=200)
+    item = doc.find("li", attrs={"data-id": lid})
+    assert item is not None and "not a call" in item.get_text()
+    assert kit.editor.get("/desk?status=bogus")[0].status_code == 400
+
+
+# ------------------------------------------------------------------ incidents
+
+
+def test_edit_keeps_the_slug_and_records_before_and_after(kit):
+    inc = publish(kit, candidate(kit))
+    slug = kit.server.json(f"/api/v1/incidents/{inc}")["data"]["slug"]
+    r = form(kit.editor, f"/desk/incidents/{inc}", "edit",
+                             {"title": "A wholly new title", "reason": "clearer"})
+    assert r.status_code == 303
+    j = kit.server.json(f"/api/v1/incidents/{inc}")["data"]
+    assert j["title"] == "A wholly new title" and j["slug"] == slug
+    _, _, action, target, before, after, reason, _ = last_audit(kit)
+    assert action == "incident.edit" and target == inc and reason == "clearer"
+    assert json.loads(before) == {"title": "Punt return flag debate"}
+    assert json.loads(after) == {"title": "A wholly new title"}
+    n = audit_count(kit)
+    # nothing changed, a bad clock, a bad period: refused, nothing written
+    assert form(kit.editor, f"/desk/incidents/{inc}", "edit", {}).status_code == 400
+    assert form(kit.editor, f"/desk/incidents/{inc}", "edit",
+                                {"clock": "99:99"}).status_code == 400
+    assert form(kit.editor, f"/desk/incidents/{inc}", "edit",
+                                {"period": "x"}).status_code == 400
+    assert audit_count(kit) == n
+    _, doc = kit.editor.get(f"/desk/incidents/{inc}", status=200)
+    assert "incident.edit" in doc.find("table", class_="audit").get_text()
+
+
+def test_question_new_version_asks_to_confirm_the_archived_ballots(kit):
+    inc = publish(kit, candidate(kit), **QUESTION)
+    # one ballot (its tally, as the ballot endpoint keeps it)
+    db_sql(kit.db, "INSERT INTO ballots (incident_id, question_version, voter, choice,"
+                   f" created_at, updated_at) VALUES ('{inc}', 1, 'v-desk-1', 'correct', 1, 1)")
+    db_sql(kit.db, "INSERT INTO vote_tallies (incident_id, question_version, rooting, correct)"
+                   f" VALUES ('{inc}', 1, 'unspecified', 1)")
+    _, doc = kit.editor.get(f"/desk/incidents/{inc}", status=200)
+    assert doc.find(id="archive-warning") is not None
+    new = dict(QUESTION, question_text="Should the flag have stood?")
+    r = form(kit.editor, f"/desk/incidents/{inc}", "question", new)
+    assert r.status_code == 409 and "confirm" in text(r)
+    r = form(kit.editor, f"/desk/incidents/{inc}", "question", dict(new, confirm="yes"))
+    assert r.status_code == 303
+    assert kit.server.json(f"/api/v1/incidents/{inc}")["data"]["debate_question"]["question_version"] == 2
+    # a clarification keeps the version
+    r = form(kit.editor, f"/desk/incidents/{inc}", "question",
+                             dict(new, option_a_label="Right call", clarify="yes"))
+    assert r.status_code == 303
+    q = kit.server.json(f"/api/v1/incidents/{inc}")["data"]["debate_question"]
+    assert q["question_version"] == 2 and q["option_a_label"] == "Right call"
+    r = form(kit.editor, f"/desk/incidents/{inc}", "question",
+                             dict(new, question_text="Different?", clarify="yes"))
+    assert r.status_code == 409
+
+
+def test_sources_status_withdraw_and_merge(kit):
+    inc = publish(kit, candidate(kit))
+    dup = publish(kit, candidate(kit))
+    src = {"url": "https://news.example/b", "title": "B", "kind": "video",
+           "supports": "the angle"}
+    assert form(kit.editor, f"/desk/incidents/{inc}", "source", src).status_code == 303
+    assert form(kit.editor, f"/desk/incidents/{inc}", "source", src).status_code == 409
+    assert form(kit.editor, f"/desk/incidents/{inc}", "source",
+                                dict(src, kind="rumour", url="https://x.example/")).status_code == 400
+    r = form(kit.editor, f"/desk/incidents/{inc}", "status", {"status": "explained"})
+    assert r.status_code == 303
+    assert kit.server.json(f"/api/v1/incidents/{inc}")["data"]["status"] == "explained"
+    assert form(kit.editor, f"/desk/incidents/{inc}", "status",
+                                {"status": "done"}).status_code == 400
+    # merge: the duplicate's page answers 308 to the survivor
+    slug = kit.server.json(f"/api/v1/incidents/{dup}")["data"]["slug"]
+    assert form(kit.editor, f"/desk/incidents/{dup}", "merge",
+                                {"into": dup}).status_code == 400
+    assert form(kit.editor, f"/desk/incidents/{dup}", "merge",
+                                {"into": "nope"}).status_code == 400
+    r = form(kit.editor, f"/desk/incidents/{dup}", "merge", {"into": inc, "reason": "same"})
+    assert r.status_code == 303
+    assert kit.server.get(f"/incidents/{slug}").status_code == 308
+    # withdraw needs a reason; the API stops serving it on the next request
+    assert form(kit.editor, f"/desk/incidents/{inc}", "withdraw",
+                                {"reason": ""}).status_code == 400
+    r = form(kit.editor, f"/desk/incidents/{inc}", "withdraw", {"reason": "unverified"})
+    assert r.status_code == 303
+    assert kit.server.get(f"/api/v1/incidents/{inc}").status_code == 404
+    r, doc = kit.editor.get(f"/desk/incidents/{inc}", status=200)
+    assert doc.find(id="visibility").get_text().startswith("withdrawn")
+    assert doc.find("form", id="withdraw") is None
+    hist = doc.find("table", class_="audit").get_text(" ")
+    for what in ("incident.add_source", "incident.set_status", "incident.withdraw",
+                 "unverified"):
+        assert what in hist, what
+
+
+def test_incident_search(kit):
+    inc = publish(kit, candidate(kit), title="Zebra crossing spot debate")
+    _, doc = kit.editor.get("/desk/incidents?q=zebra+crossing", status=200)
+    links = [a["href"] for a in doc.find(id="incidents").find_all("a")]
+    assert links == [f"/desk/incidents/{inc}"]
+    _, doc = kit.editor.get(f"/desk/incidents?q=&game={GAME}&team=&status=developing"
+                            "&category=", status=200)
+    assert f"/desk/incidents/{inc}" in [a["href"] for a in doc.find(id="incidents").find_all("a")]
+    assert kit.editor.get("/desk/incidents?status=bogus")[0].status_code == 400
+    assert kit.editor.get("/desk/incidents?nope=1")[0].status_code == 400
+
+
+# ------------------------------------------------------------------ the audit log
+
+
+def test_audit_page_and_cli(kit):
+    lid = candidate(kit)
+    inc = publish(kit, lid)
+    _, doc = kit.editor.get(f"/desk/audit?kind=lead&target={lid}", status=200)
+    rows = doc.find(id="audit").find_all("tr")[1:]
+    assert len(rows) == 1, doc.find(id="audit")
+    assert inc in rows[0].get_text() and "candidate.publish" in rows[0].get_text()
+    _, doc = kit.editor.get("/desk/audit", status=200)
+    assert "candidate.publish" in doc.find(id="audit").get_text()
+    assert kit.editor.get("/desk/audit?kind=bogus")[0].status_code == 400
+    j = kit.cli_json("audit", "list", "--kind", "lead", "--limit", "5")
+    assert j["records"] and all(r["target_kind"] == "lead" for r in j["records"])
+    assert {"id", "at", "actor", "role", "action", "target_kind", "target_id", "before",
+            "after", "reason", "request_id"} == set(j["records"][0])
+    # the CLI's own writes are recorded too, as the operator
+    r = kit.cli("incident", "set-status", inc, "resolved")
+    assert r.returncode == 0, r.stderr
+    top = kit.cli_json("audit", "list", "--limit", "1")["records"][0]
+    assert (top["actor"], top["action"], top["target_id"]) == ("operator",
+                                                               "incident.set_status", inc)
+    assert kit.cli("audit", "bogus").returncode == 2
+    j = kit.cli_json("audit", "list", "--target", inc, "--action", "incident.set_status")
+    assert [r["actor"] for r in j["records"]] == ["operator"]
+    _, doc = kit.editor.get("/desk/audit?kind=&target=&action=incident.set_status", status=200)
+    rows = doc.find(id="audit").find_all("tr")[1:]
+    assert rows and all("incident.set_status" in r.get_text() for r in rows)

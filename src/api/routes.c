@@ -92,6 +92,14 @@ const struct route api_routes[] = {
     {HTTP_POST, "/desk/incidents/", true, web_desk_incident_merge, WEB_FORM_BODY_MAX, false,
      "/merge"},
     {HTTP_GET, "/desk/audit", false, web_desk_audit, 0, false, NULL},
+    /* admin only (the gate asks for the admin role; ban and roles re-ask the password) */
+    {HTTP_GET, "/desk/accounts", false, web_desk_accounts, 0, false, NULL},
+    {HTTP_GET, "/desk/accounts/", true, web_desk_account, 0, false, NULL},
+    {HTTP_POST, "/desk/accounts/", true, web_desk_account_ban, WEB_FORM_BODY_MAX, false, "/ban"},
+    {HTTP_POST, "/desk/accounts/", true, web_desk_account_unban, WEB_FORM_BODY_MAX, false,
+     "/unban"},
+    {HTTP_POST, "/desk/accounts/", true, web_desk_account_role, WEB_FORM_BODY_MAX, false, "/roles"},
+    {HTTP_POST, "/desk/keys/", true, web_desk_key_revoke, WEB_FORM_BODY_MAX, false, "/revoke"},
 };
 
 const size_t api_nroutes = sizeof api_routes / sizeof api_routes[0];

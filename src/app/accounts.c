@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "app/comments.h"
+#include "app/editorial.h"
 #include "app/mail.h"
 #include "domain/voter.h"
 #include "util/log.h"
@@ -434,19 +435,29 @@ enum account_outcome account_password_change(const struct app_ctx *c,
     return ACCOUNT_OK;
 }
 
-enum account_outcome account_set_banned(const struct app_ctx *c, const char *email, bool banned)
+enum account_outcome account_set_banned(const struct app_ctx *c, const char *email, bool banned,
+                                        const char *reason)
 {
-    struct account_row a;
+    struct account_row a = {0};
     int rc = store_begin_write(c->s);
-    if (rc >= 0)
+    if (rc >= 0 && (rc = accounts_by_email(c->s, email, &a)) == 1)
         rc = agents_account_set_banned(c->s, email, banned, c->now);
     if (rc == 0) {
         store_rollback(c->s);
         return ACCOUNT_NOT_FOUND;
     }
+    bool was = a.banned;
+    const char *by = c->actor && strncmp(c->actor, "account:", 8) == 0 ? c->actor + 8 : NULL;
     /* a banned account's comments are hidden until it is unbanned (docs/comments.md) */
-    if (rc > 0 && (rc = accounts_by_email(c->s, email, &a)) == 1)
-        rc = comments_author_suspended(c, NULL, a.id, banned, NULL);
+    if (rc > 0)
+        rc = comments_author_suspended(c, by, a.id, banned, NULL);
+    /* a ban ends every session of the account at once; one audit record either way */
+    if (rc >= 0 && banned)
+        rc = sessions_revoke_all(c->s, a.id, NULL, c->now);
+    if (rc >= 0)
+        rc = app_audit(c, banned ? "account.ban" : "account.unban", "account", a.id,
+                       was ? "{\"banned\":true}" : "{\"banned\":false}",
+                       banned ? "{\"banned\":true}" : "{\"banned\":false}", reason);
     if (rc >= 0)
         rc = store_commit(c->s);
     return rc < 0 ? unavailable(c, rc, banned ? "ban" : "unban") : ACCOUNT_OK;

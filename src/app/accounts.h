@@ -128,8 +128,10 @@ enum account_outcome account_password_change(const struct app_ctx *c,
                                              struct account_result *out);
 
 /* Bans or unbans the account of email (normalized): every key of a banned account stops
- * working. ACCOUNT_OK or ACCOUNT_NOT_FOUND. */
-enum account_outcome account_set_banned(const struct app_ctx *c, const char *email, bool banned);
+ * working and a ban ends its sessions at once. One audit record (reason may be NULL).
+ * ACCOUNT_OK or ACCOUNT_NOT_FOUND. */
+enum account_outcome account_set_banned(const struct app_ctx *c, const char *email, bool banned,
+                                        const char *reason);
 
 /* ---- agent keys -------------------------------------------------------------------- */
 
@@ -177,7 +179,7 @@ enum key_outcome key_may_create(const struct app_ctx *c, const struct whistle_li
                                 const struct account_row *a, int64_t *active);
 
 /* Revokes key_id (normalized UUID): one of account_id's keys, or, account_id NULL, any key
- * (the operator). KEY_OK, KEY_ALREADY_REVOKED, KEY_NOT_FOUND. */
+ * (the operator, the desk). One audit record. KEY_OK, KEY_ALREADY_REVOKED, KEY_NOT_FOUND. */
 enum key_outcome key_revoke(const struct app_ctx *c, const char *account_id, const char *key_id);
 
 /* One key as listed (never its secret); strings live in the ctx's arena. */

@@ -5,6 +5,7 @@
  * or not at all, so the count always equals the visible comments.
  */
 #include "app/comments.h"
+#include "app/editorial.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -743,6 +744,12 @@ int account_role_change(const struct app_ctx *c, const char *email, const char *
     if (rc >= 0)
         out->message =
             grant ? (rc ? "granted" : "already granted") : (rc ? "revoked" : "not granted");
+    /* a change (not a no-op) is one audit record */
+    if (rc == 1) {
+        const char *r = arena_printf(c->a, "{\"role\":\"%s\"}", role);
+        rc = app_audit(c, grant ? "account.grant_role" : "account.revoke_role", "account", a.id,
+                       grant ? NULL : r, grant ? r : NULL, NULL);
+    }
     out->id = arena_strdup(c->a, a.id);
 out:
     return finish(c->s, rc, result);

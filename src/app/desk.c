@@ -176,3 +176,33 @@ int desk_audit(const struct app_ctx *c, const char *target_kind, const char *tar
         rc = audit_list(c->s, c->a, target_kind, target_id, action, limit, offset, out, n);
     return done(c, rc);
 }
+
+int desk_accounts(const struct app_ctx *c, const char *text, int64_t limit,
+                  struct account_row **out, size_t *n)
+{
+    int rc = store_begin_read(c->s);
+    if (rc >= 0)
+        rc = accounts_search(c->s, c->a, text, limit, out, n);
+    return done(c, rc);
+}
+
+int desk_account(const struct app_ctx *c, const char *id, struct desk_account *out)
+{
+    memset(out, 0, sizeof *out);
+    int rc = store_begin_read(c->s);
+    if (rc >= 0)
+        rc = accounts_by_id(c->s, id, &out->account);
+    if (rc == 1) {
+        out->found = true;
+        out->account.password_hash[0] = '\0';
+        bool *has[] = {&out->moderator, &out->editor, &out->admin};
+        const char *roles[] = {"moderator", "editor", "admin"};
+        rc = accounts_display_name(c->s, id, out->display_name, sizeof out->display_name);
+        for (size_t k = 0; rc >= 0 && k < 3; k++)
+            if ((rc = account_roles_has(c->s, id, roles[k])) >= 0)
+                *has[k] = rc == 1;
+        if (rc >= 0)
+            rc = audit_list(c->s, c->a, "account", id, NULL, 200, 0, &out->audit, &out->naudit);
+    }
+    return done(c, rc);
+}

@@ -6,6 +6,7 @@
 
 #include "app/app.h"
 #include "domain/model.h"
+#include "store/accounts.h"
 #include "store/audit.h"
 #include "store/incidents.h"
 #include "store/research.h"
@@ -55,6 +56,22 @@ struct desk_incident {
     size_t naudit;
 };
 int desk_incident(const struct app_ctx *c, const char *id, struct desk_incident *out);
+
+/* ---- accounts (admin) ---- */
+
+/* Accounts whose email contains text (NULL: all), newest first, at most limit. */
+int desk_accounts(const struct app_ctx *c, const char *text, int64_t limit,
+                  struct account_row **out, size_t *n);
+
+struct desk_account {
+    bool found;
+    struct account_row account; /* without its password hash */
+    char display_name[128];     /* "" when none */
+    bool moderator, editor, admin;
+    struct audit_record *audit;
+    size_t naudit;
+};
+int desk_account(const struct app_ctx *c, const char *id, struct desk_account *out);
 
 /* The audit log, newest first, optionally of one target kind, target id and action (each
  * NULL: any). */

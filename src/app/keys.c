@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "app/accounts.h"
+#include "app/editorial.h"
 #include "store/agents.h"
 #include "util/log.h"
 
@@ -106,6 +107,9 @@ enum key_outcome key_revoke(const struct app_ctx *c, const char *account_id, con
         return rc == 0 ? KEY_NOT_FOUND : KEY_ALREADY_REVOKED;
     }
     if (rc > 0)
+        rc = app_audit(c, "key.revoke", "agent_key", key_id, "{\"revoked\":false}",
+                       "{\"revoked\":true}", NULL);
+    if (rc >= 0)
         rc = store_commit(c->s);
     return rc < 0 ? unavailable(c, rc, "key revoke") : KEY_OK;
 }

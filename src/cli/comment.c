@@ -240,14 +240,13 @@ static int words(const struct app_ctx *c, int argc, char **argv, const struct op
 /* Runs fn with a use-case context on the database of o (opened and migrated). */
 static int with_ctx(const char *db, struct app_ctx *c, struct arena *a)
 {
-    c->s = cli_open_store(cli_db_path(db));
+    *c = (struct app_ctx){.s = cli_open_store(cli_db_path(db))};
     if (!c->s)
         return CLI_REFUSED;
     arena_init(a);
     c->a = a;
     c->now = time_now_us();
     c->actor = "operator";
-    c->request_id = NULL;
     return CLI_OK;
 }
 

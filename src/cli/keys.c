@@ -274,7 +274,7 @@ int cli_account(int argc, char **argv)
     struct op op;
     if (op_open(&op, o.db) != CLI_OK)
         return CLI_REFUSED;
-    switch (account_set_banned(&op.c, email, banned)) {
+    switch (account_set_banned(&op.c, email, banned, NULL)) {
     case ACCOUNT_OK:
         rc = CLI_OK;
         break;

@@ -39,6 +39,44 @@ int accounts_by_id(struct store *s, const char *id, struct account_row *out)
     return account_by(s, "SELECT " ACCOUNT_COLS " FROM accounts WHERE id = ?", id, out);
 }
 
+int accounts_search(struct store *s, struct arena *a, const char *text, int64_t limit,
+                    struct account_row **out, size_t *n)
+{
+    /* emails are stored lower-cased: the pattern is too, with % _ \\ escaped */
+    char *like = NULL;
+    if (text) {
+        like = arena_alloc(a, strlen(text) * 2 + 3);
+        size_t k = 0;
+        like[k++] = '%';
+        for (const char *p = text; *p; p++) {
+            if (*p == '%' || *p == '_' || *p == '\\')
+                like[k++] = '\\';
+            like[k++] = (*p >= 'A' && *p <= 'Z') ? (char)(*p - 'A' + 'a') : *p;
+        }
+        like[k++] = '%';
+        like[k] = '\0';
+    }
+    struct store_stmt *st =
+        store_prepare(s, "SELECT " ACCOUNT_COLS " FROM accounts WHERE CAST(? AS TEXT) IS NULL"
+                         " OR email LIKE ? ESCAPE '\\' ORDER BY created_at DESC, id LIMIT ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, like);
+    store_bind_text(st, 2, like);
+    store_bind_int(st, 3, limit);
+    struct account_row *v = arena_alloc(a, sizeof *v * (size_t)(limit > 0 ? limit : 1));
+    size_t k = 0;
+    int rc;
+    while ((rc = store_step(st)) == STORE_ROW && k < (size_t)limit) {
+        account_cols(st, 0, &v[k]);
+        v[k++].password_hash[0] = '\0'; /* never leaves the store for a listing */
+    }
+    store_reset(st);
+    *out = v;
+    *n = k;
+    return rc < 0 ? rc : 0;
+}
+
 int accounts_create(struct store *s, const char *id, const char *email, const char *pw_hash,
                     int64_t now)
 {

@@ -24,6 +24,10 @@ struct account_row {
 /* By email (lower-cased) or id: 1 found, 0 missing. */
 int accounts_by_email(struct store *s, const char *email, struct account_row *out);
 int accounts_by_id(struct store *s, const char *id, struct account_row *out);
+/* Accounts whose email contains text (NULL: all), newest first, at most limit; arena-owned,
+ * without their password hashes. 0 or a negative store_rc. */
+int accounts_search(struct store *s, struct arena *a, const char *text, int64_t limit,
+                    struct account_row **out, size_t *n);
 /* A new unverified account with a password; STORE_CONSTRAINT when the email is taken. */
 int accounts_create(struct store *s, const char *id, const char *email, const char *pw_hash,
                     int64_t now);

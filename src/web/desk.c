@@ -14,7 +14,9 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "app/accounts.h"
 #include "app/candidate.h"
+#include "app/comments.h"
 #include "app/desk.h"
 #include "app/editorial.h"
 #include "http/query.h"
@@ -84,7 +86,7 @@ static const char *fopt(const struct desk *d, const char *name)
 
 /* The role gate of every /desk route: 1 with *d ready (session, role, context, CSRF token,
  * and for a POST the form checked), 0 when it answered. */
-static int gate(struct request *req, struct desk *d, bool admin, bool post)
+static int gate(struct request *req, struct desk *d, bool admin, bool post, bool reauth)
 {
     memset(d, 0, sizeof *d);
     if (http_header(req, "Authorization")) {
@@ -127,20 +129,30 @@ static int gate(struct request *req, struct desk *d, bool admin, bool post)
             web_error_page(req, 400, "%s", bad);
             return 0;
         }
+        /* the admin actions (ban, role grant) re-authenticate with the password */
+        const char *pw = fv(d, "password");
+        if (reauth && (!pw || !d->sess.account.password_hash[0] ||
+                       !account_password_verify(d->sess.account.password_hash, pw))) {
+            web_error_page(req, 403, "enter your own password again to confirm this action");
+            return 0;
+        }
     }
     return 1;
 }
 
-#define DESK_ROUTE(name, admin, post)                                                              \
+#define DESK_ROUTE(name, admin, post, reauth)                                                      \
     static void page_##name(struct request *req, struct desk *d);                                  \
     void web_desk_##name(struct request *req)                                                      \
     {                                                                                              \
         struct desk d;                                                                             \
-        if (gate(req, &d, admin, post))                                                            \
+        if (gate(req, &d, admin, post, reauth))                                                    \
             page_##name(req, &d);                                                                  \
     }
-#define DESK_PAGE(name) DESK_ROUTE(name, false, false)
-#define DESK_POST(name) DESK_ROUTE(name, false, true)
+#define DESK_PAGE(name)         DESK_ROUTE(name, false, false, false)
+#define DESK_POST(name)         DESK_ROUTE(name, false, true, false)
+#define DESK_ADMIN_PAGE(name)   DESK_ROUTE(name, true, false, false)
+#define DESK_ADMIN_POST(name)   DESK_ROUTE(name, true, true, false)
+#define DESK_ADMIN_REAUTH(name) DESK_ROUTE(name, true, true, true)
 
 DESK_PAGE(candidates)
 DESK_PAGE(lead)
@@ -155,17 +167,25 @@ DESK_POST(incident_question)
 DESK_POST(incident_withdraw)
 DESK_POST(incident_merge)
 DESK_PAGE(audit)
+DESK_ADMIN_PAGE(accounts)
+DESK_ADMIN_PAGE(account)
+DESK_ADMIN_REAUTH(account_ban)
+DESK_ADMIN_POST(account_unban)
+DESK_ADMIN_REAUTH(account_role)
+DESK_ADMIN_POST(key_revoke)
 
 /* ---- page pieces ---- */
 
-static void begin(struct request *req, const char *title)
+static void begin(struct request *req, const struct desk *d, const char *title)
 {
     struct buf *b = &req->out;
     web_page_begin(b, title);
     html_raw(b, "<nav class=\"desk-nav\" aria-label=\"Desk\"><a href=\"/desk\">Candidates</a> "
                 "<a href=\"/desk?status=failed\">Failed leads</a> "
-                "<a href=\"/desk/incidents\">Incidents</a> <a href=\"/desk/audit\">Audit log</a>"
-                "</nav>");
+                "<a href=\"/desk/incidents\">Incidents</a> <a href=\"/desk/audit\">Audit log</a>");
+    if (d->c.role && strcmp(d->c.role, "admin") == 0)
+        html_raw(b, " <a href=\"/desk/accounts\">Accounts</a>");
+    html_raw(b, "</nav>");
 }
 
 static void end(struct request *req)
@@ -377,13 +397,13 @@ static int param_id(struct request *req, char id[UUID_STR_LEN + 1])
 
 /* The outcome of a desk read of one record: 0 read and found, else -1 after answering 503
  * or 404. */
-static int loaded(struct request *req, int rc, bool found, const char *what, const char *id)
+static int loaded(struct request *req, int rc, const bool *found, const char *what, const char *id)
 {
     if (rc != APP_OK) {
         web_unavailable(req);
         return -1;
     }
-    if (!found) {
+    if (!*found) { /* read after the call that set it */
         web_error_page(req, 404, "no %s %s", what, id);
         return -1;
     }
@@ -409,7 +429,7 @@ static void page_candidates(struct request *req, struct desk *d)
         return;
     }
     struct buf *b = &req->out;
-    begin(req, "Editorial desk");
+    begin(req, d, "Editorial desk");
     bool cand = strcmp(status, "candidate") == 0;
     html_raw(b, "<h1>");
     html_text(b, cand ? "Candidates" : "Leads");
@@ -473,11 +493,11 @@ static void page_lead(struct request *req, struct desk *d)
     if (query(req, specs, 1, v) < 0 || param_id(req, id) < 0)
         return;
     struct desk_lead L;
-    if (loaded(req, desk_lead(&d->c, id, &L), L.found, "lead", id) < 0)
+    if (loaded(req, desk_lead(&d->c, id, &L), &L.found, "lead", id) < 0)
         return;
     const struct research_lead *l = &L.lead;
     struct buf *b = &req->out;
-    begin(req, "Lead");
+    begin(req, d, "Lead");
     html_raw(b, "<h1>Lead <code>");
     html_text(b, l->id);
     html_raw(b, "</code></h1>");
@@ -661,7 +681,7 @@ static void page_incidents(struct request *req, struct desk *d)
         return;
     }
     struct buf *b = &req->out;
-    begin(req, "Incidents");
+    begin(req, d, "Incidents");
     html_raw(b, "<h1>Incidents</h1><form class=\"filter\" method=\"get\" "
                 "action=\"/desk/incidents\">");
     text_input(b, "q", "Title", text, false, 200);
@@ -716,12 +736,12 @@ static void page_incident(struct request *req, struct desk *d)
     if (query(req, specs, 1, v) < 0 || param_id(req, id) < 0)
         return;
     struct desk_incident D;
-    if (loaded(req, desk_incident(&d->c, id, &D), D.found, "incident", id) < 0)
+    if (loaded(req, desk_incident(&d->c, id, &D), &D.found, "incident", id) < 0)
         return;
     const struct incident *i = &D.inc;
     bool published = strcmp(i->visibility, "published") == 0;
     struct buf *b = &req->out, path = BUF_INIT;
-    begin(req, i->title);
+    begin(req, d, i->title);
     html_raw(b, "<h1>");
     html_text(b, i->title);
     html_raw(b, "</h1>");
@@ -1038,7 +1058,7 @@ static void page_audit(struct request *req, struct desk *d)
     if (more)
         n = DESK_PAGE_SIZE;
     struct buf *b = &req->out;
-    begin(req, "Audit log");
+    begin(req, d, "Audit log");
     html_raw(b, "<h1>Audit log</h1><form class=\"filter\" method=\"get\" action=\"/desk/audit\">"
                 "<label>Target kind <select name=\"kind\"><option value=\"\">any</option>");
     for (size_t k = 0; kinds[k]; k++) {
@@ -1065,4 +1085,228 @@ static void page_audit(struct request *req, struct desk *d)
         html_printf(b, "page=%lld\">Next</a></p>", (long long)page + 1);
     }
     end(req);
+}
+
+/* ---- accounts and keys (admin) ---- */
+
+static void page_accounts(struct request *req, struct desk *d)
+{
+    struct qp_spec specs[] = {{"q", QP_TEXT, 0, 254, 0, NULL}, {0}};
+    struct qp_value v[2];
+    if (query(req, specs, 2, v) < 0)
+        return;
+    const char *text = v[0].set ? v[0].s : NULL;
+    struct account_row *list;
+    size_t n;
+    if (desk_accounts(&d->c, text, DESK_PAGE_SIZE, &list, &n) != APP_OK) {
+        web_unavailable(req);
+        return;
+    }
+    struct buf *b = &req->out;
+    begin(req, d, "Accounts");
+    html_raw(b, "<h1>Accounts</h1><form class=\"filter\" method=\"get\" "
+                "action=\"/desk/accounts\">");
+    text_input(b, "q", "Email contains", text, false, 254);
+    html_raw(b, " <button type=\"submit\">Find</button></form><ol class=\"accounts\" "
+                "id=\"accounts\">");
+    for (size_t i = 0; i < n; i++) {
+        html_raw(b, "<li><a href=\"/desk/accounts/");
+        html_attr(b, list[i].id);
+        html_raw(b, "\">");
+        html_text(b, list[i].email);
+        html_raw(b, "</a>");
+        if (list[i].banned)
+            html_raw(b, " <span class=\"state\">banned</span>");
+        if (!list[i].verified)
+            html_raw(b, " <span class=\"state\">unverified</span>");
+        html_raw(b, "</li>");
+    }
+    html_raw(b, "</ol>");
+    if (n == 0)
+        html_raw(b, "<p id=\"accounts-empty\">No accounts match.</p>");
+    end(req);
+}
+
+static void password_input(struct buf *b)
+{
+    html_raw(b, "<label>Your password (to confirm) <input type=\"password\" name=\"password\" "
+                "autocomplete=\"current-password\" required></label>");
+}
+
+static void page_account(struct request *req, struct desk *d)
+{
+    char id[UUID_STR_LEN + 1];
+    struct qp_spec specs[1];
+    struct qp_value v[1];
+    if (query(req, specs, 1, v) < 0 || param_id(req, id) < 0)
+        return;
+    struct desk_account A;
+    if (loaded(req, desk_account(&d->c, id, &A), &A.found, "account", id) < 0)
+        return;
+    struct key_info *keys;
+    size_t nkeys;
+    if (key_list(&d->c, A.account.email, &keys, &nkeys) != KEY_OK) {
+        web_unavailable(req);
+        return;
+    }
+    struct buf *b = &req->out, path = BUF_INIT;
+    begin(req, d, "Account");
+    html_raw(b, "<h1>");
+    html_text(b, A.account.email);
+    html_raw(b, "</h1>");
+    notice(b, v);
+    html_raw(b, "<dl class=\"facts\"><dt>Display name</dt><dd>");
+    html_text(b, A.display_name[0] ? A.display_name : "(none)");
+    html_raw(b, "</dd><dt>State</dt><dd id=\"account-state\">");
+    html_raw(b, A.account.banned ? "banned" : "active");
+    html_raw(b, A.account.verified ? ", verified" : ", unverified");
+    html_raw(b, "</dd><dt>Roles</dt><dd id=\"roles\">");
+    html_printf(b, "%s%s%s%s", A.moderator ? "moderator " : "", A.editor ? "editor " : "",
+                A.admin ? "admin" : "", !A.moderator && !A.editor && !A.admin ? "none" : "");
+    html_raw(b, "</dd></dl>");
+    buf_printf(&path, "/desk/accounts/%s/%s", id, A.account.banned ? "unban" : "ban");
+    html_raw(b, A.account.banned ? "<h2>Unban</h2>" : "<h2>Ban</h2>");
+    form_open(b, d, path.p, A.account.banned ? "unban" : "ban", "desk-form");
+    text_input(b, "reason", "Reason", NULL, !A.account.banned, 500);
+    if (!A.account.banned) {
+        html_raw(b, "<p>A ban ends the account's sessions at once and stops its keys.</p>");
+        password_input(b);
+    }
+    submit(b, A.account.banned ? "Unban" : "Ban");
+    buf_reset(&path);
+    buf_printf(&path, "/desk/accounts/%s/roles", id);
+    html_raw(b, "<h2>Roles</h2>");
+    form_open(b, d, path.p, "role", "desk-form");
+    html_raw(b, "<label>Role <select name=\"role\"><option>editor</option><option>moderator"
+                "</option><option>admin</option></select></label><label>Change <select "
+                "name=\"change\"><option>grant</option><option>revoke</option></select></label>");
+    password_input(b);
+    submit(b, "Change role");
+    html_raw(b, "<h2>Agent keys</h2><ul class=\"keys\" id=\"keys\">");
+    for (size_t i = 0; i < nkeys; i++) {
+        html_raw(b, "<li>");
+        html_text(b, keys[i].name ? keys[i].name : "(unnamed)");
+        html_raw(b, " <code>");
+        html_text(b, keys[i].prefix);
+        html_raw(b, "…</code> ");
+        html_text(b, agent_key_state_name(keys[i].state));
+        if (keys[i].state == AGENT_KEY_ACTIVE) {
+            buf_reset(&path);
+            buf_printf(&path, "/desk/keys/%s/revoke", keys[i].id);
+            form_open(b, d, path.p, "revoke-key", "inline-form");
+            submit(b, "Revoke");
+        }
+        html_raw(b, "</li>");
+    }
+    html_raw(b, "</ul>");
+    if (nkeys == 0)
+        html_raw(b, "<p>No keys.</p>");
+    html_raw(b, "<h2>History</h2>");
+    audit_rows(b, A.audit, A.naudit, false);
+    buf_release(&path);
+    end(req);
+}
+
+/* The account of the route: 0 with *A, else -1 after answering. */
+static int target_account(struct request *req, struct desk *d, char id[UUID_STR_LEN + 1],
+                          struct desk_account *A)
+{
+    if (param_id(req, id) < 0)
+        return -1;
+    return loaded(req, desk_account(&d->c, id, A), &A->found, "account", id);
+}
+
+static void account_path(struct request *req, const char *id, const char *what)
+{
+    struct buf path = BUF_INIT;
+    buf_printf(&path, "/desk/accounts/%s", id);
+    done_to(req, path.p, what);
+    buf_release(&path);
+}
+
+static void ban(struct request *req, struct desk *d, bool banned)
+{
+    char id[UUID_STR_LEN + 1];
+    struct desk_account A;
+    if (target_account(req, d, id, &A) < 0)
+        return;
+    const char *reason = fopt(d, "reason");
+    if ((banned && !reason) || (reason && strlen(reason) > 500)) {
+        web_error_page(req, 400, "a ban needs a reason (1 to 500 bytes)");
+        return;
+    }
+    if (A.account.banned == banned) {
+        web_error_page(req, 409, "account %s is %s", id, banned ? "already banned" : "not banned");
+        return;
+    }
+    if (banned && strcmp(id, d->sess.account.id) == 0) {
+        web_error_page(req, 409, "an admin cannot ban their own account");
+        return;
+    }
+    enum account_outcome rc = account_set_banned(&d->c, A.account.email, banned, reason);
+    if (rc == ACCOUNT_NOT_FOUND) {
+        web_error_page(req, 404, "no account %s", id);
+        return;
+    }
+    if (rc != ACCOUNT_OK) {
+        web_unavailable(req);
+        return;
+    }
+    account_path(req, id, banned ? "banned" : "unbanned");
+}
+
+static void page_account_ban(struct request *req, struct desk *d)
+{
+    ban(req, d, true);
+}
+
+static void page_account_unban(struct request *req, struct desk *d)
+{
+    ban(req, d, false);
+}
+
+static void page_account_role(struct request *req, struct desk *d)
+{
+    char id[UUID_STR_LEN + 1];
+    struct desk_account A;
+    if (target_account(req, d, id, &A) < 0)
+        return;
+    const char *change = fv(d, "change");
+    if (!change || (strcmp(change, "grant") != 0 && strcmp(change, "revoke") != 0)) {
+        web_error_page(req, 400, "change must be grant or revoke");
+        return;
+    }
+    struct comment_result r;
+    int rc = account_role_change(&d->c, A.account.email, fv(d, "role"),
+                                 strcmp(change, "grant") == 0, &r);
+    if (rc == APP_UNAVAILABLE) {
+        web_unavailable(req);
+        return;
+    }
+    if (rc != COMMENT_OK) {
+        web_error_page(req, rc == COMMENT_MISSING ? 404 : 400, "%s", r.message);
+        return;
+    }
+    account_path(req, id, "role");
+}
+
+static void page_key_revoke(struct request *req, struct desk *d)
+{
+    char id[UUID_STR_LEN + 1];
+    if (param_id(req, id) < 0)
+        return;
+    switch (key_revoke(&d->c, NULL, id)) {
+    case KEY_OK:
+        break;
+    case KEY_NOT_FOUND:
+        web_error_page(req, 404, "no key %s", id);
+        return;
+    case KEY_ALREADY_REVOKED:
+        web_error_page(req, 409, "key %s was already revoked", id);
+        return;
+    default:
+        web_unavailable(req);
+        return;
+    }
+    done_to(req, "/desk/accounts", "key revoked");
 }

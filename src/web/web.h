@@ -77,6 +77,12 @@ void web_desk_incident_question(struct request *req);
 void web_desk_incident_withdraw(struct request *req);
 void web_desk_incident_merge(struct request *req);
 void web_desk_audit(struct request *req);
+void web_desk_accounts(struct request *req);
+void web_desk_account(struct request *req);
+void web_desk_account_ban(struct request *req);
+void web_desk_account_unban(struct request *req);
+void web_desk_account_role(struct request *req);
+void web_desk_key_revoke(struct request *req);
 
 /* a desk form with long texts (play description 5,000 bytes, percent-encoded) */
 #define WEB_DESK_BODY_MAX (64 * 1024)

@@ -18,7 +18,7 @@ import uuid
 
 import pytest
 
-from accountkit import text
+from accountkit import PASSWORD, text
 from commentkit import Kit
 from helpers import BASE, I1, MISSING_UUID, db_rows, db_sql
 from pagekit import check_html_headers, soup
@@ -127,17 +127,34 @@ def publish(kit, lid, **extra):
 def concrete(path, param, suffix, ids):
     if not param:
         return path
-    kind = "leads" if path.startswith("/desk/leads/") else "incidents"
+    kind = path.split("/")[2]
     return path + ids[kind] + (suffix or "")
+
+
+ADMIN_ONLY = ("/desk/accounts", "/desk/keys/")
+
+
+def account_id(kit, b):
+    return db_rows(kit.db, f"SELECT id FROM accounts WHERE email = '{b.email}'")[0][0]
+
+
+def key_id(kit):
+    return db_rows(kit.db, "SELECT id FROM agent_keys ORDER BY created_at LIMIT 1")[0][0]
 
 
 def test_role_matrix_over_the_route_table(kit):
     lid = candidate(kit)
-    ids = {"leads": lid, "incidents": I1}
+    # (no key: a key revocation needs no field, the missing key answers 404)
+    ids = {"leads": lid, "incidents": I1, "accounts": account_id(kit, kit.fan),
+           "keys": MISSING_UUID}
     before = audit_count(kit)
     for method, path, param, suffix in desk_routes():
         url = concrete(path, param, suffix, ids)
-        for who, b in (("anonymous", kit.anon), ("fan", kit.fan), ("moderator", kit.mod)):
+        refused = [("anonymous", kit.anon), ("fan", kit.fan), ("moderator", kit.mod)]
+        allowed = [("editor", kit.editor), ("admin", kit.admin)]
+        if path.startswith(ADMIN_ONLY):
+            refused.append(allowed.pop(0))
+        for who, b in refused:
             if method == "GET":
                 r, _ = b.get(url)
                 want = 303 if who == "anonymous" else 403
@@ -148,7 +165,7 @@ def test_role_matrix_over_the_route_table(kit):
                 b.get("/account") if who != "anonymous" else None
                 r = b.post(url, {"reason": "x"})
                 assert r.status_code == 403, (who, url, r.status_code, text(r)[:200])
-        for who, b in (("editor", kit.editor), ("admin", kit.admin)):
+        for who, b in allowed:
             if method == "GET":
                 r, _ = b.get(url)
                 assert r.status_code == 200, (who, url, r.status_code, text(r)[:300])
@@ -161,7 +178,10 @@ def test_role_matrix_over_the_route_table(kit):
                 assert b.post(url, {}, csrf=None).status_code == 403, (who, url)
                 assert b.post(url, {}, origin="http://evil.example").status_code == 403
                 r = b.post(url, {"unknown": "x"})
-                assert r.status_code in (400, 409), (who, url, r.status_code, text(r)[:300])
+                assert r.status_code in (400, 403, 404, 409), (who, url, r.status_code,
+                                                              text(r)[:300])
+                if r.status_code == 403:  # only the re-authenticated admin actions
+                    assert "password" in text(r), (who, url)
     assert audit_count(kit) == before, "no refusal writes an audit record"
     # an agent key is never a desk credential
     r = kit.server.get("/desk", headers={"Authorization": f"Bearer {kit.secret}"})
@@ -178,13 +198,13 @@ def test_role_matrix_over_the_route_table(kit):
 
 
 def test_every_state_changing_route_writes_exactly_one_audit_record(kit):
-    a, b, c = candidate(kit), candidate(kit), candidate(kit)
-    inc = publish(kit, a)
-    other = publish(kit, c)
+    la, lb, lc = candidate(kit), candidate(kit), candidate(kit)
+    inc = publish(kit, la)
+    other = publish(kit, lc)
     actions = {
         ("/desk/leads/", "/publish"): lambda: (f"/desk/leads/{candidate(kit)}/publish",
                                                {"title": "T", "summary": "S"}),
-        ("/desk/leads/", "/reject"): lambda: (f"/desk/leads/{b}/reject",
+        ("/desk/leads/", "/reject"): lambda: (f"/desk/leads/{lb}/reject",
                                               {"reason": "not an officiating call"}),
         ("/desk/incidents/", "/edit"): lambda: (f"/desk/incidents/{inc}/edit", {
             "title": "Renamed debate", "play_description": "The play.",
@@ -201,22 +221,35 @@ def test_every_state_changing_route_writes_exactly_one_audit_record(kit):
         ("/desk/incidents/", "/withdraw"): lambda: (f"/desk/incidents/{inc}/withdraw",
                                                     {"reason": "could not be verified"}),
     }
+    victim = kit.user()
+    kit.acc.create_key(victim, name="victim-bot")
+    vid = account_id(kit, victim)
+    vkey = db_rows(kit.db, f"SELECT id FROM agent_keys WHERE account_id = '{vid}'")[0][0]
+    actions.update({
+        ("/desk/accounts/", "/ban"): lambda: (f"/desk/accounts/{vid}/ban",
+                                              {"reason": "spam", "password": PASSWORD}),
+        ("/desk/accounts/", "/unban"): lambda: (f"/desk/accounts/{vid}/unban", {}),
+        ("/desk/accounts/", "/roles"): lambda: (f"/desk/accounts/{vid}/roles", {
+            "role": "editor", "change": "grant", "password": PASSWORD}),
+        ("/desk/keys/", "/revoke"): lambda: (f"/desk/keys/{vkey}/revoke", {}),
+    })
     order = ["/publish", "/reject", "/edit", "/status", "/sources", "/question", "/merge",
-             "/withdraw"]
+             "/withdraw", "/ban", "/unban", "/roles", "/revoke"]
     posts = [(p, s) for m, p, _, s in desk_routes() if m == "POST"]
     assert sorted(posts) == sorted(actions), "every POST route has an action here"
     kit.editor.get("/desk")
+    kit.admin.get("/desk")
     for suffix in order:
         key = next(k for k in actions if k[1] == suffix)
+        b, role = (kit.admin, "admin") if key[0].startswith(ADMIN_ONLY) else (kit.editor, "editor")
         url, data = actions[key]()
         n = audit_count(kit)
-        r = kit.editor.post(url, data, headers={"X-Request-Id": f"desk-{suffix[1:]}"})
-        assert r.status_code == 303, (url, r.status_code, text(r)[:400])
+        r = b.post(url, data, headers={"X-Request-Id": f"desk-{suffix[1:]}"})
+        assert r.status_code == 303, (url, r.status_code, soup(r).find(class_="error"))
         assert audit_count(kit) == n + 1, url
-        actor, role, action, _, _, _, _, rid = last_audit(kit)
-        eid = db_rows(kit.db, "SELECT id FROM accounts WHERE email = "
-                              f"'{kit.editor.email}'")[0][0]
-        assert (actor, role, rid) == (f"account:{eid}", "editor", f"desk-{suffix[1:]}"), action
+        actor, got_role, action, _, _, _, _, rid = last_audit(kit)
+        assert (actor, got_role, rid) == (f"account:{account_id(kit, b)}", role,
+                                          f"desk-{suffix[1:]}"), action
 
 
 # ------------------------------------------------------------------ candidates
@@ -403,3 +436,62 @@ def test_audit_page_and_cli(kit):
     _, doc = kit.editor.get("/desk/audit?kind=&target=&action=incident.set_status", status=200)
     rows = doc.find(id="audit").find_all("tr")[1:]
     assert rows and all("incident.set_status" in r.get_text() for r in rows)
+
+
+# ------------------------------------------------------------------ accounts (admin)
+
+
+def test_admin_bans_with_the_password_and_the_sessions_end(kit):
+    victim = kit.user()
+    vid = account_id(kit, victim)
+    assert victim.get("/account")[0].status_code == 200
+    _, doc = kit.admin.get(f"/desk/accounts?q={victim.email.split('@')[0].upper()}", status=200)
+    assert f"/desk/accounts/{vid}" in [a["href"] for a in doc.find(id="accounts").find_all("a")]
+    n = audit_count(kit)
+    # re-authentication: a wrong or missing password is refused, nothing written
+    r = form(kit.admin, f"/desk/accounts/{vid}", "ban", {"reason": "spam", "password": "nope"})
+    assert r.status_code == 403 and audit_count(kit) == n
+    r = form(kit.admin, f"/desk/accounts/{vid}", "ban", {"reason": "", "password": PASSWORD})
+    assert r.status_code == 400 and audit_count(kit) == n
+    r = form(kit.admin, f"/desk/accounts/{vid}", "ban", {"reason": "spam", "password": PASSWORD})
+    assert r.status_code == 303
+    r, _ = victim.get("/account")
+    assert r.status_code == 303, "a ban ends the account's sessions at once"
+    _, doc = kit.admin.get(f"/desk/accounts/{vid}", status=200)
+    assert doc.find(id="account-state").get_text().startswith("banned")
+    assert "account.ban" in doc.find("table", class_="audit").get_text()
+    r = form(kit.admin, f"/desk/accounts/{vid}", "unban", {"reason": "appeal"})
+    assert r.status_code == 303
+    # roles: grant (re-authenticated), then revoke
+    r = form(kit.admin, f"/desk/accounts/{vid}", "role",
+             {"role": "moderator", "change": "grant", "password": PASSWORD})
+    assert r.status_code == 303
+    _, doc = kit.admin.get(f"/desk/accounts/{vid}", status=200)
+    assert "moderator" in doc.find(id="roles").get_text()
+    r = form(kit.admin, f"/desk/accounts/{vid}", "role",
+             {"role": "king", "change": "grant", "password": PASSWORD})
+    assert r.status_code == 400
+    # an admin cannot ban themself
+    r = form(kit.admin, f"/desk/accounts/{account_id(kit, kit.admin)}", "ban",
+             {"reason": "x", "password": PASSWORD})
+    assert r.status_code == 409
+    # the CLI's ban is recorded too
+    assert kit.cli("account", "ban", victim.email).returncode == 0
+    top = kit.cli_json("audit", "list", "--limit", "1")["records"][0]
+    assert (top["actor"], top["action"], top["target_id"]) == ("operator", "account.ban", vid)
+
+
+def test_admin_revokes_a_key(kit):
+    owner = kit.user()
+    _, secret = kit.acc.create_key(owner, name="to-revoke")
+    oid = account_id(kit, owner)
+    _, doc = kit.admin.get(f"/desk/accounts/{oid}", status=200)
+    keys = doc.find(id="keys").get_text()
+    assert "to-revoke" in keys and secret not in doc.decode()
+    r = form(kit.admin, f"/desk/accounts/{oid}", "revoke-key", {})
+    assert r.status_code == 303
+    kid = db_rows(kit.db, f"SELECT id FROM agent_keys WHERE account_id = '{oid}'")[0][0]
+    assert kit.admin.post(f"/desk/keys/{kid}/revoke", {}).status_code == 409
+    assert kit.admin.post(f"/desk/keys/{MISSING_UUID}/revoke", {}).status_code == 404
+    _, doc = kit.admin.get(f"/desk/accounts/{oid}", status=200)
+    assert "revoked" in doc.find(id="keys").get_text()

@@ -376,15 +376,15 @@ static void test_banned_account(void **state)
     struct account_result r;
     verified_account(f, NOW, "ban@example.org", &a);
     struct app_ctx c = at(f, NOW + SEC);
-    assert_int_equal(account_set_banned(&c, "nobody@example.org", true), ACCOUNT_NOT_FOUND);
-    assert_int_equal(account_set_banned(&c, "ban@example.org", true), ACCOUNT_OK);
+    assert_int_equal(account_set_banned(&c, "nobody@example.org", true, NULL), ACCOUNT_NOT_FOUND);
+    assert_int_equal(account_set_banned(&c, "ban@example.org", true, NULL), ACCOUNT_OK);
     /* only the right password learns of the ban */
     assert_int_equal(signin(f, NOW + SEC, "ban@example.org", PW2, IP, &r), ACCOUNT_WRONG_PASSWORD);
     assert_int_equal(signin(f, NOW + SEC, "ban@example.org", PW, IP, &r), ACCOUNT_SUSPENDED);
     /* no reset link for a banned account, and the same answer */
     assert_int_equal(account_forgot(&c, &f->lim, BASE, "ban@example.org", IP, &r), ACCOUNT_OK);
     assert_int_equal(mails_to(f, "ban@example.org", NOW), 0); /* after the verification */
-    assert_int_equal(account_set_banned(&c, "ban@example.org", false), ACCOUNT_OK);
+    assert_int_equal(account_set_banned(&c, "ban@example.org", false, NULL), ACCOUNT_OK);
     assert_int_equal(signin(f, NOW + 2 * SEC, "ban@example.org", PW, IP, &r), ACCOUNT_OK);
 }
 
@@ -547,7 +547,7 @@ static void test_key_create_rules_for_an_account(void **state)
                              keys[i].expires_at <= c.now ? AGENT_KEY_EXPIRED : AGENT_KEY_ACTIVE);
     }
     /* a banned owner may create none */
-    assert_int_equal(account_set_banned(&c, "dev@example.org", true), ACCOUNT_OK);
+    assert_int_equal(account_set_banned(&c, "dev@example.org", true, NULL), ACCOUNT_OK);
     assert_int_equal(accounts_by_email(f->d->s, "dev@example.org", &a), 1);
     assert_int_equal(key_create(&c, &f->lim, &in, &k), KEY_SUSPENDED);
     assert_int_equal(key_may_create(&c, &f->lim, &a, &active), KEY_SUSPENDED);
@@ -594,7 +594,7 @@ static void test_key_revoke_is_owned_and_operator_keys(void **state)
     assert_int_equal(key_list(&c, "nobody@example.org", &keys, &n), KEY_OK);
     assert_int_equal(n, 0);
     /* a ban shows on every key of the account */
-    assert_int_equal(account_set_banned(&c, "own@example.org", true), ACCOUNT_OK);
+    assert_int_equal(account_set_banned(&c, "own@example.org", true, NULL), ACCOUNT_OK);
     assert_int_equal(key_list(&c, "own@example.org", &keys, &n), KEY_OK);
     assert_int_equal(keys[0].state, AGENT_KEY_BANNED);
 }

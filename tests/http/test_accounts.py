@@ -580,8 +580,9 @@ def test_banned_account_cannot_create_keys(acc, cli):
     who = addr("banned")
     b = acc.verified_user(who)
     assert cli("account", "ban", who, "--db", acc.server.db).returncode == 0
+    # a ban ends the account's sessions at once (issue 16): the browser is signed out
     r, doc = b.get("/developers", status=200)
-    assert doc.find(id="banned") is not None
+    assert doc.find(id="create-key-form") is None
     assert b.post("/developers/keys", {"name": "x"}).status_code == 403
     acc.signin(acc.browser(), who, status=403)
 

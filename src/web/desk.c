@@ -196,7 +196,8 @@ static void end(struct request *req)
 
 /* What a write redirects with (?done=…), shown once as a notice. */
 static const char *const dones[] = {"published", "rejected",  "edited",    "status", "source",
-                                    "question",  "clarified", "withdrawn", "merged", NULL};
+                                    "question",  "clarified", "withdrawn", "merged", "banned",
+                                    "unbanned",  "role",      "revoked",   NULL};
 
 /* Checks the query of a desk page against specs, whose last entry the caller leaves for
  * "done": 0, or -1 after answering 400. */
@@ -1308,5 +1309,5 @@ static void page_key_revoke(struct request *req, struct desk *d)
         web_unavailable(req);
         return;
     }
-    done_to(req, "/desk/accounts", "key revoked");
+    done_to(req, "/desk/accounts", "revoked");
 }

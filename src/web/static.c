@@ -45,7 +45,19 @@ static const char css[] =
     "flex-wrap:wrap;gap:.6rem;align-items:center;font-size:.9rem}summary{cursor:pointer;"
     "color:var(--accent)}.review{border-bottom:1px solid var(--line);padding-bottom:.8rem}"
     ".decisions{display:flex;flex-wrap:wrap;gap:.4rem}.decision input{font:inherit;"
-    "padding:.3rem;max-width:12rem}.queues a,.queues strong{margin-right:.8rem}";
+    "padding:.3rem;max-width:12rem}.queues a,.queues strong{margin-right:.8rem}"
+    /* the editorial desk (docs/desk.md) */
+    ".desk-nav{display:flex;flex-wrap:wrap;gap:.3rem .9rem;margin-bottom:.6rem}"
+    ".desk-form,.filter{display:grid;gap:.6rem;margin:.8rem 0 1.2rem}.desk-form label,"
+    ".filter label{display:grid;gap:.2rem}.desk-form input,.desk-form select,.filter input,"
+    ".filter select{font:inherit;padding:.45rem;border:1px solid var(--line);"
+    "border-radius:.3rem;width:100%;box-sizing:border-box}textarea{box-sizing:border-box}"
+    ".desk-form input[type=checkbox]{width:auto;margin-right:.4rem}.desk-form label:has("
+    "input[type=checkbox]){display:block}.desk-form fieldset{display:grid;gap:.6rem;"
+    "border:1px solid var(--line);border-radius:.3rem;min-width:0}.lead-text,.facts dd,"
+    "code{overflow-wrap:anywhere}.audit td,.fetches td{font-size:.85rem;vertical-align:top}"
+    ".leads,.accounts,.sources,.events{padding-left:1.2rem}.leads li{margin:.7rem 0}"
+    ".warning{background:#fff6e5;border-left:4px solid #b86e00;padding:.5rem .8rem}";
 
 /* Progressive enhancement: without JavaScript the form posts and the server redirects
  * back; with it, the ballot goes as JSON and the results are replaced in place. */

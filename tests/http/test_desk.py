@@ -247,6 +247,8 @@ def test_every_state_changing_route_writes_exactly_one_audit_record(kit):
         r = b.post(url, data, headers={"X-Request-Id": f"desk-{suffix[1:]}"})
         assert r.status_code == 303, (url, r.status_code, soup(r).find(class_="error"))
         assert audit_count(kit) == n + 1, url
+        back, _ = b.get(r.headers["Location"].replace(BASE, ""))
+        assert back.status_code == 200, (r.headers["Location"], back.status_code)
         actor, got_role, action, _, _, _, _, rid = last_audit(kit)
         assert (actor, got_role, rid) == (f"account:{account_id(kit, b)}", role,
                                           f"desk-{suffix[1:]}"), action

@@ -19,6 +19,7 @@
 #include "app/comments.h"
 #include "app/desk.h"
 #include "app/editorial.h"
+#include "domain/vocab.h"
 #include "http/query.h"
 #include "util/form.h"
 #include "util/html.h"
@@ -650,17 +651,13 @@ static void page_lead_reject(struct request *req, struct desk *d)
 
 /* ---- incidents ---- */
 
-static const char *const maturities[] = {"developing", "corroborated", "explained", "resolved",
-                                         NULL};
-
 static void page_incidents(struct request *req, struct desk *d)
 {
-    static const char *const cats[] = {"penalty",   "replay", "clock", "spot",
-                                       "targeting", "other",  NULL};
+    const char *const *cats = category_names;
     struct qp_spec specs[] = {{"q", QP_TEXT, 0, 200, 0, NULL},
                               {"game", QP_TEXT, 0, 255, 0, NULL},
                               {"team", QP_TEXT, 0, 255, 0, NULL},
-                              {"status", QP_ENUM_OR_EMPTY, 0, 0, 0, maturities},
+                              {"status", QP_ENUM_OR_EMPTY, 0, 0, 0, maturity_names},
                               {"category", QP_ENUM_OR_EMPTY, 0, 0, 0, cats},
                               {"page", QP_INT, 1, 4000, 1, NULL},
                               {0}};
@@ -689,10 +686,10 @@ static void page_incidents(struct request *req, struct desk *d)
     text_input(b, "game", "Game ID", f.game_id, false, 255);
     text_input(b, "team", "Team ID", f.team_id, false, 255);
     html_raw(b, "<label>Status <select name=\"status\"><option value=\"\">any</option>");
-    for (size_t k = 0; maturities[k]; k++) {
-        html_raw(b, f.status && strcmp(f.status, maturities[k]) == 0 ? "<option selected>"
-                                                                     : "<option>");
-        html_text(b, maturities[k]);
+    for (size_t k = 0; maturity_names[k]; k++) {
+        html_raw(b, f.status && strcmp(f.status, maturity_names[k]) == 0 ? "<option selected>"
+                                                                         : "<option>");
+        html_text(b, maturity_names[k]);
         html_raw(b, "</option>");
     }
     html_raw(b, "</select></label><label>Category <select name=\"category\"><option "
@@ -792,9 +789,10 @@ static void page_incident(struct request *req, struct desk *d)
         html_raw(b, "<h2>Maturity</h2>");
         form_open(b, d, path.p, "status", "desk-form inline");
         html_raw(b, "<label>Status <select name=\"status\">");
-        for (size_t k = 0; maturities[k]; k++) {
-            html_raw(b, strcmp(i->status, maturities[k]) == 0 ? "<option selected>" : "<option>");
-            html_text(b, maturities[k]);
+        for (size_t k = 0; maturity_names[k]; k++) {
+            html_raw(b,
+                     strcmp(i->status, maturity_names[k]) == 0 ? "<option selected>" : "<option>");
+            html_text(b, maturity_names[k]);
             html_raw(b, "</option>");
         }
         html_raw(b, "</select></label> ");
@@ -820,9 +818,13 @@ static void page_incident(struct request *req, struct desk *d)
         text_input(b, "url", "URL", NULL, true, 2000);
         text_input(b, "title", "Title", NULL, true, 500);
         text_input(b, "publisher", "Publisher (optional)", NULL, false, 200);
-        html_raw(b, "<label>Kind <select name=\"kind\"><option>report</option><option>video"
-                    "</option><option>image</option><option>official_statement</option>"
-                    "<option>rule</option><option>other</option></select></label>");
+        html_raw(b, "<label>Kind <select name=\"kind\">");
+        for (size_t k = 0; source_kind_names[k]; k++) {
+            html_raw(b, "<option>");
+            html_text(b, source_kind_names[k]);
+            html_raw(b, "</option>");
+        }
+        html_raw(b, "</select></label>");
         text_input(b, "supports", "What it supports", NULL, true, 2000);
         submit(b, "Add source");
 

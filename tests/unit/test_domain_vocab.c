@@ -148,6 +148,9 @@ static const struct {
     {"components/parameters/PageIncidentStatus/schema", maturity_names},
     /* comments (domain/comment.h holds their one table) */
     {"components/schemas/CommentReportForm/properties/reason", comment_report_reasons},
+    /* the editorial desk's forms (docs/desk.md) */
+    {"components/schemas/DeskStatusForm/properties/status", maturity_names},
+    {"components/schemas/DeskSourceForm/properties/kind", source_kind_names},
 };
 
 /* Enums that are no vocabulary of the spec: sort orders and the scout module's own names
@@ -163,6 +166,13 @@ static const char *const not_vocabulary[] = {
     "paths//api/v1/incidents/{id}/comments/get/parameters/2/schema",
     "components/schemas/ModerationForm/properties/queue",
     "components/schemas/CommentAuthor/properties/badge",
+    /* the desk's form controls: yes/no/unknown selects, confirmation boxes, a role change */
+    "components/schemas/DeskEditForm/properties/replay_involved",
+    "components/schemas/DeskEditForm/properties/penalty_called",
+    "components/schemas/DeskQuestionForm/properties/clarify",
+    "components/schemas/DeskQuestionForm/properties/confirm",
+    "components/schemas/DeskRoleForm/properties/role",
+    "components/schemas/DeskRoleForm/properties/change",
     NULL,
 };
 

@@ -10,48 +10,14 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { chromium } from 'playwright-core';
+import { ARTIFACTS, BASE_URL, PASSWORD, WINDOWS, WHISTLE_DB, cli, launch, noSidewaysScroll, person } from './kit.mjs';
 
-const { BASE_URL, SERVER_LOG, WHISTLE_BIN, WHISTLE_DB } = process.env;
-if (!BASE_URL || !SERVER_LOG || !WHISTLE_BIN || !WHISTLE_DB) throw new Error('run tests/browser/run.sh');
-
-const ARTIFACTS = join(dirname(fileURLToPath(import.meta.url)), 'artifacts');
-const TIMEOUT = 15_000;
-const PASSWORD = 'a long browser passphrase';
 const GAME = 'nfl:browser-test-game'; // fixture.json
-const WINDOWS = [
-    { name: 'phone', viewport: { width: 390, height: 844 } },
-    { name: 'desktop', viewport: { width: 1280, height: 900 } },
-];
 
 let browser;
-
-async function until(what, fn, timeout = TIMEOUT) {
-    const deadline = Date.now() + timeout;
-    for (;;) {
-        const v = await fn();
-        if (v) return v;
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-        await new Promise((r) => setTimeout(r, 100));
-    }
-}
-
-function verifyLinkFromLog(email) {
-    for (const line of readFileSync(SERVER_LOG, 'utf8').split('\n')) {
-        if (!line.includes(`to=${email} `)) continue;
-        const m = line.match(/(https?:\/\/\S+\/account\/verify\?token=[0-9A-Za-z]+)/);
-        if (m) return m[1];
-    }
-    return null;
-}
-
-function cli(...args) {
-    return execFileSync(WHISTLE_BIN, [...args, '--db', WHISTLE_DB], { encoding: 'utf8' });
-}
 
 // SQL on the test database behind the server's back (a researched lead cannot be made
 // without fetching real pages): Python's sqlite3, as the black-box tests do.
@@ -72,35 +38,6 @@ function candidate(ownerEmail, text) {
     return id;
 }
 
-async function person(viewport, tag) {
-    const email = `${tag}-${Date.now()}-${Math.floor(Math.random() * 1e6)}@example.org`;
-    const context = await browser.newContext({ viewport });
-    context.setDefaultTimeout(TIMEOUT);
-    const page = await context.newPage();
-    const problems = [];
-    page.on('pageerror', (e) => problems.push(String(e)));
-    await page.goto(`${BASE_URL}/account/signup`);
-    await page.getByLabel('Email address').fill(email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Create account' }).click();
-    await page.locator('#check-inbox').waitFor();
-    const link = await until(`the verification email of ${email}`, async () => verifyLinkFromLog(email));
-    await page.goto(link.replace(/^https?:\/\/[^/]+/, BASE_URL));
-    await page.getByRole('button', { name: 'Confirm my email address' }).click();
-    await page.locator('#verified').waitFor();
-    await page.goto(`${BASE_URL}/account/signin?next=/account`);
-    await page.getByLabel('Email address').fill(email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL('**/account');
-    return { email, context, page, problems };
-}
-
-async function noSidewaysScroll(page, what) {
-    const { scroll, client } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
-    assert.ok(scroll <= client, `${what}: the page scrolls sideways (${scroll} > ${client})`);
-}
-
 for (const win of WINDOWS) {
     describe(`the editorial desk in a ${win.name}-sized window`, () => {
         let admin;
@@ -111,16 +48,9 @@ for (const win of WINDOWS) {
 
         before(async () => {
             mkdirSync(ARTIFACTS, { recursive: true });
-            if (!browser) {
-                browser = await chromium.launch({
-                    executablePath: '/usr/bin/chromium',
-                    headless: true,
-                    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking',
-                        '--disable-component-update', '--disable-sync', '--disable-quic'],
-                });
-            }
-            admin = await person(win.viewport, `admin-${win.name}`);
-            fan = await person(win.viewport, `fan-${win.name}`);
+            if (!browser) browser = await launch();
+            admin = await person(browser, win.viewport, `admin-${win.name}`);
+            fan = await person(browser, win.viewport, `fan-${win.name}`);
             cli('account', 'grant', admin.email, 'admin');
         });
 

@@ -11,14 +11,14 @@
       ".division, " t ".short_name, " t ".active, " t ".aliases"
 
 /* clang-format off */
-#define GAME_SELECT                                                                                \
+#define GAME_COLS                                                                                  \
     "SELECT g.id, g.home_score, g.away_score, g.starts_at, g.kickoff_tbd, g.period, g.clock,"    \
     " g.status, g.season, g.week, g.league, g.season_type, g.stage_label, g.created_at,"         \
-    " g.updated_at, " TEAM_COLS("h") ", " TEAM_COLS("a") " FROM games g"                         \
+    " g.updated_at, " TEAM_COLS("h") ", " TEAM_COLS("a")
+#define GAME_JOINS                                                                                 \
     " JOIN teams h ON h.id = g.home_team_id JOIN teams a ON a.id = g.away_team_id"
+#define GAME_SELECT GAME_COLS " FROM games g" GAME_JOINS
 /* clang-format on */
-
-static const char game_select[] = GAME_SELECT;
 
 static const char *dup(struct arena *a, struct store_stmt *st, int col)
 {
@@ -64,9 +64,10 @@ static void read_game(struct arena *a, struct store_stmt *st, struct game *g)
 int games_list(struct store *s, struct arena *a, const struct game_filter *f, struct game **out,
                size_t *n, bool *more)
 {
+    /* the page's ids first through an index in the list's order, then their columns */
     struct where w;
-    where_init(&w, game_select);
-    buf_puts(&w.sql, " WHERE 1 = 1");
+    where_init(&w, GAME_COLS " FROM (SELECT g.id AS pid, g.kickoff_known AS pk, g.starts_at AS ps"
+                             " FROM games g WHERE 1 = 1");
     where_int(&w, "g.season = ?", f->season);
     where_int(&w, "g.week = ?", f->week);
     where_text(&w, "(g.home_team_id = ? OR g.away_team_id = ?)", f->team_id);
@@ -77,7 +78,9 @@ int games_list(struct store *s, struct arena *a, const struct game_filter *f, st
     where_int(&w, "g.starts_at < ?", f->to);
     buf_puts(&w.sql, f->recent ? " ORDER BY g.kickoff_known DESC, g.starts_at DESC, g.id ASC"
                                : " ORDER BY g.kickoff_known DESC, g.starts_at ASC, g.id ASC");
-    buf_puts(&w.sql, " LIMIT ? OFFSET ?");
+    buf_puts(&w.sql, " LIMIT ? OFFSET ?) p JOIN games g ON g.id = p.pid" GAME_JOINS);
+    buf_puts(&w.sql, f->recent ? " ORDER BY p.pk DESC, p.ps DESC, p.pid ASC"
+                               : " ORDER BY p.pk DESC, p.ps ASC, p.pid ASC");
     int i, rc = 0;
     struct store_stmt *st = where_prepare(&w, s, &i);
     if (!st)
@@ -271,6 +274,21 @@ int games_upsert(struct store *s, const struct game *g, bool keep_created, const
     store_bind_int(st, 17, g->updated_at);
     store_bind_int(st, 18, g->starts_at != MODEL_NULL);
     store_bind_text(st, 19, provider);
+    int rc = store_run(st);
+    if (rc < 0)
+        return rc;
+    /* the copies the incident list filters on (migration 009), in the same transaction */
+    st = store_prepare(s, "UPDATE incidents SET g_season = ?, g_week = ?, g_league = ?,"
+                          " g_season_type = ?, g_home = ?, g_away = ? WHERE game_id = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_int(st, 1, g->season);
+    store_bind_int(st, 2, g->week);
+    store_bind_text(st, 3, g->league);
+    store_bind_text(st, 4, g->season_type);
+    store_bind_text(st, 5, g->home.id);
+    store_bind_text(st, 6, g->away.id);
+    store_bind_text(st, 7, g->id);
     return store_run(st);
 }
 

@@ -16,10 +16,12 @@
     " q.option_a_label, q.option_b_label, q.unsure_label, q.stored_a_label, q.stored_b_label,"     \
     " q.stored_unsure_label, q.factual_context, q.created_at, q.superseded_at"
 
-#define INCIDENT_FROM                                                                              \
-    " FROM incidents i JOIN games g ON g.id = i.game_id"                                           \
+#define INCIDENT_JOINS                                                                             \
+    " JOIN games g ON g.id = i.game_id"                                                            \
     " JOIN teams h ON h.id = g.home_team_id JOIN teams a ON a.id = g.away_team_id"                 \
     " LEFT JOIN questions q ON q.incident_id = i.id AND q.version = i.question_version"
+
+#define INCIDENT_FROM " FROM incidents i" INCIDENT_JOINS
 
 /* a single incident also reads its survivor's slug and visibility (merged duplicates) */
 #define INCIDENT_SURVIVOR_COLS ", d.slug, d.visibility"
@@ -168,8 +170,12 @@ static int page_tallies(struct store *s, struct incident *list, size_t count)
 int incidents_list(struct store *s, struct arena *a, const struct incident_filter *f,
                    struct incident **out, size_t *n, bool *more)
 {
+    /* The page's ids first, through the index of the filters (the game attributes are
+     * copied onto each incident, migration 009), so OFFSET walks a narrow index; then the
+     * columns of those ids only. */
     struct where w;
-    where_init(&w, "SELECT " INCIDENT_COLS INCIDENT_FROM " WHERE i.visibility = 'published'");
+    where_init(&w, "SELECT " INCIDENT_COLS " FROM (SELECT i.id AS pid, i.published_at AS pat"
+                   " FROM incidents i WHERE i.visibility = 'published'");
     where_text(&w, "i.game_id = ?", f->game_id);
     where_text(&w, "i.category = ?", f->category);
     where_text(&w, "i.status = ?", f->status);
@@ -177,12 +183,14 @@ int incidents_list(struct store *s, struct arena *a, const struct incident_filte
     where_flag(&w, "i.question_version IS NULL", f->has_verdict == 0);
     where_int(&w, "i.published_at >= ?", f->from);
     where_int(&w, "i.published_at < ?", f->to);
-    where_int(&w, "g.season = ?", f->season);
-    where_int(&w, "g.week = ?", f->week);
-    where_text(&w, "(g.home_team_id = ? OR g.away_team_id = ?)", f->team_id);
-    where_text(&w, "g.league = ?", f->league);
-    where_text(&w, "g.season_type = ?", f->season_type);
-    buf_puts(&w.sql, " ORDER BY i.published_at DESC, i.id DESC LIMIT ? OFFSET ?");
+    where_int(&w, "i.g_season = ?", f->season);
+    where_int(&w, "i.g_week = ?", f->week);
+    where_text(&w, "(i.g_home = ? OR i.g_away = ?)", f->team_id);
+    where_text(&w, "i.g_league = ?", f->league);
+    where_text(&w, "i.g_season_type = ?", f->season_type);
+    buf_puts(&w.sql,
+             " ORDER BY i.published_at DESC, i.id DESC LIMIT ? OFFSET ?) p"
+             " JOIN incidents i ON i.id = p.pid" INCIDENT_JOINS " ORDER BY p.pat DESC, p.pid DESC");
     int k;
     struct store_stmt *st = where_prepare(&w, s, &k);
     if (!st)

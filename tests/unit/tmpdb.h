@@ -13,6 +13,13 @@ struct tmpdb {
     struct store *s;
 };
 
+/* Raw SQL seeds bypass the store's writes: copy the game attributes onto the incidents as
+ * games_upsert and admin_upsert_incident do (migration 009). */
+#define TMPDB_COPY_GAMES                                                                           \
+    "UPDATE incidents SET (g_season, g_week, g_league, g_season_type, g_home, g_away) ="           \
+    " (SELECT g.season, g.week, g.league, g.season_type, g.home_team_id, g.away_team_id"           \
+    " FROM games g WHERE g.id = incidents.game_id)"
+
 /* Creates and migrates the database, then runs seed_sql (may be NULL). NULL on failure. */
 static inline struct tmpdb *tmpdb_open(const char *seed_sql)
 {
@@ -29,7 +36,8 @@ static inline struct tmpdb *tmpdb_open(const char *seed_sql)
     close(fd);
     if (store_open(d->path, true, &d->s, err, sizeof err) < 0 ||
         store_migrate(d->s, err, sizeof err) < 0 ||
-        (seed_sql && store_exec(d->s, seed_sql) != STORE_DONE)) {
+        (seed_sql && store_exec(d->s, seed_sql) != STORE_DONE) ||
+        store_exec(d->s, TMPDB_COPY_GAMES) != STORE_DONE) {
         fprintf(stderr, "tmpdb: %s\n", err);
         return NULL;
     }

@@ -1,0 +1,323 @@
+/* The list queries (store/incidents.c incidents_list, store/games.c games_list: the page's ids
+ * through an index over the copied game attributes, then a join) against a plain SQL query
+ * over random data: for random filter combinations and offsets the page, its order and
+ * "more" are exactly the plain query's. Also: a game write moves its incidents' copies. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "store/games.h"
+#include "store/incidents.h"
+#include "store/store.h"
+#include "tmpdb.h"
+#include "util/arena.h"
+#include "util/buf.h"
+
+#define N_TEAMS     6
+#define N_GAMES     40
+#define N_INCIDENTS 400
+#define ROUNDS      400
+
+static uint64_t rng = 0x9e3779b97f4a7c15u;
+
+static unsigned rnd(unsigned n)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (unsigned)(rng % n);
+}
+
+static const char *leagues[] = {"nfl", "college"};
+static const char *types[] = {"preseason", "regular", "postseason", "unknown"};
+static const char *cats[] = {"penalty", "replay", "clock", "spot"};
+static const char *statuses[] = {"developing", "corroborated", "explained", "resolved"};
+static const char *vis[] = {"published", "published", "published", "withdrawn", "merged"};
+static const char *gstat[] = {"upcoming", "final", "live"};
+
+static void run(struct store *s, const char *sql)
+{
+    assert_int_equal(store_exec(s, sql), STORE_DONE);
+}
+
+static int setup(void **state)
+{
+    struct tmpdb *d = tmpdb_open(NULL);
+    if (!d)
+        return -1;
+    char sql[512];
+    for (int t = 0; t < N_TEAMS; t++) {
+        snprintf(sql, sizeof sql,
+                 "INSERT INTO teams (id, name, abbreviation) VALUES ('t%d', 'T%d', 'T%d')", t, t,
+                 t);
+        run(d->s, sql);
+    }
+    for (int g = 0; g < N_GAMES; g++) {
+        int h = (int)rnd(N_TEAMS), a = (h + 1 + (int)rnd(N_TEAMS - 1)) % N_TEAMS;
+        bool known = rnd(5) != 0;
+        snprintf(sql, sizeof sql,
+                 "INSERT INTO games (id, home_team_id, away_team_id, starts_at, status, season,"
+                 " week, league, season_type, created_at, updated_at, kickoff_known)"
+                 " VALUES ('g%02d', 't%d', 't%d', %s%u, '%s', %u, %u, '%s', '%s', 0, 0, %d)",
+                 g, h, a, known ? "" : "NULL + ", 1000 + rnd(8) * 10, gstat[rnd(3)], 2024 + rnd(3),
+                 1 + rnd(4), leagues[rnd(2)], types[rnd(4)], known);
+        run(d->s, sql);
+    }
+    for (int i = 0; i < N_INCIDENTS; i++) {
+        snprintf(sql, sizeof sql,
+                 "INSERT INTO incidents (id, game_id, title, play_description, category, status,"
+                 " origin_kind, provenance, published_at, created_at, updated_at, visibility,"
+                 " question_version) VALUES ('00000000-0000-4000-8000-%012d', 'g%02u', 't',"
+                 " 'p', '%s', '%s', 'human', '{}', %u, 0, 0, '%s', %s)",
+                 i, rnd(N_GAMES), cats[rnd(4)], statuses[rnd(4)], 100 + rnd(60) * 5, vis[rnd(5)],
+                 rnd(2) ? "NULL" : "1");
+        run(d->s, sql);
+    }
+    run(d->s, TMPDB_COPY_GAMES);
+    *state = d;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    tmpdb_close(*state);
+    return 0;
+}
+
+/* the plain query: every matching id in the spec's order */
+static size_t plain(struct store *s, const char *sql, char ids[][40], size_t max)
+{
+    struct store_stmt *st = store_prepare(s, sql);
+    assert_non_null(st);
+    size_t n = 0;
+    int rc;
+    while ((rc = store_step(st)) == STORE_ROW) {
+        assert_true(n < max);
+        snprintf(ids[n++], 40, "%s", store_col_text(st, 0));
+    }
+    store_reset(st);
+    assert_int_equal(rc, STORE_DONE);
+    return n;
+}
+
+static void test_incident_pages_match_the_plain_query(void **state)
+{
+    struct tmpdb *d = *state;
+    static char ids[N_INCIDENTS][40];
+    char team[8], game[8];
+    int pages = 0; /* rounds with a non-empty page: the comparison is not vacuous */
+    for (int round = 0; round < ROUNDS; round++) {
+        struct incident_filter f = {.season = STORE_NULL_INT,
+                                    .week = STORE_NULL_INT,
+                                    .from = STORE_NULL_INT,
+                                    .to = STORE_NULL_INT,
+                                    .has_verdict = -1};
+        struct buf q = BUF_INIT;
+        buf_puts(&q, "SELECT i.id FROM incidents i JOIN games g ON g.id = i.game_id"
+                     " WHERE i.visibility = 'published'");
+        if (rnd(6) == 0) {
+            snprintf(game, sizeof game, "g%02u", rnd(N_GAMES));
+            f.game_id = game;
+            buf_printf(&q, " AND i.game_id = '%s'", game);
+        }
+        if (rnd(3) == 0) {
+            f.category = cats[rnd(4)];
+            buf_printf(&q, " AND i.category = '%s'", f.category);
+        }
+        if (rnd(3) == 0) {
+            f.status = statuses[rnd(4)];
+            buf_printf(&q, " AND i.status = '%s'", f.status);
+        }
+        if (rnd(3) == 0) {
+            f.has_verdict = (int)rnd(2);
+            buf_puts(&q, f.has_verdict ? " AND i.question_version IS NOT NULL"
+                                       : " AND i.question_version IS NULL");
+        }
+        if (rnd(4) == 0) {
+            f.from = 100 + rnd(60) * 5;
+            buf_printf(&q, " AND i.published_at >= %lld", (long long)f.from);
+        }
+        if (rnd(4) == 0) {
+            f.to = 100 + rnd(60) * 5;
+            buf_printf(&q, " AND i.published_at < %lld", (long long)f.to);
+        }
+        if (rnd(3) == 0) {
+            f.season = 2024 + rnd(3);
+            buf_printf(&q, " AND g.season = %lld", (long long)f.season);
+        }
+        if (rnd(4) == 0) {
+            f.week = 1 + rnd(4);
+            buf_printf(&q, " AND g.week = %lld", (long long)f.week);
+        }
+        if (rnd(3) == 0) {
+            snprintf(team, sizeof team, "t%u", rnd(N_TEAMS + 1)); /* t6: no such team */
+            f.team_id = team;
+            buf_printf(&q, " AND (g.home_team_id = '%s' OR g.away_team_id = '%s')", team, team);
+        }
+        if (rnd(3) == 0) {
+            f.league = leagues[rnd(2)];
+            buf_printf(&q, " AND g.league = '%s'", f.league);
+        }
+        if (rnd(3) == 0) {
+            f.season_type = types[rnd(4)];
+            buf_printf(&q, " AND g.season_type = '%s'", f.season_type);
+        }
+        buf_puts(&q, " ORDER BY i.published_at DESC, i.id DESC");
+        size_t total = plain(d->s, q.p, ids, N_INCIDENTS);
+        buf_release(&q);
+
+        f.limit = 1 + rnd(25);
+        f.offset = rnd(4) == 0 ? (int64_t)rnd(N_INCIDENTS) : (int64_t)rnd((unsigned)total + 2);
+        struct arena a;
+        arena_init(&a);
+        struct incident *list;
+        size_t n;
+        bool more;
+        assert_int_equal(incidents_list(d->s, &a, &f, &list, &n, &more), 0);
+        size_t want = (size_t)f.offset >= total ? 0 : total - (size_t)f.offset;
+        if (want > (size_t)f.limit)
+            want = (size_t)f.limit;
+        assert_int_equal(n, want);
+        assert_int_equal(more, (size_t)f.offset + n < total);
+        pages += n > 0;
+        for (size_t k = 0; k < n; k++) {
+            assert_string_equal(list[k].id, ids[f.offset + (int64_t)k]);
+            assert_non_null(list[k].league); /* the joined columns are there */
+        }
+        arena_release(&a);
+    }
+    assert_true(pages > ROUNDS / 4);
+}
+
+static void test_game_pages_match_the_plain_query(void **state)
+{
+    struct tmpdb *d = *state;
+    static char ids[N_GAMES][40];
+    char team[8];
+    int pages = 0;
+    for (int round = 0; round < ROUNDS; round++) {
+        struct game_filter f = {.season = STORE_NULL_INT,
+                                .week = STORE_NULL_INT,
+                                .from = STORE_NULL_INT,
+                                .to = STORE_NULL_INT};
+        struct buf q = BUF_INIT;
+        buf_puts(&q, "SELECT g.id FROM games g WHERE 1 = 1");
+        if (rnd(3) == 0) {
+            f.season = 2024 + rnd(3);
+            buf_printf(&q, " AND g.season = %lld", (long long)f.season);
+        }
+        if (rnd(4) == 0) {
+            f.week = 1 + rnd(4);
+            buf_printf(&q, " AND g.week = %lld", (long long)f.week);
+        }
+        if (rnd(3) == 0) {
+            snprintf(team, sizeof team, "t%u", rnd(N_TEAMS + 1));
+            f.team_id = team;
+            buf_printf(&q, " AND (g.home_team_id = '%s' OR g.away_team_id = '%s')", team, team);
+        }
+        if (rnd(3) == 0) {
+            f.league = leagues[rnd(2)];
+            buf_printf(&q, " AND g.league = '%s'", f.league);
+        }
+        if (rnd(4) == 0) {
+            f.season_type = types[rnd(4)];
+            buf_printf(&q, " AND g.season_type = '%s'", f.season_type);
+        }
+        if (rnd(4) == 0) {
+            f.status = gstat[rnd(3)];
+            buf_printf(&q, " AND g.status = '%s'", f.status);
+        }
+        if (rnd(4) == 0) {
+            f.from = 1000 + rnd(8) * 10;
+            buf_printf(&q, " AND g.starts_at >= %lld", (long long)f.from);
+        }
+        if (rnd(4) == 0) {
+            f.to = 1000 + rnd(8) * 10;
+            buf_printf(&q, " AND g.starts_at < %lld", (long long)f.to);
+        }
+        f.recent = rnd(2);
+        buf_puts(&q, f.recent ? " ORDER BY g.kickoff_known DESC, g.starts_at DESC, g.id"
+                              : " ORDER BY g.kickoff_known DESC, g.starts_at, g.id");
+        size_t total = plain(d->s, q.p, ids, N_GAMES);
+        buf_release(&q);
+
+        f.limit = 1 + rnd(10);
+        f.offset = rnd((unsigned)total + 2);
+        struct arena a;
+        arena_init(&a);
+        struct game *list;
+        size_t n;
+        bool more;
+        assert_int_equal(games_list(d->s, &a, &f, &list, &n, &more), 0);
+        size_t want = (size_t)f.offset >= total ? 0 : total - (size_t)f.offset;
+        if (want > (size_t)f.limit)
+            want = (size_t)f.limit;
+        assert_int_equal(n, want);
+        assert_int_equal(more, (size_t)f.offset + n < total);
+        pages += n > 0;
+        for (size_t k = 0; k < n; k++) {
+            assert_string_equal(list[k].id, ids[f.offset + (int64_t)k]);
+            assert_non_null(list[k].home.name);
+        }
+        arena_release(&a);
+    }
+    assert_true(pages > ROUNDS / 4);
+}
+
+/* a game write (import, provider sync) moves the copies its incidents are filtered on */
+static void test_game_write_moves_the_copies(void **state)
+{
+    struct tmpdb *d = *state;
+    run(d->s, "UPDATE incidents SET game_id = 'g00', visibility = 'published'"
+              " WHERE id = '00000000-0000-4000-8000-000000000000'");
+    run(d->s, TMPDB_COPY_GAMES);
+    struct game g = {.id = "g00",
+                     .home = {.id = "t4"},
+                     .away = {.id = "t5"},
+                     .home_score = STORE_NULL_INT,
+                     .away_score = STORE_NULL_INT,
+                     .starts_at = 5000,
+                     .period = STORE_NULL_INT,
+                     .status = "final",
+                     .season = 2099,
+                     .week = 7,
+                     .league = "nfl",
+                     .season_type = "postseason"};
+    assert_int_equal(games_upsert(d->s, &g, false, NULL), STORE_DONE);
+    struct incident_filter f = {.season = 2099,
+                                .week = 7,
+                                .from = STORE_NULL_INT,
+                                .to = STORE_NULL_INT,
+                                .has_verdict = -1,
+                                .team_id = "t5",
+                                .league = "nfl",
+                                .season_type = "postseason",
+                                .limit = 50};
+    struct arena a;
+    arena_init(&a);
+    struct incident *list;
+    size_t n;
+    bool more;
+    assert_int_equal(incidents_list(d->s, &a, &f, &list, &n, &more), 0);
+    assert_true(n >= 1);
+    for (size_t k = 0; k < n; k++)
+        assert_string_equal(list[k].game_id, "g00");
+    arena_release(&a);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_incident_pages_match_the_plain_query, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_game_pages_match_the_plain_query, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_game_write_moves_the_copies, setup, teardown),
+    };
+    return cmocka_run_group_tests_name("store/lists", tests, NULL, NULL);
+}

@@ -47,6 +47,7 @@ struct store_driver {
 struct store {
     const struct store_driver *drv;
     bool broken;
+    bool read_budget; /* store_begin_read bounds the read (store_thread connections) */
 };
 
 struct store_stmt {

@@ -570,7 +570,14 @@ static void pg_rollback(struct store *base)
 
 static int pg_begin_read(struct store *s)
 {
-    return command(conn_of(s), "BEGIN ISOLATION LEVEL REPEATABLE READ");
+    if (!s->read_budget)
+        return command(conn_of(s), "BEGIN ISOLATION LEVEL REPEATABLE READ");
+    /* a request's read is bounded in the same round trip (store.h STORE_READ_BUDGET_MS) */
+    char sql[128];
+    snprintf(sql, sizeof sql,
+             "BEGIN ISOLATION LEVEL REPEATABLE READ; SET LOCAL statement_timeout = %d",
+             STORE_READ_BUDGET_MS);
+    return command(conn_of(s), sql);
 }
 
 /* A write transaction opened by sql (BEGIN and a lock) in one round trip. */

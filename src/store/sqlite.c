@@ -29,6 +29,7 @@ struct sqlite_store {
     char *path; /* for reopen */
     int last_rc;
     bool writing;
+    int budget_ticks; /* progress-handler calls left in this read (read_budget) */
     struct cached_stmt cache[STMT_CACHE];
 };
 
@@ -43,6 +44,7 @@ static int rc_of(int rc)
         return STORE_ROW;
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
+    case SQLITE_INTERRUPT: /* over the read budget */
         return STORE_BUSY;
     case SQLITE_CONSTRAINT:
         return STORE_CONSTRAINT;
@@ -239,7 +241,9 @@ static int sq_step(struct store_stmt *st)
         return STORE_DONE;
     sqlite3 *db = sqlite3_db_handle(stmt);
     int mapped = rc_of(rc);
-    if (mapped != STORE_CONSTRAINT)
+    if (rc == SQLITE_INTERRUPT)
+        log_warn("store", "read over its budget (%d instructions): refused", STORE_READ_BUDGET_OPS);
+    else if (mapped != STORE_CONSTRAINT)
         log_error("store", "statement failed: %s", sqlite3_errmsg(db));
     sqlite3_reset(stmt);
     return mapped;
@@ -295,9 +299,22 @@ static int control(struct sqlite_store *s, const char *sql)
     return map_rc(s, rc);
 }
 
-static int sq_begin_read(struct store *s)
+#define BUDGET_TICK 100000 /* instructions between two progress-handler calls */
+
+static int over_budget(void *arg)
 {
-    return control(conn(s), "BEGIN");
+    struct sqlite_store *s = arg;
+    return --s->budget_ticks < 0;
+}
+
+static int sq_begin_read(struct store *base)
+{
+    struct sqlite_store *s = conn(base);
+    if (base->read_budget) {
+        s->budget_ticks = STORE_READ_BUDGET_OPS / BUDGET_TICK;
+        sqlite3_progress_handler(s->db, BUDGET_TICK, over_budget, s);
+    }
+    return control(s, "BEGIN");
 }
 
 static int sq_begin_write(struct store *base)
@@ -312,6 +329,8 @@ static void sq_rollback(struct store *base)
 {
     struct sqlite_store *s = conn(base);
     s->writing = false;
+    if (s->base.read_budget)
+        sqlite3_progress_handler(s->db, 0, NULL, NULL);
     if (!sqlite3_get_autocommit(s->db))
         control(s, "ROLLBACK");
 }
@@ -319,6 +338,8 @@ static void sq_rollback(struct store *base)
 static int sq_commit(struct store *base)
 {
     struct sqlite_store *s = conn(base);
+    if (s->base.read_budget)
+        sqlite3_progress_handler(s->db, 0, NULL, NULL);
     int rc = control(s, "COMMIT");
     if (rc < 0) {
         sq_rollback(base);

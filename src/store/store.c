@@ -300,6 +300,7 @@ struct store *store_thread(void)
         tc->gen = atomic_load(&reachable_gen);
         return NULL;
     }
+    tc->s->read_budget = true;
     atomic_fetch_add(&reachable_gen, 1);
     if (tc->delay)
         log_info("store", "database reachable again");

@@ -133,6 +133,14 @@ int store_data_version(struct store *s, uint64_t out[2]);
  * connection down: a transaction still open when store_thread() runs is a leak (on
  * PostgreSQL it would hold the deployment-wide write lock) and is rolled back and logged. */
 void store_thread_setup(const char *uri);
+
+/* The budget of one read transaction on a store_thread() connection (a request's read):
+ * beyond it the read fails with STORE_BUSY, answered 503, so no request shape can occupy a
+ * worker for seconds. SQLite counts virtual-machine instructions (independent of the load
+ * on the machine; a page costs a few thousand, a full scan of a million incidents tens of
+ * millions); PostgreSQL bounds each statement of the read (SET LOCAL statement_timeout). */
+#define STORE_READ_BUDGET_OPS 10000000
+#define STORE_READ_BUDGET_MS  2000
 struct store *store_thread(void);
 
 #endif

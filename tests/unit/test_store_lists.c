@@ -312,12 +312,43 @@ static void test_game_write_moves_the_copies(void **state)
     arena_release(&a);
 }
 
+/* a request's read (a store_thread connection) beyond its budget fails STORE_BUSY (503)
+ * instead of running on; the same statement outside a read, or on another connection, runs */
+static void test_read_over_budget_is_refused(void **state)
+{
+    struct tmpdb *d = *state;
+    static const char sql[] = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c"
+                              " WHERE x < 3000000) SELECT count(*) FROM c";
+    store_thread_setup(d->path);
+    struct store *s = store_thread();
+    assert_non_null(s);
+    assert_int_equal(store_begin_read(s), 0);
+    struct store_stmt *st = store_prepare(s, sql);
+    assert_non_null(st);
+    assert_int_equal(store_step(st), STORE_BUSY);
+    store_reset(st);
+    store_rollback(s);
+    /* the next read starts with a full budget: a page is well within it */
+    assert_int_equal(store_begin_read(s), 0);
+    st = store_prepare(s, "SELECT count(*) FROM incidents");
+    assert_int_equal(store_step(st), STORE_ROW);
+    store_reset(st);
+    store_rollback(s);
+    store_thread_drop();
+    /* the test's own connection has no budget */
+    st = store_prepare(d->s, sql);
+    assert_int_equal(store_step(st), STORE_ROW);
+    assert_int_equal(store_col_int(st, 0), 3000000);
+    store_reset(st);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_incident_pages_match_the_plain_query, setup, teardown),
         cmocka_unit_test_setup_teardown(test_game_pages_match_the_plain_query, setup, teardown),
         cmocka_unit_test_setup_teardown(test_game_write_moves_the_copies, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_read_over_budget_is_refused, setup, teardown),
     };
     return cmocka_run_group_tests_name("store/lists", tests, NULL, NULL);
 }

@@ -162,7 +162,7 @@ FROM incidents i JOIN (SELECT 'away' AS rooting, 7 AS a, 5 AS b, 3 AS c
      ON g.rooting <> 'unspecified' OR i.rowid % 3 = 0
 ORDER BY i.id, g.rooting;
 
--- the game attributes copied onto each incident (migration 009)
+-- the game attributes copied onto each incident (migration 010)
 UPDATE incidents SET (g_season, g_week, g_league, g_season_type, g_home, g_away) =
     (SELECT g.season, g.week, g.league, g.season_type, g.home_team_id, g.away_team_id
      FROM games g WHERE g.id = incidents.game_id);

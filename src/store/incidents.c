@@ -93,7 +93,7 @@ static void read_incident(struct arena *a, struct store_stmt *st, struct inciden
     memset(&i->votes, 0, sizeof i->votes);
 }
 
-/* A group's tallies are the sums of its slot rows (migration 009, store/votes.h). */
+/* A group's tallies are the sums of its slot rows (migration 010, store/votes.h). */
 #define TALLY_SUMS                                                                                 \
     "CAST(sum(correct) AS BIGINT), CAST(sum(incorrect) AS BIGINT), CAST(sum(unsure) AS BIGINT)"
 
@@ -171,7 +171,7 @@ int incidents_list(struct store *s, struct arena *a, const struct incident_filte
                    struct incident **out, size_t *n, bool *more)
 {
     /* The page's ids first, through the index of the filters (the game attributes are
-     * copied onto each incident, migration 009), so OFFSET walks a narrow index; then the
+     * copied onto each incident, migration 010), so OFFSET walks a narrow index; then the
      * columns of those ids only. */
     struct where w;
     where_init(&w, "SELECT " INCIDENT_COLS " FROM (SELECT i.id AS pid, i.published_at AS pat"

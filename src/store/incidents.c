@@ -93,7 +93,7 @@ static void read_incident(struct arena *a, struct store_stmt *st, struct inciden
     memset(&i->votes, 0, sizeof i->votes);
 }
 
-/* A group's tallies are the sums of its slot rows (migration 010, store/votes.h). */
+/* A group's tallies are the sums of its slot rows (migration 009, store/votes.h). */
 #define TALLY_SUMS                                                                                 \
     "CAST(sum(correct) AS BIGINT), CAST(sum(incorrect) AS BIGINT), CAST(sum(unsure) AS BIGINT)"
 

@@ -219,7 +219,7 @@ int admin_upsert_incident(struct store *s, const struct incident *i, const char 
     store_bind_int(st, k++, i->comment_count);
     store_bind_int(st, k++, question_version);
     TRY(store_run(st));
-    /* the game attributes the incident list filters on (migration 010), kept in step */
+    /* the game attributes the incident list filters on (migration 011), kept in step */
     st = store_prepare(
         s, "UPDATE incidents SET (g_season, g_week, g_league, g_season_type, g_home, g_away) ="
            " (SELECT g.season, g.week, g.league, g.season_type, g.home_team_id, g.away_team_id"

@@ -277,7 +277,7 @@ int games_upsert(struct store *s, const struct game *g, bool keep_created, const
     int rc = store_run(st);
     if (rc < 0)
         return rc;
-    /* the copies the incident list filters on (migration 010), in the same transaction */
+    /* the copies the incident list filters on (migration 011), in the same transaction */
     st = store_prepare(s, "UPDATE incidents SET g_season = ?, g_week = ?, g_league = ?,"
                           " g_season_type = ?, g_home = ?, g_away = ? WHERE game_id = ?");
     if (!st)

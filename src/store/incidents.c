@@ -171,7 +171,7 @@ int incidents_list(struct store *s, struct arena *a, const struct incident_filte
                    struct incident **out, size_t *n, bool *more)
 {
     /* The page's ids first, through the index of the filters (the game attributes are
-     * copied onto each incident, migration 010), so OFFSET walks a narrow index; then the
+     * copied onto each incident, migration 011), so OFFSET walks a narrow index; then the
      * columns of those ids only. */
     struct where w;
     where_init(&w, "SELECT " INCIDENT_COLS " FROM (SELECT i.id AS pid, i.published_at AS pat"

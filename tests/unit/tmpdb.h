@@ -14,7 +14,7 @@ struct tmpdb {
 };
 
 /* Raw SQL seeds bypass the store's writes: copy the game attributes onto the incidents as
- * games_upsert and admin_upsert_incident do (migration 010). */
+ * games_upsert and admin_upsert_incident do (migration 011). */
 #define TMPDB_COPY_GAMES                                                                           \
     "UPDATE incidents SET (g_season, g_week, g_league, g_season_type, g_home, g_away) ="           \
     " (SELECT g.season, g.week, g.league, g.season_type, g.home_team_id, g.away_team_id"           \

@@ -63,6 +63,13 @@ static const struct opt_spec rows[] = {
      .help = "connections per client address"},
     {"timeout", OPT_DURATION, S, "SECONDS", 1, 3600, OPT_SEC, .def = 30, AT(http.timeout_us),
      .help = "how long an idle connection is kept"},
+    {"head-timeout", OPT_DURATION, S, "SECONDS", 1, 3600, OPT_SEC, .def = 10,
+     AT(http.head_timeout_us),
+     .help = "a request head (request line and headers) must be complete this long after the "
+             "connection opened or its previous answer; else the connection is closed"},
+    {"crowded-per-ip", OPT_INT, S, "N", 1, MANY, .def = 16, AT(http.crowded_per_ip),
+     .help = "once three quarters of max-connections are open, an address that already holds "
+             "N connections gets no more: the last quarter is kept for addresses that hold few"},
     {"vote-limit-voter", OPT_INT, S, "N", 1, 100000, .def = 10, AT(limits.vote_per_voter),
      .help = "Fan Verdict ballots per minute per voter (429 beyond)"},
     {"vote-limit-ip", OPT_INT, S, "N", 1, MANY, .def = 60, AT(limits.vote_per_ip),

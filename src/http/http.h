@@ -53,9 +53,13 @@ enum {
 #define HTTP_CORS_ALLOW_HEADERS "Accept, Accept-Encoding, If-None-Match, X-Request-Id"
 #define HTTP_CORS_MAX_AGE       "86400"
 
-/* libmicrohttpd's buffer per connection: the request line and headers must fit (else its own
- * 414/431); bodies are collected apart, under the route's body_limit. */
-#define HTTP_CONNECTION_MEMORY (16 * 1024)
+/* A request head (request line and headers) over HTTP_HEAD_MAX bytes is answered 431.
+ * libmicrohttpd's buffer per connection is larger so that every head up to it is read
+ * whole and answered by the server's own 431 (libmicrohttpd 0.9.75 closes without an answer
+ * when a head fills its buffer almost exactly; docs/security.md); bodies are collected
+ * apart, under the route's body_limit. */
+#define HTTP_HEAD_MAX          (16 * 1024)
+#define HTTP_CONNECTION_MEMORY (24 * 1024)
 
 struct whistle_limits;
 
@@ -68,6 +72,10 @@ struct server_config {
     bool use_poll; /* poll(2) instead of epoll for the thread pool */
     unsigned connection_limit, per_ip_limit;
     int64_t timeout_us; /* an idle connection is closed after this (whole seconds) */
+    /* a request head must be complete this long after accept or the previous answer */
+    int64_t head_timeout_us;
+    /* past 3/4 of connection_limit, an address holding this many gets no more */
+    unsigned crowded_per_ip;
     size_t memory_limit;
     /* the operators' limits (domain/limits.h), read by handlers as req->cfg->limits */
     const struct whistle_limits *limits;

@@ -3,11 +3,15 @@
  * the first call for a request only allocates its state; body chunks are collected under
  * the route's hard cap; the handler runs and the response is queued only once the upload
  * is complete. Queuing on the first call would make libmicrohttpd 0.9.75 close the
- * connection after every response.
+ * connection after every response, which is what a refused head wants: the framing checks
+ * and the early 413 answer on the first call, and libmicrohttpd reads no body and closes.
  */
 #include <assert.h>
+#include <errno.h>
 #include <microhttpd.h>
 #include <netdb.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sodium.h>
@@ -32,16 +36,212 @@ static atomic_long in_flight;
 /* set on SIGINT/SIGTERM: new connections are refused while in-flight requests finish */
 static atomic_bool draining;
 
-/* The accept policy: every connection while serving, none once draining. This replaces
- * MHD_quiesce_daemon(), which in libmicrohttpd 0.9.75 with the epoll thread pool can race
- * a worker thread over removing the listen socket from its epoll set and abort the process
- * ("Failed to remove listen FD from epoll set") during shutdown. */
+/* ---- connection watch: the request head's deadline, the share kept for the few ------ */
+
+/*
+ * libmicrohttpd resets a connection's inactivity timeout on every byte, so a client that
+ * trickles one header line every few seconds holds its connection for ever (slowloris).
+ * Every connection is watched from its accept (MHD_OPTION_NOTIFY_CONNECTION): while it
+ * awaits a request head (from accept, and again from each answer on a kept-alive
+ * connection) a watchdog thread shuts down its socket once head_timeout_us has passed;
+ * libmicrohttpd then sees the end of the stream and closes the connection as usual. The
+ * access handler's first call (the head is complete) stops the clock. libmicrohttpd 0.9.75
+ * notifies CLOSED before it closes the descriptor, and both sides hold watch_lock, so the
+ * watchdog never touches a closed or reused descriptor.
+ *
+ * The accept policy counts connections per address: past three quarters of the global
+ * limit, an address that already holds crowded_per_ip connections is refused, so the last
+ * quarter stays free for addresses that hold few.
+ */
+struct addr_key {
+    int family;
+    unsigned char bytes[16];
+};
+
+struct addr_count {
+    struct addr_count *next;
+    struct addr_key key;
+    unsigned n;
+};
+
+struct conn_watch {
+    struct conn_watch *prev, *next;
+    int fd;
+    struct addr_count *addr;
+    int64_t head_since_us; /* awaiting a request head since; 0: a request is under way */
+    bool cut;              /* the watchdog has shut its socket down */
+};
+
+#define ADDR_BUCKETS 4096
+
+static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct conn_watch *watched;
+static unsigned nwatched;
+static struct addr_count *addr_table[ADDR_BUCKETS];
+static atomic_long head_timeouts; /* connections cut for a late head (logged) */
+
+static bool addr_key_of(const struct sockaddr *sa, struct addr_key *k)
+{
+    memset(k, 0, sizeof *k);
+    if (!sa)
+        return false;
+    k->family = sa->sa_family;
+    if (sa->sa_family == AF_INET)
+        memcpy(k->bytes, &((const struct sockaddr_in *)sa)->sin_addr, 4);
+    else if (sa->sa_family == AF_INET6)
+        memcpy(k->bytes, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
+    else
+        return false;
+    return true;
+}
+
+static unsigned addr_hash(const struct addr_key *k)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < sizeof k->bytes; i++)
+        h = (h ^ k->bytes[i]) * 16777619u;
+    return h % ADDR_BUCKETS;
+}
+
+/* The count of an address (watch_lock held); created when create is true. */
+static struct addr_count *addr_find(const struct addr_key *k, bool create)
+{
+    struct addr_count **slot = &addr_table[addr_hash(k)];
+    for (struct addr_count *a = *slot; a; a = a->next)
+        if (a->key.family == k->family && memcmp(a->key.bytes, k->bytes, sizeof k->bytes) == 0)
+            return a;
+    if (!create)
+        return NULL;
+    struct addr_count *a = calloc(1, sizeof *a);
+    if (!a)
+        return NULL;
+    a->key = *k;
+    a->next = *slot;
+    *slot = a;
+    return a;
+}
+
+static void addr_release(struct addr_count *a)
+{
+    if (!a || --a->n > 0)
+        return;
+    struct addr_count **slot = &addr_table[addr_hash(&a->key)];
+    while (*slot != a)
+        slot = &(*slot)->next;
+    *slot = a->next;
+    free(a);
+}
+
+/* The accept policy: none once draining (this replaces MHD_quiesce_daemon(), which in
+ * libmicrohttpd 0.9.75 with the epoll thread pool can race a worker thread over removing
+ * the listen socket from its epoll set and abort the process during shutdown); past three
+ * quarters of the global limit, none for an address that already holds crowded_per_ip. */
 static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr, socklen_t addrlen)
 {
     (void)cls;
-    (void)addr;
     (void)addrlen;
-    return atomic_load(&draining) ? MHD_NO : MHD_YES;
+    if (atomic_load(&draining))
+        return MHD_NO;
+    struct addr_key k;
+    if (!config || !addr_key_of(addr, &k))
+        return MHD_YES;
+    bool ok = true;
+    pthread_mutex_lock(&watch_lock);
+    if ((uint64_t)nwatched * 4 >= (uint64_t)config->connection_limit * 3) {
+        struct addr_count *a = addr_find(&k, false);
+        ok = !a || a->n < config->crowded_per_ip;
+    }
+    pthread_mutex_unlock(&watch_lock);
+    return ok ? MHD_YES : MHD_NO;
+}
+
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+                          enum MHD_ConnectionNotificationCode code)
+{
+    (void)cls;
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+        struct conn_watch *w = calloc(1, sizeof *w);
+        if (!w)
+            return;
+        const union MHD_ConnectionInfo *fd =
+            MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+        const union MHD_ConnectionInfo *ca =
+            MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+        struct addr_key k;
+        bool has_addr = ca && addr_key_of(ca->client_addr, &k);
+        w->fd = fd ? fd->connect_fd : -1;
+        w->head_since_us = time_mono_us();
+        pthread_mutex_lock(&watch_lock);
+        w->addr = has_addr ? addr_find(&k, true) : NULL;
+        if (w->addr)
+            w->addr->n++;
+        w->next = watched;
+        if (watched)
+            watched->prev = w;
+        watched = w;
+        nwatched++;
+        pthread_mutex_unlock(&watch_lock);
+        *socket_context = w;
+    } else if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+        struct conn_watch *w = *socket_context;
+        if (!w)
+            return;
+        pthread_mutex_lock(&watch_lock);
+        if (w->prev)
+            w->prev->next = w->next;
+        else
+            watched = w->next;
+        if (w->next)
+            w->next->prev = w->prev;
+        nwatched--;
+        addr_release(w->addr);
+        pthread_mutex_unlock(&watch_lock);
+        free(w);
+        *socket_context = NULL;
+    }
+}
+
+/* A request head is complete (since_us 0) or a new one is awaited from since_us on. */
+static void watch_head(struct MHD_Connection *conn, int64_t since_us)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    struct conn_watch *w = ci ? ci->socket_context : NULL;
+    if (!w)
+        return;
+    pthread_mutex_lock(&watch_lock);
+    w->head_since_us = since_us;
+    pthread_mutex_unlock(&watch_lock);
+}
+
+static atomic_bool watchdog_stop;
+
+static void *watchdog(void *arg)
+{
+    (void)arg;
+    struct timespec tick = {0, 200 * 1000 * 1000};
+    while (!atomic_load(&watchdog_stop)) {
+        nanosleep(&tick, NULL);
+        int64_t now = time_mono_us(), limit = config->head_timeout_us;
+        long cut = 0;
+        pthread_mutex_lock(&watch_lock);
+        for (struct conn_watch *w = watched; w; w = w->next) {
+            if (w->cut || w->head_since_us == 0 || now - w->head_since_us < limit || w->fd < 0)
+                continue;
+            shutdown(w->fd, SHUT_RDWR);
+            w->cut = true;
+            cut++;
+        }
+        pthread_mutex_unlock(&watch_lock);
+        if (cut) {
+            long total = atomic_fetch_add(&head_timeouts, cut) + cut;
+            log_info("http",
+                     "closed %ld connection(s) without a request head after %llds "
+                     "(%ld so far)",
+                     cut, (long long)(limit / 1000000), total);
+        }
+    }
+    return NULL;
 }
 
 /* ---- request ids --------------------------------------------------------------------- */
@@ -368,8 +568,15 @@ static void request_start(struct request *req, struct MHD_Connection *conn, cons
     req->cfg = config;
     req->method = method_from_name(method);
     req->method_name = arena_strdup(&req->arena, method);
+    /* absolute form (RFC 9112, 3.2.2: "http://host/path"): the path is what follows the
+     * authority; the authority itself is not used (every emitted URL comes from base_url) */
+    if (strncasecmp(url, "http://", 7) == 0 || strncasecmp(url, "https://", 8) == 0) {
+        const char *slash = strchr(strstr(url, "://") + 3, '/');
+        url = slash ? slash : "/";
+    }
     req->path = arena_strdup(&req->arena, url);
     request_id(req);
+    watch_head(conn, 0);
 }
 
 static void request_free(struct request *req)
@@ -381,12 +588,135 @@ static void request_free(struct request *req)
     free(req);
 }
 
+/* ---- the request head's framing (issue 14, item 5; docs/security.md) ------------------- */
+
+struct head_scan {
+    const char *content_length; /* the first value */
+    bool lengths_differ;        /* another Content-Length with a different value */
+    int transfer_encodings;
+    const char *transfer_encoding;
+    bool space_in_name; /* whitespace before a colon: libmicrohttpd keeps it in the name */
+    bool host;
+};
+
+static void head_scan_one(struct head_scan *h, const char *k, const char *v)
+{
+    if (!k)
+        return;
+    if (strpbrk(k, " \t"))
+        h->space_in_name = true;
+    if (strcasecmp(k, "Content-Length") == 0) {
+        if (!h->content_length)
+            h->content_length = v ? v : "";
+        else if (strcmp(h->content_length, v ? v : "") != 0)
+            h->lengths_differ = true;
+    } else if (strcasecmp(k, "Transfer-Encoding") == 0) {
+        h->transfer_encodings++;
+        h->transfer_encoding = v ? v : "";
+    } else if (strcasecmp(k, "Host") == 0) {
+        h->host = true;
+    }
+}
+
+static enum MHD_Result head_scan_mhd(void *cls, enum MHD_ValueKind kind, const char *k,
+                                     const char *v)
+{
+    (void)kind;
+    head_scan_one(cls, k, v);
+    return MHD_YES;
+}
+
+/* Refuses a request head whose framing is ambiguous or unsupported, and a declared body
+ * over the route's cap (413 before a byte of it is read). Returns whether it answered; the
+ * answer is queued at once and libmicrohttpd then closes the connection without reading
+ * the body. version is NULL for the tests' fake requests (no Host check). */
+static bool head_check(struct request *req, const char *version)
+{
+    struct head_scan h = {0};
+    if (req->fake) {
+        for (size_t i = 0; req->fake->headers && req->fake->headers[i][0]; i++)
+            head_scan_one(&h, req->fake->headers[i][0], req->fake->headers[i][1]);
+    } else {
+        MHD_get_connection_values(req->conn, MHD_HEADER_KIND, head_scan_mhd, &h);
+    }
+    const union MHD_ConnectionInfo *hs =
+        req->conn ? MHD_get_connection_info(req->conn, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE)
+                  : NULL;
+    if (hs && hs->header_size > HTTP_HEAD_MAX) {
+        reply_error(req, 431, "the request line and headers are longer than %d bytes",
+                    HTTP_HEAD_MAX);
+    } else if (h.space_in_name) {
+        reply_error(req, 400,
+                    "a header field name must not contain whitespace (none may "
+                    "stand before the colon)");
+    } else if (h.lengths_differ) {
+        reply_error(req, 400, "the request carries different Content-Length values");
+    } else if (h.transfer_encodings > 1 ||
+               (h.transfer_encodings && strcasecmp(h.transfer_encoding, "chunked") != 0)) {
+        reply_error(req, 501, "the only Transfer-Encoding accepted is \"chunked\" alone");
+    } else if (h.transfer_encodings && h.content_length) {
+        reply_error(req, 400, "a request must not carry both Content-Length and Transfer-Encoding");
+    } else if (version && strcmp(version, "HTTP/1.1") == 0 && !h.host) {
+        reply_error(req, 400, "an HTTP/1.1 request must carry a Host header");
+    } else if (h.content_length) {
+        char *end = NULL;
+        errno = 0;
+        unsigned long long n = strtoull(h.content_length, &end, 10);
+        if (errno || end == h.content_length || *end || n <= body_limit(req->path))
+            return false; /* libmicrohttpd answers a malformed length itself */
+        req->body_too_large = true;
+        dispatch(req); /* routing first (404, 405), then the route's 413 */
+    } else {
+        return false;
+    }
+    reply_header(req, "Connection", "close");
+    return true;
+}
+
+/* A chunked upload passed the route's cap: libmicrohttpd 0.9.75 cannot queue a response in
+ * the middle of an upload, so the 413 is written on the socket here (nothing else is being
+ * written on it: no response is queued yet), what the client already sent is read off
+ * (bounded) so that the close does not reset the connection under the answer, and the
+ * caller returns MHD_NO to close it. */
+static void cut_upload(struct request *req)
+{
+    dispatch(req);
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(req->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (!ci)
+        return;
+    struct buf b = BUF_INIT;
+    buf_printf(&b,
+               "HTTP/1.1 %d Content Too Large\r\nConnection: close\r\nContent-Type: %s\r\n"
+               "Content-Length: %zu\r\nCache-Control: no-store\r\n"
+               "X-Content-Type-Options: nosniff\r\nX-Request-Id: %s\r\n",
+               req->status, req->content_type ? req->content_type : "application/json",
+               req->out.len, req->id);
+    for (int i = 0; i < req->nheaders; i++)
+        buf_printf(&b, "%s: %s\r\n", req->headers[i][0], req->headers[i][1]);
+    buf_puts(&b, "\r\n");
+    buf_append(&b, req->out.p, req->out.len);
+    req->bytes_sent = req->out.len;
+    size_t off = 0;
+    for (int tries = 0; off < b.len && tries < 100; tries++) {
+        ssize_t w = send(ci->connect_fd, b.p + off, b.len - off, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (w > 0)
+            off += (size_t)w;
+        else if (w < 0 && errno != EAGAIN && errno != EINTR)
+            break;
+    }
+    buf_release(&b);
+    shutdown(ci->connect_fd, SHUT_WR);
+    char sink[4096];
+    for (int i = 0; i < 64 && recv(ci->connect_fd, sink, sizeof sink, MSG_DONTWAIT) > 0; i++)
+        ;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
                                   const char *method, const char *version, const char *upload_data,
                                   size_t *upload_size, void **state)
 {
     (void)cls;
-    (void)version;
     struct request *req = *state;
     if (!req) {
         req = request_alloc(strlen(url));
@@ -397,15 +727,20 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     if (!req->started) {
         request_start(req, conn, url, method);
         atomic_fetch_add(&in_flight, 1);
-        return MHD_YES;
+        /* a refused head is answered now: libmicrohttpd reads no body and closes */
+        return head_check(req, version) ? queue(req) : MHD_YES;
     }
     if (*upload_size) {
         size_t limit = body_limit(req->path);
-        if (req->body_too_large || req->body.len + *upload_size > limit) {
-            req->body_too_large = true; /* keep reading, drop the bytes, answer 413 at the end */
-        } else {
-            buf_append(&req->body, upload_data, *upload_size);
+        if (req->body.len + *upload_size > limit) {
+            /* only a chunked upload gets here (a declared length over the cap was refused
+             * with the head): answer 413 and close as soon as the cap is passed */
+            req->body_too_large = true;
+            cut_upload(req);
+            *upload_size = 0;
+            return MHD_NO;
         }
+        buf_append(&req->body, upload_data, *upload_size);
         *upload_size = 0;
         return MHD_YES;
     }
@@ -417,7 +752,6 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **state,
                          enum MHD_RequestTerminationCode toe)
 {
     (void)cls;
-    (void)conn;
     struct request *req = *state;
     if (!req)
         return;
@@ -426,6 +760,8 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **state,
         *state = NULL;
         return;
     }
+    if (toe == MHD_REQUEST_TERMINATED_COMPLETED_OK)
+        watch_head(conn, time_mono_us()); /* kept alive: the next head's clock starts */
     int64_t us = time_mono_us() - req->start_us;
     if (toe == MHD_REQUEST_TERMINATED_COMPLETED_OK)
         log_info("access", "%s %s %d %zu %lldus rid=%s", req->method_name, req->path, req->status,
@@ -579,6 +915,8 @@ struct request *http_fake_request(const char *method, const char *target,
         pairs[k][0] = pairs[k][1] = NULL;
         req->fake_query = pairs;
     }
+    if (head_check(req, NULL))
+        return req;
     if (body) {
         size_t len = strlen(body);
         if (len > body_limit(req->path))
@@ -662,9 +1000,16 @@ int http_serve(const struct server_config *cfg, const struct route *table, size_
         cfg->per_ip_limit, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)(cfg->timeout_us / 1000000),
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, cfg->memory_limit, MHD_OPTION_LISTEN_BACKLOG_SIZE,
         (unsigned)1024, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
-        MHD_OPTION_URI_LOG_CALLBACK, on_uri, NULL, MHD_OPTION_END);
+        MHD_OPTION_URI_LOG_CALLBACK, on_uri, NULL, MHD_OPTION_NOTIFY_CONNECTION, on_connection,
+        NULL, MHD_OPTION_END);
     if (!d) {
         log_error("http", "cannot listen on %s", cfg->listen);
+        return -1;
+    }
+    pthread_t dog;
+    if (pthread_create(&dog, NULL, watchdog, NULL) != 0) {
+        log_error("http", "cannot start the connection watchdog");
+        MHD_stop_daemon(d);
         return -1;
     }
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
@@ -695,6 +1040,8 @@ int http_serve(const struct server_config *cfg, const struct route *table, size_
     struct timespec tick = {0, 10 * 1000 * 1000};
     for (int i = 0; i < 1000 && atomic_load(&in_flight) > 0; i++)
         nanosleep(&tick, NULL);
+    atomic_store(&watchdog_stop, true);
+    pthread_join(dog, NULL);
     MHD_stop_daemon(d);
     log_info("http", "stopped");
     return 0;

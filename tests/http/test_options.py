@@ -11,7 +11,8 @@ import pytest
 from helpers import BIN, REPO, run_cli
 
 SERVE_OPTIONS = ["--db", "--listen", "--base-url", "--threads", "--poll", "--no-cache",
-                 "--max-connections", "--max-per-ip", "--timeout", "--vote-limit-voter",
+                 "--max-connections", "--max-per-ip", "--timeout", "--head-timeout", "--crowded-per-ip",
+                 "--vote-limit-voter",
                  "--vote-limit-ip", "--max-agent-keys", "--signin-limit-account",
                  "--signin-limit-ip", "--signup-limit-ip", "--password-memory-kib",
                  "--no-worker", "--comment-limit-account", "--comment-limit-ip"]

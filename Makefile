@@ -21,6 +21,17 @@ CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-re
 LDFLAGS += -fsanitize=address,undefined
 endif
 
+# libFuzzer harnesses (tests/fuzz/fuzz_*.c) over the same sources, built with clang, ASan and
+# UBSan in build/fuzz: make fuzz runs each for FUZZ_SECONDS on tests/fuzz/corpus/NAME/
+ifeq ($(FUZZ),1)
+CC      := clang
+BUILD   := build/fuzz
+CFLAGS  += -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer
+LDFLAGS += -fsanitize=address,undefined
+endif
+FUZZ_NAMES   := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_SECONDS ?= 60
+
 # Debian packages: build, test and bench needs (make deps installs what is missing)
 DEPS_BUILD := build-essential pkg-config libmicrohttpd-dev libjansson-dev libsqlite3-dev \
               libsodium-dev liburiparser-dev libxml2-dev libcurl4-openssl-dev libpsl-dev libpq-dev \
@@ -29,6 +40,7 @@ DEPS_TEST  := libcmocka-dev python3 python3-pytest python3-requests python3-json
               python3-feedparser python3-bs4 python3-aiosmtpd chromium curl \
               sqlite3 clang-format
 DEPS_BENCH := wrk nginx-light curl sqlite3
+DEPS_FUZZ  := clang libclang-rt-14-dev
 # PostgreSQL server (throwaway test clusters) and HAProxy (the multi-node test): make test
 # runs the PostgreSQL half of the suite when they are installed; .ci/run installs them
 DEPS_PG    := postgresql haproxy
@@ -43,7 +55,8 @@ MIGRATIONS := $(sort $(wildcard src/store/migrations/*.sql))
 UNIT_SRCS  := $(wildcard tests/unit/test_*.c)
 UNIT_BINS  := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps deps-bench deps-pg run test unit style lint-openapi bench docs clean FORCE
+.PHONY: all deps deps-bench deps-pg run test unit style lint-openapi bench docs clean fuzz \
+        fuzz-build FORCE
 
 all: $(BUILD)/whistle
 
@@ -97,6 +110,18 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) $(LDFLAGS) $< $(LIB_OBJS) $(PKG_LIBS) -lcmocka $(LDLIBS) -o $@
 
+$(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_OBJS)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -fsanitize=fuzzer $(LDFLAGS) $< $(LIB_OBJS) $(PKG_LIBS) \
+	    $(LDLIBS) -o $@
+
+fuzz-build: $(FUZZ_NAMES:%=$(BUILD)/fuzz_%)
+
+# every harness for FUZZ_SECONDS (default 60) each; new inputs go to build/fuzz/corpus/NAME
+fuzz:
+	@scripts/deps.sh $(DEPS_BUILD) $(DEPS_FUZZ)
+	@$(MAKE) --no-print-directory FUZZ=1 fuzz-build
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) bash tests/fuzz/run.sh build/fuzz $(FUZZ_NAMES)
+
 run: deps all
 	$(BUILD)/whistle import --if-empty data/demo.json --db whistle.db
 	$(BUILD)/whistle games sync --provider nflverse data/providers/nflverse-sample.csv --db whistle.db
@@ -106,7 +131,8 @@ run: deps all
 
 style:
 	@scripts/check-banned.sh
-	@clang-format --dry-run --Werror $(SRCS) $(wildcard src/*/*.h) $(UNIT_SRCS)
+	@clang-format --dry-run --Werror $(SRCS) $(wildcard src/*/*.h) $(UNIT_SRCS) \
+	    $(wildcard tests/fuzz/*.c)
 
 # docs/operators.md's option reference, printed from the options table (cli/settings.c);
 # tests/http/test_options.py fails when the committed text differs

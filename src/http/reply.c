@@ -68,7 +68,8 @@ void reply_json(struct request *req, int status)
     reply_body(req, status, "application/json");
 }
 
-static void error_v(struct request *req, int status, const char *code, const char *fmt, va_list ap)
+__attribute__((format(printf, 4, 0))) static void
+error_v(struct request *req, int status, const char *code, const char *fmt, va_list ap)
 {
     char msg[512];
     vsnprintf(msg, sizeof msg, fmt, ap);

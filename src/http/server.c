@@ -535,16 +535,9 @@ static struct request *request_alloc(size_t target_len)
     return req;
 }
 
-/* libmicrohttpd's URI log callback runs first and sees the raw request target (path and
- * query, before unescaping), so the state is allocated here; its return value becomes the
- * access handler's *state. */
-static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
+/* Marks what the raw target carries that unescaping would hide (%00, %2F in the path). */
+static void target_scan(struct request *req, const char *uri)
 {
-    (void)cls;
-    (void)conn;
-    struct request *req = request_alloc(strlen(uri));
-    if (!req)
-        return NULL;
     bool in_query = false;
     for (const char *p = uri; *p; p++) {
         if (*p == '?')
@@ -556,6 +549,18 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
         if (!in_query && p[1] == '2' && (p[2] == 'f' || p[2] == 'F'))
             req->path_slash = true;
     }
+}
+
+/* libmicrohttpd's URI log callback runs first and sees the raw request target (path and
+ * query, before unescaping), so the state is allocated here; its return value becomes the
+ * access handler's *state. */
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+    (void)cls;
+    (void)conn;
+    struct request *req = request_alloc(strlen(uri));
+    if (req)
+        target_scan(req, uri);
     return req;
 }
 
@@ -885,6 +890,7 @@ struct request *http_fake_request(const char *method, const char *target,
         abort();
     const char *q = strchr(target, '?');
     size_t plen = q ? (size_t)(q - target) : strlen(target);
+    target_scan(req, target);
     req->started = true;
     req->fake = fake ? fake : &none;
     req->cfg = config;

@@ -21,6 +21,14 @@ CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-re
 LDFLAGS += -fsanitize=address,undefined
 endif
 
+# ThreadSanitizer build: make test TSAN=1 runs the unit tests and the mixed concurrent load
+# test (tests/http/test_concurrent_load.py) against it
+ifeq ($(TSAN),1)
+BUILD   := build/tsan
+CFLAGS  += -fsanitize=thread -fno-omit-frame-pointer
+LDFLAGS += -fsanitize=thread
+endif
+
 # libFuzzer harnesses (tests/fuzz/fuzz_*.c) over the same sources, built with clang, ASan and
 # UBSan in build/fuzz: make fuzz runs each for FUZZ_SECONDS on tests/fuzz/corpus/NAME/
 ifeq ($(FUZZ),1)
@@ -145,7 +153,7 @@ lint-openapi:
 unit: $(UNIT_BINS)
 
 test: deps all unit
-	@WHISTLE_BIN=$(BUILD)/whistle UNIT_BINS="$(UNIT_BINS)" bash tests/run.sh
+	@WHISTLE_BIN=$(BUILD)/whistle UNIT_BINS="$(UNIT_BINS)" TSAN=$(TSAN) bash tests/run.sh
 
 bench: deps deps-bench deps-pg all
 	WHISTLE_BIN=$(BUILD)/whistle bash bench/run.sh

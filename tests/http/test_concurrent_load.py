@@ -1,0 +1,81 @@
+"""Mixed concurrent load on one server (issue 14, item 10): reads, Fan Verdict ballots, agent
+leads and sign-ins in parallel, bounded in count. Every answer is one the contract allows
+(never a 5xx) and the server exits 0 on SIGTERM. `make test TSAN=1` runs this against the
+ThreadSanitizer build: a reported race makes the server exit non-zero (and its report is in
+the log), which fails the test."""
+
+import threading
+
+from accountkit import Browser
+from helpers import I1
+from leadkit import LeadKit, lead_body
+from pagekit import CHOICES, Voter
+
+SLUG = "alpha-bravo-late-hit"
+ROUNDS = 12  # per worker thread
+
+
+def test_reads_ballots_leads_and_signins_in_parallel(server_factory, tmp_path):
+    kit = LeadKit(server_factory, tmp_path)
+    s = kit.start(threads=4, extra=("--no-worker", "--password-memory-kib", "8192"))
+    agents = [kit.agent() for _ in range(2)]
+    errors = []
+    counts = {}
+    lock = threading.Lock()
+
+    def record(kind, status, allowed):
+        with lock:
+            counts[kind] = counts.get(kind, 0) + 1
+            if status not in allowed:
+                errors.append((kind, status))
+
+    def reader():
+        for i in range(ROUNDS):
+            for path in ("/api/v1/incidents?limit=5", f"/api/v1/incidents/{I1}", "/api/v1/games",
+                         f"/incidents/{SLUG}", "/healthz"):
+                record("read", s.get(path).status_code, {200})
+
+    def voter(n):
+        v = Voter(s)
+        try:
+            for i in range(ROUNDS):
+                v.view(f"/incidents/{SLUG}")
+                r = v.vote(SLUG, CHOICES[(n + i) % len(CHOICES)])
+                record("ballot", r.status_code, {200, 201, 429})
+        finally:
+            v.close()
+
+    def leader(agent):
+        for i in range(ROUNDS):
+            r = agent.post(lead_body())
+            record("lead", r.status_code, {200, 201, 202, 429})
+
+    def signer():
+        b = Browser(s)
+        try:
+            for i in range(ROUNDS // 3):
+                r = b.form_post("/account/signin", "signin-form",
+                                {"email": f"nobody{i}@example.org", "password": "wrong-password-1"})
+                record("signin", r.status_code, {200, 303, 400, 401, 403, 429})
+        finally:
+            b.close()
+
+    threads = [threading.Thread(target=reader) for _ in range(3)]
+    threads += [threading.Thread(target=voter, args=(n,)) for n in range(3)]
+    threads += [threading.Thread(target=leader, args=(a,)) for a in agents]
+    threads += [threading.Thread(target=signer) for _ in range(2)]
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=300)
+        assert not any(t.is_alive() for t in threads), "load threads did not finish"
+        assert not errors, (errors[:10], counts)
+        assert counts.get("read") == 3 * ROUNDS * 5 and counts.get("lead") == 2 * ROUNDS, counts
+        assert counts.get("ballot") == 3 * ROUNDS and counts.get("signin") == 2 * (ROUNDS // 3)
+    finally:
+        kit.close()
+        rc = s.stop(timeout=60)
+    races = [line for line in s.lines if "ThreadSanitizer" in line]
+    assert not races, "\n".join(s.lines[-80:])
+    assert rc == 0, (rc, s.lines[-20:])

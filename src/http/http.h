@@ -60,6 +60,9 @@ enum {
  * apart, under the route's body_limit. */
 #define HTTP_HEAD_MAX          (16 * 1024)
 #define HTTP_CONNECTION_MEMORY (24 * 1024)
+/* A chunked upload answered 413 when it passed its cap is read on (and dropped) for at most
+ * this many more bytes, so that the client can finish sending and read the answer. */
+#define HTTP_UPLOAD_DRAIN_MAX (1024 * 1024)
 
 struct whistle_limits;
 
@@ -118,6 +121,8 @@ struct request {
 
     struct buf body; /* request body, capped at route->body_limit */
     bool body_too_large;
+    bool answered_raw; /* a 413 written on the socket in the middle of a chunked upload */
+    size_t drained;    /* upload bytes dropped since */
     bool answered;
 
     int status;

@@ -679,13 +679,14 @@ static bool head_check(struct request *req, const char *version)
 }
 
 /* A chunked upload passed the route's cap: libmicrohttpd 0.9.75 cannot queue a response in
- * the middle of an upload, so the 413 is written on the socket here (nothing else is being
- * written on it: no response is queued yet), what the client already sent is read off
- * (bounded) so that the close does not reset the connection under the answer, and the
- * caller returns MHD_NO to close it. */
-static void cut_upload(struct request *req)
+ * the middle of an upload, so the 413 is written on the socket at once (nothing else is
+ * being written on it: no response is queued yet). The rest of the upload is then read and
+ * dropped, up to HTTP_UPLOAD_DRAIN_MAX bytes, so that a client still sending can finish
+ * and read the answer; the connection is closed at the upload's end or past that bound. */
+static void answer_upload_now(struct request *req)
 {
     dispatch(req);
+    req->answered_raw = true;
     const union MHD_ConnectionInfo *ci =
         MHD_get_connection_info(req->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
     if (!ci)
@@ -711,10 +712,6 @@ static void cut_upload(struct request *req)
             break;
     }
     buf_release(&b);
-    shutdown(ci->connect_fd, SHUT_WR);
-    char sink[4096];
-    for (int i = 0; i < 64 && recv(ci->connect_fd, sink, sizeof sink, MSG_DONTWAIT) > 0; i++)
-        ;
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
@@ -737,18 +734,25 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     }
     if (*upload_size) {
         size_t limit = body_limit(req->path);
+        if (req->answered_raw) { /* answered already: drop the rest, up to a bound */
+            req->drained += *upload_size;
+            *upload_size = 0;
+            return req->drained > HTTP_UPLOAD_DRAIN_MAX ? MHD_NO : MHD_YES;
+        }
         if (req->body.len + *upload_size > limit) {
             /* only a chunked upload gets here (a declared length over the cap was refused
-             * with the head): answer 413 and close as soon as the cap is passed */
+             * with the head): answer 413 as soon as the cap is passed */
             req->body_too_large = true;
-            cut_upload(req);
+            answer_upload_now(req);
             *upload_size = 0;
-            return MHD_NO;
+            return MHD_YES;
         }
         buf_append(&req->body, upload_data, *upload_size);
         *upload_size = 0;
         return MHD_YES;
     }
+    if (req->answered_raw)
+        return MHD_NO; /* the upload is over and answered: close */
     dispatch(req);
     return queue(req);
 }

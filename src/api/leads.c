@@ -166,6 +166,8 @@ void api_leads_get(struct request *req)
     jw_time(&w, l.updated_at);
     jw_key(&w, "incidentId");
     jw_str(&w, l.incident_id[0] ? l.incident_id : NULL);
+    jw_key(&w, "reason"); /* a Whistle extension: docs/api-decisions.md */
+    jw_str(&w, lead_public_reason(l.status, l.reason));
     jw_obj_end(&w);
     jw_obj_end(&w);
     reply_json(req, 200);

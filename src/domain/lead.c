@@ -19,6 +19,19 @@ size_t utf8_length(const char *s)
     return n;
 }
 
+const char *lead_public_reason(const char *status, const char *reason)
+{
+    static const char operator_prefix[] = "rejected by an operator";
+    if (!status || !reason || !*reason)
+        return NULL;
+    if (strcmp(status, "rejected") == 0) {
+        if (strncmp(reason, operator_prefix, sizeof operator_prefix - 1) == 0)
+            return operator_prefix;
+        return reason;
+    }
+    return strcmp(status, "failed") == 0 ? reason : NULL;
+}
+
 bool lead_clock_valid(const char *s)
 {
     size_t n = strlen(s);

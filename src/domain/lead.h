@@ -37,6 +37,11 @@ int lead_parse(const char *body, size_t len, struct lead_input *out, char *err, 
 void lead_input_release(struct lead_input *in);
 
 /* Field rules, exposed for unit tests. */
+/* What an agent may read of a lead's last decision (the status record's `reason`): the
+ * research reason of a rejected or failed lead, which speaks only of the lead's own game,
+ * play and sources; "rejected by an operator" without the operator's words; NULL for every
+ * other status (a duplicate's reason names other leads, and incidentId says enough). */
+const char *lead_public_reason(const char *status, const char *reason);
 bool lead_clock_valid(const char *s); /* M:SS or MM:SS, minutes 0..15 */
 bool lead_url_valid(const char *s);   /* absolute http(s) URI with a host (RFC 3986) */
 size_t utf8_length(const char *s);    /* characters of valid UTF-8 */

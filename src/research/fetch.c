@@ -238,6 +238,8 @@ int fetch_url(const struct fetch_policy *p, const char *url, int64_t now, struct
         out->error = "bad_scheme";
     } else if (rc == CURLE_URL_MALFORMAT) {
         out->error = "bad_url";
+    } else if (rc == CURLE_COULDNT_RESOLVE_HOST) {
+        out->error = "unresolvable"; /* no such host: retrying will not make it exist */
     } else {
         out->error = "unreachable";
     }

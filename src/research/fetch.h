@@ -41,7 +41,7 @@ struct fetch_result {
     long redirects;
     int64_t fetched_at;
     const char *error; /* NULL, or a static code: blocked_address, bad_scheme, bad_url,
-                          too_many_redirects, too_large, timeout, unreachable */
+                          too_many_redirects, too_large, timeout, unresolvable, unreachable */
 };
 
 /* Call once before any fetch (curl_global_init). */

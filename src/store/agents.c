@@ -288,7 +288,7 @@ int leads_get(struct store *s, const char *id, const char *account_id, struct le
 {
     struct store_stmt *st =
         store_prepare(s, "SELECT l.id, l.game_id, l.status, l.created_at, l.updated_at,"
-                         " CASE WHEN i.visibility = 'published' THEN i.id END"
+                         " CASE WHEN i.visibility = 'published' THEN i.id END, l.reason"
                          " FROM leads l LEFT JOIN incidents i ON i.id = l.incident_id"
                          " WHERE l.id = ? AND l.account_id = ?");
     if (!st)
@@ -303,6 +303,7 @@ int leads_get(struct store *s, const char *id, const char *account_id, struct le
         out->created_at = store_col_int(st, 3);
         out->updated_at = store_col_int(st, 4);
         store_col_copy(st, 5, out->incident_id, sizeof out->incident_id);
+        store_col_copy(st, 6, out->reason, sizeof out->reason);
     }
     store_reset(st);
     return rc < 0 ? rc : rc == STORE_ROW;

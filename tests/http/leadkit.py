@@ -153,10 +153,12 @@ def status_record(r, lead_id, game_id=GAME):
     body = r.json()
     assert set(body) == {"data"}, body
     d = body["data"]
-    assert set(d) == {"id", "game_id", "created_at", "status", "updatedAt", "incidentId"}, d
+    # the spec's keys, and `reason` (a Whistle extension, docs/api-decisions.md)
+    assert set(d) == {"id", "game_id", "created_at", "status", "updatedAt", "incidentId",
+                      "reason"}, d
     assert d["id"] == lead_id and d["game_id"] == game_id, d
     assert d["status"] == "pending", d
-    assert d["incidentId"] is None, d
+    assert d["incidentId"] is None and d["reason"] is None, d
     for k in ("created_at", "updatedAt"):
         assert isinstance(d[k], str) and UTC_TS_RE.match(d[k]), d
     assert parse_ts(d["updatedAt"]) >= parse_ts(d["created_at"]), d

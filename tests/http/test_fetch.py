@@ -26,7 +26,7 @@ from helpers import BIN
 KEYS = {"url", "final_url", "status", "content_type", "title", "publisher", "content_hash",
         "bytes", "redirects", "fetched_at", "error"}
 ERRORS = {"blocked_address", "bad_scheme", "too_many_redirects", "too_large", "timeout",
-          "unreachable", "bad_url"}
+          "unreachable", "unresolvable", "bad_url"}
 ISO_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$")
 PROXY_VARS = ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy",
               "ALL_PROXY", "no_proxy", "NO_PROXY")
@@ -780,6 +780,14 @@ def test_accepting_socket_that_never_reads_times_out():
     assert obj["status"] is None, obj
     assert 1.0 <= elapsed < 3.0, f"took {elapsed:.2f}s with --timeout-ms 1500"
     assert len(held) >= 1
+
+
+def test_unknown_host_is_unresolvable():
+    # .invalid never resolves (RFC 6761): a permanent failure, not "unreachable" (transient)
+    r, obj, _ = fetch("http://no-such-publisher.invalid/story", "--timeout-ms", GUARD)
+    assert r.returncode == 1, (obj, r.stderr)
+    assert obj["error"] == "unresolvable", obj
+    assert obj["status"] is None, obj
 
 
 def test_closed_port_is_unreachable(origins):

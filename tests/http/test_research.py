@@ -302,6 +302,7 @@ def test_operator_rejects_candidate(kit, origins):
     assert d["incidentId"] is None
     show = lead_show(kit, lead)
     assert "not an officiating call" in show["reason"]
+    assert d["reason"] == "rejected by an operator", d  # the operator's words stay private
     assert show["events"][-1]["actor"] == "operator"
     r = kit.cli("candidate", "publish", lead, "--db", str(kit.db))
     assert r.returncode == 1 and "not a candidate" in r.stderr
@@ -325,6 +326,7 @@ def test_unknown_play_rejected_without_fetching(kit, origins):
         d = wait_status(agent, lead, {"rejected", "published"})
         assert d["status"] == "rejected" and d["incidentId"] is None
         assert words in lead_show(kit, lead)["reason"], lead_show(kit, lead)
+        assert words in d["reason"], d  # the agent is told what to fix
     assert a.connections == 0 and b.connections == 0
 
 
@@ -335,14 +337,18 @@ def test_unreachable_sources_rejected(kit, origins):
     burl = blocked.page("/x", MENTION)
     start(kit, [a], "--auto-publish")
     agent = kit.agent()
-    lead = agent.submit(lead_body(source_urls=[gone, burl, "http://127.0.0.1:1/x"]))
+    lead = agent.submit(lead_body(source_urls=[gone, burl, "http://127.0.0.1:1/x",
+                                               "http://no-such-publisher.invalid/story"]))
     d = wait_status(agent, lead, {"rejected", "published", "failed"})
+    # a host that does not resolve is permanent too: rejected at once, never retried
     # 127.0.0.1:1 is not allow-listed either (blocked, permanent): no retry
     assert d["status"] == "rejected", lead_show(kit, lead)
     show = lead_show(kit, lead)
     assert "unreachable sources" in show["reason"]
     errors = [f["error"] for f in show["fetches"]]
-    assert errors == ["http_status", "blocked_address", "blocked_address"], show["fetches"]
+    assert errors == ["http_status", "blocked_address", "blocked_address", "unresolvable"], \
+        show["fetches"]
+    assert "unreachable sources" in d["reason"], d
     assert blocked.connections == 0
 
 
@@ -436,6 +442,7 @@ def test_duplicate_of_earlier_lead_by_source_url(kit, origins):
     d2 = wait_status(second_agent, second, {"duplicate", "published", "rejected"})
     assert d2["status"] == "duplicate"
     assert d2["incidentId"] == d1["incidentId"]
+    assert d1["reason"] is None and d2["reason"] is None  # never another agent's lead
     assert "cites" in lead_show(kit, second)["reason"]
     # one incident, not two
     listed = kit.server.json(f"/api/v1/incidents?game_id={GAME}&limit=100")["data"]

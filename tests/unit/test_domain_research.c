@@ -132,6 +132,7 @@ static void test_backoff_and_transient(void **state)
     assert_true(research_fetch_transient("timeout", -1));
     assert_true(research_fetch_transient("unreachable", -1));
     assert_false(research_fetch_transient("blocked_address", -1));
+    assert_false(research_fetch_transient("unresolvable", -1));
     assert_false(research_fetch_transient("too_large", -1));
     assert_false(research_fetch_transient("bad_scheme", -1));
     assert_true(research_fetch_transient(NULL, 503));

@@ -45,7 +45,7 @@ DEPS_BUILD := build-essential pkg-config libmicrohttpd-dev libjansson-dev libsql
               libsodium-dev liburiparser-dev libxml2-dev libcurl4-openssl-dev libpsl-dev libpq-dev \
               libcsv-dev
 DEPS_TEST  := libcmocka-dev python3 python3-pytest python3-requests python3-jsonschema \
-              python3-feedparser python3-bs4 python3-aiosmtpd chromium curl \
+              python3-feedparser python3-bs4 python3-aiosmtpd chromium curl jq \
               sqlite3 clang-format
 DEPS_BENCH := wrk nginx-light curl sqlite3
 DEPS_FUZZ  := clang libclang-rt-14-dev
@@ -63,13 +63,16 @@ MIGRATIONS := $(sort $(wildcard src/store/migrations/*.sql))
 UNIT_SRCS  := $(wildcard tests/unit/test_*.c)
 UNIT_BINS  := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps deps-bench deps-pg run test unit style lint-openapi bench docs clean fuzz \
-        fuzz-build FORCE
+.PHONY: all deps deps-run deps-bench deps-pg run test unit style lint-openapi bench docs clean \
+        fuzz fuzz-build FORCE
 
 all: $(BUILD)/whistle
 
 deps:
 	@scripts/deps.sh $(DEPS_BUILD) $(DEPS_TEST)
+
+deps-run:
+	@scripts/deps.sh $(DEPS_BUILD)
 
 deps-bench:
 	@scripts/deps.sh $(DEPS_BENCH)
@@ -130,12 +133,18 @@ fuzz:
 	@$(MAKE) --no-print-directory FUZZ=1 fuzz-build
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) bash tests/fuzz/run.sh build/fuzz $(FUZZ_NAMES)
 
-run: deps all
-	$(BUILD)/whistle import --if-empty data/demo.json --db whistle.db
-	$(BUILD)/whistle games sync --provider nflverse data/providers/nflverse-sample.csv --db whistle.db
-	$(BUILD)/whistle games sync --provider cfbd --season 2026 --db whistle.db \
-	    --file data/providers/cfbd-sample.json --teams-file data/providers/cfbd-teams-sample.json
-	$(BUILD)/whistle serve --db whistle.db
+# make run [PORT=8080] [HOST=127.0.0.1]: the sample database, the sample publishers of the
+# README tour (whistle demo-sources, stopped with the server) and the server allowed to fetch
+# them; installs only what building and running need
+PORT ?= 8080
+HOST ?= 127.0.0.1
+DEMO_SOURCES := 127.0.0.2:8091 127.0.0.3:8091
+run: deps-run all
+	scripts/demo-db.sh $(BUILD)/whistle whistle.db
+	@$(BUILD)/whistle demo-sources $(DEMO_SOURCES:%=--listen %) & demo=$$!; \
+	  trap 'kill $$demo 2>/dev/null' EXIT INT TERM; \
+	  $(BUILD)/whistle serve --db whistle.db --listen $(HOST):$(PORT) \
+	    $(DEMO_SOURCES:%=--allow-fetch %)
 
 style:
 	@scripts/check-banned.sh

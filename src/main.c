@@ -35,14 +35,15 @@ static const struct {
     {"lead", cli_lead, "list leads, show one with its research audit trail"},
     {"games", cli_games, "sync games from a provider (nflverse, CollegeFootballData)"},
     {"worker", cli_worker, "run the background worker alone (research, outbox, housekeeping)"},
+    {"demo-sources", cli_demo_sources, "serve sample articles on loopback for the README tour"},
 };
 
 static int usage(FILE *to)
 {
     fputs("usage: whistle COMMAND [OPTIONS]\n\ncommands:\n", to);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        fprintf(to, "  %-10s %s\n", commands[i].name, commands[i].help);
-    fputs("  version    print the version (also --version)\n"
+        fprintf(to, "  %-12s %s\n", commands[i].name, commands[i].help);
+    fputs("  version      print the version (also --version)\n"
           "\nEvery command takes --db PATH (or WHISTLE_DB; default ./whistle.db).\n"
           "whistle serve --help and whistle worker --help list their options.\n",
           to);

@@ -29,6 +29,7 @@ int cli_audit(int argc, char **argv);
 int cli_lead(int argc, char **argv);
 int cli_worker(int argc, char **argv);
 int cli_games(int argc, char **argv);
+int cli_demo_sources(int argc, char **argv);
 
 /* The CollegeFootballData key: the first line of key_file, else $WHISTLE_CFBD_KEY, else ""
  * (out, outlen). 0, or -1 with the reason in err (unreadable file, a space or control

@@ -138,6 +138,9 @@ struct request {
 /* Runs the server until SIGINT/SIGTERM, then stops accepting, lets in-flight requests
  * finish (up to 10 s) and returns 0; -1 when it cannot start. */
 int http_serve(const struct server_config *cfg, const struct route *routes, size_t nroutes);
+/* Whether the listen address can be bound now (a busy port, a foreign address): 0, or -1
+ * with a sentence naming the port in err. serve checks before it starts the worker. */
+int http_listen_check(const char *listen, char *err, size_t errlen);
 
 /* Handler unit tests: http_fake_setup() installs the route table and configuration that
  * http_fake_request() dispatches through (no socket, no response cache). The request is

@@ -978,6 +978,34 @@ static int resolve_listen(const char *listen, struct sockaddr_storage *ss, sockl
     return 0;
 }
 
+int http_listen_check(const char *listen, char *err, size_t errlen)
+{
+    struct sockaddr_storage ss;
+    socklen_t sslen;
+    if (resolve_listen(listen, &ss, &sslen) < 0) {
+        snprintf(err, errlen, "cannot use listen address %s (want HOST:PORT)", listen);
+        return -1;
+    }
+    int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return 0; /* MHD will say what is wrong */
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    int rc = bind(fd, (struct sockaddr *)&ss, sslen);
+    int e = errno;
+    close(fd);
+    if (rc == 0 || (e != EADDRINUSE && e != EADDRNOTAVAIL && e != EACCES))
+        return 0;
+    const char *colon = strrchr(listen, ':');
+    snprintf(err, errlen,
+             e == EADDRINUSE ? "port %s on %.*s is already in use (another whistle serve? choose "
+                               "another with --listen HOST:PORT, or make run PORT=N)"
+             : e == EACCES   ? "port %s on %.*s needs privileges (choose a port above 1023)"
+                             : "port %s: %.*s is not an address of this machine",
+             colon + 1, (int)(colon - listen), listen);
+    return -1;
+}
+
 int http_serve(const struct server_config *cfg, const struct route *table, size_t n)
 {
     routes = table;

@@ -50,7 +50,8 @@ static const struct opt_spec rows[] = {
      .shown = "serve: http:// and --listen; worker: http://127.0.0.1:8080",
      .help = "origin of every URL the API, the pages and account email emit; set it to the "
              "public address behind a proxy. It is also the one origin browsers may post "
-             "from: ballots and account forms from another Origin are refused (403)"},
+             "from: ballots and account forms from another Origin are refused (403); on a "
+             "loopback base URL, localhost, 127.0.0.1 and [::1] on its port are that origin"},
     {"threads", OPT_INT, S, "N", 1, 256, .shown = "one per core", AT(http.threads),
      .help = "libmicrohttpd's thread pool; each thread has its own database connection"},
     {"poll", OPT_BOOL, S, NULL, AT(http.use_poll),

@@ -1,6 +1,7 @@
 #ifndef WHISTLE_UTIL_URLHOST_H
 #define WHISTLE_UTIL_URLHOST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -18,5 +19,12 @@ int url_host(const char *url, char *out, size_t n);
  * IP literal or a host that is itself a public suffix (or has no dot), the host. Returns 0
  * or -1 as url_host(). */
 int url_registrable_domain(const char *url, char *out, size_t n);
+
+/* Whether url (an Origin header or a Referer) has the origin of base: the same scheme, host
+ * and port (the scheme's default when absent), case-insensitively. When base's host is a
+ * loopback spelling (localhost, 127.0.0.1, ::1), every loopback spelling counts as that
+ * host: http://localhost:8080 and http://127.0.0.1:8080 are one local server. "null" and
+ * anything unparsable are never the same origin. */
+bool url_same_origin(const char *base, const char *url);
 
 #endif

@@ -17,24 +17,25 @@
 #include "domain/voter.h"
 #include "util/form.h"
 #include "util/html.h"
+#include "util/urlhost.h"
 #include "web/web.h"
-
-static bool starts_with(const char *s, const char *prefix)
-{
-    return s && strncmp(s, prefix, strlen(prefix)) == 0;
-}
 
 bool web_same_origin(struct request *req)
 {
-    const char *base = req->cfg->base_url;
+    /* the Origin header, else the Referer; on a loopback base URL every loopback spelling
+     * (localhost, 127.0.0.1, [::1]) with its scheme and port is the same origin */
     const char *origin = http_header(req, "Origin");
-    if (origin)
-        return strcmp(origin, base) == 0;
-    const char *referer = http_header(req, "Referer");
-    if (!referer || !starts_with(referer, base))
-        return false;
-    char next = referer[strlen(base)];
-    return next == '/' || next == '\0' || next == '?' || next == '#';
+    return url_same_origin(req->cfg->base_url, origin ? origin : http_header(req, "Referer"));
+}
+
+const char *web_browser_origin(struct request *req)
+{
+    const char *base = req->cfg->base_url, *host = http_header(req, "Host");
+    const char *sep = strstr(base, "://");
+    if (!host || !sep || strcspn(host, "/?#@ ") != strlen(host))
+        return base;
+    char *mine = arena_printf(&req->arena, "%.*s://%s", (int)(sep - base), base, host);
+    return mine && strcmp(mine, base) != 0 && url_same_origin(base, mine) ? mine : base;
 }
 
 struct app_ctx web_app_ctx(struct request *req, struct store *s, int64_t now)
@@ -89,12 +90,24 @@ static const char *field(const struct web_form *f, const char *name)
     return NULL;
 }
 
+/* The page a form was on, for the link back from a refusal: the path itself where a GET
+ * answers it, else the page that shows the form. */
+static const char *form_page(const char *path)
+{
+    if (strncmp(path, "/developers", 11) == 0)
+        return "/developers";
+    if (strcmp(path, "/account/resend-verification") == 0 ||
+        strcmp(path, "/account/signout") == 0 || strcmp(path, "/account/password") == 0)
+        return "/account";
+    return path;
+}
+
 /* The form check of every POST: same origin, then the CSRF token of the session (sess) or,
  * without one, of the anonymous voter cookie. Answers 403 itself and returns -1. */
 int web_post_guard(struct request *req, const struct session_row *sess, const char *csrf)
 {
     if (!web_same_origin(req)) {
-        web_error_page(req, 403, "cross-origin form refused (Origin/Referer)");
+        web_form_refused(req, WEB_REFUSED_ORIGIN, form_page(req->path));
         return -1;
     }
     char vid[VOTER_ID_LEN + 1];
@@ -102,9 +115,7 @@ int web_post_guard(struct request *req, const struct session_row *sess, const ch
                    : voter_check_cookie(http_cookie(req, VOTER_COOKIE_NAME), vid) &&
                          voter_csrf_ok(vid, csrf);
     if (!ok) {
-        web_error_page(req, 403,
-                       "missing or expired form token (CSRF): reload the page and try again "
-                       "(cookies must be enabled)");
+        web_form_refused(req, WEB_REFUSED_TOKEN, form_page(req->path));
         return -1;
     }
     return 0;
@@ -182,7 +193,7 @@ struct store *web_session_post(struct request *req, struct web_form *f, int64_t 
     if (!*signed_in) {
         if (signed_out_ok)
             return s;
-        web_error_page(req, 403, "sign in first");
+        web_form_refused(req, WEB_REFUSED_SIGNED_OUT, "/account/signin");
         return NULL;
     }
     if (web_post_guard(req, sess, field(f, "csrf")) < 0)

@@ -69,6 +69,39 @@ void web_error_page(struct request *req, int status, const char *fmt, ...)
     web_reply_html(req, status);
 }
 
+void web_form_refused(struct request *req, enum web_refusal why, const char *back)
+{
+    buf_reset(&req->out);
+    static const char *const titles[] = {"We could not accept this form", "This form has expired",
+                                         "You are signed out"};
+    bool origin = why == WEB_REFUSED_ORIGIN;
+    web_page_begin(&req->out, titles[why]);
+    html_raw(&req->out, "<h1>");
+    html_text(&req->out, titles[why]);
+    html_raw(&req->out, "</h1><p class=\"error\" id=\"refusal\">");
+    if (why == WEB_REFUSED_SIGNED_OUT) {
+        html_text(&req->out, "Your session has ended (or you never signed in on this "
+                             "browser), so nothing was saved. Sign in, then try again.");
+    } else if (origin) {
+        html_text(&req->out, "It did not come from one of Whistle's own pages, so, to protect "
+                             "you, nothing was saved. Go back to the page, reload it, and "
+                             "send the form from there. Whistle's pages are at ");
+        html_text(&req->out, req->cfg->base_url);
+        html_text(&req->out, ".");
+    } else {
+        html_text(&req->out, "The page was open too long, or your browser did not send "
+                             "Whistle's cookie, so nothing was saved. Go back, reload the page "
+                             "and try again (Whistle needs cookies to accept a form).");
+    }
+    html_raw(&req->out, "</p><p><a id=\"back\" href=\"");
+    html_attr(&req->out, back && back[0] == '/' ? back : "/");
+    html_raw(&req->out,
+             why == WEB_REFUSED_SIGNED_OUT ? "\">Sign in</a>" : "\">Back to the page</a>");
+    html_raw(&req->out, " · <a href=\"/\">Latest debates</a></p>");
+    web_page_end(&req->out);
+    web_reply_html(req, 403);
+}
+
 void web_unavailable(struct request *req)
 {
     reply_header(req, "Retry-After", HTTP_RETRY_AFTER_S);
@@ -89,7 +122,7 @@ int web_no_query(struct request *req)
 void web_redirect(struct request *req, int status, const char *path)
 {
     struct buf b = BUF_INIT;
-    buf_printf(&b, "%s%s", req->cfg->base_url, path);
+    buf_printf(&b, "%s%s", web_browser_origin(req), path);
     reply_header(req, "Location", arena_strdup(&req->arena, b.p));
     buf_reset(&req->out);
     html_raw(&req->out, "<!doctype html><title>Moved</title><a href=\"");

@@ -147,13 +147,20 @@ void web_vote(struct request *req)
         unavailable(req, v.json);
         return;
     }
+    const char *back = arena_printf(&req->arena, "/incidents/%s", req->param);
     if (!signed_in && !voter_check_cookie(http_cookie(req, VOTER_COOKIE_NAME), voter_id)) {
-        fail(req, v.json, 403, ERR_CSRF,
-             "no valid voter cookie: open the incident page, then vote from it");
+        if (!v.json)
+            web_form_refused(req, WEB_REFUSED_TOKEN, back);
+        else
+            fail(req, true, 403, ERR_CSRF,
+                 "no valid voter cookie: open the incident page, then vote from it");
         return;
     }
     if (!web_same_origin(req)) {
-        fail(req, v.json, 403, ERR_CSRF, "cross-origin ballot refused (Origin/Referer)");
+        if (!v.json)
+            web_form_refused(req, WEB_REFUSED_ORIGIN, back);
+        else
+            fail(req, true, 403, ERR_CSRF, "cross-origin ballot refused (Origin/Referer)");
         return;
     }
     if (bad < 0) {
@@ -162,7 +169,10 @@ void web_vote(struct request *req)
     }
     if (signed_in ? !account_session_csrf_ok(sess.hash, v.csrf)
                   : !voter_csrf_ok(voter_id, v.csrf)) {
-        fail(req, v.json, 403, ERR_CSRF, "missing or wrong CSRF token: reload the page");
+        if (!v.json)
+            web_form_refused(req, WEB_REFUSED_TOKEN, back);
+        else
+            fail(req, true, 403, ERR_CSRF, "missing or wrong CSRF token: reload the page");
         return;
     }
     if (signed_in)

@@ -114,6 +114,13 @@ void web_voter_of(struct request *req, char id[VOTER_ID_LEN + 1]);
 
 /* Same-origin: Origin equals the base URL's origin, or without Origin, a Referer under it. */
 bool web_same_origin(struct request *req);
+/* A refused form, in words a fan understands (403 page): why nothing was saved, what to do,
+ * and a link back to the form's page (a path on this site; "/" otherwise). */
+enum web_refusal { WEB_REFUSED_ORIGIN, WEB_REFUSED_TOKEN, WEB_REFUSED_SIGNED_OUT };
+void web_form_refused(struct request *req, enum web_refusal why, const char *back);
+/* The origin the browser used for this request: the base URL, or on a loopback base URL the
+ * loopback spelling in the Host header (so a redirect keeps the browser on its cookies). */
+const char *web_browser_origin(struct request *req);
 /* A form's fields by name (names NULL-terminated, at most 8; a value is NULL when absent).
  * bad is -1 when the body was not a form or had an unknown or repeated field (err says
  * which). */

@@ -51,11 +51,42 @@ static void test_registrable(void **state)
     assert_string_equal(d, e);
 }
 
+static void test_same_origin(void **state)
+{
+    (void)state;
+    const char *local = "http://127.0.0.1:8080";
+    /* the loopback spellings of a loopback base, same scheme and port */
+    assert_true(url_same_origin(local, "http://127.0.0.1:8080"));
+    assert_true(url_same_origin(local, "http://localhost:8080"));
+    assert_true(url_same_origin(local, "http://LOCALHOST:8080/incidents/x?y#z"));
+    assert_true(url_same_origin(local, "http://[::1]:8080"));
+    assert_true(url_same_origin("http://localhost:8080", "http://127.0.0.1:8080/"));
+    assert_true(url_same_origin("http://[::1]:8080/", "http://localhost:8080"));
+    /* another port, another scheme, another host, nothing at all */
+    assert_false(url_same_origin(local, "http://localhost:8081"));
+    assert_false(url_same_origin(local, "https://localhost:8080"));
+    assert_false(url_same_origin(local, "http://localhost"));
+    assert_false(url_same_origin(local, "http://127.0.0.2:8080"));
+    assert_false(url_same_origin(local, "http://evil.example:8080"));
+    assert_false(url_same_origin(local, "null"));
+    assert_false(url_same_origin(local, ""));
+    assert_false(url_same_origin(local, NULL));
+    /* a public base: its own host only, default ports understood */
+    const char *pub = "https://whistle.example";
+    assert_true(url_same_origin(pub, "https://whistle.example"));
+    assert_true(url_same_origin(pub, "https://Whistle.Example:443/developers"));
+    assert_false(url_same_origin(pub, "http://whistle.example"));
+    assert_false(url_same_origin(pub, "https://localhost"));
+    assert_false(url_same_origin(pub, "https://whistle.example.evil.example"));
+    assert_false(url_same_origin("https://localhost", pub));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_host),
         cmocka_unit_test(test_registrable),
+        cmocka_unit_test(test_same_origin),
     };
     return cmocka_run_group_tests_name("util/urlhost", tests, NULL, NULL);
 }

@@ -15,6 +15,7 @@ extern const size_t api_nroutes;
 /* Handlers, one file per resource. */
 void api_games_list(struct request *req);
 void api_games_get(struct request *req);
+void api_teams_list(struct request *req);
 void api_incidents_list(struct request *req);
 void api_incidents_get(struct request *req);
 void api_incident_comments(struct request *req); /* comments.c */

@@ -10,6 +10,7 @@
 const struct route api_routes[] = {
     {HTTP_GET, "/api/v1/games", false, api_games_list, 0, ROUTE_CACHEABLE | ROUTE_CORS, NULL},
     {HTTP_GET, "/api/v1/games/", true, api_games_get, 0, ROUTE_CACHEABLE | ROUTE_CORS, NULL},
+    {HTTP_GET, "/api/v1/teams", false, api_teams_list, 0, ROUTE_CACHEABLE | ROUTE_CORS, NULL},
     {HTTP_GET, "/api/v1/incidents", false, api_incidents_list, 0, ROUTE_CACHEABLE | ROUTE_CORS,
      NULL},
     {HTTP_GET, "/api/v1/incidents/", true, api_incidents_get, 0, ROUTE_CACHEABLE | ROUTE_CORS,

@@ -121,6 +121,16 @@ int game_read(const struct app_ctx *c, const char *id, struct game *out, int64_t
     return found < 0 || rc < 0 ? APP_UNAVAILABLE : found == 1;
 }
 
+int team_list(const struct app_ctx *c, const char *league, int64_t limit, int64_t offset,
+              struct team **list, size_t *n, bool *more)
+{
+    *list = NULL;
+    *n = 0;
+    *more = false;
+    return teams_list(c->s, c->a, league, limit, offset, list, n, more) < 0 ? APP_UNAVAILABLE
+                                                                            : APP_OK;
+}
+
 int game_list(const struct app_ctx *c, const struct game_filter *f, struct game **list, size_t *n,
               bool *more)
 {

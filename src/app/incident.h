@@ -58,6 +58,12 @@ int incident_list(const struct app_ctx *c, const struct incident_filter *f, stru
 int game_read(const struct app_ctx *c, const char *id, struct game *out, int64_t limit,
               struct incident **list, size_t *n);
 
+/* One page of teams by ID, of one league or all (league NULL). APP_OK or APP_UNAVAILABLE;
+ * list in c->a. */
+struct team;
+int team_list(const struct app_ctx *c, const char *league, int64_t limit, int64_t offset,
+              struct team **list, size_t *n, bool *more);
+
 /* One page of games (api-v1.md ordering). APP_OK or APP_UNAVAILABLE; list in c->a. */
 struct game_filter;
 int game_list(const struct app_ctx *c, const struct game_filter *f, struct game **list, size_t *n,

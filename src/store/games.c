@@ -106,6 +106,37 @@ int games_list(struct store *s, struct arena *a, const struct game_filter *f, st
     return 0;
 }
 
+int teams_list(struct store *s, struct arena *a, const char *league, int64_t limit, int64_t offset,
+               struct team **out, size_t *n, bool *more)
+{
+    struct where w;
+    where_init(&w, "SELECT " TEAM_COLS("t") " FROM teams t WHERE 1 = 1");
+    where_text(&w, "t.league = ?", league);
+    buf_puts(&w.sql, " ORDER BY t.id LIMIT ? OFFSET ?");
+    int i, rc = 0;
+    struct store_stmt *st = where_prepare(&w, s, &i);
+    if (!st)
+        return STORE_ERR;
+    store_bind_int(st, i++, limit + 1);
+    store_bind_int(st, i++, offset);
+    struct team *teams = arena_alloc(a, sizeof *teams * (size_t)limit);
+    size_t count = 0;
+    *more = false;
+    while ((rc = store_step(st)) == STORE_ROW) {
+        if (count == (size_t)limit) {
+            *more = true;
+            break;
+        }
+        read_team(a, st, 0, &teams[count++]);
+    }
+    store_reset(st);
+    if (rc < 0)
+        return rc;
+    *out = teams;
+    *n = count;
+    return 0;
+}
+
 int games_get(struct store *s, struct arena *a, const char *id, struct game *out)
 {
     struct store_stmt *st = store_prepare(s, GAME_SELECT " WHERE g.id = ?");

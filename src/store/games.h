@@ -24,6 +24,11 @@ int games_list(struct store *s, struct arena *a, const struct game_filter *f, st
 /* Reads one game: 1 found, 0 no such game, or a negative store_rc. */
 int games_get(struct store *s, struct arena *a, const char *id, struct game *out);
 
+/* One page of teams by ID (league NULL: every league) into *out (arena-owned, *n entries);
+ * *more tells whether a further team exists. Returns 0 or a negative store_rc. */
+int teams_list(struct store *s, struct arena *a, const char *league, int64_t limit, int64_t offset,
+               struct team **out, size_t *n, bool *more);
+
 /* Calls fn for every team, then returns; the team's strings live until fn returns. */
 int teams_each(struct store *s, int (*fn)(void *ctx, const struct team *t), void *ctx);
 /* Calls fn for every game in ID order. */

@@ -91,7 +91,7 @@ struct target {
     const struct source *src;
     const struct question *q;
     const struct incident *fields;
-    bool clarify;
+    bool clarify, across_games;
 };
 
 static int withdraw_tx(const struct app_ctx *c, const void *p, struct edit_result *r)
@@ -141,6 +141,12 @@ static int merge_tx(const struct app_ctx *c, const void *p, struct edit_result *
                    "incident %s has %lld duplicate(s) merged into it; merging it would make a "
                    "chain (merge those into %s first)",
                    t->id, (long long)st.duplicates, t->other);
+    if (strcmp(st.game_id, sv.game_id) != 0 && !t->across_games)
+        return say(c, r, EDIT_REFUSED,
+                   "incident %s is about game %s but %s is about game %s: a duplicate reports the "
+                   "same play of the same game, so readers of %s would land on another game's "
+                   "debate (if the game was recorded twice, merge anyway with --force)",
+                   t->id, st.game_id, t->other, sv.game_id, t->id);
     if ((rc = admin_set_visibility(c->s, t->id, visibility_names[VISIBILITY_MERGED], t->other,
                                    c->now)) < 0 ||
         (rc = app_audit(c, "incident.merge", "incident", t->id,
@@ -151,12 +157,12 @@ static int merge_tx(const struct app_ctx *c, const void *p, struct edit_result *
 }
 
 int incident_merge(const struct app_ctx *c, const char *id, const char *into, const char *reason,
-                   struct edit_result *r)
+                   bool across_games, struct edit_result *r)
 {
     memset(r, 0, sizeof *r);
     if (strcmp(id, into) == 0)
         return say(c, r, EDIT_INVALID, "an incident cannot be merged into itself");
-    struct target t = {.id = id, .other = into, .reason = reason};
+    struct target t = {.id = id, .other = into, .reason = reason, .across_games = across_games};
     return in_tx(c, r, merge_tx, &t);
 }
 

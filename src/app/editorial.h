@@ -32,8 +32,10 @@ struct edit_result {
 /* id and into are normalized UUIDs; reason may be NULL. */
 int incident_withdraw(const struct app_ctx *c, const char *id, const char *reason,
                       struct edit_result *r);
+/* A duplicate reports the same play of the same game: merging incidents of two different
+ * games is refused (EDIT_REFUSED, the message says why) unless across_games. */
 int incident_merge(const struct app_ctx *c, const char *id, const char *into, const char *reason,
-                   struct edit_result *r);
+                   bool across_games, struct edit_result *r);
 /* status: developing, corroborated, explained, resolved. */
 int incident_set_status(const struct app_ctx *c, const char *id, const char *status,
                         struct edit_result *r);

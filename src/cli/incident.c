@@ -16,7 +16,8 @@
 
 static const char incident_usage[] =
     "whistle incident withdraw ID [--reason TEXT] [--db PATH] [--json]\n"
-    "       whistle incident merge ID --into SURVIVOR [--reason TEXT] [--db PATH] [--json]\n"
+    "       whistle incident merge ID --into SURVIVOR [--force] [--reason TEXT] [--db PATH] "
+    "[--json]\n"
     "       whistle incident set-question ID --file Q.json [--clarify] [--db PATH] [--json]\n"
     "       whistle incident set-status ID developing|corroborated|explained|resolved "
     "[--db PATH] [--json]\n"
@@ -26,7 +27,7 @@ static const char incident_usage[] =
 struct args {
     const char *db, *into, *file, *id, *value;
     const char *url, *kind, *title, *supports, *publisher, *published_at, *reason;
-    bool json, clarify;
+    bool json, clarify, force;
 };
 
 /* Maps a use case's outcome to the CLI's: CLI_OK, or the reason printed and CLI_REFUSED. */
@@ -56,7 +57,7 @@ static int merge(const struct app_ctx *c, struct args *a, struct buf *out)
     if (uuid_normalize(a->into, into) < 0)
         return cli_refuse("--into must name the surviving incident's UUID");
     struct edit_result r;
-    int rc = outcome(incident_merge(c, a->id, into, a->reason, &r), &r);
+    int rc = outcome(incident_merge(c, a->id, into, a->reason, a->force, &r), &r);
     if (rc == CLI_OK)
         buf_printf(out, "{\"id\":\"%s\",\"duplicate_of\":\"%s\"}", a->id, into);
     return rc;
@@ -132,6 +133,7 @@ int cli_incident(int argc, char **argv)
                                          {"publisher", required_argument, NULL, 'p'},
                                          {"published-at", required_argument, NULL, 'P'},
                                          {"reason", required_argument, NULL, 'r'},
+                                         {"force", no_argument, NULL, 'F'},
                                          {NULL, 0, NULL, 0}};
     static const struct {
         const char *name;
@@ -164,6 +166,9 @@ int cli_incident(int argc, char **argv)
             break;
         case 'c':
             a.clarify = true;
+            break;
+        case 'F':
+            a.force = true;
             break;
         case 'u':
             a.url = optarg;

@@ -72,8 +72,8 @@ int admin_incident_state(struct store *s, const char *id, struct incident_state 
     out->question_version = MODEL_NULL;
     struct store_stmt *st = store_prepare(
         s, "SELECT visibility, duplicate_of, slug, question_version, published_at, created_at,"
-           " updated_at, (SELECT count(*) FROM incidents d WHERE d.duplicate_of = i.id), status"
-           " FROM incidents i WHERE id = ?");
+           " updated_at, (SELECT count(*) FROM incidents d WHERE d.duplicate_of = i.id), status,"
+           " game_id FROM incidents i WHERE id = ?");
     if (!st)
         return STORE_ERR;
     store_bind_text(st, 1, id);
@@ -88,6 +88,7 @@ int admin_incident_state(struct store *s, const char *id, struct incident_state 
         out->updated_at = store_col_int(st, 6);
         out->duplicates = store_col_int(st, 7);
         store_col_copy(st, 8, out->status, sizeof out->status);
+        store_col_copy(st, 9, out->game_id, sizeof out->game_id);
     }
     store_reset(st);
     return rc < 0 ? rc : rc == STORE_ROW;

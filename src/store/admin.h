@@ -33,6 +33,7 @@ struct incident_state {
     int64_t question_version; /* MODEL_NULL when none */
     int64_t published_at, created_at, updated_at;
     int64_t duplicates; /* incidents merged into this one */
+    char game_id[256];
 };
 /* 1 found (out filled), 0 no such incident (out zeroed, question_version MODEL_NULL). */
 int admin_incident_state(struct store *s, const char *id, struct incident_state *out);

@@ -77,7 +77,7 @@ def test_withdraw_missing_incident_refused(server_factory):
 
 def test_merge_redirects_308(server_factory):
     s = server_factory.start()
-    ok(run_cli("incident", "merge", I7, "--into", I1, "--db", s.db))
+    ok(run_cli("incident", "merge", I7, "--force", "--into", I1, "--db", s.db))
     r = s.get(f"/api/v1/incidents/{I7}")
     assert r.status_code == 308
     loc = f"{BASE}/api/v1/incidents/{I1}"
@@ -95,7 +95,7 @@ def test_merge_redirects_308(server_factory):
 
 def test_merge_json_output(server_factory):
     db = server_factory.new_db()
-    r = ok(run_cli("incident", "merge", I8, "--into", I3, "--db", db, "--json"))
+    r = ok(run_cli("incident", "merge", I8, "--force", "--into", I3, "--db", db, "--json"))
     assert isinstance(json.loads(r.stdout), dict)
 
 
@@ -111,7 +111,7 @@ def test_merge_json_output(server_factory):
 def test_merge_refused(server_factory, src, into, why):
     s = server_factory.start()
     before = export_db(s.db)
-    refused(run_cli("incident", "merge", src, "--into", into, "--db", s.db))
+    refused(run_cli("incident", "merge", src, "--force", "--into", into, "--db", s.db))
     assert export_db(s.db) == before, why
     if src != MISSING_UUID:
         r = s.get(f"/api/v1/incidents/{src}")
@@ -140,12 +140,22 @@ def test_withdrawn_survivor_takes_its_duplicates_along(server_factory):
     assert s.head(f"/api/v1/incidents/{DUPLICATE}").status_code == 404
 
 
+def test_merge_across_games_needs_force(server_factory):
+    # I7 (cfb:2025-w13) and I1 (cfb:2024-w01-a) are about different games
+    db = server_factory.new_db()
+    before = export_db(db)
+    refused(run_cli("incident", "merge", I7, "--into", I1, "--db", db),
+            "is about game cfb:2025-w13", "cfb:2024-w01-a", "--force")
+    assert export_db(db) == before
+    ok(run_cli("incident", "merge", I7, "--into", I1, "--force", "--db", db))
+
+
 def test_merge_chain_refused_after_cli_merge(server_factory):
     db = server_factory.new_db()
-    ok(run_cli("incident", "merge", I8, "--into", I3, "--db", db))
+    ok(run_cli("incident", "merge", I8, "--force", "--into", I3, "--db", db))
     before = export_db(db)
-    refused(run_cli("incident", "merge", I7, "--into", I8, "--db", db))  # into a duplicate
-    refused(run_cli("incident", "merge", I8, "--into", I1, "--db", db))  # already merged
+    refused(run_cli("incident", "merge", I7, "--force", "--into", I8, "--db", db))  # into a duplicate
+    refused(run_cli("incident", "merge", I8, "--force", "--into", I1, "--db", db))  # already merged
     assert export_db(db) == before
 
 

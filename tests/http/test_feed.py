@@ -186,7 +186,7 @@ def test_withdrawn_vanishes_on_next_request(server_factory):
     cli_ok("incident", "withdraw", I1, "--db", s.db)
     links = {it.findtext("link") for it in items(fetch(s).content)}
     assert i1 not in links and i7 in links
-    cli_ok("incident", "merge", I7, "--into", "33333333-3333-4333-8333-333333333333",
+    cli_ok("incident", "merge", I7, "--force", "--into", "33333333-3333-4333-8333-333333333333",
            "--db", s.db)
     links = {it.findtext("link") for it in items(fetch(s).content)}
     assert i7 not in links

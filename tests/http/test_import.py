@@ -320,7 +320,7 @@ def test_round_trip_after_cli_changes(server_factory, tmp_path):
                              "option_a_label": "A", "option_b_label": "B",
                              "unsure_label": "?"}), encoding="utf-8")
     for args in (["incident", "set-question", I1, "--file", q],
-                 ["incident", "merge", I7, "--into", I1],
+                 ["incident", "merge", I7, "--force", "--into", I1],
                  ["incident", "set-status", "88888888-8888-4888-8888-888888888888", "explained"],
                  ["incident", "withdraw", "99999999-9999-4999-8999-999999999999"]):
         r = run_cli(*args, "--db", a.db)

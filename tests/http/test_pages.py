@@ -359,7 +359,7 @@ def test_withdraw_and_merge_take_effect_on_next_request(server_factory):
     page(s, "/incidents/foxtrot-charlie-clock")
     page(s, "/incidents/echo-bravo-sideline-warning")
     cli_ok("incident", "withdraw", I4, "--db", s.db)
-    cli_ok("incident", "merge", I7, "--into", I1, "--db", s.db)
+    cli_ok("incident", "merge", I7, "--force", "--into", I1, "--db", s.db)
     assert s.get("/incidents/foxtrot-charlie-clock").status_code == 404
     assert s.get(f"/incidents/{I4}").status_code == 404
     for p in ("/incidents/echo-bravo-sideline-warning", f"/incidents/{I7}"):

@@ -423,7 +423,7 @@ def test_merged_incident_409(srv, voters, target):
 def test_merged_at_runtime_409(srv, voters):
     v = voters("echo-bravo-sideline-warning")
     assert v.vote("echo-bravo-sideline-warning", "correct").status_code == 200
-    cli_ok("incident", "merge", "77777777-7777-4777-8777-777777777777", "--into", I1,
+    cli_ok("incident", "merge", "77777777-7777-4777-8777-777777777777", "--force", "--into", I1,
            "--db", srv.db)
     r = v.vote("echo-bravo-sideline-warning", "incorrect")
     assert r.status_code == 409 and error_code(r) == "vote_closed"

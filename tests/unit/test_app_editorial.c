@@ -95,8 +95,8 @@ static void test_refusals_write_nothing(void **state)
     assert_int_equal(incident_set_status(&c, HK_P, "settled", &r), EDIT_INVALID);
     assert_int_equal(incident_withdraw(&c, HK_NONE, NULL, &r), EDIT_MISSING);
     assert_int_equal(incident_withdraw(&c, HK_W, NULL, &r), EDIT_REFUSED);
-    assert_int_equal(incident_merge(&c, HK_P, HK_P, NULL, &r), EDIT_INVALID);
-    assert_int_equal(incident_merge(&c, HK_P, HK_W, NULL, &r), EDIT_REFUSED);
+    assert_int_equal(incident_merge(&c, HK_P, HK_P, NULL, false, &r), EDIT_INVALID);
+    assert_int_equal(incident_merge(&c, HK_P, HK_W, NULL, false, &r), EDIT_REFUSED);
     assert_non_null(strstr(r.message, "survivor"));
     /* P has a duplicate merged into it: merging P elsewhere would make a chain */
     assert_int_equal(store_exec(c.s, "INSERT INTO incidents (id, game_id, title, play_description,"
@@ -105,12 +105,20 @@ static void test_refusals_write_nothing(void **state)
                                      " 'Other', 'Other play.', 'catch', 'developing', 'human',"
                                      " '{}', 1, 1, 1)"),
                      STORE_DONE);
-    assert_int_equal(incident_merge(&c, HK_P, HK_NONE, NULL, &r), EDIT_REFUSED);
+    assert_int_equal(incident_merge(&c, HK_P, HK_NONE, NULL, false, &r), EDIT_REFUSED);
     assert_non_null(strstr(r.message, "chain"));
     struct source bad = {.url = "ftp://x", .title = "t", .kind = "report", .supports = "s"};
     assert_int_equal(incident_add_source(&c, HK_P, &bad, &r), EDIT_INVALID);
     assert_int_equal(audits(&c, HK_P, &log) + audits(&c, HK_W, &log), 0);
-    assert_int_equal(incident_merge(&c, HK_NONE, HK_P, "same play", &r), EDIT_OK);
+    /* another game's incident: refused and explained, unless the operator insists */
+    assert_int_equal(
+        store_exec(c.s, "UPDATE incidents SET game_id = 'nfl-g2' WHERE id = '" HK_NONE "'"),
+        STORE_DONE);
+    assert_int_equal(incident_merge(&c, HK_NONE, HK_P, "same play", false, &r), EDIT_REFUSED);
+    assert_non_null(strstr(r.message, "game nfl-g2"));
+    assert_non_null(strstr(r.message, "--force"));
+    assert_int_equal(audits(&c, HK_NONE, &log), 0);
+    assert_int_equal(incident_merge(&c, HK_NONE, HK_P, "same play", true, &r), EDIT_OK);
     assert_int_equal(audits(&c, HK_NONE, &log), 1);
     assert_string_equal(log[0].after_json, "{\"duplicate_of\":\"" HK_P "\"}");
     arena_release(&a);

@@ -140,8 +140,8 @@ static void log_message(const char *to, const char *subject, const char *body)
         }
     }
     log_info("mail",
-             "no --smtp-url: message not sent, logged instead: to=%s subject=\"%s\" "
-             "body: %s",
+             "no --smtp-url, so the message goes to this log instead of a mail server: to=%s "
+             "subject=\"%s\" body: %s",
              to, subject, flat.p);
     buf_release(&flat);
 }
@@ -180,7 +180,9 @@ int outbox_deliver(struct store *s, const struct worker_config *cfg, int64_t now
         sent = 1;
     }
     int64_t retry = sent ? 0 : account_outbox_retry_at(m.attempts, now);
-    if (sent)
+    if (sent && !cfg->smtp_url)
+        log_info("mail", "message %s written to the log (attempt %d)", m.id, m.attempts);
+    else if (sent)
         log_info("mail", "message %s sent (attempt %d)", m.id, m.attempts);
     else if (retry == INT64_MIN)
         log_warn("mail", "message %s given up after %d attempts: %s", m.id, m.attempts, err);

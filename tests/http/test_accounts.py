@@ -689,6 +689,9 @@ def test_without_smtp_url_the_link_is_logged_and_secrets_never(fresh):
     line = a.server.log_line(lambda l: "/account/verify?token=" in l and who in l, timeout=10)
     assert line is not None, a.server.lines[-10:]
     link = line[line.index(BASE):].split()[0][len(BASE):]
+    # the log tells one story: written to the log, never "not sent" then "sent"
+    assert a.server.log_line(lambda l: "written to the log (attempt 1)" in l, timeout=10)
+    assert not [l for l in a.server.lines if "mail:" in l and " sent" in l], a.server.lines[-10:]
     assert a.verify(b, link).status_code == 200
     a.signin(b, who)
     a.create_key(b, "logged key")

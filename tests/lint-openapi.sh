@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Lints the served OpenAPI description (src/api/openapi.json):
 #   1. valid JSON, no duplicate keys, every component schema a valid JSON Schema 2020-12;
-#   2. Spectral (spectral:oas, see .spectral.yaml) with no warning and no error.
+#   2. Spectral (spectral:oas, see .spectral.yaml) with no warning and no error;
+#   3. Redocly CLI (recommended rules, see redocly.yaml) with no warning and no error.
 # Exits non-zero on any problem.
 set -euo pipefail
 
@@ -32,7 +33,8 @@ PY
 
 # npm test tooling (package.json, pinned by package-lock.json): Spectral here, Prism for the
 # contract crawl (tests/http/test_contract.py), playwright-core for the browser tests
-if [ ! -x node_modules/.bin/spectral ] || [ ! -x node_modules/.bin/prism ]; then
+if [ ! -x node_modules/.bin/spectral ] || [ ! -x node_modules/.bin/prism ] ||
+    [ ! -x node_modules/.bin/redocly ]; then
     if [ -f package-lock.json ]; then
         npm ci --no-audit --no-fund
     else
@@ -41,3 +43,15 @@ if [ ! -x node_modules/.bin/spectral ] || [ ! -x node_modules/.bin/prism ]; then
 fi
 
 node_modules/.bin/spectral lint --ruleset .spectral.yaml --fail-severity=warn "$doc"
+# Redocly counts warnings without failing on them: any warning or error fails here
+export REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true
+redocly() { node_modules/.bin/redocly lint --config redocly.yaml "$@" "$doc" 2> /dev/null; }
+if ! redocly --format=json | /usr/bin/python3 -c '
+import json, sys
+t = json.load(sys.stdin)["totals"]
+sys.exit(1 if t["errors"] + t["warnings"] else 0)'; then
+    redocly --format=stylish >&2 || true
+    echo "redocly lint: the problems above" >&2
+    exit 1
+fi
+echo "redocly lint (recommended): no warning, no error"

@@ -52,7 +52,7 @@ if [ "$tsan" = 1 ]; then
     export TSAN_OPTIONS="${TSAN_OPTIONS:-exitcode=66 second_deadlock_stack=1}"
 else
     step "style (banned functions, clang-format)" make -s style
-    step "openapi lint (spectral)" bash tests/lint-openapi.sh
+    step "openapi lint (spectral, redocly)" bash tests/lint-openapi.sh
 fi
 
 for t in ${UNIT_BINS:-}; do

@@ -34,7 +34,7 @@ PY
 # npm test tooling (package.json, pinned by package-lock.json): Spectral here, Prism for the
 # contract crawl (tests/http/test_contract.py), playwright-core for the browser tests
 if [ ! -x node_modules/.bin/spectral ] || [ ! -x node_modules/.bin/prism ] ||
-    [ ! -x node_modules/.bin/redocly ]; then
+    [ ! -x node_modules/.bin/redocly ] || [ ! -x node_modules/.bin/tsc ]; then
     if [ -f package-lock.json ]; then
         npm ci --no-audit --no-fund
     else

@@ -866,6 +866,9 @@ static void page_incident(struct request *req, struct desk *d)
         form_open(b, d, path.p, "merge", "desk-form");
         text_input(b, "into", "Survivor incident ID", NULL, true, 36);
         text_input(b, "reason", "Reason", NULL, false, 500);
+        html_raw(b, "<label><input type=\"checkbox\" name=\"across_games\" value=\"yes\"> "
+                    "The survivor belongs to another game: merge anyway (a duplicate normally "
+                    "reports the same play of the same game)</label>");
         submit(b, "Merge");
     }
     html_raw(b, "<h2>Change history</h2>");
@@ -1026,8 +1029,9 @@ static void page_incident_merge(struct request *req, struct desk *d)
         web_error_page(req, 400, "reason must be at most 500 bytes");
         return;
     }
+    bool across_games = fv(d, "across_games") && strcmp(fv(d, "across_games"), "yes") == 0;
     struct edit_result r;
-    if (edit_answer(req, incident_merge(&d->c, id, into, reason, &r), &r) < 0)
+    if (edit_answer(req, incident_merge(&d->c, id, into, reason, across_games, &r), &r) < 0)
         return;
     back(req, id, "merged");
 }

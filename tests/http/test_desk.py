@@ -57,7 +57,7 @@ def kit(whistle_bin, tmp_path_factory):
     f.stop_all()
 
 
-def candidate(kit, description="Late flag on the punt return, called then waved off."):
+def candidate(kit, description="Late flag on the punt return, called then waved off.", game=GAME):
     """A researched lead that passed every gate (set up behind the server's back), with one
     fetch record."""
     key_id, account_id = db_rows(kit.db, "SELECT id, account_id FROM agent_keys "
@@ -66,7 +66,7 @@ def candidate(kit, description="Late flag on the punt return, called then waved 
     now = int(time.time() * 1e6)
     db_sql(kit.db, "INSERT INTO leads (id, account_id, key_id, game_id, description, source_urls,"
                    " period, clock, category, status, created_at, updated_at, candidate_at)"
-                   f" VALUES ('{lid}', '{account_id}', '{key_id}', '{GAME}', '{description}',"
+                   f" VALUES ('{lid}', '{account_id}', '{key_id}', '{game}', '{description}',"
                    " '[\"https://news.example/a\"]', 4, '2:10', 'penalty', 'running',"
                    f" {now}, {now}, {now})")
     db_sql(kit.db, "INSERT INTO lead_fetches (lead_id, position, url, final_url, http_status,"
@@ -395,6 +395,20 @@ def test_sources_status_withdraw_and_merge(kit):
     for what in ("incident.add_source", "incident.set_status", "incident.withdraw",
                  "unverified"):
         assert what in hist, what
+
+
+def test_merge_across_games_needs_the_box(kit):
+    inc = publish(kit, candidate(kit))
+    other = db_rows(kit.db, f"SELECT id FROM games WHERE id <> '{GAME}' ORDER BY id LIMIT 1")[0][0]
+    dup = publish(kit, candidate(kit, game=other))
+    r = form(kit.editor, f"/desk/incidents/{dup}", "merge", {"into": inc, "reason": "same"})
+    assert r.status_code == 409, (r.status_code, text(r)[:300])
+    assert "same play of the same game" in text(r)
+    assert kit.server.get(f"/api/v1/incidents/{dup}").status_code == 200
+    r = form(kit.editor, f"/desk/incidents/{dup}", "merge",
+             {"into": inc, "reason": "same", "across_games": "yes"})
+    assert r.status_code == 303, (r.status_code, text(r)[:300])
+    assert kit.server.get(f"/api/v1/incidents/{dup}", allow_redirects=False).status_code == 308
 
 
 def test_incident_search(kit):

@@ -48,6 +48,10 @@ struct store {
     const struct store_driver *drv;
     bool broken;
     bool read_budget; /* store_begin_read bounds the read (store_thread connections) */
+    /* store_prepare_ahead is running: a step prepares its statement (a driver that
+     * prepares on the server does it now) and answers STORE_DONE without executing */
+    bool prepare_only;
+    bool key_locked; /* store_lock_key holds a lock until the transaction ends */
 };
 
 struct store_stmt {

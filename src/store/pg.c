@@ -464,6 +464,10 @@ static int execute(struct pg_stmt *p)
         for (int i = 0; i < p->nparams; i++)
             if (p->types[i] != 0)
                 p->prep[i] = p->types[i];
+        /* the write rule (app/app.h): a statement a locked write needs is prepared before
+         * the lock (store_prepare_ahead); one prepared under it is a bug worth a line */
+        if (s->base.key_locked)
+            log_warn("store", "statement prepared while a key lock is held: %.80s", p->sql);
         snprintf(p->name, sizeof p->name, "w%u", ++s->next_name);
         PGresult *r = PQprepare(s->conn, p->name, p->pgsql, p->nparams, p->prep);
         if (!r || PQresultStatus(r) != PGRES_COMMAND_OK) {
@@ -474,6 +478,8 @@ static int execute(struct pg_stmt *p)
         PQclear(r);
         p->prepared = true;
     }
+    if (s->base.prepare_only)
+        return STORE_DONE;
     PGresult *res =
         PQexecPrepared(s->conn, p->name, p->nparams, (const char *const *)p->values, NULL, NULL, 0);
     ExecStatusType st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
@@ -505,6 +511,8 @@ static int pg_step(struct store_stmt *st)
         int rc = execute(p);
         if (rc < 0)
             return rc;
+        if (!p->res)
+            return STORE_DONE; /* store_prepare_ahead: prepared, not executed */
     }
     p->row++;
     return p->row < PQntuples(p->res) ? STORE_ROW : STORE_DONE;

@@ -233,6 +233,9 @@ static void sq_bind_null(struct store_stmt *st, int idx)
 
 static int sq_step(struct store_stmt *st)
 {
+    /* store_prepare_ahead: sq_prepare compiled the statement already, nothing to do */
+    if (st->conn->prepare_only)
+        return STORE_DONE;
     sqlite3_stmt *stmt = raw(st);
     int rc = sqlite3_step(stmt);
     if (rc == SQLITE_ROW)

@@ -99,6 +99,15 @@ int store_step(struct store_stmt *st)
     return seen(st->conn, st->drv->step(st));
 }
 
+int store_prepare_ahead(struct store *s, int (*fn)(struct store *s, void *arg), void *arg)
+{
+    assert(!s->prepare_only);
+    s->prepare_only = true;
+    int rc = fn(s, arg);
+    s->prepare_only = false;
+    return rc < 0 ? rc : 0;
+}
+
 const char *store_col_text(struct store_stmt *st, int col)
 {
     return st->drv->col_text(st, col);
@@ -165,6 +174,8 @@ int store_lock_key(struct store *s, const char *key)
     store_bind_text(st, 1, key);
     int rc = store_step(st);
     store_reset(st);
+    if (rc >= 0 && !s->prepare_only)
+        s->key_locked = true;
     return rc < 0 ? rc : 0;
 }
 
@@ -188,11 +199,13 @@ int store_begin_row_write(struct store *s)
 
 int store_commit(struct store *s)
 {
+    s->key_locked = false;
     return seen(s, s->drv->commit(s));
 }
 
 void store_rollback(struct store *s)
 {
+    s->key_locked = false;
     s->drv->rollback(s);
 }
 

@@ -102,6 +102,14 @@ int store_begin_row_write(struct store *s);
  * transaction already holds the database's write lock). Take keys in one fixed order. 0 or
  * a negative store_rc. */
 int store_lock_key(struct store *s, const char *key);
+/* Runs fn(s, arg) with every statement step only preparing its statement: nothing executes
+ * and each step answers STORE_DONE (a lookup finds nothing). fn calls the store functions a
+ * write will run under store_lock_key, with placeholder arguments, so that on PostgreSQL
+ * their statements are prepared (once per connection, with the parameter types their binds
+ * declare) before the lock is taken: no statement is prepared while a lock is held (app.h).
+ * Call it outside any transaction. A statement prepared while a key lock is held logs a
+ * warning. Returns 0 or fn's negative store_rc (the write then finds the same failure). */
+int store_prepare_ahead(struct store *s, int (*fn)(struct store *s, void *arg), void *arg);
 int store_commit(struct store *s);
 void store_rollback(struct store *s);
 

@@ -565,3 +565,33 @@ def test_operator_ban_hides_comments_until_unbanned(kit):
     assert kit.cli("account", "unban", author.email).returncode == 0
     assert kit.count() == before
     assert kit.visible_rows() == kit.count()
+
+
+def test_comment_writes_prepare_no_statement_under_the_author_lock(server_factory, tmp_path):
+    """PostgreSQL write rule (docs/architecture.md): a comment write prepares its statements
+    before it takes its author's lock, even the first write on a fresh connection (one server
+    thread: every write below is that connection's first of its kind). The driver logs a
+    warning for any statement prepared while a key lock is held; on SQLite statements compile
+    locally and the warning never applies."""
+    k = Kit(server_factory, tmp_path, extra=("--threads", "1", "--comment-limit-ip", "1000"))
+    try:
+        mod, author, r1, r2 = k.moderator(), k.user(), k.user(), k.user()
+        top = k.posted(author, body="The first comment on this connection.")
+        assert author.post(f"/comments/{top}/edit", {"body": "Edited words."}).status_code == 303
+        for act in ("approve", "feature"):
+            r = mod.post(f"/moderate/comments/{top}/{act}", {"reason": "", "queue": "recent"})
+            assert r.status_code == 303, act
+        reply = k.posted(r1, body="And the first reply.", parent=top)
+        assert r2.post(f"/comments/{top}/report", {"reason": "spam"}).status_code == 200
+        r = mod.post(f"/moderate/comments/{reply}/reject", {"reason": "abuse", "queue": "recent"})
+        assert r.status_code == 303
+        assert author.post(f"/comments/{top}/delete", {}).status_code == 303
+        aid = db_rows(k.db, f"SELECT id FROM accounts WHERE email = '{author.email}'")[0][0]
+        for act in ("suspend", "unsuspend"):
+            r = mod.post(f"/moderate/accounts/{aid}/{act}",
+                         {"reason": "", "queue": "recent"})
+            assert r.status_code == 303, act
+        bad = [line for line in k.server.lines if "prepared while a key lock is held" in line]
+        assert bad == []
+    finally:
+        k.close()

@@ -10,10 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "domain/comment.h"
 #include "domain/ids.h"
 #include "domain/question.h"
 #include "domain/votes.h"
 #include "store/admin.h"
+#include "store/comments.h"
 #include "util/jsonin.h"
 #include "util/uuid.h"
 
@@ -22,7 +24,12 @@ struct import {
     struct jin j;
     int64_t now;
     json_t *seen; /* ids already in the file, per kind */
-    size_t teams, games, incidents;
+    size_t teams, games, incidents, comments;
+    json_t *authors;    /* display-name key -> [account id, banned] of comment authors */
+    const char **names; /* every team's names (the display-name rule), read once */
+    size_t nnames;
+    bool names_read;
+    struct arena a;
     json_t *merges;    /* [index, id, duplicate_of] to apply after every incident exists */
     bool store_failed; /* the refusal is the store's, not the document's */
     const struct import_options *opt;
@@ -401,6 +408,205 @@ out:
     return rc;
 }
 
+/* ---- comments (docs/import-format.md "Comment") ---- */
+
+static const char *const comment_status_names[] = {COMMENT_PENDING, COMMENT_PUBLISHED,
+                                                   COMMENT_REJECTED, COMMENT_DELETED, NULL};
+static const char *const held_reason_names[] = {"new_account", "word_list", NULL};
+
+/* An imported UUID (lower case, canonical) at key of obj: 0 with *out (NULL when absent or
+ * null and nullable), or -1. */
+static int lower_uuid(struct jin *j, json_t *obj, const char *key, bool required, const char **out)
+{
+    CHECK(jin_str(j, obj, key, required, !required, out));
+    if (*out && (!uuid_is_valid(*out) || strcspn(*out, "ABCDEF") != strlen(*out))) {
+        jin_push_key(j, key);
+        return jin_fail(j, "\"%.80s\" is not a lower-case UUID", *out);
+    }
+    return 0;
+}
+
+/* The author of an imported comment: the account with that display name (the names are
+ * unique, case and punctuation aside), or a new one known only by it — no email a message
+ * can reach, no password: it cannot sign in (docs/import-format.md). */
+static int comment_author(struct import *im, json_t *c, char id[ID_LEN], bool *banned)
+{
+    static const char *const keys[] = {"display_name", "suspended", NULL};
+    static const char *const ignored[] = {"badge", NULL};
+    struct jin *j = &im->j;
+    json_t *au = json_object_get(c, "author");
+    size_t m = jin_push_key(j, "author");
+    if (!au)
+        return jin_fail(j, "is required");
+    CHECK(jin_object(j, au, "an object {\"display_name\"}"));
+    CHECK(jin_keys(j, au, keys, ignored));
+    const char *name;
+    int suspended;
+    CHECK(jin_str(j, au, "display_name", true, false, &name));
+    CHECK(jin_bool(j, au, "suspended", false, 0, &suspended));
+    if (!im->names_read) {
+        int rc = teams_all_names(im->s, &im->a, &im->names, &im->nnames);
+        if (rc < 0)
+            return store_fail(im, rc);
+        im->names_read = true;
+    }
+    char clean[DISPLAY_NAME_MAX + 1], key[DISPLAY_NAME_MAX + 1];
+    const char *why = display_name_check(name, im->names, im->nnames, clean, key);
+    if (why) {
+        jin_push_key(j, "display_name");
+        return jin_fail(j, "\"%.80s\": %s", name, why);
+    }
+    json_t *known = json_object_get(im->authors, key);
+    if (known) {
+        snprintf(id, ID_LEN, "%s", json_string_value(json_array_get(known, 0)));
+        *banned = json_is_true(json_array_get(known, 1));
+        jin_pop(j, m);
+        return 0;
+    }
+    int rc = accounts_by_display_key(im->s, key, id, banned);
+    if (rc == 0) {
+        char email[ID_LEN + 32];
+        uuid_v4(id);
+        snprintf(email, sizeof email, "%s@imported.invalid", id);
+        *banned = suspended;
+        rc = accounts_insert_named(im->s, id, email, clean, key, *banned, im->now);
+    }
+    if (rc < 0)
+        return store_fail(im, rc);
+    json_object_set_new(im->authors, key, json_pack("[sb]", id, *banned));
+    jin_pop(j, m);
+    return 0;
+}
+
+/* One comment of incident_id: top-level ones first (replies == false), then replies, so
+ * that a reply's parent exists whatever the order of the array. */
+static int import_comment(struct import *im, json_t *o, const char *incident_id, bool replies)
+{
+    static const char *const keys[] = {
+        "id",          "parent_id",         "author",       "body",      "status",
+        "held_reason", "featured",          "created_at",   "edited_at", "deleted_at",
+        "reviewed_at", "hidden_by_reports", "open_reports", NULL};
+    static const char *const ignored[] = {"reply_count", NULL};
+    struct jin *j = &im->j;
+    CHECK(jin_object(j, o, "a Comment object"));
+    CHECK(jin_keys(j, o, keys, ignored));
+    const char *id, *parent;
+    CHECK(lower_uuid(j, o, "parent_id", false, &parent));
+    if ((parent != NULL) != replies)
+        return 0; /* the other pass */
+    CHECK(lower_uuid(j, o, "id", true, &id));
+    CHECK(once(im, "comment", id));
+    struct comment c, old;
+    memset(&c, 0, sizeof c);
+    snprintf(c.id, sizeof c.id, "%s", id);
+    snprintf(c.incident_id, sizeof c.incident_id, "%s", incident_id);
+    int rc = comments_get(im->s, &im->a, id, &old);
+    if (rc < 0)
+        return store_fail(im, rc);
+    if (rc == 1 && strcmp(old.incident_id, incident_id) != 0) {
+        jin_push_key(j, "id");
+        return jin_fail(j, "comment %s belongs to incident %s", id, old.incident_id);
+    }
+    if (parent) {
+        struct comment p;
+        size_t m = jin_push_key(j, "parent_id");
+        rc = comments_get(im->s, &im->a, parent, &p);
+        if (rc < 0)
+            return store_fail(im, rc);
+        if (rc == 0 || strcmp(p.incident_id, incident_id) != 0 || p.parent_id[0])
+            return jin_fail(j,
+                            "no top-level comment %s on this incident in the file or the "
+                            "database (replies are one level deep)",
+                            parent);
+        if ((rc = comments_has_replies(im->s, id)) < 0)
+            return store_fail(im, rc);
+        if (rc == 1)
+            return jin_fail(j, "comment %s has replies: it cannot become a reply", id);
+        jin_pop(j, m);
+        snprintf(c.parent_id, sizeof c.parent_id, "%s", parent);
+    }
+    bool banned;
+    CHECK(comment_author(im, o, c.account_id, &banned));
+    const char *status, *held, *body = NULL;
+    CHECK(jin_enum(j, o, "status", false, false, comment_status_names, &status));
+    snprintf(c.status, sizeof c.status, "%s", status ? status : COMMENT_PUBLISHED);
+    bool deleted = strcmp(c.status, COMMENT_DELETED) == 0;
+    if (deleted) {
+        /* the words of a deleted comment are gone: its body is "" (or absent) */
+        json_t *b = json_object_get(o, "body");
+        if (b && (!json_is_string(b) || json_string_length(b) > 0)) {
+            jin_push_key(j, "body");
+            return jin_fail(j, "a deleted comment keeps no words: \"\"");
+        }
+        c.body = "";
+    } else {
+        CHECK(jin_str(j, o, "body", true, false, &body));
+        char *clean = arena_alloc(&im->a, strlen(body) + 1);
+        const char *why = comment_body_clean(body, clean, strlen(body) + 1);
+        if (why) {
+            jin_push_key(j, "body");
+            return jin_fail(j, "%s", why);
+        }
+        c.body = clean;
+    }
+    CHECK(jin_enum(j, o, "held_reason", false, true, held_reason_names, &held));
+    if (held && strcmp(c.status, COMMENT_PENDING) != 0) {
+        jin_push_key(j, "held_reason");
+        return jin_fail(j, "only a pending comment is held");
+    }
+    snprintf(c.held_reason, sizeof c.held_reason, "%s", held ? held : "");
+    int featured, hidden;
+    CHECK(jin_bool(j, o, "featured", false, 0, &featured));
+    if (featured && strcmp(c.status, COMMENT_PUBLISHED) != 0) {
+        jin_push_key(j, "featured");
+        return jin_fail(j, "only a published comment can be featured");
+    }
+    CHECK(jin_bool(j, o, "hidden_by_reports", false, 0, &hidden));
+    CHECK(jin_int(j, o, "open_reports", false, false, 0, INT32_MAX, &c.open_reports));
+    if (c.open_reports == MODEL_NULL)
+        c.open_reports = 0;
+    CHECK(jin_time(j, o, "created_at", false, false, &c.created_at));
+    if (c.created_at == MODEL_NULL)
+        c.created_at = rc == 1 ? old.created_at : im->now;
+    CHECK(jin_time(j, o, "edited_at", false, true, &c.edited_at));
+    CHECK(jin_time(j, o, "deleted_at", false, true, &c.deleted_at));
+    CHECK(jin_time(j, o, "reviewed_at", false, true, &c.reviewed_at));
+    c.featured = featured;
+    c.report_hidden = hidden;
+    c.author_hidden = banned;
+    c.visible = comment_visible(c.status, c.report_hidden, c.author_hidden);
+    if ((rc = comments_import_put(im->s, &c)) < 0)
+        return store_fail(im, rc);
+    im->comments++;
+    return 0;
+}
+
+/* An incident's comments (upserted by id: comments absent from the file stay), then its
+ * comment_count and reply counts derived from what is visible. */
+static int import_comments(struct import *im, json_t *obj, const char *incident_id)
+{
+    struct jin *j = &im->j;
+    json_t *arr = json_object_get(obj, "comments");
+    if (arr) {
+        size_t m = jin_push_key(j, "comments");
+        if (!json_is_array(arr))
+            return jin_fail(j, "must be an array of Comment objects");
+        for (int pass = 0; pass < 2; pass++) {
+            size_t k;
+            json_t *o;
+            json_array_foreach(arr, k, o)
+            {
+                size_t mi = jin_push_index(j, k);
+                CHECK(import_comment(im, o, incident_id, pass == 1));
+                jin_pop(j, mi);
+            }
+        }
+        jin_pop(j, m);
+    }
+    int rc = comments_recount(im->s, incident_id);
+    return rc < 0 ? store_fail(im, rc) : 0;
+}
+
 static int import_incident(struct import *im, json_t *obj, size_t index)
 {
     static const char *const keys[] = {"id",
@@ -431,6 +637,7 @@ static int import_incident(struct import *im, json_t *obj, size_t index)
                                        "debate_question",
                                        "question_history",
                                        "ballots",
+                                       "comments",
                                        NULL};
     static const char *const ignored[] = {"url",
                                           "links",
@@ -501,9 +708,9 @@ static int import_incident(struct import *im, json_t *obj, size_t index)
     CHECK(jin_time(j, obj, "created_at", false, false, &i.created_at));
     CHECK(jin_time(j, obj, "updated_at", false, false, &i.updated_at));
     CHECK(jin_bool(j, obj, "penalty_called", true, -1, &i.penalty_called));
+    /* checked, then derived from the visible comments (import_comments) */
     CHECK(jin_int(j, obj, "comment_count", false, false, 0, INT32_MAX, &i.comment_count));
-    if (i.comment_count == MODEL_NULL)
-        i.comment_count = 0;
+    i.comment_count = 0;
     const char *visibility;
     CHECK(jin_enum(j, obj, "visibility", false, false, import_visibility_names, &visibility));
     if (!visibility)
@@ -580,6 +787,7 @@ static int import_incident(struct import *im, json_t *obj, size_t index)
     json_t *ballots = json_object_get(obj, "ballots");
     if (ballots)
         CHECK(import_ballots(im, ballots, i.id, version));
+    CHECK(import_comments(im, obj, i.id));
     im->incidents++;
     return 0;
 }
@@ -686,6 +894,7 @@ int import_document(struct app_ctx *ctx, json_t *doc, const struct import_option
                     struct import_report *out)
 {
     struct import im = {.s = ctx->s, .now = ctx->now, .opt = opt};
+    arena_init(&im.a);
     int outcome = IMPORT_INVALID;
     bool in_tx = false;
     memset(out, 0, sizeof *out);
@@ -709,6 +918,7 @@ int import_document(struct app_ctx *ctx, json_t *doc, const struct import_option
         }
     }
     im.seen = json_object();
+    im.authors = json_object();
     im.merges = json_array();
     if (import_section(&im, doc, "teams", one_team) < 0 ||
         import_section(&im, doc, "games", one_game) < 0 ||
@@ -722,6 +932,7 @@ int import_document(struct app_ctx *ctx, json_t *doc, const struct import_option
     out->teams = im.teams;
     out->games = im.games;
     out->incidents = im.incidents;
+    out->comments = im.comments;
     if (opt->dry_run) {
         outcome = IMPORT_OK; /* rolled back below: a dry run writes nothing */
         goto out;
@@ -737,6 +948,8 @@ out:
     if (in_tx)
         store_rollback(im.s);
     json_decref(im.seen);
+    json_decref(im.authors);
     json_decref(im.merges);
+    arena_release(&im.a);
     return outcome;
 }

@@ -29,8 +29,8 @@ struct import_options {
 };
 
 struct import_report {
-    size_t teams, games, incidents; /* rows imported (or, on a dry run, checked) */
-    char err[1000];                 /* why, when the outcome is not IMPORT_OK */
+    size_t teams, games, incidents, comments; /* rows imported (or, on a dry run, checked) */
+    char err[1000];                           /* why, when the outcome is not IMPORT_OK */
 };
 
 /* Imports doc in one transaction of its own on ctx->s (upserts by id; ctx->now stamps rows

@@ -5,6 +5,7 @@
 
 #include "api/render.h"
 #include "cli/cli.h"
+#include "store/comments.h"
 #include "store/games.h"
 #include "store/incidents.h"
 
@@ -108,6 +109,47 @@ static int ballot_cb(void *ctx, const char *choice, const char *rooting)
     jw_str(w, choice);
     jw_key(w, "rooting");
     jw_str(w, rooting);
+    jw_obj_end(w);
+    return 0;
+}
+
+/* One comment in the import document's Comment shape (docs/import-format.md): its
+ * moderation state and times as stored, its author by display name. */
+static int comment_cb(void *ctx, const struct comment *c)
+{
+    struct jw *w = ctx;
+    jw_obj_begin(w);
+    jw_key(w, "id");
+    jw_str(w, c->id);
+    jw_key(w, "parent_id");
+    jw_str(w, c->parent_id[0] ? c->parent_id : NULL);
+    jw_key(w, "author");
+    jw_obj_begin(w);
+    jw_key(w, "display_name");
+    jw_str(w, c->display_name);
+    jw_key(w, "suspended");
+    jw_bool(w, c->author_hidden);
+    jw_obj_end(w);
+    jw_key(w, "body");
+    jw_str(w, c->body);
+    jw_key(w, "status");
+    jw_str(w, c->status);
+    jw_key(w, "held_reason");
+    jw_str(w, c->held_reason[0] ? c->held_reason : NULL);
+    jw_key(w, "featured");
+    jw_bool(w, c->featured);
+    jw_key(w, "hidden_by_reports");
+    jw_bool(w, c->report_hidden);
+    jw_key(w, "open_reports");
+    jw_int(w, c->open_reports);
+    jw_key(w, "created_at");
+    jw_time(w, c->created_at);
+    jw_key(w, "edited_at");
+    jw_time(w, c->edited_at);
+    jw_key(w, "deleted_at");
+    jw_time(w, c->deleted_at);
+    jw_key(w, "reviewed_at");
+    jw_time(w, c->reviewed_at);
     jw_obj_end(w);
     return 0;
 }
@@ -249,6 +291,11 @@ static int incident_cb(void *ctx, const struct incident *i, const char *visibili
     } else {
         jw_null(w);
     }
+    jw_key(w, "comments");
+    jw_arr_begin(w);
+    if (rc >= 0)
+        rc = comments_each(e->s, &a, i->id, comment_cb, w);
+    jw_arr_end(w);
     jw_obj_end(w);
     flush(e, false);
 out:

@@ -80,13 +80,14 @@ int cli_import(int argc, char **argv)
     }
     if (json) {
         struct buf b = BUF_INIT;
-        buf_printf(&b, "{\"teams\":%zu,\"games\":%zu,\"incidents\":%zu%s}", r.teams, r.games,
-                   r.incidents, opt.dry_run ? ",\"dry_run\":true" : "");
+        buf_printf(&b, "{\"teams\":%zu,\"games\":%zu,\"incidents\":%zu,\"comments\":%zu%s}",
+                   r.teams, r.games, r.incidents, r.comments,
+                   opt.dry_run ? ",\"dry_run\":true" : "");
         cli_print_json(&b);
         buf_release(&b);
     } else {
-        fprintf(stderr, "%s %zu teams, %zu games, %zu incidents%s\n",
-                opt.dry_run ? "checked" : "imported", r.teams, r.games, r.incidents,
+        fprintf(stderr, "%s %zu teams, %zu games, %zu incidents, %zu comments%s\n",
+                opt.dry_run ? "checked" : "imported", r.teams, r.games, r.incidents, r.comments,
                 opt.dry_run ? " (dry run: nothing written)" : "");
     }
 out:

@@ -494,3 +494,127 @@ int account_roles_has(struct store *s, const char *account_id, const char *role)
     store_reset(st);
     return rc < 0 ? rc : rc == STORE_ROW;
 }
+
+/* ---- import and export ---- */
+
+int comments_import_put(struct store *s, const struct comment *c)
+{
+    struct store_stmt *st = store_prepare(
+        s, "INSERT INTO comments (id, incident_id, parent_id, account_id, body, status,"
+           " held_reason, report_hidden, author_hidden, visible, featured, open_reports,"
+           " created_at, edited_at, deleted_at, reviewed_at)"
+           " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE"
+           " SET parent_id = excluded.parent_id, account_id = excluded.account_id,"
+           " body = excluded.body, status = excluded.status, held_reason = excluded.held_reason,"
+           " report_hidden = excluded.report_hidden, author_hidden = excluded.author_hidden,"
+           " visible = excluded.visible, featured = excluded.featured,"
+           " open_reports = excluded.open_reports, created_at = excluded.created_at,"
+           " edited_at = excluded.edited_at, deleted_at = excluded.deleted_at,"
+           " reviewed_at = excluded.reviewed_at");
+    if (!st)
+        return STORE_ERR;
+    int k = 1;
+    store_bind_text(st, k++, c->id);
+    store_bind_text(st, k++, c->incident_id);
+    store_bind_text(st, k++, c->parent_id[0] ? c->parent_id : NULL);
+    store_bind_text(st, k++, c->account_id);
+    store_bind_text(st, k++, c->body);
+    store_bind_text(st, k++, c->status);
+    store_bind_text(st, k++, c->held_reason[0] ? c->held_reason : NULL);
+    store_bind_int(st, k++, c->report_hidden);
+    store_bind_int(st, k++, c->author_hidden);
+    store_bind_int(st, k++, c->visible);
+    store_bind_int(st, k++, c->featured);
+    store_bind_int(st, k++, c->open_reports);
+    store_bind_int(st, k++, c->created_at);
+    store_bind_int(st, k++, c->edited_at);
+    store_bind_int(st, k++, c->deleted_at);
+    store_bind_int(st, k++, c->reviewed_at);
+    return store_run(st);
+}
+
+int comments_has_replies(struct store *s, const char *id)
+{
+    struct store_stmt *st = store_prepare(s, "SELECT 1 FROM comments WHERE parent_id = ? LIMIT 1");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, id);
+    int rc = store_step(st);
+    store_reset(st);
+    return rc < 0 ? rc : rc == STORE_ROW;
+}
+
+int comments_recount(struct store *s, const char *incident_id)
+{
+    struct store_stmt *st =
+        store_prepare(s, "UPDATE comments SET reply_count = (SELECT count(*) FROM comments r"
+                         " WHERE r.parent_id = comments.id AND r.visible = 1)"
+                         " WHERE incident_id = ? AND parent_id IS NULL");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, incident_id);
+    int rc = store_run(st);
+    if (rc < 0)
+        return rc;
+    st = store_prepare(s, "UPDATE incidents SET comment_count = (SELECT count(*) FROM comments c"
+                          " WHERE c.incident_id = incidents.id AND c.visible = 1) WHERE id = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, incident_id);
+    return store_run(st);
+}
+
+int comments_each(struct store *s, struct arena *a, const char *incident_id,
+                  int (*cb)(void *ctx, const struct comment *c), void *ctx)
+{
+    struct store_stmt *st =
+        store_prepare(s, COMMENT_SELECT "WHERE c.incident_id = ? ORDER BY c.created_at, c.id");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, incident_id);
+    int rc;
+    struct comment c;
+    while ((rc = store_step(st)) == STORE_ROW) {
+        row(st, a, &c);
+        if ((rc = cb(ctx, &c)) < 0)
+            break;
+    }
+    store_reset(st);
+    return rc < 0 ? rc : 0;
+}
+
+int accounts_by_display_key(struct store *s, const char *key, char id[ID_LEN], bool *banned)
+{
+    id[0] = '\0';
+    *banned = false;
+    struct store_stmt *st =
+        store_prepare(s, "SELECT id, banned FROM accounts WHERE display_key = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, key);
+    int rc = store_step(st);
+    if (rc == STORE_ROW) {
+        store_col_copy(st, 0, id, ID_LEN);
+        *banned = store_col_int(st, 1) != 0;
+    }
+    store_reset(st);
+    return rc < 0 ? rc : rc == STORE_ROW;
+}
+
+int accounts_insert_named(struct store *s, const char *id, const char *email, const char *name,
+                          const char *key, bool banned, int64_t now)
+{
+    struct store_stmt *st = store_prepare(
+        s, "INSERT INTO accounts (id, email, display_name, display_key, email_verified, banned,"
+           " created_at, updated_at) VALUES (?, ?, ?, ?, 0, ?, ?, ?)");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, id);
+    store_bind_text(st, 2, email);
+    store_bind_text(st, 3, name);
+    store_bind_text(st, 4, key);
+    store_bind_int(st, 5, banned);
+    store_bind_int(st, 6, now);
+    store_bind_int(st, 7, now);
+    return store_run(st);
+}

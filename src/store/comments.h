@@ -116,4 +116,24 @@ int account_roles_revoke(struct store *s, const char *account_id, const char *ro
 /* 1 the account has role, 0 not. */
 int account_roles_has(struct store *s, const char *account_id, const char *role);
 
+/* ---- import and export (app/import.c, cli/export.c) ---- */
+
+/* Writes c as given (upsert by id; reply_count is left to comments_recount). */
+int comments_import_put(struct store *s, const struct comment *c);
+/* 1 when some comment replies to id, 0 not. */
+int comments_has_replies(struct store *s, const char *id);
+/* Sets the incident's comment_count and its top-level comments' reply_count from the visible
+ * comments (what the use cases keep incrementally), after an import wrote them. */
+int comments_recount(struct store *s, const char *incident_id);
+/* Calls cb for every comment of the incident, whatever its state, oldest first (strings in
+ * a); stops at cb's first negative return, which it returns. */
+int comments_each(struct store *s, struct arena *a, const char *incident_id,
+                  int (*cb)(void *ctx, const struct comment *c), void *ctx);
+/* The account whose display name has this key: 1 with id and *banned, 0 none. */
+int accounts_by_display_key(struct store *s, const char *key, char id[ID_LEN], bool *banned);
+/* A new account known only by its display name (an imported comment's author): unverified,
+ * no password. */
+int accounts_insert_named(struct store *s, const char *id, const char *email, const char *name,
+                          const char *key, bool banned, int64_t now);
+
 #endif

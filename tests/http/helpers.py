@@ -547,7 +547,7 @@ class Expect:
             "debate_question": q,
             "penalty_called": inc.get("penalty_called"),
             "votes": expected_votes(inc.get("ballots")),
-            "comment_count": inc.get("comment_count", 0),
+            "comment_count": expected_comment_count(inc),
             "matchup": f"{away['name']} at {home['name']}",
             "slug": slug,
             "public_url": f"{self.base}/incidents/{slug if slug else iid}",
@@ -585,6 +585,14 @@ def strip_incident(actual):
     if isinstance(dq, dict):
         dq.pop("factual_context", None)
     return a
+
+
+def expected_comment_count(inc):
+    """An imported incident's comment_count: its visible comments (published, not hidden by
+    reports, author not suspended), whatever the document's own comment_count says."""
+    return sum(1 for c in inc.get("comments", [])
+               if c.get("status", "published") == "published"
+               and not c.get("hidden_by_reports") and not c["author"].get("suspended"))
 
 
 # ---------------------------------------------------------------- processes

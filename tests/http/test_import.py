@@ -233,7 +233,7 @@ def test_import_json_counts(tmp_path, whistle_bin):
     p.write_text(json.dumps(load_fixture("main.json")), encoding="utf-8")
     r = run_cli("import", p, "--db", db, "--json")
     assert r.returncode == 0, r.stderr
-    assert json.loads(r.stdout) == {"teams": 7, "games": 13, "incidents": 12}
+    assert json.loads(r.stdout) == {"teams": 7, "games": 13, "incidents": 12, "comments": 0}
 
 
 # ------------------------------------------------------------------ idempotence / round trip

@@ -16,7 +16,7 @@ def test_valid_document_writes_nothing(tmp_path, whistle_bin):
     db = fresh_db(tmp_path)
     r = import_doc(db, load_fixture("main.json"), tmp_path, "--dry-run")
     assert r.returncode == 0, r.stderr
-    assert r.stderr.strip() == "checked 7 teams, 13 games, 12 incidents (dry run: nothing written)"
+    assert r.stderr.strip() == "checked 7 teams, 13 games, 12 incidents, 0 comments (dry run: nothing written)"
     assert r.stdout == ""
     assert json.loads(export_db(db)) == EMPTY_EXPORT
 
@@ -27,11 +27,12 @@ def test_dry_run_json_counts_what_an_import_would(tmp_path, whistle_bin):
     doc = bigger_doc()
     r = import_doc(db, doc, tmp_path, "--dry-run", "--json")
     assert r.returncode == 0, r.stderr
-    assert json.loads(r.stdout) == {"teams": 8, "games": 14, "incidents": 13, "dry_run": True}
+    assert json.loads(r.stdout) == {"teams": 8, "games": 14, "incidents": 13, "comments": 0,
+                                    "dry_run": True}
     assert export_db(db) == before  # the edits and the new rows were rolled back
     real = import_doc(db, doc, tmp_path, "--json")
     assert real.returncode == 0, real.stderr
-    assert json.loads(real.stdout) == {"teams": 8, "games": 14, "incidents": 13}
+    assert json.loads(real.stdout) == {"teams": 8, "games": 14, "incidents": 13, "comments": 0}
     assert export_db(db) != before
 
 
@@ -107,7 +108,9 @@ def test_demo_data_passes(tmp_path, whistle_bin):
     counts = json.loads(r.stdout)
     demo = json.loads((REPO / "data" / "demo.json").read_text(encoding="utf-8"))
     assert counts == {"teams": len(demo["teams"]), "games": len(demo["games"]),
-                      "incidents": len(demo["incidents"]), "dry_run": True}
+                      "incidents": len(demo["incidents"]),
+                      "comments": sum(len(i.get("comments", [])) for i in demo["incidents"]),
+                      "dry_run": True}
     assert json.loads(export_db(db)) == EMPTY_EXPORT
     for i in demo["incidents"]:
         assert i["neutral_summary"].startswith("Sample data: "), i["title"]

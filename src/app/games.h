@@ -26,6 +26,8 @@
 struct games_sync_report {
     size_t inserted, updated, unchanged, rejected, vanished;
     size_t teams;        /* team records inserted or updated */
+    size_t not_stored;   /* scoreboard: games not stored from the provider (sync /games) */
+    bool scoreboard;     /* the report of a scoreboard (app_games_scoreboard) */
     bool vanish_skipped; /* rows were rejected, so vanished games were not looked for */
     bool not_modified;   /* the provider answered 304: nothing was read */
     long http_status;    /* the last HTTP status (0 for a file) */
@@ -42,6 +44,15 @@ enum games_sync_outcome {
 
 int app_games_sync(struct app_ctx *c, const struct provider_batch *b, struct games_sync_report *r);
 
+/* Applies a scoreboard batch (b->live, CFBD /scoreboard) to the provider's stored games
+ * (domain/gamesync.h gamesync_apply_live): status, period, clock, scores, neutral site. A
+ * game that is not stored from the provider is counted in r->not_stored and skipped (a
+ * scoreboard has no season or week to file it under); an unchanged one costs no write;
+ * changed ones are written in transactions of at most GAMES_SYNC_BATCH, updatedAt = now.
+ * Nothing is inserted, nothing is marked vanished. GAMES_SYNC_OK or APP_UNAVAILABLE. */
+int app_games_scoreboard(struct app_ctx *c, const struct provider_batch *b,
+                         struct games_sync_report *r);
+
 /* Where a sync reads from. */
 struct games_source {
     const char *provider;    /* "nflverse" or "cfbd" */
@@ -49,6 +60,8 @@ struct games_source {
                                 /games response, or NULL for the API */
     const char *teams_file;  /* cfbd: a saved /teams response, or NULL */
     bool with_teams;         /* cfbd from the API: fetch /teams too */
+    bool scoreboard;         /* cfbd: /scoreboard (live facts) instead of /games; location is
+                                then a saved /scoreboard response or NULL for the API */
     const char *cfbd_url;    /* the API's base URL; NULL: https://api.collegefootballdata.com */
     const char *cfbd_key;    /* the bearer key (never logged) */
     int64_t season, week;    /* cfbd: the season asked for; week MODEL_NULL for every week */

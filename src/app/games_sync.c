@@ -207,8 +207,10 @@ int app_games_sync(struct app_ctx *c, const struct provider_batch *b, struct gam
         abort();
     size_t nchanged = 0, inserted = 0, updated = 0;
     for (size_t i = 0; i < b->ngames; i++) {
-        const struct game *g = &b->games[i];
+        struct game *g = &b->games[i];
         const struct game *have = find_game(stored, nstored, g->id);
+        if (have)
+            gamesync_keep_live(have, g); /* a schedule never erases a scoreboard's facts */
         if (have && !gamesync_differs(have, g)) {
             r->unchanged++;
             continue;
@@ -248,6 +250,45 @@ int app_games_sync(struct app_ctx *c, const struct provider_batch *b, struct gam
     rc = write_batches(c, vanish_op, changed, nchanged, b->vanished_status, &r->vanished);
 out:
     free(stored);
+    free(changed);
+    return rc < 0 ? APP_UNAVAILABLE : GAMES_SYNC_OK;
+}
+
+int app_games_scoreboard(struct app_ctx *c, const struct provider_batch *b,
+                         struct games_sync_report *r)
+{
+    /* the stored copies, read before any write transaction; the merged games live in the
+     * arena, the list of changed ones is malloc'd */
+    const void **changed = malloc((b->nlive + 1) * sizeof *changed);
+    if (!changed)
+        abort();
+    size_t nchanged = 0;
+    int rc = 0;
+    r->rejected = b->nrejects;
+    for (size_t i = 0; i < b->nlive; i++) {
+        const struct gamesync_live *l = &b->live[i];
+        struct game have;
+        rc = games_sync_get(c->s, c->a, b->provider, l->id, &have);
+        if (rc < 0)
+            goto out;
+        if (rc == 0) {
+            r->not_stored++;
+            continue;
+        }
+        struct game *g = arena_alloc(c->a, sizeof *g);
+        *g = have;
+        gamesync_apply_live(g, l, c->now);
+        if (!gamesync_differs(&have, g)) {
+            r->unchanged++;
+            continue;
+        }
+        changed[nchanged++] = g;
+    }
+    size_t written = 0;
+    rc = write_batches(c, game_op, changed, nchanged, b->provider, &written);
+    if (rc >= 0)
+        r->updated = nchanged;
+out:
     free(changed);
     return rc < 0 ? APP_UNAVAILABLE : GAMES_SYNC_OK;
 }
@@ -375,6 +416,51 @@ out:
     return rc;
 }
 
+/* {base}/path of the CFBD API (base without its trailing slashes) into url. */
+static void cfbd_url(const struct games_source *src, struct buf *url, const char *path)
+{
+    const char *base = src->cfbd_url ? src->cfbd_url : CFBD_DEFAULT_URL;
+    size_t bl = strlen(base);
+    while (bl && base[bl - 1] == '/')
+        bl--;
+    buf_printf(url, "%.*s/%s", (int)bl, base, path);
+}
+
+/* /scoreboard: the live facts of the day's games (docs/games.md "Live games"). Never
+ * conditional: a scoreboard changes with every play. */
+static int sync_scoreboard(struct app_ctx *c, const struct games_source *src,
+                           void (*on_reject)(void *, const struct provider_reject *), void *rctx,
+                           struct games_sync_report *r, char *err, size_t errlen)
+{
+    struct buf doc = BUF_INIT, url = BUF_INIT;
+    struct provider_batch b;
+    provider_batch_init(&b, "cfbd", "cfb:", "canceled");
+    size_t max = src->max_bytes ? src->max_bytes : 64u << 20;
+    int rc;
+    r->scoreboard = true;
+    if (src->location) {
+        rc = read_file(src->location, max, &doc, err, errlen);
+    } else {
+        cfbd_url(src, &url, "scoreboard");
+        rc = fetch(src, url.p, src->cfbd_key, false, &doc, r, NULL, NULL, err, errlen);
+    }
+    if (rc < 0) {
+        rc = GAMES_SYNC_FETCH_FAILED;
+        goto out;
+    }
+    if (cfbd_read_scoreboard(doc.p, doc.len, c->a, &b, err, errlen) < 0) {
+        rc = GAMES_SYNC_BAD_DOCUMENT;
+        goto out;
+    }
+    report_rejects(&b, on_reject, rctx);
+    rc = app_games_scoreboard(c, &b, r);
+out:
+    provider_batch_release(&b);
+    buf_release(&doc);
+    buf_release(&url);
+    return rc;
+}
+
 static int sync_cfbd(struct app_ctx *c, const struct games_source *src,
                      void (*on_reject)(void *, const struct provider_reject *), void *rctx,
                      struct games_sync_report *r, char **etag, char **last_modified, char *err,
@@ -396,11 +482,8 @@ static int sync_cfbd(struct app_ctx *c, const struct games_source *src,
         if (rc == 0 && src->teams_file)
             rc = read_file(src->teams_file, max, &teams, err, errlen);
     } else {
-        const char *base = src->cfbd_url ? src->cfbd_url : CFBD_DEFAULT_URL;
-        size_t bl = strlen(base);
-        while (bl && base[bl - 1] == '/')
-            bl--;
-        buf_printf(&url, "%.*s/games?year=%lld", (int)bl, base, (long long)src->season);
+        cfbd_url(src, &url, "games");
+        buf_printf(&url, "?year=%lld", (long long)src->season);
         if (src->week != MODEL_NULL)
             buf_printf(&url, "&week=%lld", (long long)src->week);
         buf_printf(&url, "&seasonType=%s", st ? st : "both");
@@ -412,7 +495,8 @@ static int sync_cfbd(struct app_ctx *c, const struct games_source *src,
         }
         if (rc == 0 && src->with_teams) {
             buf_reset(&url);
-            buf_printf(&url, "%.*s/teams?year=%lld", (int)bl, base, (long long)src->season);
+            cfbd_url(src, &url, "teams");
+            buf_printf(&url, "?year=%lld", (long long)src->season);
             rc = fetch(src, url.p, src->cfbd_key, false, &teams, r, NULL, NULL, err, errlen);
         }
     }
@@ -448,6 +532,8 @@ int app_games_sync_source(struct app_ctx *c, const struct games_source *src,
         *last_modified = NULL;
     if (strcmp(src->provider, "nflverse") == 0)
         return sync_nflverse(c, src, on_reject, reject_ctx, r, etag, last_modified, err, errlen);
+    if (src->scoreboard)
+        return sync_scoreboard(c, src, on_reject, reject_ctx, r, err, errlen);
     return sync_cfbd(c, src, on_reject, reject_ctx, r, etag, last_modified, err, errlen);
 }
 
@@ -455,6 +541,12 @@ void app_games_report_line(const struct games_sync_report *r, char *out, size_t 
 {
     if (r->not_modified) {
         snprintf(out, outlen, "not modified (HTTP 304)");
+        return;
+    }
+    if (r->scoreboard) {
+        snprintf(out, outlen,
+                 "scoreboard: %zu updated, %zu unchanged, %zu rejected, %zu not stored", r->updated,
+                 r->unchanged, r->rejected, r->not_stored);
         return;
     }
     snprintf(out, outlen,

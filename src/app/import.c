@@ -162,10 +162,11 @@ static int game_team(struct import *im, json_t *game, const char *key, const cha
 
 static int import_game(struct import *im, json_t *obj)
 {
-    static const char *const keys[] = {
-        "id",         "homeTeam",   "awayTeam",   "homeScore", "awayScore", "startsAt",
-        "kickoffTbd", "period",     "clock",      "status",    "season",    "week",
-        "league",     "seasonType", "stageLabel", "createdAt", "updatedAt", NULL};
+    static const char *const keys[] = {"id",        "homeTeam",    "awayTeam",   "homeScore",
+                                       "awayScore", "startsAt",    "kickoffTbd", "period",
+                                       "clock",     "status",      "season",     "week",
+                                       "league",    "seasonType",  "stageLabel", "createdAt",
+                                       "updatedAt", "neutralSite", NULL};
     static const char *const ignored[] = {"url", "links", NULL};
     struct jin *j = &im->j;
     struct game g;
@@ -198,6 +199,9 @@ static int import_game(struct import *im, json_t *obj)
     if (!g.season_type)
         g.season_type = season_type_names[SEASON_TYPE_REGULAR];
     CHECK(jin_str(j, obj, "stageLabel", false, true, &g.stage_label));
+    int neutral;
+    CHECK(jin_bool(j, obj, "neutralSite", false, 0, &neutral));
+    g.neutral_site = neutral;
     CHECK(jin_time(j, obj, "createdAt", false, false, &g.created_at));
     CHECK(jin_time(j, obj, "updatedAt", false, false, &g.updated_at));
 

@@ -78,6 +78,8 @@ static int game_cb(void *ctx, const struct game *g)
     jw_str(w, g->season_type);
     jw_key(w, "stageLabel");
     jw_str(w, g->stage_label);
+    jw_key(w, "neutralSite"); /* not in the spec's Game: import format only */
+    jw_bool(w, g->neutral_site);
     jw_key(w, "createdAt");
     jw_time(w, g->created_at);
     jw_key(w, "updatedAt");

@@ -22,6 +22,9 @@ static const char games_usage[] =
     "                   [--season-type regular|postseason|both]\n"
     "                   [--file GAMES.json [--teams-file TEAMS.json] | [--cfbd-url URL]\n"
     "                    [--cfbd-key-file PATH] [--no-teams]] [--db PATH] [--json]\n"
+    "                   [--timeout-ms N] [--max-bytes N] [--attempts N]\n"
+    "       whistle games sync --provider cfbd --scoreboard [--file SCOREBOARD.json |\n"
+    "                   [--cfbd-url URL] [--cfbd-key-file PATH]] [--db PATH] [--json]\n"
     "                   [--timeout-ms N] [--max-bytes N] [--attempts N]";
 
 int cli_cfbd_key(const char *key_file, char *out, size_t outlen, char *err, size_t errlen)
@@ -106,6 +109,7 @@ static int games_sync_cmd(int argc, char **argv)
                                          {"timeout-ms", required_argument, NULL, 'o'},
                                          {"max-bytes", required_argument, NULL, 'm'},
                                          {"attempts", required_argument, NULL, 'a'},
+                                         {"scoreboard", no_argument, NULL, 'S'},
                                          {NULL, 0, NULL, 0}};
     const char *db = NULL, *key_file = NULL;
     bool json = false;
@@ -159,6 +163,9 @@ static int games_sync_cmd(int argc, char **argv)
         case 'n':
             src.with_teams = false;
             break;
+        case 'S':
+            src.scoreboard = true;
+            break;
         case 'o':
             if (qp_parse_int(optarg, &v) < 0 || v < 1 || v > 600000)
                 return cli_refuse("--timeout-ms must be from 1 to 600000");
@@ -183,9 +190,18 @@ static int games_sync_cmd(int argc, char **argv)
     bool nfl = strcmp(src.provider, "nflverse") == 0;
     if (nfl) {
         if (optind != argc - 1 || src.season != MODEL_NULL || src.week != MODEL_NULL ||
-            src.season_type || src.teams_file || src.cfbd_url || key_file || src.location)
+            src.season_type || src.teams_file || src.cfbd_url || key_file || src.location ||
+            src.scoreboard)
             return cli_usage(games_usage);
         src.location = argv[optind];
+    } else if (src.scoreboard) {
+        /* a scoreboard is today's games: no season, week or team list to ask for */
+        if (optind != argc)
+            return cli_usage(games_usage);
+        if (src.season != MODEL_NULL || src.week != MODEL_NULL || src.season_type ||
+            src.teams_file || !src.with_teams)
+            return cli_refuse("--scoreboard takes no --season, --week, --season-type,"
+                              " --teams-file or --no-teams");
     } else {
         if (optind != argc || src.season == MODEL_NULL)
             return cli_usage(games_usage);
@@ -234,6 +250,8 @@ static int games_sync_cmd(int argc, char **argv)
         jw_arr_end(&w);
         jw_key(&w, "provider");
         jw_str(&w, src.provider);
+        jw_key(&w, "scoreboard");
+        jw_bool(&w, r.scoreboard);
         jw_key(&w, "inserted");
         jw_int(&w, (int64_t)r.inserted);
         jw_key(&w, "updated");
@@ -244,6 +262,8 @@ static int games_sync_cmd(int argc, char **argv)
         jw_int(&w, (int64_t)r.rejected);
         jw_key(&w, "vanished");
         jw_int(&w, (int64_t)r.vanished);
+        jw_key(&w, "notStored");
+        jw_int(&w, (int64_t)r.not_stored);
         jw_key(&w, "vanishedChecked");
         jw_bool(&w, !r.vanish_skipped);
         jw_key(&w, "teams");

@@ -1,5 +1,6 @@
 #include "domain/gamesync.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "util/timefmt.h"
@@ -88,5 +89,97 @@ bool gamesync_differs(const struct game *a, const struct game *b)
            a->period != b->period || str_differs(a->clock, b->clock) ||
            str_differs(a->status, b->status) || a->season != b->season || a->week != b->week ||
            str_differs(a->league, b->league) || str_differs(a->season_type, b->season_type) ||
-           str_differs(a->stage_label, b->stage_label);
+           str_differs(a->stage_label, b->stage_label) || a->neutral_site != b->neutral_site;
+}
+
+int gamesync_clock(const char *in, char *out, size_t outlen)
+{
+    unsigned part[3];
+    size_t np = 0, digits = 0;
+    unsigned v = 0;
+    if (!in || !*in)
+        return -1;
+    /* up to three parts of one or two digits separated by ':' */
+    for (const char *p = in;; p++) {
+        if (*p >= '0' && *p <= '9') {
+            if (++digits > 2)
+                return -1;
+            v = v * 10 + (unsigned)(*p - '0');
+            continue;
+        }
+        if ((*p && *p != ':') || !digits || np == 3)
+            return -1;
+        part[np++] = v;
+        if (!*p)
+            break;
+        v = 0;
+        digits = 0;
+    }
+    /* digits: those of the seconds, which take two */
+    if (np < 2 || digits != 2 || (np == 3 && part[0] != 0))
+        return -1;
+    unsigned m = part[np - 2], sec = part[np - 1];
+    if (m > 15 || sec > 59 || (m == 15 && sec > 0))
+        return -1;
+    snprintf(out, outlen, "%u:%02u", m, sec);
+    return 0;
+}
+
+static bool kickoff_passed(const struct game *g, int64_t now)
+{
+    if (g->starts_at == MODEL_NULL)
+        return false;
+    return now >= g->starts_at + (g->kickoff_tbd ? DAY_US : 0);
+}
+
+void gamesync_apply_live(struct game *g, const struct gamesync_live *l, int64_t now)
+{
+    if (l->neutral_site >= 0)
+        g->neutral_site = l->neutral_site != 0;
+    if (l->state == GAMESYNC_SCHEDULED) {
+        /* not begun: a provider's canceled, postponed or final stands */
+        if (strcmp(g->status, "canceled") == 0 || strcmp(g->status, "postponed") == 0 ||
+            strcmp(g->status, "final") == 0)
+            return;
+        g->status =
+            game_status_names[kickoff_passed(g, now) ? GAME_STATUS_DELAYED : GAME_STATUS_UPCOMING];
+        g->period = MODEL_NULL;
+        g->clock = NULL;
+        return;
+    }
+    g->status =
+        game_status_names[l->state == GAMESYNC_COMPLETED ? GAME_STATUS_FINAL : GAME_STATUS_LIVE];
+    g->period = l->period;
+    g->clock = l->clock;
+    if (l->home_score != MODEL_NULL)
+        g->home_score = l->home_score;
+    if (l->away_score != MODEL_NULL)
+        g->away_score = l->away_score;
+}
+
+void gamesync_keep_live(const struct game *stored, struct game *incoming)
+{
+    if (incoming->period != MODEL_NULL || incoming->clock)
+        return;
+    bool inferred =
+        strcmp(incoming->status, "live") == 0 || strcmp(incoming->status, "unknown") == 0;
+    if (strcmp(stored->status, "delayed") == 0 && inferred) {
+        incoming->status = stored->status;
+        return;
+    }
+    if (stored->period == MODEL_NULL)
+        return;
+    bool fed = strcmp(stored->status, "live") == 0 || strcmp(stored->status, "final") == 0;
+    if (fed && inferred) {
+        incoming->status = stored->status;
+        incoming->period = stored->period;
+        incoming->clock = stored->clock;
+        if (incoming->home_score == MODEL_NULL)
+            incoming->home_score = stored->home_score;
+        if (incoming->away_score == MODEL_NULL)
+            incoming->away_score = stored->away_score;
+    } else if (strcmp(stored->status, "final") == 0 && strcmp(incoming->status, "final") == 0) {
+        incoming->period = stored->period;
+        incoming->clock = stored->clock;
+    }
 }

@@ -2,6 +2,7 @@
 #define WHISTLE_DOMAIN_GAMESYNC_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "domain/model.h"
@@ -44,8 +45,54 @@ struct gamesync_facts {
 const char *gamesync_status(const struct gamesync_facts *f, int64_t now);
 
 /* True when a and b differ in any provider-fed field: teams, scores, kickoff, TBD flag,
- * period, clock, status, season, week, league, season type, stage label (IDs are equal,
+ * period, clock, status, season, week, league, season type, stage label, neutral site
+ * (IDs are equal,
  * created_at and updated_at are not compared). Null strings equal only null. */
 bool gamesync_differs(const struct game *a, const struct game *b);
+
+/* ---- live facts (CFBD /scoreboard) ----------------------------------------------------
+ *
+ * A provider's scoreboard says, for the games of the day, whether each is scheduled, in
+ * progress or completed, with the period, the game clock and the points. It carries no
+ * season or week, so it updates stored games only (docs/games.md "Live games"). */
+
+enum gamesync_live_state { GAMESYNC_SCHEDULED, GAMESYNC_IN_PROGRESS, GAMESYNC_COMPLETED };
+
+struct gamesync_live {
+    const char *id; /* the game's ID, namespaced ("cfb:401628455") */
+    enum gamesync_live_state state;
+    int64_t period;                 /* 1..30, MODEL_NULL when the provider gives none */
+    const char *clock;              /* gamesync_clock() form, NULL when none */
+    int64_t home_score, away_score; /* MODEL_NULL when none */
+    int neutral_site;               /* 0 or 1; -1 when the provider does not say */
+};
+
+/* The spec's game clock form from a provider's: "M:SS", "MM:SS", or "H:MM:SS" /
+ * "HH:MM:SS" with zero hours, minutes 0..15 and seconds 00..59 (15:00 at most), written
+ * "M:SS" without a leading zero on the minutes ("07:12" -> "7:12", "00:00:00" -> "0:00"),
+ * the form of the spec's lead clock. 0 with out filled (room for 8), or -1. */
+int gamesync_clock(const char *in, char *out, size_t outlen);
+
+/* Applies a scoreboard's facts to the stored game g (docs/games.md "Status mapping"):
+ *   completed   -> final, with the period and clock the provider gives (the last ones);
+ *   in_progress -> live, with the period and clock (null when the provider gives none);
+ *   scheduled   -> upcoming before kickoff (before the end of a TBD kickoff's day), delayed
+ *                  after it (the provider says the game has not begun); period and clock
+ *                  null; a stored canceled, postponed or final is kept;
+ * points replace the scores when given (a null keeps the stored score), and the neutral
+ * site is set when given. The caller compares g with its stored copy (gamesync_differs). */
+void gamesync_apply_live(struct game *g, const struct gamesync_live *l, int64_t now);
+
+/* A schedule document (nflverse games.csv, CFBD /games) has no live feed: its live and
+ * unknown are inferred from the clock and its period and clock are null. So that it never
+ * erases what a scoreboard said, when incoming (from such a document) has no period and
+ * no clock:
+ *   stored live or final with a period (a scoreboard's), incoming live or unknown ->
+ *     incoming keeps the stored status, period, clock, and the stored scores where its own
+ *     are null (the document lags behind the scoreboard);
+ *   stored delayed, incoming live or unknown -> incoming keeps delayed;
+ *   stored final with a period, incoming final -> incoming keeps the stored period and clock.
+ * Anything else in incoming (final, a new kickoff, canceled, postponed...) wins. */
+void gamesync_keep_live(const struct game *stored, struct game *incoming);
 
 #endif

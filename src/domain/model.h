@@ -26,6 +26,7 @@ struct game {
     bool kickoff_tbd;
     const char *clock, *status, *league, *season_type, *stage_label;
     int64_t season, week, created_at, updated_at;
+    bool neutral_site; /* not in the spec's Game: stored, imported, exported, shown on pages */
 };
 
 /* Ballot aggregates of one rooting group: correct = option A, incorrect = option B. */

@@ -22,11 +22,13 @@ void provider_batch_release(struct provider_batch *b)
     free(b->games);
     free(b->teams);
     free(b->rejects);
+    free(b->live);
     b->games = NULL;
     b->teams = NULL;
     b->rejects = NULL;
-    b->ngames = b->nteams = b->nrejects = 0;
-    b->capgames = b->capteams = b->caprejects = 0;
+    b->live = NULL;
+    b->ngames = b->nteams = b->nrejects = b->nlive = 0;
+    b->capgames = b->capteams = b->caprejects = b->caplive = 0;
 }
 
 /* Makes room for one more element of size sz in *arr (n used, *cap allocated). */
@@ -48,6 +50,14 @@ struct game *provider_batch_game(struct provider_batch *b)
     struct game *g = &b->games[b->ngames++];
     memset(g, 0, sizeof *g);
     return g;
+}
+
+struct gamesync_live *provider_batch_live(struct provider_batch *b)
+{
+    b->live = grow(b->live, b->nlive, &b->caplive, sizeof *b->live);
+    struct gamesync_live *l = &b->live[b->nlive++];
+    memset(l, 0, sizeof *l);
+    return l;
 }
 
 void provider_batch_team(struct provider_batch *b, const struct team *t, bool authoritative)

@@ -113,7 +113,7 @@ static json_t *load_array(const char *data, size_t len, const char *what, char *
         return NULL;
     }
     if (!json_is_array(doc)) {
-        snprintf(err, errlen, "%s: must be a JSON array of %s", what, what);
+        snprintf(err, errlen, "%s: must be a JSON array", what);
         json_decref(doc);
         return NULL;
     }
@@ -281,7 +281,9 @@ static bool contains_ci(const char *s, const char *word)
     return s && strcasestr(s, word) != NULL;
 }
 
-static int read_game(struct row *r, json_t *o, const struct cfbd_teams *ts, int64_t now)
+/* The game object o's ID as Whistle's "cfb:<id>" into *gid (arena-owned); r->gid names the
+ * row from then on. 0, or -1 with the row rejected. */
+static int read_id(struct row *r, json_t *o, const char **gid)
 {
     if (!json_is_object(o))
         REJECT(r, "(game)", "must be an object");
@@ -294,10 +296,17 @@ static int read_game(struct row *r, json_t *o, const struct cfbd_teams *ts, int6
     }
     if (get_int(r, o, "id", true, 1, INT64_C(999999999999), &id) < 0)
         return -1;
+    char text[64];
+    snprintf(text, sizeof text, "cfb:%lld", (long long)id);
+    *gid = arena_strdup(r->a, text);
+    return 0;
+}
+
+static int read_game(struct row *r, json_t *o, const struct cfbd_teams *ts, int64_t now)
+{
     struct game g = {0};
-    char gid[64];
-    snprintf(gid, sizeof gid, "cfb:%lld", (long long)id);
-    g.id = arena_strdup(r->a, gid);
+    if (read_id(r, o, &g.id) < 0)
+        return -1;
     if (get_int(r, o, "season", true, 1920, 2100, &g.season) < 0 ||
         get_int(r, o, "week", true, 0, 30, &g.week) < 0)
         return -1;
@@ -310,10 +319,11 @@ static int read_game(struct row *r, json_t *o, const struct cfbd_teams *ts, int6
     json_t *sd = json_object_get(o, "startDate");
     if (!json_is_string(sd) || time_parse_iso(json_string_value(sd), 0, &g.starts_at) < 0)
         REJECT(r, "startDate", "must be an ISO 8601 date-time");
-    bool tbd, completed, tbd2;
+    bool tbd, completed, tbd2, neutral;
     if (get_bool(r, o, "startTimeTBD", &tbd) < 0 || get_bool(r, o, "startTimeTbd", &tbd2) < 0 ||
-        get_bool(r, o, "completed", &completed) < 0)
+        get_bool(r, o, "completed", &completed) < 0 || get_bool(r, o, "neutralSite", &neutral) < 0)
         return -1;
+    g.neutral_site = neutral;
     g.kickoff_tbd = tbd || tbd2;
     if (g.kickoff_tbd)
         g.starts_at = eastern_midnight(g.starts_at);
@@ -351,6 +361,81 @@ static int read_game(struct row *r, json_t *o, const struct cfbd_teams *ts, int6
     provider_batch_team(r->b, &home, home_auth);
     provider_batch_team(r->b, &away, away_auth);
     provider_scope_season(&r->b->scope, g.season);
+    return 0;
+}
+
+/* One ScoreboardGame (docs/games.md "Live games"). */
+static int read_live(struct row *r, json_t *o)
+{
+    const char *gid;
+    if (read_id(r, o, &gid) < 0)
+        return -1;
+    static const char *const states[] = {"scheduled", "in_progress", "completed"};
+    json_t *st = json_object_get(o, "status");
+    int state = -1;
+    for (int i = 0; i < 3 && json_is_string(st); i++)
+        if (strcmp(json_string_value(st), states[i]) == 0)
+            state = i;
+    if (state < 0)
+        REJECT(r, "status", "must be scheduled, in_progress or completed");
+    struct gamesync_live l = {.state = (enum gamesync_live_state)state, .neutral_site = -1};
+    if (get_int(r, o, "period", false, 1, 30, &l.period) < 0)
+        return -1;
+    json_t *clock = json_object_get(o, "clock");
+    char norm[16];
+    if (clock && !json_is_null(clock)) {
+        if (!json_is_string(clock) ||
+            gamesync_clock(json_string_value(clock), norm, sizeof norm) < 0)
+            REJECT(r, "clock", "must be a game clock M:SS or MM:SS (minutes 0 to 15) or null");
+        l.clock = arena_strdup(r->a, norm);
+    }
+    json_t *ns = json_object_get(o, "neutralSite");
+    if (ns && !json_is_null(ns)) {
+        if (!json_is_boolean(ns))
+            REJECT(r, "neutralSite", "must be true, false or null");
+        l.neutral_site = json_is_true(ns);
+    }
+    static const char *const sides[] = {"homeTeam", "awayTeam"};
+    int64_t *points[] = {&l.home_score, &l.away_score};
+    for (int i = 0; i < 2; i++) {
+        json_t *t = json_object_get(o, sides[i]);
+        *points[i] = MODEL_NULL;
+        if (!t || json_is_null(t))
+            continue;
+        if (!json_is_object(t))
+            REJECT(r, sides[i], "must be an object (id, name, points...) or null");
+        char key[32];
+        snprintf(key, sizeof key, "%s.points", sides[i]);
+        json_t *p = json_object_get(t, "points");
+        if (p && !json_is_null(p) &&
+            (!json_is_integer(p) || json_integer_value(p) < 0 || json_integer_value(p) > 999))
+            REJECT(r, key, "must be an integer from 0 to 999 or null");
+        if (json_is_integer(p))
+            *points[i] = json_integer_value(p);
+    }
+    if (l.state == GAMESYNC_SCHEDULED) {
+        l.period = MODEL_NULL; /* a pregame listing says nothing of the clock */
+        l.clock = NULL;
+    }
+    l.id = gid;
+    *provider_batch_live(r->b) = l;
+    return 0;
+}
+
+int cfbd_read_scoreboard(const char *data, size_t len, struct arena *a, struct provider_batch *b,
+                         char *err, size_t errlen)
+{
+    json_t *doc = load_array(data, len, "scoreboard", err, errlen);
+    if (!doc)
+        return -1;
+    size_t i;
+    json_t *o;
+    json_array_foreach(doc, i, o)
+    {
+        struct row r = {.a = a, .b = b, .n = i + 1};
+        read_live(&r, o);
+    }
+    json_decref(doc);
     return 0;
 }
 

@@ -115,6 +115,7 @@ struct reader {
     size_t off[MAX_FIELDS]; /* offsets of the fields in `fields` */
     size_t nfields;
     int col[C_COUNT]; /* header position of each column, -1 when absent */
+    int location_col; /* the optional column `location`, -1 when absent */
     bool header_done;
     bool header_bad;
 };
@@ -193,6 +194,10 @@ static int parse_clock(const char *s, unsigned *hh, unsigned *mm)
 
 static void read_header(struct reader *r)
 {
+    r->location_col = -1;
+    for (size_t i = 0; i < r->nfields; i++)
+        if (strcmp(r->fields.p + r->off[i], "location") == 0)
+            r->location_col = (int)i;
     for (int c = 0; c < C_COUNT; c++) {
         r->col[c] = -1;
         for (size_t i = 0; i < r->nfields; i++) {
@@ -269,8 +274,17 @@ static void read_row(struct reader *r)
         REJECT(hs == MODEL_NULL ? "home_score" : "away_score",
                "is empty while the other score is not");
 
+    /* `location` (optional): "Home", or "Neutral" for a neutral site (the Super Bowl, the
+     * international games); empty when nflverse does not say */
+    const char *loc = r->location_col >= 0 && (size_t)r->location_col < r->nfields
+                          ? r->fields.p + r->off[r->location_col]
+                          : "";
+    if (*loc && strcmp(loc, "Home") != 0 && strcmp(loc, "Neutral") != 0)
+        REJECT("location", "must be Home, Neutral or empty, got \"%s\"", loc);
+
     struct game *g = provider_batch_game(r->b);
     g->id = arena_strdup(r->a, id);
+    g->neutral_site = strcmp(loc, "Neutral") == 0;
     g->home.id = home->id;
     g->away.id = away->id;
     g->home_score = hs;

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "domain/gamesync.h"
 #include "domain/model.h"
 #include "util/arena.h"
 
@@ -53,13 +54,16 @@ struct provider_batch {
     size_t nteams, capteams;
     struct provider_reject *rejects;
     size_t nrejects, caprejects;
+    struct gamesync_live *live; /* a scoreboard's games (cfbd_read_scoreboard), in order */
+    size_t nlive, caplive;
 };
 
 void provider_batch_init(struct provider_batch *b, const char *provider, const char *prefix,
                          const char *vanished_status);
 void provider_batch_release(struct provider_batch *b);
-/* Appends a zeroed game / team / reject and returns it. */
+/* Appends a zeroed game / live entry / team / reject and returns it. */
 struct game *provider_batch_game(struct provider_batch *b);
+struct gamesync_live *provider_batch_live(struct provider_batch *b);
 void provider_batch_team(struct provider_batch *b, const struct team *t, bool authoritative);
 void provider_batch_reject(struct provider_batch *b, struct arena *a, size_t row,
                            const char *game_id, const char *field, const char *fmt, ...)
@@ -97,6 +101,14 @@ int cfbd_read_teams(const char *data, size_t len, struct arena *a, struct cfbd_t
  * added. 0, or -1 with the reason in err when the document is not a JSON array. */
 int cfbd_read_games(const char *data, size_t len, const struct cfbd_teams *teams, int64_t now,
                     struct arena *a, struct provider_batch *b, char *err, size_t errlen);
+
+/* Reads a /scoreboard response (a JSON array of ScoreboardGame: id, status "scheduled",
+ * "in_progress" or "completed", period, clock, neutralSite, homeTeam.points,
+ * awayTeam.points) into b->live, one entry per game in order; a malformed game is rejected
+ * (row = its array position) and the others are kept. 0, or -1 with the reason in err when
+ * the document is not a JSON array. */
+int cfbd_read_scoreboard(const char *data, size_t len, struct arena *a, struct provider_batch *b,
+                         char *err, size_t errlen);
 
 /* "cfb-" and the school name in lower case, letters and digits, other runs as "-"
  * ("Texas A&M" -> "cfb-texas-am"; "&", "'" and "." are dropped). out has room for 128. */

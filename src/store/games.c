@@ -14,7 +14,7 @@
 #define GAME_COLS                                                                                  \
     "SELECT g.id, g.home_score, g.away_score, g.starts_at, g.kickoff_tbd, g.period, g.clock,"    \
     " g.status, g.season, g.week, g.league, g.season_type, g.stage_label, g.created_at,"         \
-    " g.updated_at, " TEAM_COLS("h") ", " TEAM_COLS("a")
+    " g.updated_at, g.neutral_site, " TEAM_COLS("h") ", " TEAM_COLS("a")
 #define GAME_JOINS                                                                                 \
     " JOIN teams h ON h.id = g.home_team_id JOIN teams a ON a.id = g.away_team_id"
 #define GAME_SELECT GAME_COLS " FROM games g" GAME_JOINS
@@ -57,7 +57,8 @@ static void read_game(struct arena *a, struct store_stmt *st, struct game *g)
     g->stage_label = dup(a, st, 12);
     g->created_at = store_col_int(st, 13);
     g->updated_at = store_col_int(st, 14);
-    int c = read_team(a, st, 15, &g->home);
+    g->neutral_site = store_col_int(st, 15) != 0;
+    int c = read_team(a, st, 16, &g->home);
     read_team(a, st, c, &g->away);
 }
 
@@ -199,7 +200,29 @@ int games_each(struct store *s, int (*fn)(void *ctx, const struct game *g), void
 
 #define SYNC_COLS                                                                                  \
     "id, home_team_id, away_team_id, home_score, away_score, starts_at, kickoff_tbd, period,"      \
-    " clock, status, season, week, league, season_type, stage_label"
+    " clock, status, season, week, league, season_type, stage_label, neutral_site"
+
+/* A row of SYNC_COLS into g (teams carry their IDs only). */
+static void read_sync_row(struct arena *a, struct store_stmt *st, struct game *g)
+{
+    memset(g, 0, sizeof *g);
+    g->id = dup(a, st, 0);
+    g->home.id = dup(a, st, 1);
+    g->away.id = dup(a, st, 2);
+    g->home_score = store_col_int(st, 3);
+    g->away_score = store_col_int(st, 4);
+    g->starts_at = store_col_int(st, 5);
+    g->kickoff_tbd = store_col_int(st, 6) != 0;
+    g->period = store_col_int(st, 7);
+    g->clock = dup(a, st, 8);
+    g->status = dup(a, st, 9);
+    g->season = store_col_int(st, 10);
+    g->week = store_col_int(st, 11);
+    g->league = dup(a, st, 12);
+    g->season_type = dup(a, st, 13);
+    g->stage_label = dup(a, st, 14);
+    g->neutral_site = store_col_int(st, 15) != 0;
+}
 
 int games_sync_snapshot(struct store *s, struct arena *a, const char *provider, int64_t season,
                         int64_t week, const char *season_type, struct game **out, size_t *n)
@@ -235,23 +258,7 @@ int games_sync_snapshot(struct store *s, struct arena *a, const char *provider, 
                 abort();
             v = grown;
         }
-        struct game *g = &v[count++];
-        memset(g, 0, sizeof *g);
-        g->id = dup(a, st, 0);
-        g->home.id = dup(a, st, 1);
-        g->away.id = dup(a, st, 2);
-        g->home_score = store_col_int(st, 3);
-        g->away_score = store_col_int(st, 4);
-        g->starts_at = store_col_int(st, 5);
-        g->kickoff_tbd = store_col_int(st, 6) != 0;
-        g->period = store_col_int(st, 7);
-        g->clock = dup(a, st, 8);
-        g->status = dup(a, st, 9);
-        g->season = store_col_int(st, 10);
-        g->week = store_col_int(st, 11);
-        g->league = dup(a, st, 12);
-        g->season_type = dup(a, st, 13);
-        g->stage_label = dup(a, st, 14);
+        read_sync_row(a, st, &v[count++]);
     }
     store_reset(st);
     if (rc < 0) {
@@ -263,12 +270,28 @@ int games_sync_snapshot(struct store *s, struct arena *a, const char *provider, 
     return 0;
 }
 
+int games_sync_get(struct store *s, struct arena *a, const char *provider, const char *id,
+                   struct game *out)
+{
+    struct store_stmt *st =
+        store_prepare(s, "SELECT " SYNC_COLS " FROM games WHERE id = ? AND provider = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, id);
+    store_bind_text(st, 2, provider);
+    int rc = store_step(st);
+    if (rc == STORE_ROW)
+        read_sync_row(a, st, out);
+    store_reset(st);
+    return rc < 0 ? rc : rc == STORE_ROW;
+}
+
 /* clang-format off */
 #define GAME_UPSERT(created)                                                                       \
     "INSERT INTO games (id, home_team_id, away_team_id, home_score, away_score, starts_at,"       \
     " kickoff_tbd, period, clock, status, season, week, league, season_type, stage_label,"       \
-    " created_at, updated_at, kickoff_known, provider)"                                          \
-    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"                           \
+    " created_at, updated_at, kickoff_known, provider, neutral_site)"                            \
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"                        \
     " ON CONFLICT (id) DO UPDATE SET home_team_id = excluded.home_team_id,"                      \
     " away_team_id = excluded.away_team_id, home_score = excluded.home_score,"                   \
     " away_score = excluded.away_score, starts_at = excluded.starts_at,"                         \
@@ -277,7 +300,8 @@ int games_sync_snapshot(struct store *s, struct arena *a, const char *provider, 
     " week = excluded.week, league = excluded.league,"                                           \
     " season_type = excluded.season_type, stage_label = excluded.stage_label," created           \
     " updated_at = excluded.updated_at, kickoff_known = excluded.kickoff_known,"                 \
-    " provider = coalesce(excluded.provider, games.provider)"
+    " provider = coalesce(excluded.provider, games.provider),"                                   \
+    " neutral_site = excluded.neutral_site"
 /* clang-format on */
 
 int games_upsert(struct store *s, const struct game *g, bool keep_created, const char *provider)
@@ -305,6 +329,7 @@ int games_upsert(struct store *s, const struct game *g, bool keep_created, const
     store_bind_int(st, 17, g->updated_at);
     store_bind_int(st, 18, g->starts_at != MODEL_NULL);
     store_bind_text(st, 19, provider);
+    store_bind_int(st, 20, g->neutral_site);
     int rc = store_run(st);
     if (rc < 0)
         return rc;

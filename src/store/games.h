@@ -48,6 +48,12 @@ int games_upsert(struct store *s, const struct game *g, bool keep_created, const
 int games_sync_snapshot(struct store *s, struct arena *a, const char *provider, int64_t season,
                         int64_t week, const char *season_type, struct game **out, size_t *n);
 
+/* The stored game id if it came from provider, sync fields only (as the snapshot): 1 found
+ * (*out filled, strings in a), 0 not found (or another provider's / an imported game), or
+ * a negative store_rc. */
+int games_sync_get(struct store *s, struct arena *a, const char *provider, const char *id,
+                   struct game *out);
+
 /* Inserts g (created_at and updated_at = now) or, when its ID exists, replaces its
  * provider-fed fields (updated_at = now, created_at kept); the game is provider's from now
  * on. 0 or a negative store_rc. */

@@ -189,6 +189,14 @@ static void score(struct buf *b, const struct game *g)
         html_printf(b, " %lld", (long long)g->home_score);
 }
 
+/* " · at a neutral site" when the game is not played at the home team's ground (a provider's
+ * fact, docs/games.md): "at <home team>" above names the designated home side only. */
+static void venue(struct buf *b, const struct game *g)
+{
+    if (g->neutral_site)
+        html_raw(b, " · <span class=\"neutral-site\">at a neutral site</span>");
+}
+
 struct incident_filter web_filter(int64_t limit)
 {
     struct incident_filter f = {.season = MODEL_NULL,
@@ -488,6 +496,7 @@ void web_incident(struct request *req)
     html_text(b, league_name(g.league));
     html_printf(b, " · season %lld, week %lld · ", (long long)g.season, (long long)g.week);
     kickoff(b, &g);
+    venue(b, &g);
     html_raw(b, "</p><h1>");
     html_text(b, inc.title);
     html_raw(b, "</h1><p class=\"maturity\" data-status=\"");
@@ -555,6 +564,7 @@ void web_game(struct request *req)
         html_raw(b, " · ");
         html_text(b, g.stage_label);
     }
+    venue(b, &g);
     html_raw(b, "</p><h2>Incidents</h2><ul class=\"incidents\">");
     for (size_t i = 0; i < n; i++)
         incident_link(b, &list[i]);

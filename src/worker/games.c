@@ -12,11 +12,12 @@
 #include "util/log.h"
 #include "worker/worker.h"
 
-#define SECOND_US       INT64_C(1000000)
-#define CLAIM_LEASE     (INT64_C(600) * SECOND_US) /* a crashed run is retried after this */
-#define BUSY_SINCE_US   (INT64_C(5) * 3600 * SECOND_US)
-#define BUSY_AHEAD_US   (INT64_C(3) * 3600 * SECOND_US)
-#define WAIT_IN_PLACE_S 5 /* the longest Retry-After the worker sleeps through */
+#define SECOND_US         INT64_C(1000000)
+#define CLAIM_LEASE       (INT64_C(600) * SECOND_US) /* a crashed run is retried after this */
+#define BUSY_SINCE_US     (INT64_C(5) * 3600 * SECOND_US)
+#define BUSY_AHEAD_US     (INT64_C(3) * 3600 * SECOND_US)
+#define WAIT_IN_PLACE_S   5 /* the longest Retry-After the worker sleeps through */
+#define SCOREBOARD_SOURCE "cfbd-scoreboard"
 
 /* Claims source in its own write transaction: 1 claimed, 0 not due, or a negative rc. */
 static int claim(struct store *s, struct arena *a, const char *source, int64_t now,
@@ -60,6 +61,38 @@ static int64_t backoff_us(const struct worker_config *cfg, int64_t failures, lon
     if (retry_after_s > 0 && retry_after_s * SECOND_US > wait)
         wait = retry_after_s * SECOND_US;
     return wait;
+}
+
+/* Ends the run of source whose outcome is out (app_games_sync_source): the next due time
+ * (now + ok_period after a success, the back-off after a failure) into *next, one status
+ * line in the log, kept in provider_sources with the validators and the failure count
+ * (failures: the count before this run) and copied into msg. 0 or a negative store_rc. */
+static int finish_run(struct store *s, const struct worker_config *cfg, const char *source,
+                      int64_t now, int out, const struct games_sync_report *r, const char *err,
+                      int64_t failures, int64_t ok_period, const char *etag, const char *lm,
+                      int64_t *next, char *msg, size_t msglen)
+{
+    bool ok = out == GAMES_SYNC_OK;
+    char line[512];
+    failures = ok ? 0 : failures + 1;
+    if (ok) {
+        *next = now + ok_period;
+        app_games_report_line(r, line, sizeof line);
+    } else {
+        *next = now + backoff_us(cfg, failures, r->retry_after_s);
+        snprintf(line, sizeof line, "failed: %s",
+                 out == APP_UNAVAILABLE ? "the database failed" : err);
+    }
+    snprintf(msg, msglen, "%s (%d HTTP request%s); next in %lld s", line, r->attempts,
+             r->attempts == 1 ? "" : "s", (long long)((*next - now) / SECOND_US));
+    if (ok)
+        log_info("worker", "games-refresh %s: %s", source, msg);
+    else
+        log_warn("worker", "games-refresh %s: %s", source, msg);
+    int rc = done(s, source, etag, lm, now, ok, *next, failures, msg);
+    if (rc >= 0 && out == APP_UNAVAILABLE)
+        rc = STORE_ERR;
+    return rc < 0 ? rc : 0;
 }
 
 /* Syncs one source when it is due. 1 synced (or tried), 0 not due, or a negative rc. */
@@ -110,35 +143,61 @@ static int refresh_one(struct store *s, const struct worker_config *cfg, int64_t
     }
     struct app_ctx ctx = {.s = s, .a = &a, .now = now, .actor = "worker"};
     struct games_sync_report r;
-    char err[1024] = "", line[512], *etag = NULL, *lm = NULL;
+    char err[1024] = "", msg[1200], *etag = NULL, *lm = NULL;
     int out = app_games_sync_source(&ctx, &src, NULL, NULL, &r, &etag, &lm, err, sizeof err);
-    bool ok = out == GAMES_SYNC_OK;
-    int64_t failures = ok ? 0 : st.failures + 1, next;
-    if (ok) {
+    int64_t period = cfg->games_cold_us, next;
+    if (out == GAMES_SYNC_OK) {
         int busy = games_provider_busy(s, provider, now, BUSY_SINCE_US, BUSY_AHEAD_US);
-        next = now + (busy > 0 ? cfg->games_hot_us : cfg->games_cold_us);
-        app_games_report_line(&r, line, sizeof line);
-    } else {
-        next = now + backoff_us(cfg, failures, r.retry_after_s);
-        snprintf(line, sizeof line, "failed: %s",
-                 out == APP_UNAVAILABLE ? "the database failed" : err);
+        period = busy > 0 ? cfg->games_hot_us : cfg->games_cold_us;
     }
-    struct buf msg = BUF_INIT;
-    buf_printf(&msg, "%s (%d HTTP request%s); next in %lld s", line, r.attempts,
-               r.attempts == 1 ? "" : "s", (long long)((next - now) / SECOND_US));
-    if (ok)
-        log_info("worker", "games-refresh %s: %s", source, msg.p);
-    else
-        log_warn("worker", "games-refresh %s: %s", source, msg.p);
-    rc = done(s, source, etag, lm, now, ok, next, failures, msg.p);
-    if (rc >= 0 && teams_source[0] && src.with_teams)
+    rc = finish_run(s, cfg, source, now, out, &r, err, st.failures, period, etag, lm, &next, msg,
+                    sizeof msg);
+    if (rc >= 0 && teams_source[0] && src.with_teams) {
+        bool ok = out == GAMES_SYNC_OK;
         rc = done(s, teams_source, NULL, NULL, now, ok && !r.not_modified,
-                  ok ? now + cfg->games_cold_us : next, failures, msg.p);
-    buf_release(&msg);
+                  ok ? now + cfg->games_cold_us : next, ok ? 0 : st.failures + 1, msg);
+    }
     free(etag);
     free(lm);
     if (rc >= 0)
-        rc = out == APP_UNAVAILABLE ? STORE_ERR : 1;
+        rc = 1;
+out:
+    arena_release(&a);
+    return rc;
+}
+
+/* The CFBD scoreboard, its own source on the hot period, fetched only while a stored CFBD
+ * game is live or delayed or starts within the busy window (docs/games.md "Live games"):
+ * live status, period, clock and scores, then final. 1 run, 0 not due or no game near, or a
+ * negative rc. */
+static int refresh_scoreboard(struct store *s, const struct worker_config *cfg, int64_t now)
+{
+    int busy = games_provider_busy(s, "cfbd", now, BUSY_SINCE_US, BUSY_AHEAD_US);
+    if (busy <= 0)
+        return busy;
+    struct arena a;
+    arena_init(&a);
+    struct provider_source_state st;
+    int rc = claim(s, &a, SCOREBOARD_SOURCE, now, &st);
+    if (rc <= 0)
+        goto out;
+    struct games_source src = {
+        .provider = "cfbd",
+        .scoreboard = true,
+        .cfbd_url = cfg->cfbd_url,
+        .cfbd_key = cfg->cfbd_key,
+        .attempts = 2,
+        .max_wait_s = WAIT_IN_PLACE_S,
+    };
+    struct app_ctx ctx = {.s = s, .a = &a, .now = now, .actor = "worker"};
+    struct games_sync_report r;
+    char err[1024] = "", msg[1200];
+    int64_t next;
+    int out = app_games_sync_source(&ctx, &src, NULL, NULL, &r, NULL, NULL, err, sizeof err);
+    rc = finish_run(s, cfg, SCOREBOARD_SOURCE, now, out, &r, err, st.failures, cfg->games_hot_us,
+                    NULL, NULL, &next, msg, sizeof msg);
+    if (rc >= 0)
+        rc = 1;
 out:
     arena_release(&a);
     return rc;
@@ -155,6 +214,10 @@ int games_refresh(struct store *s, const struct worker_config *cfg, int64_t now)
     }
     if (cfg->games_cfbd_season) {
         rc = refresh_one(s, cfg, now, "cfbd");
+        if (rc < 0)
+            return rc;
+        done_any |= rc;
+        rc = refresh_scoreboard(s, cfg, now);
         if (rc < 0)
             return rc;
         done_any |= rc;

@@ -267,12 +267,15 @@ def test_cfbd_game_without_team_list_keeps_a_richer_stored_team(db):
 
 
 class CfbdStandIn:
-    """The CFBD API on 127.0.0.1: /games and /teams from the fixtures (or `games`), the
-    bearer key checked, scripted failures for /games ("429:SECONDS", "500", "slow:SECONDS",
-    "bad"), an ETag honoured through If-None-Match. Records every request."""
+    """The CFBD API on 127.0.0.1: /games, /teams and /scoreboard from the fixtures (or
+    `games`, `scoreboard`), the bearer key checked, scripted failures for /games (`script`)
+    and /scoreboard (`sb_script`): "429:SECONDS", "500", "slow:SECONDS", "bad"; an ETag
+    honoured through If-None-Match on /games. Records every request."""
 
     def __init__(self):
         self.games = json.loads((PROV / "cfbd-games.json").read_text())
+        self.scoreboard = json.loads((PROV / "cfbd-scoreboard.json").read_text())
+        self.sb_script = []
         self.teams = (PROV / "cfbd-teams.json").read_bytes()
         self.csv = (PROV / "nflverse-games.csv").read_bytes()
         self.script = []
@@ -297,8 +300,11 @@ class CfbdStandIn:
             def do_GET(self):
                 with kit.lock:
                     kit.requests.append((self.path, dict(self.headers)))
-                    step = kit.script.pop(0) if kit.script and self.path.startswith(
-                        "/games") else "ok"
+                    step = "ok"
+                    if kit.script and self.path.startswith("/games"):
+                        step = kit.script.pop(0)
+                    if kit.sb_script and self.path.startswith("/scoreboard"):
+                        step = kit.sb_script.pop(0)
                 if self.path == "/nflverse/games.csv":  # a public file: no key
                     body = kit.csv
                     etag = '"n%d"' % (hash(body) & 0xffffffff)
@@ -318,6 +324,10 @@ class CfbdStandIn:
                                                                      "application/json")])
                 if self.path.startswith("/teams"):
                     return self.send(200, kit.teams, [("Content-Type", "application/json")])
+                if self.path == "/scoreboard":
+                    with kit.lock:
+                        body = json.dumps(kit.scoreboard).encode()
+                    return self.send(200, body, [("Content-Type", "application/json")])
                 if not self.path.startswith("/games"):
                     return self.send(404)
                 body = json.dumps(kit.games).encode()
@@ -334,6 +344,10 @@ class CfbdStandIn:
     def games_requests(self):
         with self.lock:
             return [(p, h) for p, h in self.requests if p.startswith("/games")]
+
+    def scoreboard_requests(self):
+        with self.lock:
+            return [(p, h) for p, h in self.requests if p.startswith("/scoreboard")]
 
     def close(self):
         self.httpd.shutdown()
@@ -443,6 +457,174 @@ def test_cfbd_corrections_and_vanished_games(db, cfbd):
     assert (gone["status"], gone["homeScore"]) == ("canceled", 35)
 
 
+# ---------------------------------------------------------------- CFBD /scoreboard (live)
+
+
+def sb_sync(db, cfbd, *extra, ok=True):
+    return sync(db, "--provider", "cfbd", "--scoreboard", "--cfbd-url", cfbd.url,
+                "--cfbd-key-file", cfbd.key_file, *extra, ok=ok)
+
+
+def live_facts(db, gid):
+    g = game(db, gid)
+    return g["status"], g["period"], g["clock"], g["homeScore"], g["awayScore"]
+
+
+def test_scoreboard_live_period_and_clock_between_polls_then_final(server_factory, db, cfbd):
+    api_sync(db, cfbd)
+    before = game(db, "cfb:401628540")
+    time.sleep(0.01)
+    rep = sb_sync(db, cfbd)
+    assert rep["scoreboard"] is True
+    assert {k: rep[k] for k in ("inserted", "updated", "unchanged", "rejected", "vanished",
+                                "notStored")} == {
+        "inserted": 0, "updated": 2, "unchanged": 0, "rejected": 0, "vanished": 0,
+        "notStored": 1}  # 401999001 was never synced from /games: not invented
+    (path, headers), = cfbd.scoreboard_requests()
+    assert path == "/scoreboard" and headers["Authorization"] == "Bearer " + KEY
+    # in progress: live, the period, the clock in the spec's M:SS form, the points
+    assert live_facts(db, "cfb:401628540") == ("live", 2, "7:12", 10, 14)
+    live = game(db, "cfb:401628540")
+    assert live["updatedAt"] > before["updatedAt"] and live["createdAt"] == before["createdAt"]
+    # completed: final with its last period and clock
+    assert live_facts(db, "cfb:401677189") == ("final", 4, "0:00", 23, 34)
+    assert db_rows(db, "SELECT count(*) FROM games WHERE id = 'cfb:401999001'") == [(0,)]
+
+    # the same scoreboard again changes nothing
+    again = sb_sync(db, cfbd)
+    assert (again["updated"], again["unchanged"], again["notStored"]) == (0, 2, 1)
+    assert game(db, "cfb:401628540") == live
+
+    # the next poll: the game moved on
+    sb = {x["id"]: x for x in cfbd.scoreboard}
+    sb[401628540].update(period=3, clock="14:51")
+    sb[401628540]["homeTeam"]["points"] = 17
+    rep = sb_sync(db, cfbd)
+    assert (rep["updated"], rep["unchanged"]) == (1, 1)
+    assert live_facts(db, "cfb:401628540") == ("live", 3, "14:51", 17, 14)
+
+    # the API serves the live facts
+    s = server_factory.start(db=db)
+    g = s.get("/api/v1/games/cfb:401628540").json()["data"]
+    assert (g["status"], g["period"], g["clock"], g["homeScore"], g["awayScore"]) == (
+        "live", 3, "14:51", 17, 14)
+    assert [x["id"] for x in s.get("/api/v1/games?status=live").json()["data"]] == [
+        "cfb:401628540"]
+    s.stop()
+
+    # a /games sync (no live feed: its live is inferred) never erases the scoreboard's facts
+    rep = api_sync(db, cfbd)
+    assert counts(rep) == {"inserted": 0, "updated": 0, "unchanged": 4, "rejected": 0,
+                           "vanished": 0}
+    assert live_facts(db, "cfb:401628540") == ("live", 3, "14:51", 17, 14)
+    assert live_facts(db, "cfb:401677189") == ("final", 4, "0:00", 23, 34)
+
+    # completed: final; /games, still saying not completed, does not bring it back to live
+    sb[401628540].update(status="completed", period=4, clock="00:00")
+    sb[401628540]["homeTeam"]["points"] = 20
+    sb[401628540]["awayTeam"]["points"] = 24
+    sb_sync(db, cfbd)
+    assert live_facts(db, "cfb:401628540") == ("final", 4, "0:00", 20, 24)
+    assert api_sync(db, cfbd)["unchanged"] == 4
+    assert live_facts(db, "cfb:401628540") == ("final", 4, "0:00", 20, 24)
+
+
+def test_scoreboard_scheduled_after_kickoff_is_delayed(db, cfbd):
+    api_sync(db, cfbd)
+    sb = {x["id"]: x for x in cfbd.scoreboard}
+    sb[401628540].update(status="scheduled", period=None, clock=None)
+    sb_sync(db, cfbd)
+    # its kickoff day (TBD) is long over and the provider says it has not begun
+    assert live_facts(db, "cfb:401628540")[:3] == ("delayed", None, None)
+    # a final game listed as scheduled keeps its final
+    sb[401677189].update(status="scheduled", period=None, clock=None)
+    sb_sync(db, cfbd)
+    assert live_facts(db, "cfb:401677189")[0] == "final"
+
+
+def test_scoreboard_from_a_saved_file_and_rejected_rows(db, tmp_path):
+    sync(db, "--provider", "cfbd", "--season", "2024", "--file", PROV / "cfbd-games.json")
+    doc = json.loads((PROV / "cfbd-scoreboard.json").read_text())
+    doc[1]["clock"] = "99:99"             # row 2: a clock that is no game clock
+    doc.append({"id": "x", "status": "in_progress"})  # row 4: no ID
+    f = tmp_path / "scoreboard.json"
+    f.write_text(json.dumps(doc))
+    rep = sync(db, "--provider", "cfbd", "--scoreboard", "--file", f)  # no key needed
+    assert (rep["updated"], rep["rejected"], rep["notStored"]) == (1, 2, 1)
+    assert [(r["row"], r["field"]) for r in rep["rejects"]] == [(2, "clock"), (4, "id")]
+    assert live_facts(db, "cfb:401628540")[:3] == ("live", 2, "7:12")
+    assert live_facts(db, "cfb:401677189")[1] is None  # its row was rejected: untouched
+    r = run_cli("games", "sync", "--db", db, "--provider", "cfbd", "--scoreboard", "--file", f)
+    assert r.returncode == 0 and "scoreboard: 0 updated, 1 unchanged, 2 rejected, 1 not stored" \
+        in r.stdout
+    assert "rejected row 2 (401677189), field clock" in r.stderr
+    r = run_cli("games", "sync", "--db", db, "--provider", "cfbd", "--scoreboard", "--season",
+                "2024", "--file", f)
+    assert r.returncode == 1 and "--scoreboard takes no --season" in r.stderr
+
+
+def test_scoreboard_stand_in_failures(db, cfbd):
+    api_sync(db, cfbd)
+    snapshot = db_rows(db, "SELECT id, status, period, clock, updated_at FROM games ORDER BY id")
+    r = run_cli("games", "sync", "--db", db, "--provider", "cfbd", "--scoreboard", "--cfbd-url",
+                cfbd.url, env={"WHISTLE_CFBD_KEY": "wrong-key-123"})
+    assert r.returncode == 1 and "HTTP 401" in r.stderr and "wrong-key-123" not in r.stderr
+    cfbd.sb_script = ["429:3600"]
+    r = sb_sync(db, cfbd, ok=False)
+    assert r.returncode == 1 and "rate limited (429)" in r.stderr
+    cfbd.sb_script = ["500", "500"]
+    r = sb_sync(db, cfbd, "--attempts", "2", ok=False)
+    assert r.returncode == 1 and "server error" in r.stderr
+    cfbd.sb_script = ["bad"]
+    r = sb_sync(db, cfbd, ok=False)
+    assert r.returncode == 1 and "not JSON" in r.stderr
+    cfbd.sb_script = ["slow:3"]
+    r = sb_sync(db, cfbd, "--timeout-ms", "300", "--attempts", "1", ok=False)
+    assert r.returncode == 1 and "timeout" in r.stderr
+    assert db_rows(db, "SELECT id, status, period, clock, updated_at FROM games ORDER BY id"
+                   ) == snapshot
+    n = len(cfbd.scoreboard_requests())
+    cfbd.sb_script = ["429:1", "500"]  # waited out, then retried
+    rep = sb_sync(db, cfbd)
+    assert rep["updated"] == 2 and rep["httpRequests"] == 3
+    assert len(cfbd.scoreboard_requests()) == n + 3
+
+
+# ---------------------------------------------------------------- neutral site
+
+
+def test_neutral_site_from_both_providers_on_pages_and_through_export(server_factory, db,
+                                                                     tmp_path):
+    sync(db, "--provider", "nflverse", PROV / "nflverse-games.csv")
+    sync(db, "--provider", "cfbd", "--season", "2024", "--file", PROV / "cfbd-games.json",
+         "--teams-file", PROV / "cfbd-teams.json")
+    rows = dict(db_rows(db, "SELECT id, neutral_site FROM games"))
+    # nflverse `location` Neutral (the Super Bowl), CFBD neutralSite (the title game)
+    assert rows["nfl:2024_22_KC_PHI"] == 1 and rows["cfb:401677189"] == 1
+    assert rows["nfl:2024_19_LAC_HOU"] == 0 and rows["cfb:401628455"] == 0
+    s = server_factory.start(db=db)
+    page = s.get("/games/nfl:2024_22_KC_PHI").text
+    assert "at a neutral site" in page
+    assert "at a neutral site" not in s.get("/games/nfl:2024_19_LAC_HOU").text
+    # not in the API's Game (the spec has no such field)
+    g = s.get("/api/v1/games/nfl:2024_22_KC_PHI").json()["data"]
+    assert not any("neutral" in k.lower() for k in g)
+    s.stop()
+    # carried by export and import
+    r = run_cli("export", "--db", db)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    by_id = {x["id"]: x for x in doc["games"]}
+    assert by_id["nfl:2024_22_KC_PHI"]["neutralSite"] is True
+    assert by_id["nfl:2024_19_LAC_HOU"]["neutralSite"] is False
+    out = tmp_path / "export.json"
+    out.write_text(r.stdout)
+    db2 = server_factory.new_db(doc=None)
+    r = run_cli("import", "--db", db2, out)
+    assert r.returncode == 0, r.stderr
+    assert dict(db_rows(db2, "SELECT id, neutral_site FROM games")) == rows
+
+
 # ---------------------------------------------------------------- the worker
 
 
@@ -487,6 +669,58 @@ def test_nflverse_from_a_url_with_conditional_refresh(db, cfbd):
     assert h3["If-None-Match"].startswith('"n')
     (outcome,), = db_rows(db, "SELECT last_outcome FROM provider_sources")
     assert outcome.startswith("not modified")
+
+
+def test_worker_polls_the_scoreboard_while_a_cfbd_game_is_live(db, cfbd):
+    from datetime import datetime, timedelta, timezone
+
+    # a game that kicked off an hour ago: /games says only "not completed"
+    kick = datetime.now(timezone.utc) - timedelta(hours=1)
+    g = dict(cfbd.games[0], id=401700001, completed=False, homePoints=None, awayPoints=None,
+             startDate=kick.strftime("%Y-%m-%dT%H:%M:%S.000Z"), startTimeTBD=False)
+    cfbd.games.append(g)
+    entry = json.loads(json.dumps(cfbd.scoreboard[0]))
+    entry.update(id=401700001, status="in_progress", period=1, clock="3:00")
+    entry["homeTeam"]["points"], entry["awayTeam"]["points"] = 7, 0
+    cfbd.scoreboard = [entry]
+    args = ("--games-cfbd-season", "2024", "--cfbd-url", cfbd.url, "--cfbd-key-file",
+            cfbd.key_file, "--games-hot-seconds", "45")
+    units, log = worker_once(db, *args)
+    assert live_facts(db, "cfb:401700001") == ("live", 1, "3:00", 7, 0)
+    assert "games-refresh cfbd-scoreboard: scoreboard: 1 updated, 0 unchanged, 0 rejected," \
+           " 0 not stored (1 HTTP request); next in 45 s" in log
+    assert KEY not in log
+    assert len(cfbd.scoreboard_requests()) == 1
+
+    # the next poll, when due: the clock moved, the second period
+    entry.update(period=2, clock="11:09")
+    entry["homeTeam"]["points"] = 10
+    db_sql(db, "UPDATE provider_sources SET next_at = 0 WHERE source = 'cfbd-scoreboard'")
+    worker_once(db, *args)
+    assert live_facts(db, "cfb:401700001") == ("live", 2, "11:09", 10, 0)
+    # not due: no request
+    worker_once(db, *args)
+    assert len(cfbd.scoreboard_requests()) == 2
+
+    # a failure backs off like the other sources
+    cfbd.sb_script = ["500", "500"]
+    db_sql(db, "UPDATE provider_sources SET next_at = 0 WHERE source = 'cfbd-scoreboard'")
+    worker_once(db, *args)
+    (failures, outcome), = db_rows(db, "SELECT failures, last_outcome FROM provider_sources"
+                                       " WHERE source = 'cfbd-scoreboard'")
+    assert failures == 1 and "server error" in outcome
+
+    # completed: final; then nothing is near and the scoreboard is no longer asked
+    entry.update(status="completed", period=4, clock="0:00")
+    db_sql(db, "UPDATE provider_sources SET next_at = 0")
+    worker_once(db, *args)
+    assert live_facts(db, "cfb:401700001") == ("final", 4, "0:00", 10, 0)
+    n = len(cfbd.scoreboard_requests())
+    db_sql(db, "UPDATE provider_sources SET next_at = 0")
+    worker_once(db, *args)
+    assert len(cfbd.scoreboard_requests()) == n
+    # /games (still "not completed") did not bring the game back to live
+    assert live_facts(db, "cfb:401700001")[0] == "final"
 
 
 def test_worker_backs_off_after_429(db, cfbd):

@@ -181,6 +181,185 @@ static void test_differs_field_by_field(void **state)
     assert_true(gamesync_differs(&a, &b));
     b = a, b.week = 2;
     assert_true(gamesync_differs(&a, &b));
+    b = a, b.neutral_site = true;
+    assert_true(gamesync_differs(&a, &b));
+}
+
+static void test_clock_form(void **state)
+{
+    (void)state;
+    char out[16];
+    static const char *const ok[][2] = {
+        {"7:12", "7:12"},  {"07:12", "7:12"},    {"15:00", "15:00"},  {"0:00", "0:00"},
+        {"00:00", "0:00"}, {"00:07:12", "7:12"}, {"0:00:59", "0:59"}, {"12:05", "12:05"},
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        assert_int_equal(gamesync_clock(ok[i][0], out, sizeof out), 0);
+        assert_string_equal(out, ok[i][1]);
+    }
+    static const char *const bad[] = {"",      "7",       "7:1",    "7:123", "16:00", "15:01",
+                                      "7:60",  "1:07:12", "-1:00",  " 7:12", "7:12 ", "7.12",
+                                      "7::12", "1:2:3:4", "123:00", ":12"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        assert_int_equal(gamesync_clock(bad[i], out, sizeof out), -1);
+    assert_int_equal(gamesync_clock(NULL, out, sizeof out), -1);
+}
+
+static struct game stored_game(int64_t kickoff)
+{
+    struct game g = {.id = "cfb:1",
+                     .home = {.id = "cfb-a"},
+                     .away = {.id = "cfb-b"},
+                     .home_score = MODEL_NULL,
+                     .away_score = MODEL_NULL,
+                     .starts_at = kickoff,
+                     .period = MODEL_NULL,
+                     .status = "upcoming",
+                     .league = "college",
+                     .season_type = "regular",
+                     .season = 2024,
+                     .week = 7};
+    return g;
+}
+
+/* The scoreboard's facts on a stored game: two polls of a live game whose period and clock
+ * move, then its end; a pregame listing before and after kickoff. */
+static void test_apply_live(void **state)
+{
+    (void)state;
+    int64_t k = 1000 * HOUR;
+    struct game g = stored_game(k), before;
+    struct gamesync_live l = {.id = "cfb:1",
+                              .state = GAMESYNC_IN_PROGRESS,
+                              .period = 2,
+                              .clock = "7:12",
+                              .home_score = 14,
+                              .away_score = 10,
+                              .neutral_site = -1};
+    before = g;
+    gamesync_apply_live(&g, &l, k + HOUR);
+    assert_string_equal(g.status, "live");
+    assert_int_equal(g.period, 2);
+    assert_string_equal(g.clock, "7:12");
+    assert_int_equal(g.home_score, 14);
+    assert_int_equal(g.away_score, 10);
+    assert_false(g.neutral_site);
+    assert_true(gamesync_differs(&before, &g));
+    /* the same poll again changes nothing */
+    before = g;
+    gamesync_apply_live(&g, &l, k + HOUR);
+    assert_false(gamesync_differs(&before, &g));
+    /* the next poll: the third period, a null score keeps the stored one */
+    l.period = 3, l.clock = "14:51", l.away_score = MODEL_NULL;
+    gamesync_apply_live(&g, &l, k + 2 * HOUR);
+    assert_int_equal(g.period, 3);
+    assert_string_equal(g.clock, "14:51");
+    assert_int_equal(g.away_score, 10);
+    assert_true(gamesync_differs(&before, &g));
+    /* completed: final, the last period and clock kept */
+    struct gamesync_live end = {.id = "cfb:1",
+                                .state = GAMESYNC_COMPLETED,
+                                .period = 4,
+                                .clock = "0:00",
+                                .home_score = 31,
+                                .away_score = 28,
+                                .neutral_site = 1};
+    gamesync_apply_live(&g, &end, k + 4 * HOUR);
+    assert_string_equal(g.status, "final");
+    assert_int_equal(g.period, 4);
+    assert_string_equal(g.clock, "0:00");
+    assert_int_equal(g.home_score, 31);
+    assert_true(g.neutral_site);
+    /* a pregame listing of a final game changes nothing */
+    struct gamesync_live pre = {.id = "cfb:1",
+                                .state = GAMESYNC_SCHEDULED,
+                                .period = MODEL_NULL,
+                                .home_score = MODEL_NULL,
+                                .away_score = MODEL_NULL,
+                                .neutral_site = -1};
+    before = g;
+    gamesync_apply_live(&g, &pre, k + 5 * HOUR);
+    assert_false(gamesync_differs(&before, &g));
+    /* scheduled: upcoming before kickoff, delayed after it */
+    g = stored_game(k);
+    g.status = "live"; /* what the clock inferred */
+    gamesync_apply_live(&g, &pre, k - 1);
+    assert_string_equal(g.status, "upcoming");
+    gamesync_apply_live(&g, &pre, k + 10 * 60 * INT64_C(1000000));
+    assert_string_equal(g.status, "delayed");
+    assert_int_equal(g.period, MODEL_NULL);
+    assert_null(g.clock);
+    /* a TBD kickoff is delayed only once its day is over */
+    g = stored_game(k);
+    g.kickoff_tbd = true;
+    gamesync_apply_live(&g, &pre, k + 20 * HOUR);
+    assert_string_equal(g.status, "upcoming");
+    gamesync_apply_live(&g, &pre, k + 24 * HOUR);
+    assert_string_equal(g.status, "delayed");
+    /* a postponement stands against a pregame listing */
+    g = stored_game(k);
+    g.status = "postponed";
+    gamesync_apply_live(&g, &pre, k + HOUR);
+    assert_string_equal(g.status, "postponed");
+}
+
+/* A schedule document never erases a scoreboard's facts, and its own facts still win. */
+static void test_keep_live(void **state)
+{
+    (void)state;
+    int64_t k = 1000 * HOUR;
+    struct game stored = stored_game(k);
+    stored.status = "live", stored.period = 3, stored.clock = "4:02";
+    stored.home_score = 21, stored.away_score = 17;
+    /* /games: inferred live, no points yet */
+    struct game in = stored_game(k);
+    in.status = "live";
+    gamesync_keep_live(&stored, &in);
+    assert_false(gamesync_differs(&stored, &in));
+    /* inferred unknown (the 5-hour window passed): still live while the scoreboard says so */
+    in = stored_game(k);
+    in.status = "unknown";
+    gamesync_keep_live(&stored, &in);
+    assert_string_equal(in.status, "live");
+    assert_int_equal(in.period, 3);
+    /* the schedule says final: final wins, the scoreboard's last period is not invented */
+    in = stored_game(k);
+    in.status = "final", in.home_score = 28, in.away_score = 17;
+    gamesync_keep_live(&stored, &in);
+    assert_string_equal(in.status, "final");
+    assert_int_equal(in.period, MODEL_NULL);
+    assert_null(in.clock);
+    /* stored final from the scoreboard (period 4, 0:00), the schedule final too: kept */
+    struct game fin = stored;
+    fin.status = "final", fin.period = 4, fin.clock = "0:00";
+    gamesync_keep_live(&fin, &in);
+    assert_int_equal(in.period, 4);
+    assert_string_equal(in.clock, "0:00");
+    /* the scoreboard said completed, the schedule still infers live: final stands */
+    in = stored_game(k);
+    in.status = "live";
+    gamesync_keep_live(&fin, &in);
+    assert_false(gamesync_differs(&fin, &in));
+    /* a new kickoff makes the game upcoming: the schedule wins */
+    in = stored_game(k + 24 * HOUR);
+    gamesync_keep_live(&stored, &in);
+    assert_string_equal(in.status, "upcoming");
+    assert_int_equal(in.period, MODEL_NULL);
+    /* delayed (the scoreboard: not begun) is kept against an inferred live */
+    struct game delayed = stored_game(k);
+    delayed.status = "delayed";
+    in = stored_game(k);
+    in.status = "live";
+    gamesync_keep_live(&delayed, &in);
+    assert_string_equal(in.status, "delayed");
+    /* nothing stored from a scoreboard (nflverse): the inference stands */
+    struct game plain = stored_game(k);
+    plain.status = "upcoming";
+    in = stored_game(k);
+    in.status = "live";
+    gamesync_keep_live(&plain, &in);
+    assert_string_equal(in.status, "live");
+    assert_int_equal(in.period, MODEL_NULL);
 }
 
 int main(void)
@@ -191,6 +370,9 @@ int main(void)
         cmocka_unit_test(test_eastern_matches_tz_database),
         cmocka_unit_test(test_status_rules),
         cmocka_unit_test(test_differs_field_by_field),
+        cmocka_unit_test(test_clock_form),
+        cmocka_unit_test(test_apply_live),
+        cmocka_unit_test(test_keep_live),
     };
     return cmocka_run_group_tests_name("domain/gamesync", tests, NULL, NULL);
 }

@@ -224,6 +224,8 @@ static void test_cfbd_games_with_nulls_and_tbd(void **state)
     assert_string_equal(g3->season_type, "postseason");
     assert_string_equal(g3->stage_label, "Rose Bowl");
     assert_string_equal(g3->status, "final");
+    assert_true(g3->neutral_site);
+    assert_false(g1->neutral_site);
     assert_string_equal(find(&b, "cfb:4")->season_type, "unknown");
     assert_int_equal(b.nrejects, 2);
     assert_string_equal(b.rejects[0].field, "completed");
@@ -255,6 +257,131 @@ static void test_cfbd_games_with_nulls_and_tbd(void **state)
     arena_release(&a);
 }
 
+/* nflverse has no live feed: a game without a score is upcoming before kickoff, live for
+ * five hours after it (period and clock null: nothing says which), unknown after that, final
+ * once scored; `location` says a neutral site. now is explicit. */
+static void test_nflverse_kickoff_inference_and_location(void **state)
+{
+    (void)state;
+    static const char csv[] =
+        "game_id,season,game_type,week,gameday,gametime,away_team,away_score,home_team,"
+        "home_score,location\n"
+        "2025_12_NYG_DET,2025,REG,12,2025-11-23,13:00,NYG,,DET,,Home\n"
+        "2025_22_SEA_NE,2025,SB,22,2026-02-08,18:30,SEA,,NE,,Neutral\n"
+        "2025_11_WAS_MIA,2025,REG,11,2025-11-16,09:30,WAS,16,MIA,13,Neutral\n"
+        "2025_12_KC_IND,2025,REG,12,2025-11-23,13:00,KC,,IND,,\n"
+        "2025_13_KC_DAL,2025,REG,13,2025-11-27,16:30,KC,,DAL,,Away\n";
+    /* 2025-11-23 13:00 EST = 18:00Z */
+    static const struct {
+        int64_t now;
+        const char *status;
+    } at[] = {
+        {INT64_C(1763920799) * 1000000, "upcoming"}, /* 17:59:59Z */
+        {INT64_C(1763920800) * 1000000, "live"},     /* kickoff */
+        {INT64_C(1763938799) * 1000000, "live"},     /* 4:59:59 later */
+        {INT64_C(1763938800) * 1000000, "unknown"},  /* 5 hours later, still no score */
+    };
+    for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
+        struct arena a;
+        arena_init(&a);
+        struct provider_batch b;
+        char err[256] = "";
+        provider_batch_init(&b, "nflverse", "nfl:", "unknown");
+        assert_int_equal(nflverse_read(csv, strlen(csv), at[i].now, &a, &b, err, sizeof err), 0);
+        const struct game *g = find(&b, "nfl:2025_12_NYG_DET");
+        assert_string_equal(g->status, at[i].status);
+        assert_int_equal(g->period, MODEL_NULL);
+        assert_null(g->clock);
+        assert_false(g->neutral_site);
+        assert_true(find(&b, "nfl:2025_22_SEA_NE")->neutral_site);
+        assert_string_equal(find(&b, "nfl:2025_22_SEA_NE")->status, "upcoming");
+        const struct game *london = find(&b, "nfl:2025_11_WAS_MIA");
+        assert_true(london->neutral_site);
+        assert_string_equal(london->status, "final");
+        assert_int_equal(london->period, MODEL_NULL);
+        assert_false(find(&b, "nfl:2025_12_KC_IND")->neutral_site); /* empty: not said */
+        assert_int_equal(b.nrejects, 1);
+        assert_string_equal(b.rejects[0].field, "location");
+        assert_int_equal(b.rejects[0].row, 6);
+        provider_batch_release(&b);
+        arena_release(&a);
+    }
+}
+
+/* CFBD /scoreboard: the three statuses, nulls, the clock forms, a rejected game per bad
+ * field, and a document that is not an array. */
+static void test_cfbd_scoreboard(void **state)
+{
+    (void)state;
+    static const char doc[] =
+        "[{\"id\":401,\"startDate\":\"2025-11-22T17:00:00.000Z\",\"startTimeTBD\":false,"
+        "\"tv\":\"ESPN\",\"neutralSite\":false,\"conferenceGame\":true,"
+        "\"status\":\"in_progress\",\"period\":2,\"clock\":\"07:12\",\"situation\":\"2nd & 7\","
+        "\"possession\":\"home\",\"lastPlay\":null,\"venue\":{\"name\":\"X\"},"
+        "\"homeTeam\":{\"id\":1,\"name\":\"Ohio State\",\"conference\":\"Big Ten\","
+        "\"classification\":\"fbs\",\"points\":14,\"lineScores\":[7,7]},"
+        "\"awayTeam\":{\"id\":2,\"name\":\"Purdue\",\"conference\":null,"
+        "\"classification\":\"fbs\",\"points\":3,\"lineScores\":[3]},"
+        "\"weather\":null,\"betting\":null},"
+        "{\"id\":402,\"status\":\"completed\",\"period\":5,\"clock\":\"00:00:00\","
+        "\"neutralSite\":true,\"homeTeam\":{\"points\":30},\"awayTeam\":{\"points\":27}},"
+        "{\"id\":403,\"status\":\"scheduled\",\"period\":null,\"clock\":null,"
+        "\"startTimeTBD\":true,\"homeTeam\":{\"points\":null},\"awayTeam\":null},"
+        "{\"id\":404,\"status\":\"halftime\"},"
+        "{\"id\":405,\"status\":\"in_progress\",\"clock\":\"17:00\"},"
+        "{\"id\":406,\"status\":\"in_progress\",\"period\":\"2\"},"
+        "{\"id\":407,\"status\":\"in_progress\",\"homeTeam\":{\"points\":-1}},"
+        "{\"status\":\"in_progress\"},"
+        "{\"id\":408,\"status\":\"in_progress\",\"period\":1,\"clock\":null}]";
+    struct arena a;
+    arena_init(&a);
+    struct provider_batch b;
+    char err[256] = "";
+    provider_batch_init(&b, "cfbd", "cfb:", "canceled");
+    assert_int_equal(cfbd_read_scoreboard(doc, strlen(doc), &a, &b, err, sizeof err), 0);
+    assert_int_equal(b.nlive, 4);
+    const struct gamesync_live *l = &b.live[0];
+    assert_string_equal(l->id, "cfb:401");
+    assert_int_equal(l->state, GAMESYNC_IN_PROGRESS);
+    assert_int_equal(l->period, 2);
+    assert_string_equal(l->clock, "7:12");
+    assert_int_equal(l->home_score, 14);
+    assert_int_equal(l->away_score, 3);
+    assert_int_equal(l->neutral_site, 0);
+    l = &b.live[1];
+    assert_int_equal(l->state, GAMESYNC_COMPLETED);
+    assert_int_equal(l->period, 5);
+    assert_string_equal(l->clock, "0:00");
+    assert_int_equal(l->neutral_site, 1);
+    l = &b.live[2];
+    assert_int_equal(l->state, GAMESYNC_SCHEDULED);
+    assert_int_equal(l->period, MODEL_NULL);
+    assert_null(l->clock);
+    assert_int_equal(l->home_score, MODEL_NULL);
+    assert_int_equal(l->away_score, MODEL_NULL);
+    assert_int_equal(l->neutral_site, -1);
+    l = &b.live[3];
+    assert_string_equal(l->id, "cfb:408");
+    assert_null(l->clock);
+    static const struct {
+        size_t row;
+        const char *field;
+    } rej[] = {{4, "status"}, {5, "clock"}, {6, "period"}, {7, "homeTeam.points"}, {8, "id"}};
+    assert_int_equal(b.nrejects, 5);
+    for (size_t i = 0; i < 5; i++) {
+        assert_int_equal(b.rejects[i].row, rej[i].row);
+        assert_string_equal(b.rejects[i].field, rej[i].field);
+    }
+    provider_batch_release(&b);
+    provider_batch_init(&b, "cfbd", "cfb:", "canceled");
+    assert_int_equal(cfbd_read_scoreboard("{}", 2, &a, &b, err, sizeof err), -1);
+    assert_non_null(strstr(err, "JSON array"));
+    assert_int_equal(cfbd_read_scoreboard("[{", 2, &a, &b, err, sizeof err), -1);
+    assert_non_null(strstr(err, "not JSON"));
+    provider_batch_release(&b);
+    arena_release(&a);
+}
+
 static void test_retry_after(void **state)
 {
     (void)state;
@@ -277,6 +404,8 @@ int main(void)
         cmocka_unit_test(test_nflverse_teams),
         cmocka_unit_test(test_cfbd_team_ids),
         cmocka_unit_test(test_cfbd_games_with_nulls_and_tbd),
+        cmocka_unit_test(test_nflverse_kickoff_inference_and_location),
+        cmocka_unit_test(test_cfbd_scoreboard),
         cmocka_unit_test(test_retry_after),
     };
     return cmocka_run_group_tests_name("providers", tests, NULL, NULL);

@@ -77,8 +77,10 @@ int outbox_deliver(struct store *s, const struct worker_config *cfg, int64_t now
  * provider_sources, so workers on many nodes share one schedule): conditional request,
  * app_games_sync_source(), one status line in the log, then the next due time — the hot
  * period while one of its games is live or starts within 3 hours, the cold one otherwise,
- * doubling back-off after a failure and never before a 429's Retry-After. Returns 1 when it
- * synced a source, 0 when none was due. */
+ * doubling back-off after a failure and never before a 429's Retry-After. With a CFBD season,
+ * the CFBD scoreboard (source "cfbd-scoreboard") too, on the hot period and only while a
+ * stored CFBD game is live, delayed or near: live status, period, clock, scores, then final.
+ * Returns 1 when it synced a source, 0 when none was due. */
 int games_refresh(struct store *s, const struct worker_config *cfg, int64_t now);
 
 /* Housekeeping: forgets expired idempotency records, old vote-limit events and expired

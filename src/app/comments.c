@@ -573,7 +573,17 @@ int comment_suspend(const struct app_ctx *c, const char *moderator, const char *
     }
     if ((rc = agents_account_set_banned(c->s, a.email, suspend, c->now)) < 0)
         goto out;
-    rc = comments_author_suspended(c, moderator, aid, suspend, reason);
+    if ((rc = comments_author_suspended(c, moderator, aid, suspend, reason)) < 0)
+        goto out;
+    /* one audit record, naming the moderator (issue 16: every staff action is recorded) */
+    struct app_ctx by = *c;
+    if (moderator && !c->actor) {
+        by.actor = actor_of(c, moderator);
+        by.role = "moderator";
+    }
+    rc = app_audit(&by, suspend ? "account.suspend" : "account.unsuspend", "account", aid,
+                   a.banned ? "{\"banned\":true}" : "{\"banned\":false}",
+                   suspend ? "{\"banned\":true}" : "{\"banned\":false}", reason);
 out:
     return finish(c->s, rc, result);
 }

@@ -320,9 +320,20 @@ def test_suspension_hides_and_restores(kit):
     _, doc = mod.get("/moderate?queue=recent", status=200)
     form = doc.find("form", action=re.compile(r"/moderate/accounts/.*/suspend"))
     assert form is not None
-    r = mod.post(form["action"], {"reason": "abuse", "queue": "recent"})
+    audits = db_rows(kit.db, "SELECT count(*) FROM audit_log")[0][0]
+    r = mod.post(form["action"], {"reason": "abuse", "queue": "recent"},
+                 headers={"X-Request-Id": "mod-suspend"})
     assert r.status_code == 303
     assert kit.count() == before - 3
+    # one audit record names the moderator, the account, the change and the reason
+    mod_id = db_rows(kit.db, f"SELECT id FROM accounts WHERE email = '{mod.email}'")[0][0]
+    author_id = db_rows(kit.db, f"SELECT id FROM accounts WHERE email = '{author.email}'")[0][0]
+    assert db_rows(kit.db, "SELECT count(*) FROM audit_log")[0][0] == audits + 1
+    assert db_rows(kit.db, "SELECT actor, role, action, target_kind, target_id, before_json,"
+                           " after_json, reason, request_id FROM audit_log"
+                           " WHERE request_id = 'mod-suspend'") == [
+        (f"account:{mod_id}", "moderator", "account.suspend", "account", author_id,
+         '{"banned":false}', '{"banned":true}', "abuse", "mod-suspend")]
     assert not set(ids) & {c["id"] for c in kit.api_all()}
     author.get(f"/incidents/{SLUG}")
     r = author.post(f"/incidents/{SLUG}/comments", {"body": "Am I muted?"})
@@ -332,6 +343,9 @@ def test_suspension_hides_and_restores(kit):
     r = mod.post(form["action"], {"reason": "", "queue": "recent"})
     assert r.status_code == 303
     assert kit.count() == before
+    assert db_rows(kit.db, "SELECT action FROM audit_log WHERE target_id = '%s'"
+                           " ORDER BY at" % author_id) == [("account.suspend",),
+                                                           ("account.unsuspend",)]
     assert kit.visible_rows() == kit.count()
 
 

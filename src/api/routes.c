@@ -86,6 +86,8 @@ const struct route api_routes[] = {
      "/status"},
     {HTTP_POST, "/desk/incidents/", true, web_desk_incident_source, WEB_DESK_BODY_MAX, false,
      "/sources"},
+    {HTTP_POST, "/desk/incidents/", true, web_desk_incident_source_remove, WEB_DESK_BODY_MAX, false,
+     "/sources/remove"},
     {HTTP_POST, "/desk/incidents/", true, web_desk_incident_question, WEB_DESK_BODY_MAX, false,
      "/question"},
     {HTTP_POST, "/desk/incidents/", true, web_desk_incident_withdraw, WEB_FORM_BODY_MAX, false,
@@ -93,7 +95,9 @@ const struct route api_routes[] = {
     {HTTP_POST, "/desk/incidents/", true, web_desk_incident_merge, WEB_FORM_BODY_MAX, false,
      "/merge"},
     {HTTP_GET, "/desk/audit", false, web_desk_audit, 0, false, NULL},
-    /* admin only (the gate asks for the admin role; ban and roles re-ask the password) */
+    {HTTP_GET, "/desk/quotas", false, web_desk_quotas, 0, false, NULL},
+    /* admin only (the gate asks for the admin role; ban, roles and a new scout credential
+     * re-ask the password) */
     {HTTP_GET, "/desk/accounts", false, web_desk_accounts, 0, false, NULL},
     {HTTP_GET, "/desk/accounts/", true, web_desk_account, 0, false, NULL},
     {HTTP_POST, "/desk/accounts/", true, web_desk_account_ban, WEB_FORM_BODY_MAX, false, "/ban"},
@@ -101,6 +105,17 @@ const struct route api_routes[] = {
      "/unban"},
     {HTTP_POST, "/desk/accounts/", true, web_desk_account_role, WEB_FORM_BODY_MAX, false, "/roles"},
     {HTTP_POST, "/desk/keys/", true, web_desk_key_revoke, WEB_FORM_BODY_MAX, false, "/revoke"},
+    {HTTP_GET, "/desk/scout-keys", false, web_desk_scout_keys, 0, false, NULL},
+    {HTTP_POST, "/desk/scout-keys", false, web_desk_scout_key_create, WEB_FORM_BODY_MAX, false,
+     NULL},
+    {HTTP_POST, "/desk/scout-keys/", true, web_desk_scout_key_change, WEB_FORM_BODY_MAX, false,
+     "/budget"},
+    {HTTP_POST, "/desk/scout-keys/", true, web_desk_scout_key_change, WEB_FORM_BODY_MAX, false,
+     "/disable"},
+    {HTTP_POST, "/desk/scout-keys/", true, web_desk_scout_key_change, WEB_FORM_BODY_MAX, false,
+     "/enable"},
+    {HTTP_POST, "/desk/scout-keys/", true, web_desk_scout_key_change, WEB_FORM_BODY_MAX, false,
+     "/revoke"},
 };
 
 const size_t api_nroutes = sizeof api_routes / sizeof api_routes[0];

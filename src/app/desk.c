@@ -3,6 +3,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "domain/quota.h"
+#include "store/agents.h"
 #include "store/comments.h"
 #include "store/incidents.h"
 
@@ -204,5 +206,49 @@ int desk_account(const struct app_ctx *c, const char *id, struct desk_account *o
         if (rc >= 0)
             rc = audit_list(c->s, c->a, "account", id, NULL, 200, 0, &out->audit, &out->naudit);
     }
+    return done(c, rc);
+}
+
+struct quotas {
+    const struct app_ctx *c;
+    struct desk_quota *v;
+    size_t n, cap;
+};
+
+static int quota_one(void *ctx, const struct lead_quota_row *r)
+{
+    struct quotas *Q = ctx;
+    struct arena *a = Q->c->a;
+    GROW(Q->c, Q->v, Q->n, Q->cap);
+    Q->v[Q->n++] = (struct desk_quota){.key_id = arena_strdup(a, r->key_id),
+                                       .key_name = arena_strdup(a, r->key_name),
+                                       .key_prefix = arena_strdup(a, r->key_prefix),
+                                       .owner = arena_strdup(a, r->owner),
+                                       .account_id = arena_strdup(a, r->account_id),
+                                       .key_used = {r->minute, r->day}};
+    return 0;
+}
+
+int desk_quotas(const struct app_ctx *c, int64_t limit, struct desk_quota **out, size_t *n,
+                int64_t *global_day)
+{
+    struct quotas Q = {.c = c};
+    struct quota_usage u = {0};
+    int rc = store_begin_read(c->s);
+    if (rc >= 0)
+        rc = leads_quota_each(c->s, quota_window_start(QUOTA_AGENT_MINUTE, c->now),
+                              quota_window_start(QUOTA_AGENT_DAY, c->now), limit, quota_one, &Q);
+    /* the all-agents window as the quota counts it (no account has the empty id) */
+    if (rc >= 0)
+        rc = leads_quota_usage(c->s, "", c->now, &u);
+    /* an agent's use is the sum over its keys: the limit counts the account */
+    for (size_t i = 0; i < Q.n; i++)
+        for (size_t j = 0; j < Q.n; j++)
+            if (strcmp(Q.v[i].account_id, Q.v[j].account_id) == 0)
+                for (int w = 0; w < 2; w++)
+                    Q.v[i].agent_used[w] += Q.v[j].key_used[w];
+    *out = Q.v;
+    *n = Q.n;
+    *global_day = u.count[QUOTA_GLOBAL_DAY];
     return done(c, rc);
 }

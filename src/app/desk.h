@@ -73,6 +73,20 @@ struct desk_account {
 };
 int desk_account(const struct app_ctx *c, const char *id, struct desk_account *out);
 
+/* ---- lead quotas in use (domain/quota.h is the rule) ---- */
+
+/* One agent key with leads in the last day: the key's own leads in each per-agent window
+ * and its agent's (the account's, which the limit counts) beside quota_rules[].max. */
+struct desk_quota {
+    const char *key_id, *key_name, *key_prefix, *owner, *account_id;
+    int64_t key_used[2];   /* QUOTA_AGENT_MINUTE, QUOTA_AGENT_DAY */
+    int64_t agent_used[2]; /* the same windows, every key of the agent */
+};
+/* The keys with leads in the last day (busiest first, at most limit) and the all-agents
+ * daily count (QUOTA_GLOBAL_DAY) at c->now. */
+int desk_quotas(const struct app_ctx *c, int64_t limit, struct desk_quota **out, size_t *n,
+                int64_t *global_day);
+
 /* The audit log, newest first, optionally of one target kind, target id and action (each
  * NULL: any). */
 int desk_audit(const struct app_ctx *c, const char *target_kind, const char *target_id,

@@ -230,6 +230,41 @@ int incident_add_source(const struct app_ctx *c, const char *id, const struct so
     return in_tx(c, r, source_tx, &t);
 }
 
+int incident_remove_source(const struct app_ctx *c, const char *id, const char *url,
+                           const char *reason, struct edit_result *r)
+{
+    memset(r, 0, sizeof *r);
+    if (!url || !*url || strlen(url) > 2000)
+        return say(c, r, EDIT_INVALID, "url must name a cited source (1 to 2000 bytes)");
+    if (reason && strlen(reason) > 500)
+        return say(c, r, EDIT_INVALID, "reason must be at most 500 bytes");
+    /* a row write (ARCHITECTURE.md "Storage rules"): the incident's own lock key, not the
+     * deployment's write lock; the audit record is built before any lock is taken */
+    const char *before = field(c, "source_url", url);
+    char lock[64];
+    snprintf(lock, sizeof lock, "incident:%s", id);
+    struct incident_state st;
+    int rc = store_begin_row_write(c->s);
+    if (rc >= 0)
+        rc = store_lock_key(c->s, lock);
+    if (rc >= 0)
+        rc = load_published(c, id, &st, r, "sources can be removed from published incidents only");
+    if (rc != EDIT_OK)
+        goto out;
+    rc = admin_remove_source(c->s, id, url, c->now);
+    if (rc == 0)
+        rc = say(c, r, EDIT_MISSING, "incident %s does not cite %s", id, url);
+    else if (rc > 0)
+        rc = app_audit(c, "incident.remove_source", "incident", id, before, NULL, reason);
+    if (rc == EDIT_OK)
+        rc = store_commit(c->s);
+    if (rc == EDIT_OK)
+        return EDIT_OK;
+out:
+    store_rollback(c->s);
+    return rc < 0 ? APP_UNAVAILABLE : rc;
+}
+
 static bool same(const char *x, const char *y)
 {
     return strcmp(x ? x : "", y ? y : "") == 0;

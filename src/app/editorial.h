@@ -42,6 +42,10 @@ int incident_set_status(const struct app_ctx *c, const char *id, const char *sta
 /* src: url, title, kind, supports required; publisher optional; published_at MODEL_NULL. */
 int incident_add_source(const struct app_ctx *c, const char *id, const struct source *src,
                         struct edit_result *r);
+/* Removes the source with url from a published incident (EDIT_MISSING when it is not cited);
+ * reason may be NULL. A row write: it locks the incident's key only. */
+int incident_remove_source(const struct app_ctx *c, const char *id, const char *url,
+                           const char *reason, struct edit_result *r);
 /* A new question version (earlier ballots archived with theirs), or with clarify a
  * synonymous relabelling of the current one (same type, text and context; ballots kept). */
 int incident_set_question(const struct app_ctx *c, const char *id, const struct question *q,

@@ -1,7 +1,7 @@
 /*
- * whistle incident withdraw|merge|set-question|set-status|add-source: each calls its use
- * case (app/editorial.h: one transaction and one audit record each; a refusal writes
- * nothing) and maps the outcome to an exit status.
+ * whistle incident withdraw|merge|set-question|set-status|add-source|remove-source: each calls its
+ * use case (app/editorial.h: one transaction and one audit record each; a refusal writes nothing)
+ * and maps the outcome to an exit status.
  */
 #include <getopt.h>
 #include <jansson.h>
@@ -22,7 +22,8 @@ static const char incident_usage[] =
     "       whistle incident set-status ID developing|corroborated|explained|resolved "
     "[--db PATH] [--json]\n"
     "       whistle incident add-source ID --url URL --kind KIND --title TEXT --supports TEXT\n"
-    "               [--publisher NAME] [--published-at TIME] [--db PATH] [--json]";
+    "               [--publisher NAME] [--published-at TIME] [--db PATH] [--json]\n"
+    "       whistle incident remove-source ID --url URL [--reason TEXT] [--db PATH] [--json]";
 
 struct args {
     const char *db, *into, *file, *id, *value;
@@ -119,6 +120,17 @@ static int add_source(const struct app_ctx *c, struct args *a, struct buf *out)
     return rc;
 }
 
+static int remove_source(const struct app_ctx *c, struct args *a, struct buf *out)
+{
+    if (!a->url || a->kind || a->title || a->supports || a->publisher || a->published_at)
+        return cli_usage(incident_usage);
+    struct edit_result r;
+    int rc = outcome(incident_remove_source(c, a->id, a->url, a->reason, &r), &r);
+    if (rc == CLI_OK)
+        buf_printf(out, "{\"id\":\"%s\",\"source_removed\":true}", a->id);
+    return rc;
+}
+
 int cli_incident(int argc, char **argv)
 {
     static const struct option opts[] = {{"db", required_argument, NULL, 'd'},
@@ -139,11 +151,9 @@ int cli_incident(int argc, char **argv)
         const char *name;
         int (*run)(const struct app_ctx *, struct args *, struct buf *);
         int positional; /* after ID */
-    } actions[] = {{"withdraw", withdraw, 0},
-                   {"merge", merge, 0},
-                   {"set-question", set_question, 0},
-                   {"set-status", set_status, 1},
-                   {"add-source", add_source, 0}};
+    } actions[] = {{"withdraw", withdraw, 0},         {"merge", merge, 0},
+                   {"set-question", set_question, 0}, {"set-status", set_status, 1},
+                   {"add-source", add_source, 0},     {"remove-source", remove_source, 0}};
     struct args a = {0};
     int c;
     if (argc < 2)

@@ -285,6 +285,26 @@ int admin_add_source(struct store *s, const char *incident_id, const struct sour
     return 1;
 }
 
+int admin_remove_source(struct store *s, const char *incident_id, const char *url, int64_t now)
+{
+    char id[37];
+    source_id(incident_id, url, id);
+    struct store_stmt *st = store_prepare(s, "DELETE FROM sources WHERE id = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, id);
+    TRY(store_run(st));
+    if (store_changes(s) == 0)
+        return 0;
+    st = store_prepare(s, "UPDATE incidents SET updated_at = ? WHERE id = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_int(st, 1, now);
+    store_bind_text(st, 2, incident_id);
+    TRY(store_run(st));
+    return 1;
+}
+
 int admin_replace_sources(struct store *s, const char *incident_id, const struct source *src,
                           size_t n, int64_t now)
 {

@@ -249,6 +249,42 @@ int leads_quota_usage(struct store *s, const char *account_id, int64_t now, stru
     return rc;
 }
 
+int leads_quota_each(struct store *s, int64_t minute_start, int64_t day_start, int64_t limit,
+                     int (*fn)(void *ctx, const struct lead_quota_row *r), void *ctx)
+{
+    struct store_stmt *st = store_prepare(
+        s, "SELECT k.id, k.name, k.prefix, a.email, a.id,"
+           " sum(CASE WHEN l.created_at > ? THEN 1 ELSE 0 END), count(*)"
+           " FROM leads l JOIN agent_keys k ON k.id = l.key_id"
+           " JOIN accounts a ON a.id = l.account_id WHERE l.created_at > ?"
+           " GROUP BY k.id, k.name, k.prefix, a.email, a.id ORDER BY count(*) DESC, k.id"
+           " LIMIT ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_int(st, 1, minute_start);
+    store_bind_int(st, 2, day_start);
+    store_bind_int(st, 3, limit);
+    int rc;
+    while ((rc = store_step(st)) == STORE_ROW) {
+        struct lead_quota_row r = {
+            .key_id = store_col_text(st, 0),
+            .key_name = store_col_text(st, 1),
+            .key_prefix = store_col_text(st, 2),
+            .owner = store_col_text(st, 3),
+            .account_id = store_col_text(st, 4),
+            .minute = store_col_int(st, 5),
+            .day = store_col_int(st, 6),
+        };
+        int f = fn(ctx, &r);
+        if (f < 0) {
+            rc = f;
+            break;
+        }
+    }
+    store_reset(st);
+    return rc < 0 ? rc : 0;
+}
+
 int leads_lock(struct store *s)
 {
     struct store_stmt *st =

@@ -68,6 +68,15 @@ int leads_idempotency_insert(struct store *s, const char *account_id, const char
 /* Forgets idempotency records older than `before` (of one account, or all when NULL). */
 int leads_idempotency_prune(struct store *s, const char *account_id, int64_t before);
 
+/* Leads per agent key accepted after minute_start and after day_start (day_start <=
+ * minute_start), for the keys with any after day_start, busiest first, at most limit; the
+ * row's strings live until fn returns. 0 or a negative store_rc (or fn's). */
+struct lead_quota_row {
+    const char *key_id, *key_name, *key_prefix, *owner, *account_id;
+    int64_t minute, day;
+};
+int leads_quota_each(struct store *s, int64_t minute_start, int64_t day_start, int64_t limit,
+                     int (*fn)(void *ctx, const struct lead_quota_row *r), void *ctx);
 /* Counts leads inside each quota window at now. */
 int leads_quota_usage(struct store *s, const char *account_id, int64_t now, struct quota_usage *u);
 /* Locks the 'leads' row of write_locks until the transaction ends: lead submissions, whose

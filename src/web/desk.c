@@ -19,6 +19,8 @@
 #include "app/comments.h"
 #include "app/desk.h"
 #include "app/editorial.h"
+#include "app/scoutkeys.h"
+#include "domain/quota.h"
 #include "domain/vocab.h"
 #include "http/query.h"
 #include "util/form.h"
@@ -161,19 +163,17 @@ DESK_POST(lead_publish)
 DESK_POST(lead_reject)
 DESK_PAGE(incidents)
 DESK_PAGE(incident)
-DESK_POST(incident_edit)
-DESK_POST(incident_status)
-DESK_POST(incident_source)
-DESK_POST(incident_question)
-DESK_POST(incident_withdraw)
-DESK_POST(incident_merge)
 DESK_PAGE(audit)
+DESK_PAGE(quotas)
 DESK_ADMIN_PAGE(accounts)
 DESK_ADMIN_PAGE(account)
 DESK_ADMIN_REAUTH(account_ban)
 DESK_ADMIN_POST(account_unban)
 DESK_ADMIN_REAUTH(account_role)
 DESK_ADMIN_POST(key_revoke)
+DESK_ADMIN_PAGE(scout_keys)
+DESK_ADMIN_REAUTH(scout_key_create)
+DESK_ADMIN_POST(scout_key_change)
 
 /* ---- page pieces ---- */
 
@@ -183,9 +183,11 @@ static void begin(struct request *req, const struct desk *d, const char *title)
     web_page_begin(b, title);
     html_raw(b, "<nav class=\"desk-nav\" aria-label=\"Desk\"><a href=\"/desk\">Candidates</a> "
                 "<a href=\"/desk?status=failed\">Failed leads</a> "
-                "<a href=\"/desk/incidents\">Incidents</a> <a href=\"/desk/audit\">Audit log</a>");
+                "<a href=\"/desk/incidents\">Incidents</a> <a href=\"/desk/audit\">Audit log</a> "
+                "<a href=\"/desk/quotas\">Lead quotas</a>");
     if (d->c.role && strcmp(d->c.role, "admin") == 0)
-        html_raw(b, " <a href=\"/desk/accounts\">Accounts</a>");
+        html_raw(b, " <a href=\"/desk/accounts\">Accounts</a> <a href=\"/desk/scout-keys\">Scout "
+                    "credentials</a>");
     html_raw(b, "</nav>");
 }
 
@@ -196,9 +198,10 @@ static void end(struct request *req)
 }
 
 /* What a write redirects with (?done=…), shown once as a notice. */
-static const char *const dones[] = {"published", "rejected",  "edited",    "status", "source",
-                                    "question",  "clarified", "withdrawn", "merged", "banned",
-                                    "unbanned",  "role",      "revoked",   NULL};
+static const char *const dones[] = {
+    "published", "rejected",  "edited",    "status",   "source",  "source-removed",
+    "question",  "clarified", "withdrawn", "merged",   "banned",  "unbanned",
+    "role",      "revoked",   "budget",    "disabled", "enabled", NULL};
 
 /* Checks the query of a desk page against specs, whose last entry the caller leaves for
  * "done": 0, or -1 after answering 400. */
@@ -412,6 +415,30 @@ static int loaded(struct request *req, int rc, const bool *found, const char *wh
     return 0;
 }
 
+/* A use case's outcome as an answer: 0 when it is 0 (done), else -1 after answering with
+ * status[rc] (and the use case's *message), or 503 for APP_UNAVAILABLE. One table per
+ * family of use cases below: the one place a refusal becomes a status. */
+static int answered(struct request *req, int rc, const int *status, size_t n,
+                    const char *const *message)
+{
+    if (rc == 0)
+        return 0;
+    if (rc < 0 || (size_t)rc >= n || !status[rc])
+        web_unavailable(req);
+    else
+        web_error_page(req, status[rc], "%s", *message ? *message : "refused");
+    return -1;
+}
+#define ANSWERED(req, rc, table, message)                                                          \
+    answered(req, rc, table, sizeof table / sizeof table[0], message)
+
+static const int candidate_status[] = {
+    [CANDIDATE_MISSING] = 404, [CANDIDATE_NOT_CANDIDATE] = 409, [CANDIDATE_INVALID] = 400};
+static const int edit_status[] = {
+    [EDIT_INVALID] = 400, [EDIT_MISSING] = 404, [EDIT_REFUSED] = 409, [EDIT_DUPLICATE] = 409};
+static const int scoutkey_status[] = {
+    [SCOUTKEY_INVALID] = 400, [SCOUTKEY_MISSING] = 404, [SCOUTKEY_REVOKED] = 409};
+
 /* ---- candidates ---- */
 
 static const char *const lead_statuses[] = {"candidate", "failed",    "rejected",  "pending",
@@ -596,22 +623,6 @@ static void page_lead(struct request *req, struct desk *d)
     end(req);
 }
 
-/* A candidate outcome as a page: 0 on CANDIDATE_OK, else answered. */
-static int candidate_answer(struct request *req, int rc, const struct candidate_result *r)
-{
-    if (rc == CANDIDATE_OK)
-        return 0;
-    if (rc == APP_UNAVAILABLE)
-        web_unavailable(req);
-    else
-        web_error_page(req,
-                       rc == CANDIDATE_MISSING         ? 404
-                       : rc == CANDIDATE_NOT_CANDIDATE ? 409
-                                                       : 400,
-                       "%s", r->message ? r->message : "refused");
-    return -1;
-}
-
 static void page_lead_publish(struct request *req, struct desk *d)
 {
     char id[UUID_STR_LEN + 1];
@@ -630,7 +641,8 @@ static void page_lead_publish(struct request *req, struct desk *d)
         return;
     }
     struct candidate_result r;
-    if (candidate_answer(req, candidate_publish(&d->c, id, &in, &r), &r) < 0)
+    int rc = candidate_publish(&d->c, id, &in, &r);
+    if (ANSWERED(req, rc, candidate_status, &r.message) < 0)
         return;
     struct buf path = BUF_INIT;
     buf_printf(&path, "/desk/incidents/%s", r.incident_id);
@@ -644,7 +656,8 @@ static void page_lead_reject(struct request *req, struct desk *d)
     if (param_id(req, id) < 0)
         return;
     struct candidate_result r;
-    if (candidate_answer(req, candidate_reject(&d->c, id, fv(d, "reason"), &r), &r) < 0)
+    int rc = candidate_reject(&d->c, id, fv(d, "reason"), &r);
+    if (ANSWERED(req, rc, candidate_status, &r.message) < 0)
         return;
     done_to(req, "/desk", "rejected");
 }
@@ -808,6 +821,15 @@ static void page_incident(struct request *req, struct desk *d)
         html_text(b, D.sources[k].kind);
         html_raw(b, ") — ");
         html_text(b, D.sources[k].supports);
+        if (published) {
+            buf_reset(&path);
+            buf_printf(&path, "/desk/incidents/%s/sources/remove", i->id);
+            char fid[48];
+            snprintf(fid, sizeof fid, "remove-source-%zu", k);
+            form_open(b, d, path.p, fid, "inline-form");
+            web_hidden(b, "url", D.sources[k].url);
+            submit(b, "Remove");
+        }
         html_raw(b, "</li>");
     }
     html_raw(b, "</ol>");
@@ -877,22 +899,6 @@ static void page_incident(struct request *req, struct desk *d)
     end(req);
 }
 
-/* An edit outcome as a page: 0 on EDIT_OK, else answered. */
-static int edit_answer(struct request *req, int rc, const struct edit_result *r)
-{
-    if (rc == EDIT_OK)
-        return 0;
-    if (rc == APP_UNAVAILABLE)
-        web_unavailable(req);
-    else
-        web_error_page(req,
-                       rc == EDIT_MISSING                           ? 404
-                       : rc == EDIT_REFUSED || rc == EDIT_DUPLICATE ? 409
-                                                                    : 400,
-                       "%s", r->message ? r->message : "refused");
-    return -1;
-}
-
 static void back(struct request *req, const char *id, const char *what)
 {
     struct buf path = BUF_INIT;
@@ -909,11 +915,68 @@ static int tri_of(const char *v)
     return strcmp(v, "yes") == 0 ? 1 : strcmp(v, "no") == 0 ? 0 : -2;
 }
 
-static void page_incident_edit(struct request *req, struct desk *d)
+static bool ticked(const struct desk *d, const char *name)
+{
+    return fv(d, name) && strcmp(fv(d, name), "yes") == 0;
+}
+
+/*
+ * The incident actions (POST /desk/incidents/{id}/…): each reads its form and calls one use
+ * case of app/editorial.h, returning its outcome (or DESK_ANSWERED when it refused the form
+ * itself); incident_post does the rest — the incident's ID from the path, the outcome as a
+ * status (edit_status), the redirect back with ?done=. *done is preset to the action's.
+ */
+#define DESK_ANSWERED (-100)
+typedef int incident_action(struct request *req, struct desk *d, const char *id,
+                            struct edit_result *r, const char **done);
+
+static void incident_post(struct request *req, struct desk *d, incident_action *act,
+                          const char *done)
 {
     char id[UUID_STR_LEN + 1];
     if (param_id(req, id) < 0)
         return;
+    struct edit_result r = {0};
+    int rc = act(req, d, id, &r, &done);
+    if (rc == DESK_ANSWERED || ANSWERED(req, rc, edit_status, &r.message) < 0)
+        return;
+    back(req, id, done);
+}
+
+#define DESK_INCIDENT_POST(name, done)                                                             \
+    static int act_##name(struct request *req, struct desk *d, const char *id,                     \
+                          struct edit_result *r, const char **done_);                              \
+    static void page_incident_##name(struct request *req, struct desk *d)                          \
+    {                                                                                              \
+        incident_post(req, d, act_##name, done);                                                   \
+    }                                                                                              \
+    DESK_POST(incident_##name)
+
+DESK_INCIDENT_POST(edit, "edited")
+DESK_INCIDENT_POST(status, "status")
+DESK_INCIDENT_POST(source, "source")
+DESK_INCIDENT_POST(source_remove, "source-removed")
+DESK_INCIDENT_POST(question, "question")
+DESK_INCIDENT_POST(withdraw, "withdrawn")
+DESK_INCIDENT_POST(merge, "merged")
+
+/* An optional reason of at most 500 bytes: 0, or DESK_ANSWERED after a 400. */
+static int reason_of(struct request *req, const struct desk *d, bool required, const char *what,
+                     const char **reason)
+{
+    *reason = fopt(d, "reason");
+    if ((required && !*reason) || (*reason && strlen(*reason) > 500)) {
+        web_error_page(req, 400, "%s needs %s (1 to 500 bytes)", what,
+                       required ? "a reason" : "a shorter reason");
+        return DESK_ANSWERED;
+    }
+    return 0;
+}
+
+static int act_edit(struct request *req, struct desk *d, const char *id, struct edit_result *r,
+                    const char **done)
+{
+    (void)done;
     struct incident f = {.title = fv(d, "title"),
                          .play_description = fv(d, "play_description"),
                          .neutral_summary = fv(d, "neutral_summary"),
@@ -927,113 +990,92 @@ static void page_incident_edit(struct request *req, struct desk *d)
     const char *period = fopt(d, "period");
     if (period && qp_parse_int(period, &f.period) < 0) {
         web_error_page(req, 400, "period must be 1 to 10 (or empty)");
-        return;
+        return DESK_ANSWERED;
     }
-    struct edit_result r;
-    if (edit_answer(req, incident_edit(&d->c, id, &f, fopt(d, "reason"), &r), &r) < 0)
-        return;
-    back(req, id, "edited");
+    return incident_edit(&d->c, id, &f, fopt(d, "reason"), r);
 }
 
-static void page_incident_status(struct request *req, struct desk *d)
+static int act_status(struct request *req, struct desk *d, const char *id, struct edit_result *r,
+                      const char **done)
 {
-    char id[UUID_STR_LEN + 1];
-    if (param_id(req, id) < 0)
-        return;
-    struct edit_result r;
-    if (edit_answer(req, incident_set_status(&d->c, id, fv(d, "status"), &r), &r) < 0)
-        return;
-    back(req, id, "status");
+    (void)req, (void)done;
+    return incident_set_status(&d->c, id, fv(d, "status"), r);
 }
 
-static void page_incident_source(struct request *req, struct desk *d)
+static int act_source(struct request *req, struct desk *d, const char *id, struct edit_result *r,
+                      const char **done)
 {
-    char id[UUID_STR_LEN + 1];
-    if (param_id(req, id) < 0)
-        return;
+    (void)req, (void)done;
     struct source src = {.url = fv(d, "url"),
                          .title = fv(d, "title"),
                          .publisher = fopt(d, "publisher"),
                          .kind = fv(d, "kind"),
                          .supports = fv(d, "supports"),
                          .published_at = MODEL_NULL};
-    struct edit_result r;
-    if (edit_answer(req, incident_add_source(&d->c, id, &src, &r), &r) < 0)
-        return;
-    back(req, id, "source");
+    return incident_add_source(&d->c, id, &src, r);
 }
 
-static void page_incident_question(struct request *req, struct desk *d)
+static int act_source_remove(struct request *req, struct desk *d, const char *id,
+                             struct edit_result *r, const char **done)
 {
-    char id[UUID_STR_LEN + 1];
-    if (param_id(req, id) < 0)
-        return;
+    (void)req, (void)done;
+    return incident_remove_source(&d->c, id, fv(d, "url"), fopt(d, "reason"), r);
+}
+
+static int act_question(struct request *req, struct desk *d, const char *id, struct edit_result *r,
+                        const char **done)
+{
     struct question q;
     int has = question_of(req, d, &q);
     if (has < 0)
-        return;
+        return DESK_ANSWERED;
     if (has == 0) {
         web_error_page(req, 400, "a Fan Verdict question needs its type, text and three labels");
-        return;
+        return DESK_ANSWERED;
     }
-    bool clarify = fv(d, "clarify") && strcmp(fv(d, "clarify"), "yes") == 0;
-    if (!clarify && !(fv(d, "confirm") && strcmp(fv(d, "confirm"), "yes") == 0)) {
+    bool clarify = ticked(d, "clarify");
+    if (!clarify && !ticked(d, "confirm")) {
         /* a new version archives the current ballots: the editor confirms that number */
         struct desk_incident D;
-        if (desk_incident(&d->c, id, &D) != APP_OK) {
-            web_unavailable(req);
-            return;
-        }
+        if (desk_incident(&d->c, id, &D) != APP_OK)
+            return APP_UNAVAILABLE;
         if (D.found && D.ballots > 0) {
             web_error_page(req, 409,
                            "a new question version archives the %lld ballot%s of version %lld: "
                            "tick \"I confirm\" (or mark a synonymous clarification)",
                            (long long)D.ballots, D.ballots == 1 ? "" : "s",
                            (long long)D.inc.question.version);
-            return;
+            return DESK_ANSWERED;
         }
     }
-    struct edit_result r;
-    if (edit_answer(req, incident_set_question(&d->c, id, &q, clarify, &r), &r) < 0)
-        return;
-    back(req, id, clarify ? "clarified" : "question");
+    if (clarify)
+        *done = "clarified";
+    return incident_set_question(&d->c, id, &q, clarify, r);
 }
 
-static void page_incident_withdraw(struct request *req, struct desk *d)
+static int act_withdraw(struct request *req, struct desk *d, const char *id, struct edit_result *r,
+                        const char **done)
 {
-    char id[UUID_STR_LEN + 1];
-    if (param_id(req, id) < 0)
-        return;
-    const char *reason = fopt(d, "reason");
-    if (!reason || strlen(reason) > 500) {
-        web_error_page(req, 400, "a withdrawal needs a reason (1 to 500 bytes)");
-        return;
-    }
-    struct edit_result r;
-    if (edit_answer(req, incident_withdraw(&d->c, id, reason, &r), &r) < 0)
-        return;
-    back(req, id, "withdrawn");
+    (void)done;
+    const char *reason;
+    if (reason_of(req, d, true, "a withdrawal", &reason) < 0)
+        return DESK_ANSWERED;
+    return incident_withdraw(&d->c, id, reason, r);
 }
 
-static void page_incident_merge(struct request *req, struct desk *d)
+static int act_merge(struct request *req, struct desk *d, const char *id, struct edit_result *r,
+                     const char **done)
 {
-    char id[UUID_STR_LEN + 1], into[UUID_STR_LEN + 1];
-    if (param_id(req, id) < 0)
-        return;
+    (void)done;
+    char into[UUID_STR_LEN + 1];
     if (!fv(d, "into") || uuid_normalize(fv(d, "into"), into) < 0) {
         web_error_page(req, 400, "the survivor must be an incident ID (a UUID)");
-        return;
+        return DESK_ANSWERED;
     }
-    const char *reason = fopt(d, "reason");
-    if (reason && strlen(reason) > 500) {
-        web_error_page(req, 400, "reason must be at most 500 bytes");
-        return;
-    }
-    bool across_games = fv(d, "across_games") && strcmp(fv(d, "across_games"), "yes") == 0;
-    struct edit_result r;
-    if (edit_answer(req, incident_merge(&d->c, id, into, reason, across_games, &r), &r) < 0)
-        return;
-    back(req, id, "merged");
+    const char *reason;
+    if (reason_of(req, d, false, "a merge", &reason) < 0)
+        return DESK_ANSWERED;
+    return incident_merge(&d->c, id, into, reason, ticked(d, "across_games"), r);
 }
 
 /* ---- the audit log ---- */
@@ -1316,4 +1358,238 @@ static void page_key_revoke(struct request *req, struct desk *d)
         return;
     }
     done_to(req, "/desk/accounts", "revoked");
+}
+
+/* ---- scout credentials (admin) ---- */
+
+/* The five budget inputs, prefilled from c (NULL: empty, the defaults apply). */
+static void budget_inputs(struct buf *b, const struct scout_credential *c)
+{
+    static const char *const labels[SCOUTKEY_NBUDGETS] = {"X reads per day", "Model µUSD per day",
+                                                          "X reads per run", "Model µUSD per run",
+                                                          "Run seconds"};
+    for (int k = 0; k < SCOUTKEY_NBUDGETS; k++) {
+        char v[24] = "";
+        if (c) {
+            const int64_t now[SCOUTKEY_NBUDGETS] = {c->per_day[SCOUT_X], c->per_day[SCOUT_MODEL],
+                                                    c->per_run[SCOUT_X], c->per_run[SCOUT_MODEL],
+                                                    c->run_seconds};
+            snprintf(v, sizeof v, "%lld", (long long)now[k]);
+        }
+        text_input(b, scoutkey_budget_fields[k].name, labels[k], v, false, 13);
+    }
+}
+
+/* The budgets of the form (empty fields: not given): 0, or -1 after answering 400. */
+static int budget_form(struct request *req, const struct desk *d, struct scoutkey_budget *bud)
+{
+    memset(bud, 0, sizeof *bud);
+    for (int k = 0; k < SCOUTKEY_NBUDGETS; k++) {
+        const char *v = fopt(d, scoutkey_budget_fields[k].name);
+        if (v && qp_parse_int(v, &bud->v[k]) < 0)
+            bud->v[k] = INT64_MIN; /* out of every range: refused below */
+        bud->set[k] = v != NULL;
+    }
+    int k = scoutkey_budget_invalid(bud);
+    if (k < 0)
+        return 0;
+    web_error_page(req, 400, "%s must be an integer from %lld to %lld",
+                   scoutkey_budget_fields[k].name, (long long)scoutkey_budget_fields[k].min,
+                   (long long)scoutkey_budget_fields[k].max);
+    return -1;
+}
+
+static void scout_row(struct buf *b, const struct desk *d, const struct scout_credential *c,
+                      int64_t now)
+{
+    enum scout_credential_state st =
+        scout_credential_state(now, c->expires_at, c->revoked_at, c->disabled);
+    html_raw(b, "<li class=\"scout-key\" data-id=\"");
+    html_attr(b, c->id);
+    html_raw(b, "\"><strong>");
+    html_text(b, c->name);
+    html_raw(b, "</strong> <code>");
+    html_text(b, c->prefix);
+    html_raw(b, "…</code> <span class=\"state\">");
+    html_text(b, scout_credential_state_name(st));
+    html_printf(b,
+                "</span><p class=\"meta\">X %lld/day, %lld/run · model %lld/day, %lld/run µUSD · "
+                "runs of %llds · created ",
+                (long long)c->per_day[SCOUT_X], (long long)c->per_run[SCOUT_X],
+                (long long)c->per_day[SCOUT_MODEL], (long long)c->per_run[SCOUT_MODEL],
+                (long long)c->run_seconds);
+    web_time(b, c->created_at);
+    html_raw(b, " · last used ");
+    if (c->last_used_at != INT64_MIN)
+        web_time(b, c->last_used_at);
+    else
+        html_raw(b, "never");
+    html_raw(b, "</p>");
+    if (st != SCOUT_CRED_REVOKED) {
+        static const char *const forms[] = {"budget", "disable", "enable", "revoke"};
+        struct buf path = BUF_INIT, id = BUF_INIT;
+        for (size_t k = 0; k < 4; k++) {
+            if ((k == 1 && c->disabled) || (k == 2 && !c->disabled))
+                continue;
+            buf_reset(&path);
+            buf_reset(&id);
+            buf_printf(&path, "/desk/scout-keys/%s/%s", c->id, forms[k]);
+            buf_printf(&id, "%s-%s", forms[k], c->id);
+            form_open(b, d, path.p, id.p, k == 0 ? "desk-form" : "inline-form");
+            if (k == 0)
+                budget_inputs(b, c);
+            submit(b, k == 0 ? "Set budgets" : k == 1 ? "Disable" : k == 2 ? "Enable" : "Revoke");
+        }
+        buf_release(&path);
+        buf_release(&id);
+    }
+    html_raw(b, "</li>");
+}
+
+static void page_scout_keys(struct request *req, struct desk *d)
+{
+    struct qp_spec specs[1];
+    struct qp_value v[1];
+    if (query(req, specs, 1, v) < 0)
+        return;
+    struct scout_credential *list;
+    size_t n;
+    if (scoutkey_list(&d->c, &list, &n) != SCOUTKEY_OK) {
+        web_unavailable(req);
+        return;
+    }
+    struct buf *b = &req->out;
+    begin(req, d, "Scout credentials");
+    html_raw(b, "<h1>Scout credentials</h1>");
+    notice(b, v);
+    html_raw(b, "<p>A scout credential (<code>ws_…</code>) reaches the scout endpoint only; "
+                "its secret is shown once, when it is created. A disabled credential still "
+                "authenticates but begins no run.</p><ol class=\"scout-keys\" id=\"scout-keys\">");
+    for (size_t i = 0; i < n; i++)
+        scout_row(b, d, &list[i], d->c.now);
+    html_raw(b, "</ol>");
+    if (n == 0)
+        html_raw(b, "<p id=\"scout-keys-empty\">No scout credentials.</p>");
+    html_raw(b, "<h2>Create a credential</h2>");
+    form_open(b, d, "/desk/scout-keys", "scout-create", "desk-form");
+    text_input(b, "name", "Name", NULL, true, 100);
+    html_raw(b, "<p>Empty budgets take the defaults.</p>");
+    budget_inputs(b, NULL);
+    text_input(b, "expires_days", "Expires after (days, empty: never)", NULL, false, 4);
+    password_input(b);
+    submit(b, "Create");
+    end(req);
+}
+
+/* POST /desk/scout-keys (the admin's password again): the secret is on this page once. */
+static void page_scout_key_create(struct request *req, struct desk *d)
+{
+    struct scoutkey_budget bud;
+    if (budget_form(req, d, &bud) < 0)
+        return;
+    int64_t days = 0;
+    const char *exp = fopt(d, "expires_days");
+    if (exp && (qp_parse_int(exp, &days) < 0 || days < 1)) {
+        web_error_page(req, 400, "expires_days must be from 1 to %d (or empty: never)",
+                       SCOUTKEY_EXPIRES_DAYS_MAX);
+        return;
+    }
+    struct scoutkey_new k;
+    const char *why = NULL;
+    int rc = scoutkey_create(&d->c, fv(d, "name"), &bud, days, &k, &why);
+    if (ANSWERED(req, rc, scoutkey_status, &why) < 0)
+        return;
+    struct buf *b = &req->out;
+    begin(req, d, "Scout credential created");
+    html_raw(b, "<h1>Scout credential created</h1><p class=\"notice\" role=\"status\">Copy the "
+                "secret now: it is shown this once and never stored.</p><dl class=\"facts\">"
+                "<dt>Name</dt><dd>");
+    html_text(b, k.cred.name);
+    html_raw(b, "</dd><dt>ID</dt><dd id=\"scout-key-id\">");
+    html_text(b, k.cred.id);
+    html_raw(b, "</dd><dt>Secret</dt><dd><code id=\"secret\">");
+    html_text(b, k.secret);
+    html_raw(b, "</code></dd></dl><p><a href=\"/desk/scout-keys\">Back to the credentials</a>"
+                "</p>");
+    scoutkey_new_wipe(&k);
+    end(req);
+}
+
+/* POST /desk/scout-keys/{id}/{budget|disable|enable|revoke}: the change is the suffix. */
+static void page_scout_key_change(struct request *req, struct desk *d)
+{
+    static const struct {
+        const char *suffix, *done;
+        enum scoutkey_change what;
+    } changes[] = {{"/budget", "budget", SCOUTKEY_SET_BUDGET},
+                   {"/disable", "disabled", SCOUTKEY_DISABLE},
+                   {"/enable", "enabled", SCOUTKEY_ENABLE},
+                   {"/revoke", "revoked", SCOUTKEY_REVOKE}};
+    size_t k = 0;
+    while (strcmp(changes[k].suffix, req->route->suffix) != 0)
+        k++; /* the route table names only these */
+    char id[UUID_STR_LEN + 1];
+    struct scoutkey_budget bud = {0};
+    if (param_id(req, id) < 0 ||
+        (changes[k].what == SCOUTKEY_SET_BUDGET && budget_form(req, d, &bud) < 0))
+        return;
+    struct scout_credential c;
+    const char *why = NULL;
+    int rc = scoutkey_change(&d->c, id, changes[k].what, &bud, &c, &why);
+    if (ANSWERED(req, rc, scoutkey_status, &why) < 0)
+        return;
+    done_to(req, "/desk/scout-keys", changes[k].done);
+}
+
+/* ---- lead quotas in use (editors and admins) ---- */
+
+static void used_cell(struct buf *b, int64_t key, int64_t agent, enum quota_limit w)
+{
+    html_printf(b, "<td>%lld <span class=\"meta\">(agent %lld of %lld)</span></td>", (long long)key,
+                (long long)agent, (long long)quota_rules[w].max);
+}
+
+static void page_quotas(struct request *req, struct desk *d)
+{
+    struct qp_spec specs[1];
+    struct qp_value v[1];
+    if (query(req, specs, 1, v) < 0)
+        return;
+    struct desk_quota *q;
+    size_t n;
+    int64_t global;
+    if (desk_quotas(&d->c, 500, &q, &n, &global) != APP_OK) {
+        web_unavailable(req);
+        return;
+    }
+    struct buf *b = &req->out;
+    begin(req, d, "Lead quotas");
+    html_raw(b, "<h1>Lead quotas in use</h1><p>Every window is rolling: a lead counts until its "
+                "window has passed since it was accepted. The limits count the agent (every key "
+                "of one account together).</p>");
+    html_printf(b,
+                "<p id=\"global\">All agents, last 24 hours: <strong>%lld</strong> of %lld "
+                "leads.</p>",
+                (long long)global, (long long)quota_rules[QUOTA_GLOBAL_DAY].max);
+    html_raw(b, "<div class=\"table-wrap\"><table class=\"quotas\" id=\"quotas\"><thead><tr>"
+                "<th>Agent key</th><th>Owner</th><th>Last minute</th><th>Last 24 hours</th>"
+                "</tr></thead><tbody>");
+    for (size_t i = 0; i < n; i++) {
+        html_raw(b, "<tr data-key=\"");
+        html_attr(b, q[i].key_id);
+        html_raw(b, "\"><td>");
+        html_text(b, q[i].key_name ? q[i].key_name : "(unnamed)");
+        html_raw(b, " <code>");
+        html_text(b, q[i].key_prefix);
+        html_raw(b, "…</code></td><td>");
+        html_text(b, q[i].owner);
+        html_raw(b, "</td>");
+        used_cell(b, q[i].key_used[0], q[i].agent_used[0], QUOTA_AGENT_MINUTE);
+        used_cell(b, q[i].key_used[1], q[i].agent_used[1], QUOTA_AGENT_DAY);
+        html_raw(b, "</tr>");
+    }
+    html_raw(b, "</tbody></table></div>");
+    if (n == 0)
+        html_raw(b, "<p id=\"quotas-empty\">No agent submitted a lead in the last 24 hours.</p>");
+    end(req);
 }

@@ -83,6 +83,11 @@ void web_desk_account_ban(struct request *req);
 void web_desk_account_unban(struct request *req);
 void web_desk_account_role(struct request *req);
 void web_desk_key_revoke(struct request *req);
+void web_desk_incident_source_remove(struct request *req);
+void web_desk_quotas(struct request *req);
+void web_desk_scout_keys(struct request *req);
+void web_desk_scout_key_create(struct request *req);
+void web_desk_scout_key_change(struct request *req);
 
 /* a desk form with long texts (play description 5,000 bytes, percent-encoded) */
 #define WEB_DESK_BODY_MAX (64 * 1024)

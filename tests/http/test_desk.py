@@ -131,7 +131,7 @@ def concrete(path, param, suffix, ids):
     return path + ids[kind] + (suffix or "")
 
 
-ADMIN_ONLY = ("/desk/accounts", "/desk/keys/")
+ADMIN_ONLY = ("/desk/accounts", "/desk/keys/", "/desk/scout-keys")
 
 
 def account_id(kit, b):
@@ -146,7 +146,7 @@ def test_role_matrix_over_the_route_table(kit):
     lid = candidate(kit)
     # (no key: a key revocation needs no field, the missing key answers 404)
     ids = {"leads": lid, "incidents": I1, "accounts": account_id(kit, kit.fan),
-           "keys": MISSING_UUID}
+           "keys": MISSING_UUID, "scout-keys": MISSING_UUID}
     before = audit_count(kit)
     for method, path, param, suffix in desk_routes():
         url = concrete(path, param, suffix, ids)
@@ -225,7 +225,17 @@ def test_every_state_changing_route_writes_exactly_one_audit_record(kit):
     kit.acc.create_key(victim, name="victim-bot")
     vid = account_id(kit, victim)
     vkey = db_rows(kit.db, f"SELECT id FROM agent_keys WHERE account_id = '{vid}'")[0][0]
+    scout = kit.cli_json("scout-key", "create", "--name", "desk-audit")["id"]
     actions.update({
+        ("/desk/incidents/", "/sources/remove"): lambda: (f"/desk/incidents/{inc}/sources/remove",
+                                                          {"url": "https://news.example/later"}),
+        ("/desk/scout-keys", None): lambda: ("/desk/scout-keys", {
+            "name": "desk-made", "x_per_day": "50", "password": PASSWORD}),
+        ("/desk/scout-keys/", "/budget"): lambda: (f"/desk/scout-keys/{scout}/budget",
+                                                   {"x_per_run": "7"}),
+        ("/desk/scout-keys/", "/disable"): lambda: (f"/desk/scout-keys/{scout}/disable", {}),
+        ("/desk/scout-keys/", "/enable"): lambda: (f"/desk/scout-keys/{scout}/enable", {}),
+        ("/desk/scout-keys/", "/revoke"): lambda: (f"/desk/scout-keys/{scout}/revoke", {}),
         ("/desk/accounts/", "/ban"): lambda: (f"/desk/accounts/{vid}/ban",
                                               {"reason": "spam", "password": PASSWORD}),
         ("/desk/accounts/", "/unban"): lambda: (f"/desk/accounts/{vid}/unban", {}),
@@ -233,25 +243,35 @@ def test_every_state_changing_route_writes_exactly_one_audit_record(kit):
             "role": "editor", "change": "grant", "password": PASSWORD}),
         ("/desk/keys/", "/revoke"): lambda: (f"/desk/keys/{vkey}/revoke", {}),
     })
-    order = ["/publish", "/reject", "/edit", "/status", "/sources", "/question", "/merge",
-             "/withdraw", "/ban", "/unban", "/roles", "/revoke"]
+    # in an order where each action finds what it needs (the withdrawal last of the
+    # incident's, the revocation last of the credential's)
+    order = ["/publish", "/reject", "/edit", "/status", "/sources", "/sources/remove",
+             "/question", "/merge", "/withdraw", "/ban", "/unban", "/roles", "/desk/keys/",
+             None, "/budget", "/disable", "/enable", "/desk/scout-keys/"]
     posts = [(p, s) for m, p, _, s in desk_routes() if m == "POST"]
-    assert sorted(posts) == sorted(actions), "every POST route has an action here"
+    assert sorted(posts, key=str) == sorted(actions, key=str), "every POST route has an action"
     kit.editor.get("/desk")
     kit.admin.get("/desk")
+    done = set()
     for suffix in order:
-        key = next(k for k in actions if k[1] == suffix)
+        key = next(k for k in actions if suffix in k and k not in done)
+        done.add(key)
         b, role = (kit.admin, "admin") if key[0].startswith(ADMIN_ONLY) else (kit.editor, "editor")
         url, data = actions[key]()
         n = audit_count(kit)
-        r = b.post(url, data, headers={"X-Request-Id": f"desk-{suffix[1:]}"})
-        assert r.status_code == 303, (url, r.status_code, soup(r).find(class_="error"))
+        rid = "desk-" + url.rsplit("/", 1)[-1]
+        r = b.post(url, data, headers={"X-Request-Id": rid})
+        if key == ("/desk/scout-keys", None):  # the secret is shown on the answer, once
+            assert r.status_code == 200, (url, r.status_code, soup(r).find(class_="error"))
+            assert soup(r).find(id="secret").get_text().startswith("ws_")
+        else:
+            assert r.status_code == 303, (url, r.status_code, soup(r).find(class_="error"))
+            back, _ = b.get(r.headers["Location"].replace(BASE, ""))
+            assert back.status_code == 200, (r.headers["Location"], back.status_code)
         assert audit_count(kit) == n + 1, url
-        back, _ = b.get(r.headers["Location"].replace(BASE, ""))
-        assert back.status_code == 200, (r.headers["Location"], back.status_code)
-        actor, got_role, action, _, _, _, _, rid = last_audit(kit)
-        assert (actor, got_role, rid) == (f"account:{account_id(kit, b)}", role,
-                                          f"desk-{suffix[1:]}"), action
+        actor, got_role, action, _, _, _, _, got_rid = last_audit(kit)
+        assert (actor, got_role, got_rid) == (f"account:{account_id(kit, b)}", role, rid), action
+    assert done == set(actions)
 
 
 # ------------------------------------------------------------------ candidates
@@ -511,3 +531,133 @@ def test_admin_revokes_a_key(kit):
     assert kit.admin.post(f"/desk/keys/{MISSING_UUID}/revoke", {}).status_code == 404
     _, doc = kit.admin.get(f"/desk/accounts/{oid}", status=200)
     assert "revoked" in doc.find(id="keys").get_text()
+
+
+# ------------------------------------------------------------------ sources, quotas, scouts
+
+
+def test_remove_a_source_on_the_desk_and_the_cli(kit):
+    inc = publish(kit, candidate(kit))
+    for url in ("https://news.example/r1", "https://news.example/r2"):
+        assert form(kit.editor, f"/desk/incidents/{inc}", "source", {
+            "url": url, "title": "R", "kind": "report", "supports": "s"}).status_code == 303
+    _, doc = kit.editor.get(f"/desk/incidents/{inc}", status=200)
+    f = next(f for f in doc.find(id="sources").find_all("form")
+             if f.find("input", attrs={"name": "url"})["value"] == "https://news.example/r1")
+    n = audit_count(kit)
+    r = form(kit.editor, f"/desk/incidents/{inc}", f["id"], {"reason": "wrong article"})
+    assert r.status_code == 303 and r.headers["Location"].endswith("?done=source-removed")
+    assert audit_count(kit) == n + 1
+    _, action, _, before, after, reason = last_audit(kit)[1:7]
+    assert (action, json.loads(before), after, reason) == (
+        "incident.remove_source", {"source_url": "https://news.example/r1"}, None,
+        "wrong article")
+    urls = [s["url"] for s in kit.server.json(f"/api/v1/incidents/{inc}")["data"]["sources"]]
+    assert "https://news.example/r1" not in urls and "https://news.example/r2" in urls
+    # not cited (any more): 404, nothing written
+    r = kit.editor.post(f"/desk/incidents/{inc}/sources/remove",
+                        {"url": "https://news.example/r1"})
+    assert r.status_code == 404 and audit_count(kit) == n + 1
+    assert kit.editor.post(f"/desk/incidents/{inc}/sources/remove", {}).status_code == 400
+    # the CLI: the same use case, an operator's record
+    r = kit.cli("incident", "remove-source", inc, "--url", "https://news.example/r2", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout) == {"id": inc, "source_removed": True}
+    top = kit.cli_json("audit", "list", "--limit", "1")["records"][0]
+    assert (top["actor"], top["action"], top["target_id"]) == (
+        "operator", "incident.remove_source", inc)
+    r = kit.cli("incident", "remove-source", inc, "--url", "https://news.example/r2")
+    assert r.returncode == 1 and "does not cite" in r.stderr
+    assert kit.cli("incident", "remove-source", inc).returncode == 2
+    # a withdrawn incident's sources stay as they are
+    assert form(kit.editor, f"/desk/incidents/{inc}", "withdraw",
+                {"reason": "gone"}).status_code == 303
+    r = kit.cli("incident", "remove-source", inc, "--url", "https://news.example/a")
+    assert r.returncode == 1 and "published incidents only" in r.stderr
+
+
+def quota_row(kit, b, kid):
+    _, doc = b.get("/desk/quotas", status=200)
+    glob = int(doc.find(id="global").find("strong").get_text())
+    row = doc.find("tr", attrs={"data-key": kid})
+    if row is None:
+        return glob, None
+    return glob, [c.get_text(" ", strip=True) for c in row.find_all("td")]
+
+
+def test_lead_quotas_in_use(kit):
+    kid = key_id(kit)
+    for who in (kit.anon, kit.fan, kit.mod):
+        r, _ = who.get("/desk/quotas")
+        assert r.status_code in (303, 403)
+    g0, before = quota_row(kit, kit.editor, kid)
+    day0 = int(before[3].split()[0]) if before else 0
+    # one lead half an hour ago: it counts in the day, not in the minute
+    lid = candidate(kit)
+    db_sql(kit.db, f"UPDATE leads SET created_at = created_at - 1800000000 WHERE id = '{lid}'")
+    g1, row = quota_row(kit, kit.admin, kid)
+    assert g1 == g0 + 1
+    assert row[0].startswith("scout-bot") and kit.editor.email in row[1]
+    assert int(row[3].split()[0]) == day0 + 1
+    assert row[2].endswith("of 3)") and row[3].endswith("of 20)")
+    assert kit.secret not in kit.editor.get("/desk/quotas")[0].text
+
+
+def test_scout_credentials_on_the_desk(kit):
+    b = kit.admin
+    _, doc = b.get("/desk/scout-keys", status=200)
+    assert doc.find("form", id="scout-create") is not None
+    # issuing one needs the admin's password again
+    n = audit_count(kit)
+    r = form(b, "/desk/scout-keys", "scout-create", {"name": "nightly", "password": "wrong"})
+    assert r.status_code == 403 and "password" in text(r)
+    r = form(b, "/desk/scout-keys", "scout-create", {"name": "nightly", "x_per_day": "-1",
+                                                     "password": PASSWORD})
+    assert r.status_code == 400 and "x_per_day" in text(r)
+    r = form(b, "/desk/scout-keys", "scout-create", {"name": "", "password": PASSWORD})
+    assert r.status_code in (400, 403)
+    assert audit_count(kit) == n
+    r = form(b, "/desk/scout-keys", "scout-create", {"name": "nightly", "x_per_day": "40",
+                                                     "expires_days": "30",
+                                                     "password": PASSWORD})
+    assert r.status_code == 200, text(r)[:300]
+    doc = soup(r)
+    secret = doc.find(id="secret").get_text()
+    sid = doc.find(id="scout-key-id").get_text()
+    assert secret.startswith("ws_") and audit_count(kit) == n + 1
+    row = db_rows(kit.db, f"SELECT name, x_per_day, secret_hash FROM scout_credentials"
+                          f" WHERE id = '{sid}'")[0]
+    assert row[:2] == ("nightly", 40) and secret not in row[2]
+    # the secret is never shown again, nor in the audit record
+    _, doc = b.get("/desk/scout-keys", status=200)
+    assert secret not in doc.decode() and "nightly" in doc.find(id="scout-keys").get_text()
+    assert secret not in json.dumps(db_rows(kit.db, "SELECT * FROM audit_log"))
+    # the secret works on the scout endpoint only
+    r = kit.server.request("POST", "/api/agents/v1/scout", json={"op": "status"},
+                        headers={"Authorization": f"Bearer {secret}"})
+    assert r.status_code == 200, r.text
+    # budget, disable, enable, revoke: one record each, before and after
+    r = form(b, "/desk/scout-keys", f"budget-{sid}", {"x_per_run": "9", "run_seconds": "5"})
+    assert r.status_code == 400 and "run_seconds" in text(r)
+    r = form(b, "/desk/scout-keys", f"budget-{sid}", {"x_per_run": "9"})
+    assert r.status_code == 303 and r.headers["Location"].endswith("?done=budget")
+    _, _, action, target, before, after, _, _ = last_audit(kit)
+    assert (action, target) == ("scout.set_budget", sid)
+    assert (json.loads(before)["x_per_run"], json.loads(after)["x_per_run"]) == (100, 9)
+    assert form(b, "/desk/scout-keys", f"disable-{sid}", {}).status_code == 303
+    assert kit.cli_json("scout-key", "list", "--json")["scout_keys"][0]["state"] == "disabled"
+    assert form(b, "/desk/scout-keys", f"enable-{sid}", {}).status_code == 303
+    assert form(b, "/desk/scout-keys", f"revoke-{sid}", {}).status_code == 303
+    r = kit.server.request("POST", "/api/agents/v1/scout", json={"op": "status"},
+                        headers={"Authorization": f"Bearer {secret}"})
+    assert r.status_code == 403
+    assert b.post(f"/desk/scout-keys/{sid}/revoke", {}).status_code == 409
+    assert b.post(f"/desk/scout-keys/{sid}/enable", {}).status_code == 409
+    assert b.post(f"/desk/scout-keys/{MISSING_UUID}/disable", {}).status_code == 404
+    assert b.post(f"/desk/scout-keys/{sid}/budget", {}).status_code == 400
+    acts = [a for (a,) in db_rows(kit.db, f"SELECT action FROM audit_log WHERE target_id = '{sid}'"
+                                          " ORDER BY at")]
+    assert acts == ["scout.create", "scout.set_budget", "scout.disable", "scout.enable",
+                    "scout.revoke"]
+    # an editor is not an admin
+    assert kit.editor.get("/desk/scout-keys")[0].status_code == 403

@@ -4,7 +4,9 @@
 //
 // In each window, by clicking through the pages: an admin (role given with `whistle account
 // grant`) publishes a researched candidate with a Fan Verdict question, merges a second
-// published candidate into it, withdraws it, and bans an account (re-entering the password).
+// published candidate into it, withdraws it, issues a scout credential (re-entering the
+// password; the secret shown once works on the scout endpoint) and disables it, and bans an
+// account (re-entering the password).
 // No JavaScript is needed; the pages never scroll sideways. Screenshots go to
 // tests/browser/artifacts/desk-*.png.
 import { after, before, describe, it } from 'node:test';
@@ -123,6 +125,41 @@ for (const win of WINDOWS) {
             await shot(page, '5-withdrawn');
         });
 
+        it('issues a scout credential, re-entering the password', async () => {
+            const page = admin.page;
+            const name = `nightly-${win.name}`;
+            await page.goto(`${BASE_URL}/desk`);
+            await page.getByRole('link', { name: 'Scout credentials' }).click();
+            await page.waitForURL('**/desk/scout-keys');
+            const create = page.locator('#scout-create');
+            await create.getByLabel('Name', { exact: true }).fill(name);
+            await create.getByLabel('X reads per day').fill('250');
+            await create.getByLabel('Expires after').fill('30');
+            await create.getByLabel('Your password').fill(PASSWORD);
+            await noSidewaysScroll(page, 'the scout credentials');
+            await shot(page, '6-scout-form');
+            await create.getByRole('button', { name: 'Create' }).click();
+            await page.waitForURL('**/desk/scout-keys');
+            const secret = await page.locator('#secret').innerText();
+            assert.match(secret, /^ws_[A-Za-z0-9]{49}$/);
+            await noSidewaysScroll(page, 'a new scout credential');
+            await shot(page, '7-scout-secret');
+            // the secret works on the scout endpoint, and is never shown again
+            const status = await page.evaluate(async (s) => (await fetch('/api/agents/v1/scout', {
+                method: 'POST', headers: { 'Authorization': `Bearer ${s}`, 'Content-Type': 'application/json' },
+                body: JSON.stringify({ op: 'status' }),
+            })).status, secret);
+            assert.equal(status, 200);
+            await page.getByRole('link', { name: 'Back to the credentials' }).click();
+            const row = page.locator('li.scout-key', { hasText: name });
+            assert.match(await row.innerText(), /X 250\/day/);
+            assert.ok(!(await page.content()).includes(secret));
+            await row.getByRole('button', { name: 'Disable' }).click();
+            await page.waitForURL('**/desk/scout-keys?done=disabled');
+            assert.match(await page.locator('li.scout-key', { hasText: name }).locator('.state').innerText(), /disabled/);
+            await shot(page, '8-scout-disabled');
+        });
+
         it('bans an account, re-entering the password', async () => {
             const page = admin.page;
             await page.goto(`${BASE_URL}/desk/accounts?q=${encodeURIComponent(fan.email)}`);
@@ -131,11 +168,11 @@ for (const win of WINDOWS) {
             await page.locator('#ban').getByLabel('Reason').fill('spam');
             await page.locator('#ban').getByLabel('Your password').fill(PASSWORD);
             await noSidewaysScroll(page, 'an account');
-            await shot(page, '6-ban-form');
+            await shot(page, '9-ban-form');
             await page.getByRole('button', { name: 'Ban' }).click();
             await page.waitForURL('**/desk/accounts/*?done=banned');
             assert.match(await page.locator('#account-state').innerText(), /^banned/);
-            await shot(page, '7-banned');
+            await shot(page, '10-banned');
             // the fan's session ended at once
             await fan.page.goto(`${BASE_URL}/account`);
             assert.match(fan.page.url(), /\/account\/signin/);

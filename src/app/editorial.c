@@ -230,6 +230,24 @@ int incident_add_source(const struct app_ctx *c, const char *id, const struct so
     return in_tx(c, r, source_tx, &t);
 }
 
+/* The store calls of a source removal under the incident's lock, with placeholder
+ * arguments, for store_prepare_ahead (no statement prepared under the lock, app.h). */
+static int remove_statements(struct store *s, void *arg)
+{
+    (void)arg;
+    static const char none[] = "00000000-0000-4000-8000-000000000000";
+    struct incident_state st;
+    int rc = admin_incident_state(s, none, &st);
+    if (rc >= 0)
+        rc = admin_remove_source(s, none, "https://none.invalid/", 0);
+    if (rc >= 0)
+        rc = audit_insert(
+            s,
+            &(struct audit_record){
+                .id = none, .actor = none, .action = none, .target_kind = none, .target_id = none});
+    return rc < 0 ? rc : 0;
+}
+
 int incident_remove_source(const struct app_ctx *c, const char *id, const char *url,
                            const char *reason, struct edit_result *r)
 {
@@ -244,6 +262,7 @@ int incident_remove_source(const struct app_ctx *c, const char *id, const char *
     char lock[64];
     snprintf(lock, sizeof lock, "incident:%s", id);
     struct incident_state st;
+    store_prepare_ahead(c->s, remove_statements, NULL);
     int rc = store_begin_row_write(c->s);
     if (rc >= 0)
         rc = store_lock_key(c->s, lock);

@@ -16,6 +16,7 @@
 
 #include "app/editorial.h"
 #include "domain/scout.h"
+#include "store/audit.h"
 #include "util/log.h"
 #include "util/uuid.h"
 
@@ -169,6 +170,27 @@ int scoutkey_create(const struct app_ctx *c, const char *name, const struct scou
     return SCOUTKEY_OK;
 }
 
+/* Every store call a change makes under its credential's lock, with placeholder arguments:
+ * store_prepare_ahead runs it before the transaction, so that on PostgreSQL no statement is
+ * prepared while the lock is held (app.h). Nothing executes; lookups find nothing. */
+static int change_statements(struct store *s, void *arg)
+{
+    (void)arg;
+    static const char none[] = "00000000-0000-4000-8000-000000000000";
+    struct scout_credential k = {.id = "00000000-0000-4000-8000-000000000000"};
+    int rc = scout_credential_by_id(s, none, &k);
+    if (rc >= 0)
+        rc = scout_credential_revoke(s, none, 0);
+    if (rc >= 0)
+        rc = scout_credential_update(s, &k);
+    if (rc >= 0)
+        rc = audit_insert(
+            s,
+            &(struct audit_record){
+                .id = none, .actor = none, .action = none, .target_kind = none, .target_id = none});
+    return rc < 0 ? rc : 0;
+}
+
 static const char *const change_action[] = {"scout.set_budget", "scout.disable", "scout.enable",
                                             "scout.revoke"};
 
@@ -192,6 +214,7 @@ int scoutkey_change(const struct app_ctx *c, const char *id, enum scoutkey_chang
     }
     char lock[64];
     snprintf(lock, sizeof lock, "scout-key:%s", id);
+    store_prepare_ahead(c->s, change_statements, NULL);
     int rc = store_begin_row_write(c->s), result = SCOUTKEY_OK;
     if (rc >= 0)
         rc = store_lock_key(c->s, lock);

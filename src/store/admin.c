@@ -289,19 +289,18 @@ int admin_remove_source(struct store *s, const char *incident_id, const char *ur
 {
     char id[37];
     source_id(incident_id, url, id);
-    struct store_stmt *st = store_prepare(s, "DELETE FROM sources WHERE id = ?");
-    if (!st)
+    /* both prepared first: store_prepare_ahead (which runs nothing) reaches the second too */
+    struct store_stmt *del = store_prepare(s, "DELETE FROM sources WHERE id = ?");
+    struct store_stmt *upd = store_prepare(s, "UPDATE incidents SET updated_at = ? WHERE id = ?");
+    if (!del || !upd)
         return STORE_ERR;
-    store_bind_text(st, 1, id);
-    TRY(store_run(st));
+    store_bind_text(del, 1, id);
+    TRY(store_run(del));
     if (store_changes(s) == 0)
         return 0;
-    st = store_prepare(s, "UPDATE incidents SET updated_at = ? WHERE id = ?");
-    if (!st)
-        return STORE_ERR;
-    store_bind_int(st, 1, now);
-    store_bind_text(st, 2, incident_id);
-    TRY(store_run(st));
+    store_bind_int(upd, 1, now);
+    store_bind_text(upd, 2, incident_id);
+    TRY(store_run(upd));
     return 1;
 }
 

@@ -100,20 +100,14 @@ int scout_credential_update(struct store *s, const struct scout_credential *c)
 
 int scout_credential_revoke(struct store *s, const char *id, int64_t now)
 {
-    struct scout_credential c;
-    int rc = scout_credential_by_id(s, id, &c);
-    if (rc <= 0)
-        return rc;
-    if (c.revoked_at != INT64_MIN)
-        return 2;
-    struct store_stmt *st =
-        store_prepare(s, "UPDATE scout_credentials SET revoked_at = ? WHERE id = ?");
+    struct store_stmt *st = store_prepare(
+        s, "UPDATE scout_credentials SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL");
     if (!st)
         return STORE_ERR;
     store_bind_int(st, 1, now);
     store_bind_text(st, 2, id);
-    rc = store_run(st);
-    return rc < 0 ? rc : 1;
+    int rc = store_run(st);
+    return rc < 0 ? rc : store_changes(s) > 0;
 }
 
 int scout_credential_touch(struct store *s, const char *id, int64_t now)

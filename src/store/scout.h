@@ -33,7 +33,7 @@ int scout_credential_by_id(struct store *s, const char *id, struct scout_credent
 int scout_credential_insert(struct store *s, const struct scout_credential *c, const char *hash);
 /* Writes c's budgets, run seconds and disabled flag: 1 changed, 0 no such credential. */
 int scout_credential_update(struct store *s, const struct scout_credential *c);
-/* Revokes a credential: 1 revoked now, 2 already revoked, 0 no such credential. */
+/* Revokes a credential: 1 revoked now, 0 no such credential or revoked already. */
 int scout_credential_revoke(struct store *s, const char *id, int64_t now);
 int scout_credential_touch(struct store *s, const char *id, int64_t now);
 /* Calls fn for every credential, newest first (fn's negative return stops and is returned). */

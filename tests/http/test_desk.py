@@ -537,6 +537,7 @@ def test_admin_revokes_a_key(kit):
 
 
 def test_remove_a_source_on_the_desk_and_the_cli(kit):
+    seen = len(kit.server.lines)
     inc = publish(kit, candidate(kit))
     for url in ("https://news.example/r1", "https://news.example/r2"):
         assert form(kit.editor, f"/desk/incidents/{inc}", "source", {
@@ -574,6 +575,7 @@ def test_remove_a_source_on_the_desk_and_the_cli(kit):
                 {"reason": "gone"}).status_code == 303
     r = kit.cli("incident", "remove-source", inc, "--url", "https://news.example/a")
     assert r.returncode == 1 and "published incidents only" in r.stderr
+    assert [ln for ln in kit.server.lines[seen:] if "prepared while a key lock is held" in ln] == []
 
 
 def quota_row(kit, b, kid):
@@ -604,6 +606,7 @@ def test_lead_quotas_in_use(kit):
 
 
 def test_scout_credentials_on_the_desk(kit):
+    seen = len(kit.server.lines)
     b = kit.admin
     _, doc = b.get("/desk/scout-keys", status=200)
     assert doc.find("form", id="scout-create") is not None
@@ -661,3 +664,5 @@ def test_scout_credentials_on_the_desk(kit):
                     "scout.revoke"]
     # an editor is not an admin
     assert kit.editor.get("/desk/scout-keys")[0].status_code == 403
+    # PostgreSQL write rule: nothing was prepared under a credential's lock
+    assert [ln for ln in kit.server.lines[seen:] if "prepared while a key lock is held" in ln] == []

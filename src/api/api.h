@@ -56,6 +56,13 @@ int api_check_range(struct request *req, const struct qp_value *v);
  * for (offset is capped at API_OFFSET_MAX by the spec), else MODEL_NULL. */
 int64_t api_next_offset(int64_t offset, int64_t limit, int more);
 
+/* A list reply, the spec's {data: [...], pagination} envelope: api_page_begin() opens it on
+ * req->out (render each item into w), api_page_end() closes it with the pagination of this
+ * page and answers 200. */
+struct jw;
+void api_page_begin(struct request *req, struct jw *w);
+void api_page_end(struct request *req, struct jw *w, int64_t limit, int64_t offset, bool more);
+
 /* Answers 400 when the request carries any query parameter (item endpoints take none). */
 int api_no_query(struct request *req);
 

@@ -61,17 +61,10 @@ void api_incident_comments(struct request *req)
     switch (comments_read_public(&c, id, newest, v[C_LIMIT].i, v[C_OFFSET].i, &list)) {
     case COMMENT_OK: {
         struct jw w;
-        jw_init(&w, &req->out);
-        jw_obj_begin(&w);
-        jw_key(&w, "data");
-        jw_arr_begin(&w);
+        api_page_begin(req, &w);
         for (size_t i = 0; i < list.n; i++)
             render_comment(&w, &list.items[i]);
-        jw_arr_end(&w);
-        render_pagination(&w, v[C_LIMIT].i, v[C_OFFSET].i,
-                          api_next_offset(v[C_OFFSET].i, v[C_LIMIT].i, list.more));
-        jw_obj_end(&w);
-        reply_json(req, 200);
+        api_page_end(req, &w, v[C_LIMIT].i, v[C_OFFSET].i, list.more);
         return;
     }
     case COMMENT_MERGED:

@@ -3,6 +3,7 @@
 #include <strings.h>
 
 #include "api/api.h"
+#include "api/render.h"
 #include "app/app.h"
 #include "domain/model.h"
 #include "store/store.h"
@@ -24,6 +25,22 @@ int64_t api_next_offset(int64_t offset, int64_t limit, int more)
     if (!more || offset + limit > API_OFFSET_MAX)
         return MODEL_NULL;
     return offset + limit;
+}
+
+void api_page_begin(struct request *req, struct jw *w)
+{
+    jw_init(w, &req->out);
+    jw_obj_begin(w);
+    jw_key(w, "data");
+    jw_arr_begin(w);
+}
+
+void api_page_end(struct request *req, struct jw *w, int64_t limit, int64_t offset, bool more)
+{
+    jw_arr_end(w);
+    render_pagination(w, limit, offset, api_next_offset(offset, limit, more));
+    jw_obj_end(w);
+    reply_json(req, 200);
 }
 
 int api_no_query(struct request *req)

@@ -48,16 +48,10 @@ void api_incidents_list(struct request *req)
         return;
     }
     struct jw w;
-    jw_init(&w, &req->out);
-    jw_obj_begin(&w);
-    jw_key(&w, "data");
-    jw_arr_begin(&w);
+    api_page_begin(req, &w);
     for (size_t i = 0; i < n; i++)
         render_incident(&w, req->cfg->base_url, &list[i]);
-    jw_arr_end(&w);
-    render_pagination(&w, f.limit, f.offset, api_next_offset(f.offset, f.limit, more));
-    jw_obj_end(&w);
-    reply_json(req, 200);
+    api_page_end(req, &w, f.limit, f.offset, more);
 }
 
 void api_incidents_get(struct request *req)

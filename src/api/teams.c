@@ -27,15 +27,8 @@ void api_teams_list(struct request *req)
         return;
     }
     struct jw w;
-    jw_init(&w, &req->out);
-    jw_obj_begin(&w);
-    jw_key(&w, "data");
-    jw_arr_begin(&w);
+    api_page_begin(req, &w);
     for (size_t i = 0; i < n; i++)
         render_team(&w, &teams[i]);
-    jw_arr_end(&w);
-    render_pagination(&w, v[T_LIMIT].i, v[T_OFFSET].i,
-                      api_next_offset(v[T_OFFSET].i, v[T_LIMIT].i, more));
-    jw_obj_end(&w);
-    reply_json(req, 200);
+    api_page_end(req, &w, v[T_LIMIT].i, v[T_OFFSET].i, more);
 }

@@ -48,15 +48,23 @@ void render_team(struct jw *w, const struct team *t)
     jw_obj_end(w);
 }
 
+static void team_ref(struct jw *w, const struct team *t)
+{
+    jw_obj_begin(w);
+    jw_key(w, "id");
+    jw_str(w, t->id);
+    jw_obj_end(w);
+}
+
 void render_game(struct jw *w, const char *base, const struct game *g)
 {
     jw_obj_begin(w);
     jw_key(w, "id");
     jw_str(w, g->id);
     jw_key(w, "homeTeam");
-    render_team(w, &g->home);
+    (base ? render_team : team_ref)(w, &g->home);
     jw_key(w, "awayTeam");
-    render_team(w, &g->away);
+    (base ? render_team : team_ref)(w, &g->away);
     jw_key(w, "homeScore");
     jw_int(w, g->home_score);
     jw_key(w, "awayScore");
@@ -79,15 +87,20 @@ void render_game(struct jw *w, const char *base, const struct game *g)
     jw_time(w, g->created_at);
     jw_key(w, "updatedAt");
     jw_time(w, g->updated_at);
-    jw_key(w, "url");
-    concat(w, base, "/api/v1/games/", g->id, NULL);
-    jw_key(w, "links");
-    jw_obj_begin(w);
-    jw_key(w, "self");
-    concat(w, base, "/api/v1/games/", g->id, NULL);
-    jw_key(w, "incidents");
-    concat(w, base, "/api/v1/incidents?game_id=", g->id, NULL);
-    jw_obj_end(w);
+    if (base) {
+        jw_key(w, "url");
+        concat(w, base, "/api/v1/games/", g->id, NULL);
+        jw_key(w, "links");
+        jw_obj_begin(w);
+        jw_key(w, "self");
+        concat(w, base, "/api/v1/games/", g->id, NULL);
+        jw_key(w, "incidents");
+        concat(w, base, "/api/v1/incidents?game_id=", g->id, NULL);
+        jw_obj_end(w);
+    } else {
+        jw_key(w, "neutralSite"); /* not in the spec's Game: the import format only */
+        jw_bool(w, g->neutral_site);
+    }
     jw_key(w, "league");
     jw_str(w, g->league);
     jw_key(w, "seasonType");

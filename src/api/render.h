@@ -12,6 +12,7 @@
  * URL (docs/api-decisions.md "URLs the API emits").
  */
 void render_team(struct jw *w, const struct team *t);
+/* base NULL: the import/export form of a Game (teams by id, no URLs). */
 void render_game(struct jw *w, const char *base, const struct game *g);
 void render_incident(struct jw *w, const char *base, const struct incident *i);
 void render_incident_detail(struct jw *w, const char *base, const struct incident *i,

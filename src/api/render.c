@@ -1,5 +1,6 @@
 #include "api/render.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "domain/votes.h"
@@ -148,25 +149,33 @@ void render_votes(struct jw *w, const struct votes *v)
     jw_obj_end(w);
 }
 
-static void render_question(struct jw *w, const struct question *q)
+/* question_type, question_text and the three labels, as presented or as stored */
+static void question_labels(struct jw *w, const struct question *q, bool stored)
 {
-    jw_obj_begin(w);
     jw_key(w, "question_type");
     jw_str(w, q->type);
     jw_key(w, "question_text");
     jw_str(w, q->text);
     jw_key(w, "option_a_label");
-    jw_str(w, q->a_label);
+    jw_str(w, stored ? q->stored_a : q->a_label);
     jw_key(w, "option_b_label");
-    jw_str(w, q->b_label);
+    jw_str(w, stored ? q->stored_b : q->b_label);
     jw_key(w, "unsure_label");
-    jw_str(w, q->unsure_label);
+    jw_str(w, stored ? q->stored_unsure : q->unsure_label);
+}
+
+void render_question(struct jw *w, const struct question *q, bool document)
+{
+    jw_obj_begin(w);
+    question_labels(w, q, false);
     jw_key(w, "question_version");
     jw_int(w, q->version);
     jw_key(w, "created_at");
     jw_time(w, q->created_at);
-    jw_key(w, "label_presentation_version");
-    jw_int(w, 1);
+    if (!document) {
+        jw_key(w, "label_presentation_version");
+        jw_int(w, 1);
+    }
     jw_key(w, "stored_option_labels");
     jw_obj_begin(w);
     jw_key(w, "option_a_label");
@@ -176,41 +185,100 @@ static void render_question(struct jw *w, const struct question *q)
     jw_key(w, "unsure_label");
     jw_str(w, q->stored_unsure);
     jw_obj_end(w);
+    if (document) {
+        jw_key(w, "factual_context");
+        jw_raw(w, q->factual_context_json ? q->factual_context_json : "{}");
+    }
     jw_obj_end(w);
 }
 
-static void render_incident_fields(struct jw *w, const char *base, const struct incident *i)
+void render_source(struct jw *w, const struct source *s, bool document)
 {
-    jw_key(w, "id");
-    jw_str(w, i->id);
-    jw_key(w, "game_id");
-    jw_str(w, i->game_id);
+    jw_obj_begin(w);
+    if (!document) {
+        jw_key(w, "id");
+        jw_str(w, s->id);
+    }
+    jw_key(w, "url");
+    jw_str(w, s->url);
     jw_key(w, "title");
-    jw_str(w, i->title);
-    jw_key(w, "play_description");
-    jw_str(w, i->play_description);
-    jw_key(w, "neutral_summary");
-    jw_str(w, i->neutral_summary);
-    jw_key(w, "category");
-    jw_str(w, i->category);
+    jw_str(w, s->title);
+    jw_key(w, "publisher");
+    jw_str(w, s->publisher);
+    jw_key(w, "source_kind");
+    jw_str(w, s->kind);
+    jw_key(w, "published_at");
+    jw_time(w, s->published_at);
+    jw_key(w, "added_at");
+    jw_time(w, s->added_at);
+    jw_key(w, "supports");
+    jw_str(w, s->supports);
+    jw_key(w, "added_by");
+    jw_str(w, s->added_by);
+    jw_obj_end(w);
+}
+
+void render_question_history(struct jw *w, const struct question *history, size_t n,
+                             int64_t skip_version, bool document)
+{
+    jw_arr_begin(w);
+    for (size_t k = 0; k < n; k++) {
+        const struct question *q = &history[k];
+        if (q->version == skip_version)
+            continue;
+        jw_obj_begin(w);
+        jw_key(w, "question_version");
+        jw_int(w, q->version);
+        jw_key(w, "question");
+        jw_obj_begin(w);
+        question_labels(w, q, true);
+        jw_obj_end(w);
+        jw_key(w, "factual_context");
+        jw_raw(w, q->factual_context_json ? q->factual_context_json : "{}");
+        jw_key(w, "created_at");
+        jw_time(w, q->created_at);
+        jw_key(w, "superseded_at");
+        jw_time(w, q->superseded_at);
+        if (!document) {
+            jw_key(w, "presented_question");
+            render_question(w, q, false);
+        }
+        jw_obj_end(w);
+    }
+    jw_arr_end(w);
+}
+
+void render_incident_stored(struct jw *w, const struct incident *i)
+{
+    static const struct {
+        const char *key;
+        size_t off;
+    } strs[] = {
+        {"id", offsetof(struct incident, id)},
+        {"game_id", offsetof(struct incident, game_id)},
+        {"title", offsetof(struct incident, title)},
+        {"play_description", offsetof(struct incident, play_description)},
+        {"neutral_summary", offsetof(struct incident, neutral_summary)},
+        {"category", offsetof(struct incident, category)},
+        {"clock", offsetof(struct incident, clock)},
+        {"original_ruling", offsetof(struct incident, original_ruling)},
+        {"final_ruling", offsetof(struct incident, final_ruling)},
+        {"consequence", offsetof(struct incident, consequence)},
+        {"status", offsetof(struct incident, status)},
+        {"origin_kind", offsetof(struct incident, origin_kind)},
+        {"slug", offsetof(struct incident, slug)},
+        {"duplicate_of", offsetof(struct incident, duplicate_of)},
+    };
+    for (size_t k = 0; k < sizeof strs / sizeof strs[0]; k++) {
+        jw_key(w, strs[k].key);
+        jw_str(w, *(const char *const *)((const char *)i + strs[k].off));
+    }
     jw_key(w, "period");
     jw_int(w, i->period);
-    jw_key(w, "clock");
-    jw_str(w, i->clock);
-    jw_key(w, "original_ruling");
-    jw_str(w, i->original_ruling);
-    jw_key(w, "final_ruling");
-    jw_str(w, i->final_ruling);
     jw_key(w, "replay_involved");
     jw_tristate(w, i->replay_involved);
-    jw_key(w, "consequence");
-    jw_str(w, i->consequence);
-    jw_key(w, "publication_status");
-    jw_str(w, "published");
-    jw_key(w, "status");
-    jw_str(w, i->status);
-    jw_key(w, "origin_kind");
-    jw_str(w, i->origin_kind);
+    jw_key(w, "penalty_called");
+    jw_tristate(w, i->penalty_called);
     jw_key(w, "provenance");
     jw_raw(w, i->provenance_json ? i->provenance_json : "{}");
     jw_key(w, "reviewed_at");
@@ -221,8 +289,15 @@ static void render_incident_fields(struct jw *w, const char *base, const struct 
     jw_time(w, i->created_at);
     jw_key(w, "updated_at");
     jw_time(w, i->updated_at);
-    jw_key(w, "duplicate_of");
-    jw_str(w, i->duplicate_of);
+    jw_key(w, "comment_count");
+    jw_int(w, i->comment_count);
+}
+
+static void render_incident_fields(struct jw *w, const char *base, const struct incident *i)
+{
+    render_incident_stored(w, i);
+    jw_key(w, "publication_status");
+    jw_str(w, "published");
     jw_key(w, "url");
     concat(w, base, "/api/v1/incidents/", i->id, NULL);
     jw_key(w, "links");
@@ -242,19 +317,13 @@ static void render_incident_fields(struct jw *w, const char *base, const struct 
     jw_int(w, i->has_question ? i->question.version : 1);
     jw_key(w, "debate_question");
     if (i->has_question)
-        render_question(w, &i->question);
+        render_question(w, &i->question, false);
     else
         jw_null(w);
-    jw_key(w, "penalty_called");
-    jw_tristate(w, i->penalty_called);
     jw_key(w, "votes");
     render_votes(w, &i->votes);
-    jw_key(w, "comment_count");
-    jw_int(w, i->comment_count);
     jw_key(w, "matchup");
     concat(w, i->away_name, " at ", i->home_name, NULL);
-    jw_key(w, "slug");
-    jw_str(w, i->slug);
     jw_key(w, "public_url");
     concat(w, base, "/incidents/", i->slug ? i->slug : i->id, NULL);
     jw_key(w, "display_question");
@@ -276,61 +345,11 @@ void render_incident_detail(struct jw *w, const char *base, const struct inciden
     render_incident_fields(w, base, i);
     jw_key(w, "sources");
     jw_arr_begin(w);
-    for (size_t k = 0; k < nsources; k++) {
-        const struct source *s = &sources[k];
-        jw_obj_begin(w);
-        jw_key(w, "id");
-        jw_str(w, s->id);
-        jw_key(w, "url");
-        jw_str(w, s->url);
-        jw_key(w, "title");
-        jw_str(w, s->title);
-        jw_key(w, "publisher");
-        jw_str(w, s->publisher);
-        jw_key(w, "source_kind");
-        jw_str(w, s->kind);
-        jw_key(w, "published_at");
-        jw_time(w, s->published_at);
-        jw_key(w, "added_at");
-        jw_time(w, s->added_at);
-        jw_key(w, "supports");
-        jw_str(w, s->supports);
-        jw_key(w, "added_by");
-        jw_str(w, s->added_by);
-        jw_obj_end(w);
-    }
+    for (size_t k = 0; k < nsources; k++)
+        render_source(w, &sources[k], false);
     jw_arr_end(w);
     jw_key(w, "question_history");
-    jw_arr_begin(w);
-    for (size_t k = 0; k < nhistory; k++) {
-        const struct question *q = &history[k];
-        jw_obj_begin(w);
-        jw_key(w, "question_version");
-        jw_int(w, q->version);
-        jw_key(w, "question");
-        jw_obj_begin(w);
-        jw_key(w, "question_type");
-        jw_str(w, q->type);
-        jw_key(w, "question_text");
-        jw_str(w, q->text);
-        jw_key(w, "option_a_label");
-        jw_str(w, q->stored_a);
-        jw_key(w, "option_b_label");
-        jw_str(w, q->stored_b);
-        jw_key(w, "unsure_label");
-        jw_str(w, q->stored_unsure);
-        jw_obj_end(w);
-        jw_key(w, "factual_context");
-        jw_raw(w, q->factual_context_json ? q->factual_context_json : "{}");
-        jw_key(w, "created_at");
-        jw_time(w, q->created_at);
-        jw_key(w, "superseded_at");
-        jw_time(w, q->superseded_at);
-        jw_key(w, "presented_question");
-        render_question(w, q);
-        jw_obj_end(w);
-    }
-    jw_arr_end(w);
+    render_question_history(w, history, nhistory, MODEL_NULL, false);
     jw_obj_end(w);
 }
 

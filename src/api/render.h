@@ -18,6 +18,15 @@ void render_incident(struct jw *w, const char *base, const struct incident *i);
 void render_incident_detail(struct jw *w, const char *base, const struct incident *i,
                             const struct source *sources, size_t nsources,
                             const struct question *history, size_t nhistory);
+/* The incident's stored fields, shared by the API's Incident and the import/export document. */
+void render_incident_stored(struct jw *w, const struct incident *i);
+/* document: the import/export form (docs/import-format.md) rather than the API's. A question:
+ * no label_presentation_version, with factual_context; a source: no id; a history: no
+ * presented_question. skip_version leaves out one version (MODEL_NULL: none). */
+void render_question(struct jw *w, const struct question *q, bool document);
+void render_source(struct jw *w, const struct source *s, bool document);
+void render_question_history(struct jw *w, const struct question *history, size_t n,
+                             int64_t skip_version, bool document);
 /* The Votes object (counts, raw percentages, rooting counts). */
 void render_votes(struct jw *w, const struct votes *v);
 void render_pagination(struct jw *w, int64_t limit, int64_t offset, int64_t next_offset);

@@ -45,20 +45,6 @@ static int game_cb(void *ctx, const struct game *g)
     return 0;
 }
 
-static void question_fields(struct jw *w, const struct question *q)
-{
-    jw_key(w, "question_type");
-    jw_str(w, q->type);
-    jw_key(w, "question_text");
-    jw_str(w, q->text);
-    jw_key(w, "option_a_label");
-    jw_str(w, q->a_label);
-    jw_key(w, "option_b_label");
-    jw_str(w, q->b_label);
-    jw_key(w, "unsure_label");
-    jw_str(w, q->unsure_label);
-}
-
 static int ballot_cb(void *ctx, const char *choice, const char *rooting)
 {
     struct jw *w = ctx;
@@ -128,120 +114,22 @@ static int incident_cb(void *ctx, const struct incident *i, const char *visibili
     if (rc < 0)
         goto out;
     jw_obj_begin(w);
-    static const struct {
-        const char *key;
-        size_t off;
-    } strs[] = {
-        {"id", offsetof(struct incident, id)},
-        {"game_id", offsetof(struct incident, game_id)},
-        {"title", offsetof(struct incident, title)},
-        {"play_description", offsetof(struct incident, play_description)},
-        {"neutral_summary", offsetof(struct incident, neutral_summary)},
-        {"category", offsetof(struct incident, category)},
-        {"clock", offsetof(struct incident, clock)},
-        {"original_ruling", offsetof(struct incident, original_ruling)},
-        {"final_ruling", offsetof(struct incident, final_ruling)},
-        {"consequence", offsetof(struct incident, consequence)},
-        {"status", offsetof(struct incident, status)},
-        {"origin_kind", offsetof(struct incident, origin_kind)},
-        {"slug", offsetof(struct incident, slug)},
-        {"duplicate_of", offsetof(struct incident, duplicate_of)},
-    };
-    for (size_t k = 0; k < sizeof strs / sizeof strs[0]; k++) {
-        jw_key(w, strs[k].key);
-        jw_str(w, *(const char *const *)((const char *)i + strs[k].off));
-    }
-    jw_key(w, "period");
-    jw_int(w, i->period);
-    jw_key(w, "replay_involved");
-    jw_tristate(w, i->replay_involved);
-    jw_key(w, "penalty_called");
-    jw_tristate(w, i->penalty_called);
-    jw_key(w, "provenance");
-    jw_raw(w, i->provenance_json);
-    jw_key(w, "reviewed_at");
-    jw_time(w, i->reviewed_at);
-    jw_key(w, "published_at");
-    jw_time(w, i->published_at);
-    jw_key(w, "created_at");
-    jw_time(w, i->created_at);
-    jw_key(w, "updated_at");
-    jw_time(w, i->updated_at);
-    jw_key(w, "comment_count");
-    jw_int(w, i->comment_count);
+    render_incident_stored(w, i);
     jw_key(w, "visibility");
     /* a merged incident is exported published, with duplicate_of */
     int vis = vocab_find(visibility_names, visibility);
     jw_str(w, visibility_names[vis == VISIBILITY_WITHDRAWN ? vis : VISIBILITY_PUBLISHED]);
     jw_key(w, "sources");
     jw_arr_begin(w);
-    for (size_t k = 0; k < nsrc; k++) {
-        jw_obj_begin(w);
-        jw_key(w, "url");
-        jw_str(w, src[k].url);
-        jw_key(w, "title");
-        jw_str(w, src[k].title);
-        jw_key(w, "publisher");
-        jw_str(w, src[k].publisher);
-        jw_key(w, "source_kind");
-        jw_str(w, src[k].kind);
-        jw_key(w, "published_at");
-        jw_time(w, src[k].published_at);
-        jw_key(w, "added_at");
-        jw_time(w, src[k].added_at);
-        jw_key(w, "supports");
-        jw_str(w, src[k].supports);
-        jw_key(w, "added_by");
-        jw_str(w, src[k].added_by);
-        jw_obj_end(w);
-    }
+    for (size_t k = 0; k < nsrc; k++)
+        render_source(w, &src[k], true);
     jw_arr_end(w);
     jw_key(w, "question_history");
-    jw_arr_begin(w);
-    for (size_t k = 0; k < nq; k++) {
-        if (i->has_question && qs[k].version == i->question.version)
-            continue;
-        jw_obj_begin(w);
-        jw_key(w, "question_version");
-        jw_int(w, qs[k].version);
-        jw_key(w, "question");
-        jw_obj_begin(w);
-        struct question stored = qs[k];
-        stored.a_label = qs[k].stored_a;
-        stored.b_label = qs[k].stored_b;
-        stored.unsure_label = qs[k].stored_unsure;
-        question_fields(w, &stored);
-        jw_obj_end(w);
-        jw_key(w, "factual_context");
-        jw_raw(w, qs[k].factual_context_json);
-        jw_key(w, "created_at");
-        jw_time(w, qs[k].created_at);
-        jw_key(w, "superseded_at");
-        jw_time(w, qs[k].superseded_at);
-        jw_obj_end(w);
-    }
-    jw_arr_end(w);
+    render_question_history(w, qs, nq, i->has_question ? i->question.version : MODEL_NULL, true);
     jw_key(w, "debate_question");
     if (i->has_question) {
         const struct question *q = &i->question;
-        jw_obj_begin(w);
-        question_fields(w, q);
-        jw_key(w, "question_version");
-        jw_int(w, q->version);
-        jw_key(w, "created_at");
-        jw_time(w, q->created_at);
-        jw_key(w, "stored_option_labels");
-        jw_obj_begin(w);
-        jw_key(w, "option_a_label");
-        jw_str(w, q->stored_a);
-        jw_key(w, "option_b_label");
-        jw_str(w, q->stored_b);
-        jw_key(w, "unsure_label");
-        jw_str(w, q->stored_unsure);
-        jw_obj_end(w);
-        jw_key(w, "factual_context");
-        jw_raw(w, q->factual_context_json);
-        jw_obj_end(w);
+        render_question(w, q, true);
         jw_key(w, "ballots");
         jw_arr_begin(w);
         rc = incidents_ballots(e->s, i->id, q->version, ballot_cb, w);

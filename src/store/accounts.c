@@ -80,61 +80,40 @@ int accounts_search(struct store *s, struct arena *a, const char *text, int64_t 
 int accounts_create(struct store *s, const char *id, const char *email, const char *pw_hash,
                     int64_t now)
 {
-    struct store_stmt *st = store_prepare(
-        s, "INSERT INTO accounts (id, email, email_verified, banned, password_hash,"
-           " password_changed_at, created_at, updated_at) VALUES (?, ?, 0, 0, ?, ?, ?, ?)");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, id);
-    store_bind_text(st, 2, email);
-    store_bind_text(st, 3, pw_hash);
-    store_bind_int(st, 4, now);
-    store_bind_int(st, 5, now);
-    store_bind_int(st, 6, now);
-    return store_run(st);
+    return STORE_RUN(
+        s,
+        "INSERT INTO accounts (id, email, email_verified, banned, password_hash,"
+        " password_changed_at, created_at, updated_at) VALUES (?, ?, 0, 0, ?, ?, ?, ?)",
+        STORE_TEXT(id), STORE_TEXT(email), STORE_TEXT(pw_hash), STORE_INT(now), STORE_INT(now),
+        STORE_INT(now));
 }
 
 int accounts_set_password(struct store *s, const char *id, const char *pw_hash, int64_t now)
 {
-    struct store_stmt *st =
-        store_prepare(s, "UPDATE accounts SET password_hash = ?, password_changed_at = ?,"
-                         " updated_at = ? WHERE id = ?");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, pw_hash);
-    store_bind_int(st, 2, now);
-    store_bind_int(st, 3, now);
-    store_bind_text(st, 4, id);
-    return store_run(st);
+    return STORE_RUN(s,
+                     "UPDATE accounts SET password_hash = ?, password_changed_at = ?,"
+                     " updated_at = ? WHERE id = ?",
+                     STORE_TEXT(pw_hash), STORE_INT(now), STORE_INT(now), STORE_TEXT(id));
 }
 
 int accounts_set_verified(struct store *s, const char *id, int64_t now)
 {
-    struct store_stmt *st = store_prepare(
-        s, "UPDATE accounts SET email_verified = 1, verified_at = coalesce(verified_at, ?),"
-           " updated_at = ? WHERE id = ?");
-    if (!st)
-        return STORE_ERR;
-    store_bind_int(st, 1, now);
-    store_bind_int(st, 2, now);
-    store_bind_text(st, 3, id);
-    return store_run(st);
+    return STORE_RUN(
+        s,
+        "UPDATE accounts SET email_verified = 1, verified_at = coalesce(verified_at, ?),"
+        " updated_at = ? WHERE id = ?",
+        STORE_INT(now), STORE_INT(now), STORE_TEXT(id));
 }
 
 int account_tokens_insert(struct store *s, const char *hash, const char *account_id,
                           const char *purpose, int64_t now, int64_t expires)
 {
-    struct store_stmt *st = store_prepare(
-        s, "INSERT INTO account_tokens (token_hash, account_id, purpose, created_at, expires_at)"
-           " VALUES (?, ?, ?, ?, ?)");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, hash);
-    store_bind_text(st, 2, account_id);
-    store_bind_text(st, 3, purpose);
-    store_bind_int(st, 4, now);
-    store_bind_int(st, 5, expires);
-    return store_run(st);
+    return STORE_RUN(
+        s,
+        "INSERT INTO account_tokens (token_hash, account_id, purpose, created_at, expires_at)"
+        " VALUES (?, ?, ?, ?, ?)",
+        STORE_TEXT(hash), STORE_TEXT(account_id), STORE_TEXT(purpose), STORE_INT(now),
+        STORE_INT(expires));
 }
 
 int account_tokens_find(struct store *s, const char *hash, const char *purpose,
@@ -176,30 +155,19 @@ int account_tokens_use(struct store *s, const char *hash, int64_t now)
 int account_tokens_spend_all(struct store *s, const char *account_id, const char *purpose,
                              int64_t now)
 {
-    struct store_stmt *st =
-        store_prepare(s, "UPDATE account_tokens SET used_at = ?"
-                         " WHERE account_id = ? AND purpose = ? AND used_at IS NULL");
-    if (!st)
-        return STORE_ERR;
-    store_bind_int(st, 1, now);
-    store_bind_text(st, 2, account_id);
-    store_bind_text(st, 3, purpose);
-    return store_run(st);
+    return STORE_RUN(s,
+                     "UPDATE account_tokens SET used_at = ?"
+                     " WHERE account_id = ? AND purpose = ? AND used_at IS NULL",
+                     STORE_INT(now), STORE_TEXT(account_id), STORE_TEXT(purpose));
 }
 
 int sessions_insert(struct store *s, const char *hash, const char *account_id, int64_t now,
                     int64_t expires)
 {
-    struct store_stmt *st =
-        store_prepare(s, "INSERT INTO sessions (token_hash, account_id, created_at, expires_at)"
-                         " VALUES (?, ?, ?, ?)");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, hash);
-    store_bind_text(st, 2, account_id);
-    store_bind_int(st, 3, now);
-    store_bind_int(st, 4, expires);
-    return store_run(st);
+    return STORE_RUN(s,
+                     "INSERT INTO sessions (token_hash, account_id, created_at, expires_at)"
+                     " VALUES (?, ?, ?, ?)",
+                     STORE_TEXT(hash), STORE_TEXT(account_id), STORE_INT(now), STORE_INT(expires));
 }
 
 int sessions_find(struct store *s, const char *hash, int64_t now, struct session_row *out)
@@ -224,26 +192,18 @@ int sessions_find(struct store *s, const char *hash, int64_t now, struct session
 
 int sessions_revoke(struct store *s, const char *hash, int64_t now)
 {
-    struct store_stmt *st = store_prepare(
-        s, "UPDATE sessions SET revoked_at = ? WHERE token_hash = ? AND revoked_at IS NULL");
-    if (!st)
-        return STORE_ERR;
-    store_bind_int(st, 1, now);
-    store_bind_text(st, 2, hash);
-    return store_run(st);
+    return STORE_RUN(
+        s, "UPDATE sessions SET revoked_at = ? WHERE token_hash = ? AND revoked_at IS NULL",
+        STORE_INT(now), STORE_TEXT(hash));
 }
 
 int sessions_revoke_all(struct store *s, const char *account_id, const char *keep_hash, int64_t now)
 {
-    struct store_stmt *st =
-        store_prepare(s, "UPDATE sessions SET revoked_at = ? WHERE account_id = ?"
-                         " AND revoked_at IS NULL AND token_hash <> ?");
-    if (!st)
-        return STORE_ERR;
-    store_bind_int(st, 1, now);
-    store_bind_text(st, 2, account_id);
-    store_bind_text(st, 3, keep_hash ? keep_hash : "");
-    return store_run(st);
+    return STORE_RUN(s,
+                     "UPDATE sessions SET revoked_at = ? WHERE account_id = ?"
+                     " AND revoked_at IS NULL AND token_hash <> ?",
+                     STORE_INT(now), STORE_TEXT(account_id),
+                     STORE_TEXT(keep_hash ? keep_hash : ""));
 }
 
 int accounts_active_keys(struct store *s, const char *account_id, int64_t now, int64_t *count)
@@ -281,18 +241,12 @@ int outbox_enqueue(struct store *s, const char *recipient, const char *subject, 
 {
     char id[UUID_STR_LEN + 1];
     uuid_v4(id);
-    struct store_stmt *st = store_prepare(
-        s, "INSERT INTO outbox (id, recipient, subject, body, created_at, next_attempt_at)"
-           " VALUES (?, ?, ?, ?, ?, ?)");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, id);
-    store_bind_text(st, 2, recipient);
-    store_bind_text(st, 3, subject);
-    store_bind_text(st, 4, body);
-    store_bind_int(st, 5, now);
-    store_bind_int(st, 6, now);
-    return store_run(st);
+    return STORE_RUN(
+        s,
+        "INSERT INTO outbox (id, recipient, subject, body, created_at, next_attempt_at)"
+        " VALUES (?, ?, ?, ?, ?, ?)",
+        STORE_TEXT(id), STORE_TEXT(recipient), STORE_TEXT(subject), STORE_TEXT(body),
+        STORE_INT(now), STORE_INT(now));
 }
 
 int outbox_recent(struct store *s, const char *recipient, int64_t since, int64_t *count)
@@ -350,14 +304,11 @@ int outbox_claim(struct store *s, struct arena *a, int64_t now, int64_t lease_us
 
 int outbox_sent(struct store *s, const char *id, int64_t now)
 {
-    struct store_stmt *st = store_prepare(
-        s, "UPDATE outbox SET sent_at = ?, body = '', claimed_until = NULL, last_error = NULL"
-           " WHERE id = ?");
-    if (!st)
-        return STORE_ERR;
-    store_bind_int(st, 1, now);
-    store_bind_text(st, 2, id);
-    return store_run(st);
+    return STORE_RUN(
+        s,
+        "UPDATE outbox SET sent_at = ?, body = '', claimed_until = NULL, last_error = NULL"
+        " WHERE id = ?",
+        STORE_INT(now), STORE_TEXT(id));
 }
 
 int outbox_failed(struct store *s, const char *id, int64_t now, int64_t retry_at, const char *error)

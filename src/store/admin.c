@@ -357,27 +357,17 @@ int admin_replace_sources(struct store *s, const char *incident_id, const struct
 
 static int insert_question(struct store *s, const char *id, const struct question *q)
 {
-    struct store_stmt *st = store_prepare(
-        s, "INSERT INTO questions (incident_id, version, question_type, question_text,"
-           " option_a_label, option_b_label, unsure_label, stored_a_label, stored_b_label,"
-           " stored_unsure_label, factual_context, created_at, superseded_at)"
-           " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, id);
-    store_bind_int(st, 2, q->version);
-    store_bind_text(st, 3, q->type);
-    store_bind_text(st, 4, q->text);
-    store_bind_text(st, 5, q->a_label);
-    store_bind_text(st, 6, q->b_label);
-    store_bind_text(st, 7, q->unsure_label);
-    store_bind_text(st, 8, q->stored_a);
-    store_bind_text(st, 9, q->stored_b);
-    store_bind_text(st, 10, q->stored_unsure);
-    store_bind_text(st, 11, q->factual_context_json ? q->factual_context_json : "{}");
-    store_bind_int(st, 12, q->created_at);
-    store_bind_int(st, 13, q->superseded_at);
-    return store_run(st);
+    return STORE_RUN(
+        s,
+        "INSERT INTO questions (incident_id, version, question_type, question_text,"
+        " option_a_label, option_b_label, unsure_label, stored_a_label, stored_b_label,"
+        " stored_unsure_label, factual_context, created_at, superseded_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        STORE_TEXT(id), STORE_INT(q->version), STORE_TEXT(q->type), STORE_TEXT(q->text),
+        STORE_TEXT(q->a_label), STORE_TEXT(q->b_label), STORE_TEXT(q->unsure_label),
+        STORE_TEXT(q->stored_a), STORE_TEXT(q->stored_b), STORE_TEXT(q->stored_unsure),
+        STORE_TEXT(q->factual_context_json ? q->factual_context_json : "{}"),
+        STORE_INT(q->created_at), STORE_INT(q->superseded_at));
 }
 
 int admin_replace_questions(struct store *s, const char *incident_id, const struct question *qs,
@@ -447,28 +437,17 @@ int admin_replace_legacy_ballots(struct store *s, const char *incident_id, int64
 int admin_set_visibility(struct store *s, const char *id, const char *visibility,
                          const char *duplicate_of, int64_t now)
 {
-    struct store_stmt *st =
-        store_prepare(s, "UPDATE incidents SET visibility = ?, duplicate_of = ?,"
-                         " updated_at = coalesce(?, updated_at) WHERE id = ?");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, visibility);
-    store_bind_text(st, 2, duplicate_of);
-    store_bind_int(st, 3, now);
-    store_bind_text(st, 4, id);
-    return store_run(st);
+    return STORE_RUN(s,
+                     "UPDATE incidents SET visibility = ?, duplicate_of = ?,"
+                     " updated_at = coalesce(?, updated_at) WHERE id = ?",
+                     STORE_TEXT(visibility), STORE_TEXT(duplicate_of), STORE_INT(now),
+                     STORE_TEXT(id));
 }
 
 int admin_set_status(struct store *s, const char *id, const char *status, int64_t now)
 {
-    struct store_stmt *st =
-        store_prepare(s, "UPDATE incidents SET status = ?, updated_at = ? WHERE id = ?");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, status);
-    store_bind_int(st, 2, now);
-    store_bind_text(st, 3, id);
-    return store_run(st);
+    return STORE_RUN(s, "UPDATE incidents SET status = ?, updated_at = ? WHERE id = ?",
+                     STORE_TEXT(status), STORE_INT(now), STORE_TEXT(id));
 }
 
 int admin_update_editorial(struct store *s, const struct incident *i, int64_t now)

@@ -28,12 +28,8 @@ int agents_key_by_hash(struct store *s, const char *hash, struct agent_auth *out
 
 int agents_key_touch(struct store *s, const char *key_id, int64_t now)
 {
-    struct store_stmt *st = store_prepare(s, "UPDATE agent_keys SET last_used_at = ? WHERE id = ?");
-    if (!st)
-        return STORE_ERR;
-    store_bind_int(st, 1, now);
-    store_bind_text(st, 2, key_id);
-    return store_run(st);
+    return STORE_RUN(s, "UPDATE agent_keys SET last_used_at = ? WHERE id = ?", STORE_INT(now),
+                     STORE_TEXT(key_id));
 }
 
 int agents_account_find(struct store *s, const char *email, char id[ID_LEN])
@@ -56,17 +52,11 @@ int agents_account_ensure(struct store *s, const char *email, bool verified, int
     if (rc != 0)
         return rc < 0 ? rc : 0;
     uuid_v4(id);
-    struct store_stmt *st = store_prepare(
-        s, "INSERT INTO accounts (id, email, email_verified, banned, created_at, updated_at)"
-           " VALUES (?, ?, ?, 0, ?, ?)");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, id);
-    store_bind_text(st, 2, email);
-    store_bind_int(st, 3, verified);
-    store_bind_int(st, 4, now);
-    store_bind_int(st, 5, now);
-    return store_run(st);
+    return STORE_RUN(
+        s,
+        "INSERT INTO accounts (id, email, email_verified, banned, created_at, updated_at)"
+        " VALUES (?, ?, ?, 0, ?, ?)",
+        STORE_TEXT(id), STORE_TEXT(email), STORE_INT(verified), STORE_INT(now), STORE_INT(now));
 }
 
 int agents_account_set_banned(struct store *s, const char *email, bool banned, int64_t now)
@@ -85,19 +75,12 @@ int agents_account_set_banned(struct store *s, const char *email, bool banned, i
 int agents_key_insert(struct store *s, const char *id, const char *account_id, const char *name,
                       const char *prefix, const char *hash, int64_t created, int64_t expires)
 {
-    struct store_stmt *st = store_prepare(
-        s, "INSERT INTO agent_keys (id, account_id, name, prefix, secret_hash, scope, created_at,"
-           " expires_at) VALUES (?, ?, ?, ?, ?, 'submit_lead', ?, ?)");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, id);
-    store_bind_text(st, 2, account_id);
-    store_bind_text(st, 3, name);
-    store_bind_text(st, 4, prefix);
-    store_bind_text(st, 5, hash);
-    store_bind_int(st, 6, created);
-    store_bind_int(st, 7, expires);
-    return store_run(st);
+    return STORE_RUN(
+        s,
+        "INSERT INTO agent_keys (id, account_id, name, prefix, secret_hash, scope, created_at,"
+        " expires_at) VALUES (?, ?, ?, ?, ?, 'submit_lead', ?, ?)",
+        STORE_TEXT(id), STORE_TEXT(account_id), STORE_TEXT(name), STORE_TEXT(prefix),
+        STORE_TEXT(hash), STORE_INT(created), STORE_INT(expires));
 }
 
 int agents_key_revoke(struct store *s, const char *id, int64_t now)
@@ -183,17 +166,12 @@ int leads_idempotency_find(struct store *s, const char *account_id, const char *
 int leads_idempotency_insert(struct store *s, const char *account_id, const char *idem_key,
                              const char *fingerprint, const char *lead_id, int64_t now)
 {
-    struct store_stmt *st = store_prepare(
-        s, "INSERT INTO lead_idempotency (account_id, idem_key, fingerprint, lead_id, created_at)"
-           " VALUES (?, ?, ?, ?, ?)");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, account_id);
-    store_bind_text(st, 2, idem_key);
-    store_bind_text(st, 3, fingerprint);
-    store_bind_text(st, 4, lead_id);
-    store_bind_int(st, 5, now);
-    return store_run(st);
+    return STORE_RUN(
+        s,
+        "INSERT INTO lead_idempotency (account_id, idem_key, fingerprint, lead_id, created_at)"
+        " VALUES (?, ?, ?, ?, ?)",
+        STORE_TEXT(account_id), STORE_TEXT(idem_key), STORE_TEXT(fingerprint), STORE_TEXT(lead_id),
+        STORE_INT(now));
 }
 
 int leads_idempotency_prune(struct store *s, const char *account_id, int64_t before)

@@ -2,24 +2,14 @@
 
 int audit_insert(struct store *s, const struct audit_record *r)
 {
-    struct store_stmt *st = store_prepare(
+    return STORE_RUN(
         s,
         "INSERT INTO audit_log (id, at, actor, role, action, target_kind, target_id,"
-        " before_json, after_json, reason, request_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, r->id);
-    store_bind_int(st, 2, r->at);
-    store_bind_text(st, 3, r->actor);
-    store_bind_text(st, 4, r->role);
-    store_bind_text(st, 5, r->action);
-    store_bind_text(st, 6, r->target_kind);
-    store_bind_text(st, 7, r->target_id);
-    store_bind_text(st, 8, r->before_json);
-    store_bind_text(st, 9, r->after_json);
-    store_bind_text(st, 10, r->reason);
-    store_bind_text(st, 11, r->request_id);
-    return store_run(st);
+        " before_json, after_json, reason, request_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        STORE_TEXT(r->id), STORE_INT(r->at), STORE_TEXT(r->actor), STORE_TEXT(r->role),
+        STORE_TEXT(r->action), STORE_TEXT(r->target_kind), STORE_TEXT(r->target_id),
+        STORE_TEXT(r->before_json), STORE_TEXT(r->after_json), STORE_TEXT(r->reason),
+        STORE_TEXT(r->request_id));
 }
 
 int audit_list(struct store *s, struct arena *a, const char *target_kind, const char *target_id,

@@ -92,66 +92,40 @@ int comments_get(struct store *s, struct arena *a, const char *id, struct commen
 
 int comments_insert(struct store *s, const struct comment *c)
 {
-    struct store_stmt *st = store_prepare(
-        s, "INSERT INTO comments (id, incident_id, parent_id, account_id, body, status,"
-           " held_reason, visible, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, c->id);
-    store_bind_text(st, 2, c->incident_id);
-    store_bind_text(st, 3, c->parent_id[0] ? c->parent_id : NULL);
-    store_bind_text(st, 4, c->account_id);
-    store_bind_text(st, 5, c->body);
-    store_bind_text(st, 6, c->status);
-    store_bind_text(st, 7, c->held_reason[0] ? c->held_reason : NULL);
-    store_bind_int(st, 8, c->visible);
-    store_bind_int(st, 9, c->created_at);
-    return store_run(st);
+    return STORE_RUN(s,
+                     "INSERT INTO comments (id, incident_id, parent_id, account_id, body, status,"
+                     " held_reason, visible, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                     STORE_TEXT(c->id), STORE_TEXT(c->incident_id),
+                     STORE_TEXT(c->parent_id[0] ? c->parent_id : NULL), STORE_TEXT(c->account_id),
+                     STORE_TEXT(c->body), STORE_TEXT(c->status),
+                     STORE_TEXT(c->held_reason[0] ? c->held_reason : NULL), STORE_INT(c->visible),
+                     STORE_INT(c->created_at));
 }
 
 int comments_save(struct store *s, const struct comment *c)
 {
-    struct store_stmt *st = store_prepare(
-        s, "UPDATE comments SET body = ?, status = ?, held_reason = ?, report_hidden = ?,"
-           " author_hidden = ?, visible = ?, featured = ?, open_reports = ?, edited_at = ?,"
-           " deleted_at = ?, reviewed_at = ? WHERE id = ?");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, c->body);
-    store_bind_text(st, 2, c->status);
-    store_bind_text(st, 3, c->held_reason[0] ? c->held_reason : NULL);
-    store_bind_int(st, 4, c->report_hidden);
-    store_bind_int(st, 5, c->author_hidden);
-    store_bind_int(st, 6, c->visible);
-    store_bind_int(st, 7, c->featured);
-    store_bind_int(st, 8, c->open_reports);
-    store_bind_int(st, 9, c->edited_at);
-    store_bind_int(st, 10, c->deleted_at);
-    store_bind_int(st, 11, c->reviewed_at);
-    store_bind_text(st, 12, c->id);
-    return store_run(st);
+    return STORE_RUN(
+        s,
+        "UPDATE comments SET body = ?, status = ?, held_reason = ?, report_hidden = ?,"
+        " author_hidden = ?, visible = ?, featured = ?, open_reports = ?, edited_at = ?,"
+        " deleted_at = ?, reviewed_at = ? WHERE id = ?",
+        STORE_TEXT(c->body), STORE_TEXT(c->status),
+        STORE_TEXT(c->held_reason[0] ? c->held_reason : NULL), STORE_INT(c->report_hidden),
+        STORE_INT(c->author_hidden), STORE_INT(c->visible), STORE_INT(c->featured),
+        STORE_INT(c->open_reports), STORE_INT(c->edited_at), STORE_INT(c->deleted_at),
+        STORE_INT(c->reviewed_at), STORE_TEXT(c->id));
 }
 
 int comments_count_add(struct store *s, const char *incident_id, int64_t delta)
 {
-    struct store_stmt *st =
-        store_prepare(s, "UPDATE incidents SET comment_count = comment_count + ? WHERE id = ?");
-    if (!st)
-        return STORE_ERR;
-    store_bind_int(st, 1, delta);
-    store_bind_text(st, 2, incident_id);
-    return store_run(st);
+    return STORE_RUN(s, "UPDATE incidents SET comment_count = comment_count + ? WHERE id = ?",
+                     STORE_INT(delta), STORE_TEXT(incident_id));
 }
 
 int comments_replies_add(struct store *s, const char *parent_id, int64_t delta)
 {
-    struct store_stmt *st =
-        store_prepare(s, "UPDATE comments SET reply_count = reply_count + ? WHERE id = ?");
-    if (!st)
-        return STORE_ERR;
-    store_bind_int(st, 1, delta);
-    store_bind_text(st, 2, parent_id);
-    return store_run(st);
+    return STORE_RUN(s, "UPDATE comments SET reply_count = reply_count + ? WHERE id = ?",
+                     STORE_INT(delta), STORE_TEXT(parent_id));
 }
 
 int comments_public(struct store *s, struct arena *a, const char *incident_id, bool newest,
@@ -319,19 +293,12 @@ int moderation_log_add(struct store *s, const char *comment_id, const char *acco
 {
     char id[UUID_STR_LEN + 1];
     uuid_v4(id);
-    struct store_stmt *st = store_prepare(
-        s, "INSERT INTO moderation_log (id, comment_id, account_id, actor, action, reason,"
-           " created_at) VALUES (?, ?, ?, ?, ?, ?, ?)");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, id);
-    store_bind_text(st, 2, comment_id);
-    store_bind_text(st, 3, account_id);
-    store_bind_text(st, 4, actor);
-    store_bind_text(st, 5, action);
-    store_bind_text(st, 6, reason);
-    store_bind_int(st, 7, now);
-    return store_run(st);
+    return STORE_RUN(
+        s,
+        "INSERT INTO moderation_log (id, comment_id, account_id, actor, action, reason,"
+        " created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        STORE_TEXT(id), STORE_TEXT(comment_id), STORE_TEXT(account_id), STORE_TEXT(actor),
+        STORE_TEXT(action), STORE_TEXT(reason), STORE_INT(now));
 }
 
 int moderation_log_of(struct store *s, struct arena *a, const char *comment_id,

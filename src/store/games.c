@@ -461,21 +461,13 @@ int provider_source_done(struct store *s, const char *source, const char *etag,
                          const char *last_modified, int64_t now, bool synced, int64_t next_at,
                          int64_t failures, const char *outcome)
 {
-    struct store_stmt *st = store_prepare(
-        s, "UPDATE provider_sources SET etag = coalesce(?, etag),"
-           " last_modified = coalesce(?, last_modified), checked_at = ?,"
-           " synced_at = CASE WHEN ? = 1 THEN ? ELSE synced_at END, next_at = ?, failures = ?,"
-           " last_outcome = ? WHERE source = ?");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, etag);
-    store_bind_text(st, 2, last_modified);
-    store_bind_int(st, 3, now);
-    store_bind_int(st, 4, synced);
-    store_bind_int(st, 5, now);
-    store_bind_int(st, 6, next_at);
-    store_bind_int(st, 7, failures);
-    store_bind_text(st, 8, outcome);
-    store_bind_text(st, 9, source);
-    return store_run(st);
+    return STORE_RUN(
+        s,
+        "UPDATE provider_sources SET etag = coalesce(?, etag),"
+        " last_modified = coalesce(?, last_modified), checked_at = ?,"
+        " synced_at = CASE WHEN ? = 1 THEN ? ELSE synced_at END, next_at = ?, failures = ?,"
+        " last_outcome = ? WHERE source = ?",
+        STORE_TEXT(etag), STORE_TEXT(last_modified), STORE_INT(now), STORE_INT(synced),
+        STORE_INT(now), STORE_INT(next_at), STORE_INT(failures), STORE_TEXT(outcome),
+        STORE_TEXT(source));
 }

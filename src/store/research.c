@@ -173,21 +173,13 @@ int research_event(struct store *s, const char *lead_id, int64_t at, const char 
                    const char *from_status, const char *to_status, const char *actor,
                    const char *reason)
 {
-    struct store_stmt *st = store_prepare(
-        s, "INSERT INTO lead_events (lead_id, seq, at, event, from_status, to_status, actor,"
-           " reason) SELECT ?, coalesce(max(seq), 0) + 1, ?, ?, ?, ?, ?, ? FROM lead_events"
-           " WHERE lead_id = ?");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, lead_id);
-    store_bind_int(st, 2, at);
-    store_bind_text(st, 3, event);
-    store_bind_text(st, 4, from_status);
-    store_bind_text(st, 5, to_status);
-    store_bind_text(st, 6, actor);
-    store_bind_text(st, 7, reason);
-    store_bind_text(st, 8, lead_id);
-    return store_run(st);
+    return STORE_RUN(
+        s,
+        "INSERT INTO lead_events (lead_id, seq, at, event, from_status, to_status, actor,"
+        " reason) SELECT ?, coalesce(max(seq), 0) + 1, ?, ?, ?, ?, ?, ? FROM lead_events"
+        " WHERE lead_id = ?",
+        STORE_TEXT(lead_id), STORE_INT(at), STORE_TEXT(event), STORE_TEXT(from_status),
+        STORE_TEXT(to_status), STORE_TEXT(actor), STORE_TEXT(reason), STORE_TEXT(lead_id));
 }
 
 int research_events_each(struct store *s, const char *lead_id,

@@ -59,25 +59,15 @@ int scout_credential_by_id(struct store *s, const char *id, struct scout_credent
 
 int scout_credential_insert(struct store *s, const struct scout_credential *c, const char *hash)
 {
-    struct store_stmt *st = store_prepare(
-        s, "INSERT INTO scout_credentials (id, name, prefix, secret_hash, x_per_day,"
-           " model_per_day, x_per_run, model_per_run, run_seconds, disabled, created_at,"
-           " expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, c->id);
-    store_bind_text(st, 2, c->name);
-    store_bind_text(st, 3, c->prefix);
-    store_bind_text(st, 4, hash);
-    store_bind_int(st, 5, c->per_day[SCOUT_X]);
-    store_bind_int(st, 6, c->per_day[SCOUT_MODEL]);
-    store_bind_int(st, 7, c->per_run[SCOUT_X]);
-    store_bind_int(st, 8, c->per_run[SCOUT_MODEL]);
-    store_bind_int(st, 9, c->run_seconds);
-    store_bind_int(st, 10, c->disabled);
-    store_bind_int(st, 11, c->created_at);
-    store_bind_int(st, 12, c->expires_at);
-    return store_run(st);
+    return STORE_RUN(s,
+                     "INSERT INTO scout_credentials (id, name, prefix, secret_hash, x_per_day,"
+                     " model_per_day, x_per_run, model_per_run, run_seconds, disabled, created_at,"
+                     " expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                     STORE_TEXT(c->id), STORE_TEXT(c->name), STORE_TEXT(c->prefix),
+                     STORE_TEXT(hash), STORE_INT(c->per_day[SCOUT_X]),
+                     STORE_INT(c->per_day[SCOUT_MODEL]), STORE_INT(c->per_run[SCOUT_X]),
+                     STORE_INT(c->per_run[SCOUT_MODEL]), STORE_INT(c->run_seconds),
+                     STORE_INT(c->disabled), STORE_INT(c->created_at), STORE_INT(c->expires_at));
 }
 
 int scout_credential_update(struct store *s, const struct scout_credential *c)
@@ -112,13 +102,8 @@ int scout_credential_revoke(struct store *s, const char *id, int64_t now)
 
 int scout_credential_touch(struct store *s, const char *id, int64_t now)
 {
-    struct store_stmt *st =
-        store_prepare(s, "UPDATE scout_credentials SET last_used_at = ? WHERE id = ?");
-    if (!st)
-        return STORE_ERR;
-    store_bind_int(st, 1, now);
-    store_bind_text(st, 2, id);
-    return store_run(st);
+    return STORE_RUN(s, "UPDATE scout_credentials SET last_used_at = ? WHERE id = ?",
+                     STORE_INT(now), STORE_TEXT(id));
 }
 
 int scout_credentials_each(struct store *s, int (*fn)(void *ctx, const struct scout_credential *c),
@@ -280,33 +265,22 @@ int scout_run_expire(struct store *s, const char *cred, const char *key, const c
 
 int scout_runs_expire_all(struct store *s, int64_t now)
 {
-    struct store_stmt *st =
-        store_prepare(s, "UPDATE scout_runs SET status = 'expired', active_key = NULL"
-                         " WHERE status = 'running' AND expires_at <= ?");
-    if (!st)
-        return STORE_ERR;
-    store_bind_int(st, 1, now);
-    return store_run(st);
+    return STORE_RUN(s,
+                     "UPDATE scout_runs SET status = 'expired', active_key = NULL"
+                     " WHERE status = 'running' AND expires_at <= ?",
+                     STORE_INT(now));
 }
 
 int scout_run_insert(struct store *s, const struct scout_run *r, const char *receipt)
 {
-    struct store_stmt *st = store_prepare(
-        s, "INSERT INTO scout_runs (id, credential_id, run_key, active_key, status, started_at,"
-           " expires_at, x_cap, model_cap, x_used, model_used, begin_receipt)"
-           " VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?, 0, 0, ?)");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, r->id);
-    store_bind_text(st, 2, r->credential_id);
-    store_bind_text(st, 3, r->key);
-    store_bind_text(st, 4, r->key);
-    store_bind_int(st, 5, r->started_at);
-    store_bind_int(st, 6, r->expires_at);
-    store_bind_int(st, 7, r->cap[SCOUT_X]);
-    store_bind_int(st, 8, r->cap[SCOUT_MODEL]);
-    store_bind_text(st, 9, receipt);
-    return store_run(st);
+    return STORE_RUN(
+        s,
+        "INSERT INTO scout_runs (id, credential_id, run_key, active_key, status, started_at,"
+        " expires_at, x_cap, model_cap, x_used, model_used, begin_receipt)"
+        " VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?, 0, 0, ?)",
+        STORE_TEXT(r->id), STORE_TEXT(r->credential_id), STORE_TEXT(r->key), STORE_TEXT(r->key),
+        STORE_INT(r->started_at), STORE_INT(r->expires_at), STORE_INT(r->cap[SCOUT_X]),
+        STORE_INT(r->cap[SCOUT_MODEL]), STORE_TEXT(receipt));
 }
 
 int scout_run_take(struct store *s, const char *id, enum scout_kind kind, int64_t units,
@@ -334,18 +308,11 @@ int scout_reservation_insert(struct store *s, const char *run_id, enum scout_kin
 {
     char id[UUID_STR_LEN + 1];
     uuid_v4(id);
-    struct store_stmt *st =
-        store_prepare(s, "INSERT INTO scout_reservations (id, run_id, kind, units, day, created_at)"
-                         " VALUES (?, ?, ?, ?, ?, ?)");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, id);
-    store_bind_text(st, 2, run_id);
-    store_bind_text(st, 3, scout_kind_name(kind));
-    store_bind_int(st, 4, units);
-    store_bind_int(st, 5, day);
-    store_bind_int(st, 6, now);
-    return store_run(st);
+    return STORE_RUN(s,
+                     "INSERT INTO scout_reservations (id, run_id, kind, units, day, created_at)"
+                     " VALUES (?, ?, ?, ?, ?, ?)",
+                     STORE_TEXT(id), STORE_TEXT(run_id), STORE_TEXT(scout_kind_name(kind)),
+                     STORE_INT(units), STORE_INT(day), STORE_INT(now));
 }
 
 int scout_run_complete(struct store *s, const char *id, int64_t now, const char *finish_hash,
@@ -413,19 +380,13 @@ int scout_checkpoints_get(struct store *s, const char *cred, const char *key, st
 int scout_checkpoints_put(struct store *s, const char *cred, const char *key, const char *json,
                           const char *run_id, int64_t now)
 {
-    struct store_stmt *st = store_prepare(
-        s, "INSERT INTO scout_checkpoints (credential_id, run_key, checkpoints, run_id, updated_at)"
-           " VALUES (?, ?, ?, ?, ?) ON CONFLICT (credential_id, run_key) DO UPDATE SET"
-           " checkpoints = excluded.checkpoints, run_id = excluded.run_id,"
-           " updated_at = excluded.updated_at");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, cred);
-    store_bind_text(st, 2, key);
-    store_bind_text(st, 3, json);
-    store_bind_text(st, 4, run_id);
-    store_bind_int(st, 5, now);
-    return store_run(st);
+    return STORE_RUN(
+        s,
+        "INSERT INTO scout_checkpoints (credential_id, run_key, checkpoints, run_id, updated_at)"
+        " VALUES (?, ?, ?, ?, ?) ON CONFLICT (credential_id, run_key) DO UPDATE SET"
+        " checkpoints = excluded.checkpoints, run_id = excluded.run_id,"
+        " updated_at = excluded.updated_at",
+        STORE_TEXT(cred), STORE_TEXT(key), STORE_TEXT(json), STORE_TEXT(run_id), STORE_INT(now));
 }
 
 /* ---- signals ----------------------------------------------------------------------- */

@@ -135,6 +135,20 @@ int store_run(struct store_stmt *st)
     return rc < 0 ? rc : 0;
 }
 
+int store_run_args(struct store *s, const char *sql, const struct store_arg *args, size_t n)
+{
+    struct store_stmt *st = store_prepare(s, sql);
+    if (!st)
+        return STORE_ERR;
+    for (size_t k = 0; k < n; k++) {
+        if (args[k].text)
+            store_bind_text(st, (int)k + 1, args[k].s);
+        else
+            store_bind_int(st, (int)k + 1, args[k].i);
+    }
+    return store_run(st);
+}
+
 void store_col_copy(struct store_stmt *st, int col, char *dst, size_t n)
 {
     const char *v = store_col_text(st, col);

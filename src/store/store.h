@@ -76,6 +76,22 @@ bool store_col_null(struct store_stmt *st, int col);
 void store_reset(struct store_stmt *st);
 /* Steps a statement that returns no rows and resets it: 0 or a negative store_rc. */
 int store_run(struct store_stmt *st);
+/* One statement that returns no rows, with its parameters bound in order (?1, ?2, …), run
+ * and reset: STORE_RUN(s, "UPDATE t SET a = ? WHERE id = ?", STORE_INT(a), STORE_TEXT(id)).
+ * 0 or a negative store_rc (STORE_ERR when it cannot be prepared). The argument kinds are
+ * checked by the compiler: STORE_TEXT takes a const char * (NULL binds null), STORE_INT an
+ * integer (STORE_NULL_INT binds null). */
+struct store_arg {
+    bool text;
+    const char *s;
+    int64_t i;
+};
+#define STORE_TEXT(v) ((struct store_arg){.text = true, .s = (v)})
+#define STORE_INT(v)  ((struct store_arg){.text = false, .i = (v)})
+int store_run_args(struct store *s, const char *sql, const struct store_arg *args, size_t n);
+#define STORE_RUN(s, sql, ...)                                                                     \
+    store_run_args((s), (sql), (const struct store_arg[]){__VA_ARGS__},                            \
+                   sizeof((const struct store_arg[]){__VA_ARGS__}) / sizeof(struct store_arg))
 /* Copies a text column into dst (size n, "" for null). The value must fit: dst is sized
  * by the column's maximum, and a longer value fails an assertion (never truncated). */
 void store_col_copy(struct store_stmt *st, int col, char *dst, size_t n);

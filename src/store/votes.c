@@ -162,25 +162,16 @@ int rate_windows_get(struct store *s, const char *subject, int64_t *count, int64
 
 int rate_windows_put(struct store *s, const char *subject, int64_t count, int64_t started)
 {
-    struct store_stmt *st =
-        store_prepare(s, "INSERT INTO rate_windows (subject, count, started_at) VALUES (?, ?, ?)"
-                         " ON CONFLICT (subject) DO UPDATE SET count = excluded.count,"
-                         " started_at = excluded.started_at");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, subject);
-    store_bind_int(st, 2, count);
-    store_bind_int(st, 3, started);
-    return store_run(st);
+    return STORE_RUN(s,
+                     "INSERT INTO rate_windows (subject, count, started_at) VALUES (?, ?, ?)"
+                     " ON CONFLICT (subject) DO UPDATE SET count = excluded.count,"
+                     " started_at = excluded.started_at",
+                     STORE_TEXT(subject), STORE_INT(count), STORE_INT(started));
 }
 
 int rate_windows_prune(struct store *s, int64_t before)
 {
-    struct store_stmt *st = store_prepare(s, "DELETE FROM rate_windows WHERE started_at <= ?");
-    if (!st)
-        return STORE_ERR;
-    store_bind_int(st, 1, before);
-    return store_run(st);
+    return STORE_RUN(s, "DELETE FROM rate_windows WHERE started_at <= ?", STORE_INT(before));
 }
 
 int ballots_cast_server(struct store *s, const struct ballot_write *w, int64_t *retry_s)

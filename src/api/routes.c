@@ -1,8 +1,9 @@
 /* The route table: method, path, parameter segment, handler, body limit, flags
- * (ROUTE_CACHEABLE, ROUTE_CORS), suffix (STYLE.md habit 1). Public reads answer CORS (any
- * origin, no credentials); the agent and scout endpoints do not (agents are servers: a key
- * in a web page is a leaked key), nor does any browser-only route (ballots, accounts, the
- * portal). */
+ * (ROUTE_CACHEABLE, ROUTE_CORS, ROUTE_PASSWORD: the handler runs on the password pool, which
+ * every route that hashes or checks a password must say), suffix (STYLE.md habit 1). Public
+ * reads answer CORS (any origin, no credentials); the agent and scout endpoints do not
+ * (agents are servers: a key in a web page is a leaked key), nor does any browser-only route
+ * (ballots, accounts, the portal). */
 #include "api/api.h"
 #include "domain/scout.h"
 #include "web/web.h"
@@ -33,20 +34,20 @@ const struct route api_routes[] = {
     {HTTP_GET, "/readyz", false, api_readyz, 0, false, NULL},
     /* accounts and the developer portal (docs/accounts.md) */
     {HTTP_GET, "/account/signup", false, web_signup_form, 0, false, NULL},
-    {HTTP_POST, "/account/signup", false, web_signup, WEB_FORM_BODY_MAX, false, NULL},
+    {HTTP_POST, "/account/signup", false, web_signup, WEB_FORM_BODY_MAX, ROUTE_PASSWORD, NULL},
     {HTTP_GET, "/account/verify", false, web_verify_form, 0, false, NULL},
     {HTTP_POST, "/account/verify", false, web_verify, WEB_FORM_BODY_MAX, false, NULL},
     {HTTP_POST, "/account/resend-verification", false, web_resend_verification, WEB_FORM_BODY_MAX,
      false, NULL},
     {HTTP_GET, "/account/signin", false, web_signin_form, 0, false, NULL},
-    {HTTP_POST, "/account/signin", false, web_signin, WEB_FORM_BODY_MAX, false, NULL},
+    {HTTP_POST, "/account/signin", false, web_signin, WEB_FORM_BODY_MAX, ROUTE_PASSWORD, NULL},
     {HTTP_POST, "/account/signout", false, web_signout, WEB_FORM_BODY_MAX, false, NULL},
     {HTTP_GET, "/account/forgot", false, web_forgot_form, 0, false, NULL},
     {HTTP_POST, "/account/forgot", false, web_forgot, WEB_FORM_BODY_MAX, false, NULL},
     {HTTP_GET, "/account/reset", false, web_reset_form, 0, false, NULL},
-    {HTTP_POST, "/account/reset", false, web_reset, WEB_FORM_BODY_MAX, false, NULL},
+    {HTTP_POST, "/account/reset", false, web_reset, WEB_FORM_BODY_MAX, ROUTE_PASSWORD, NULL},
     {HTTP_GET, "/account", false, web_account, 0, false, NULL},
-    {HTTP_POST, "/account/password", false, web_password, WEB_FORM_BODY_MAX, false, NULL},
+    {HTTP_POST, "/account/password", false, web_password, WEB_FORM_BODY_MAX, ROUTE_PASSWORD, NULL},
     {HTTP_GET, "/developers", false, web_developers, 0, false, NULL},
     {HTTP_POST, "/developers/keys", false, web_key_create, WEB_FORM_BODY_MAX, false, NULL},
     {HTTP_POST, "/developers/keys/", true, web_key_revoke, WEB_FORM_BODY_MAX, false, "/revoke"},
@@ -100,10 +101,12 @@ const struct route api_routes[] = {
      * re-ask the password) */
     {HTTP_GET, "/desk/accounts", false, web_desk_accounts, 0, false, NULL},
     {HTTP_GET, "/desk/accounts/", true, web_desk_account, 0, false, NULL},
-    {HTTP_POST, "/desk/accounts/", true, web_desk_account_ban, WEB_FORM_BODY_MAX, false, "/ban"},
+    {HTTP_POST, "/desk/accounts/", true, web_desk_account_ban, WEB_FORM_BODY_MAX, ROUTE_PASSWORD,
+     "/ban"},
     {HTTP_POST, "/desk/accounts/", true, web_desk_account_unban, WEB_FORM_BODY_MAX, false,
      "/unban"},
-    {HTTP_POST, "/desk/accounts/", true, web_desk_account_role, WEB_FORM_BODY_MAX, false, "/roles"},
+    {HTTP_POST, "/desk/accounts/", true, web_desk_account_role, WEB_FORM_BODY_MAX, ROUTE_PASSWORD,
+     "/roles"},
     {HTTP_POST, "/desk/keys/", true, web_desk_key_revoke, WEB_FORM_BODY_MAX, false, "/revoke"},
     {HTTP_GET, "/desk/scout-keys", false, web_desk_scout_keys, 0, false, NULL},
     {HTTP_POST, "/desk/scout-keys", false, web_desk_scout_key_create, WEB_FORM_BODY_MAX, false,

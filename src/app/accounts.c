@@ -150,7 +150,7 @@ enum account_outcome account_signup(const struct app_ctx *c, const struct whistl
     if (rc != 0)
         return rc < 0 ? unavailable(c, rc, "sign-up") : ACCOUNT_LIMITED;
     /* the hash is computed whether or not the address is taken: both answers take as long */
-    if (account_password_hash(password, pw_hash) < 0)
+    if (account_password_hash(password, limits, pw_hash) < 0)
         return unavailable(c, STORE_ERR, "sign-up: password hash");
     struct account_row a;
     rc = mail_form_begin(c, subject, out->email, &a);
@@ -301,7 +301,7 @@ enum account_outcome account_signin(const struct app_ctx *c, const struct whistl
     if (rc == 1 && a.password_hash[0]) {
         ok = account_password_verify(a.password_hash, password);
     } else {
-        account_password_dummy_verify(password);
+        account_password_dummy_verify(password, limits);
         ok = false;
     }
     if (!ok)
@@ -346,7 +346,8 @@ int account_session(const struct app_ctx *c, const char *cookie, struct session_
     return rc < 0 ? unavailable(c, rc, "session") : rc;
 }
 
-enum account_outcome account_reset(const struct app_ctx *c, const char *token, const char *password,
+enum account_outcome account_reset(const struct app_ctx *c, const struct whistle_limits *limits,
+                                   const char *token, const char *password,
                                    struct account_result *out)
 {
     struct account_token_row t;
@@ -363,7 +364,7 @@ enum account_outcome account_reset(const struct app_ctx *c, const char *token, c
     out->problem = password ? account_password_problem(password, a.email) : "enter a new password";
     if (out->problem)
         return ACCOUNT_BAD_PASSWORD;
-    if (account_password_hash(password, pw_hash) < 0)
+    if (account_password_hash(password, limits, pw_hash) < 0)
         return unavailable(c, STORE_ERR, "reset: password hash");
     /* one transaction: the link is spent, the password set, the address counts as verified
      * (the link proved the mailbox) and every session of the account ends */
@@ -412,7 +413,7 @@ enum account_outcome account_password_change(const struct app_ctx *c,
     out->problem = password ? account_password_problem(password, a->email) : "enter a new password";
     if (out->problem)
         return ACCOUNT_BAD_PASSWORD;
-    if (account_password_hash(password, pw_hash) < 0)
+    if (account_password_hash(password, limits, pw_hash) < 0)
         return unavailable(c, STORE_ERR, "password change: password hash");
     /* every session ends, this one too: the browser gets a fresh session */
     account_session_new(out->cookie, hash);

@@ -113,8 +113,9 @@ enum account_outcome account_forgot(const struct app_ctx *c, const struct whistl
 /* Sets a new password through a reset link: in one transaction the link is spent with every
  * other reset link of the account, the password set, the address marked verified (the link
  * proved the mailbox) and every session ended. ACCOUNT_OK, a link outcome, or
- * ACCOUNT_BAD_PASSWORD (the link stays valid). */
-enum account_outcome account_reset(const struct app_ctx *c, const char *token, const char *password,
+ * ACCOUNT_BAD_PASSWORD (the link stays valid). limits gives the argon2id cost. */
+enum account_outcome account_reset(const struct app_ctx *c, const struct whistle_limits *limits,
+                                   const char *token, const char *password,
                                    struct account_result *out);
 
 /* Changes the password of the signed-in account a (session_hash its session), the current

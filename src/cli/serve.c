@@ -10,7 +10,6 @@
 #include <sodium.h>
 
 #include "api/api.h"
-#include "domain/account.h"
 #include "domain/voter.h"
 #include "store/votes.h"
 #include "web/web.h"
@@ -45,10 +44,13 @@ int cli_serve(int argc, char **argv)
     }
     cfg->memory_limit = HTTP_CONNECTION_MEMORY;
     cfg->cache_token = st.no_cache ? NULL : cache_token;
-    /* argon2id memory per password hash; libsodium's interactive default is 64 MiB */
-    if (account_password_set_cost(crypto_pwhash_OPSLIMIT_INTERACTIVE,
-                                  (size_t)st.password_memory_kib * 1024) < 0)
-        return cli_refuse("cannot use --password-memory-kib %d", st.password_memory_kib);
+    /* argon2id off the HTTP threads (http/pool.h): half the cores, so that reads keep the
+     * rest while sign-ins are hashed */
+    if (cfg->password_threads == 0) {
+        long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+        cfg->password_threads = ncpu > 1 ? (int)(ncpu / 2 < 64 ? ncpu / 2 : 64) : 1;
+    }
+    cfg->busy = web_password_busy;
 
     const char *base = st.base_url;
     char base_buf[512];

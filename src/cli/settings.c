@@ -90,8 +90,16 @@ static const struct opt_spec rows[] = {
     {"signup-limit-ip", OPT_INT, S, "N", 1, MANY, .def = 20, AT(limits.mail_forms_per_ip),
      .help = "sign-ups and password-reset requests per client address per hour (429 beyond)"},
     {"password-memory-kib", OPT_INT, S, "N", 8192, 4194304,
-     .def = crypto_pwhash_MEMLIMIT_INTERACTIVE / 1024, AT(password_memory_kib),
+     .def = crypto_pwhash_MEMLIMIT_INTERACTIVE / 1024, AT(limits.password_memory_kib),
      .help = "argon2id memory per password hash, in KiB"},
+    {"password-threads", OPT_INT, S, "N", 1, 64, .shown = "half the cores, at least 1",
+     AT(http.password_threads),
+     .help = "threads that hash and check passwords (sign-up, sign-in, reset, password "
+             "change), apart from the HTTP threads so that other requests never wait behind "
+             "argon2id; each holds up to --password-memory-kib while it hashes"},
+    {"password-queue", OPT_INT, S, "N", 1, 100000, .def = 64, AT(http.password_queue),
+     .help = "requests that may wait for a password thread; beyond, 503 with Retry-After "
+             "at once"},
     {"no-worker", OPT_BOOL, S, NULL, AT(no_worker),
      .help = "run no background worker thread in this server (run whistle worker elsewhere)"},
     {"once", OPT_BOOL, W, NULL, AT(once),

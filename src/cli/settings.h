@@ -20,7 +20,6 @@ struct cli_settings {
     const char *db;       /* --db, else $WHISTLE_DB, else whistle.db */
     const char *base_url; /* --base-url as given, or NULL */
     bool no_cache, no_worker, once, json;
-    int password_memory_kib;
     struct server_config http; /* serve: listen, threads, connection limits, timeout */
     struct worker_config worker;
     struct whistle_limits limits;

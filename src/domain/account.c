@@ -7,14 +7,12 @@
 #include <strings.h>
 
 #include "domain/agentkey.h"
+#include "domain/limits.h"
 #include "domain/voter.h"
 
 /* data/common-passwords.txt, compiled in (Makefile: gen/passwords.c) */
 extern const unsigned char common_passwords[];
 extern const size_t common_passwords_len;
-
-static unsigned long long pw_ops = crypto_pwhash_OPSLIMIT_INTERACTIVE;
-static size_t pw_mem = crypto_pwhash_MEMLIMIT_INTERACTIVE;
 
 int account_email_normalize(const char *in, char out[ACCOUNT_EMAIL_MAX + 2])
 {
@@ -99,19 +97,24 @@ const char *account_password_problem(const char *pw, const char *email)
     return NULL;
 }
 
-int account_password_set_cost(unsigned long long ops, size_t mem)
+/* The cost of lim, libsodium's interactive limits where it sets none. */
+static void pw_cost(const struct whistle_limits *lim, unsigned long long *ops, size_t *mem)
 {
-    if (ops < crypto_pwhash_OPSLIMIT_MIN || mem < crypto_pwhash_MEMLIMIT_MIN ||
-        ops > crypto_pwhash_OPSLIMIT_MAX)
-        return -1;
-    pw_ops = ops;
-    pw_mem = mem;
-    return 0;
+    *ops = lim && lim->password_ops ? lim->password_ops : crypto_pwhash_OPSLIMIT_INTERACTIVE;
+    *mem = lim && lim->password_memory_kib > 0 ? (size_t)lim->password_memory_kib * 1024
+                                               : crypto_pwhash_MEMLIMIT_INTERACTIVE;
 }
 
-int account_password_hash(const char *pw, char out[ACCOUNT_PASSWORD_HASH_MAX])
+int account_password_hash(const char *pw, const struct whistle_limits *lim,
+                          char out[ACCOUNT_PASSWORD_HASH_MAX])
 {
-    return crypto_pwhash_str(out, pw, strlen(pw), pw_ops, pw_mem) == 0 ? 0 : -1;
+    unsigned long long ops;
+    size_t mem;
+    pw_cost(lim, &ops, &mem);
+    if (ops < crypto_pwhash_OPSLIMIT_MIN || ops > crypto_pwhash_OPSLIMIT_MAX ||
+        mem < crypto_pwhash_MEMLIMIT_MIN)
+        return -1;
+    return crypto_pwhash_str(out, pw, strlen(pw), ops, mem) == 0 ? 0 : -1;
 }
 
 bool account_password_verify(const char *hash, const char *pw)
@@ -119,23 +122,33 @@ bool account_password_verify(const char *hash, const char *pw)
     return hash && crypto_pwhash_str_verify(hash, pw, strlen(pw)) == 0;
 }
 
-static pthread_once_t dummy_once = PTHREAD_ONCE_INIT;
+/* The dummy hash of the last cost asked for: made once per cost (a server has one), under
+ * the lock so that two first sign-ins do not both make it. A cache, not configuration. */
+static pthread_mutex_t dummy_lock = PTHREAD_MUTEX_INITIALIZER;
 static char dummy_hash[ACCOUNT_PASSWORD_HASH_MAX];
+static unsigned long long dummy_ops;
+static size_t dummy_mem;
 
-static void dummy_init(void)
+void account_password_dummy_verify(const char *pw, const struct whistle_limits *lim)
 {
-    unsigned char r[16];
-    char pw[33];
-    randombytes_buf(r, sizeof r);
-    sodium_bin2hex(pw, sizeof pw, r, sizeof r);
-    if (account_password_hash(pw, dummy_hash) < 0)
-        dummy_hash[0] = '\0';
-}
-
-void account_password_dummy_verify(const char *pw)
-{
-    pthread_once(&dummy_once, dummy_init);
-    (void)account_password_verify(dummy_hash[0] ? dummy_hash : NULL, pw);
+    unsigned long long ops;
+    size_t mem;
+    char hash[ACCOUNT_PASSWORD_HASH_MAX] = "";
+    pw_cost(lim, &ops, &mem);
+    pthread_mutex_lock(&dummy_lock);
+    if (ops != dummy_ops || mem != dummy_mem || !dummy_hash[0]) {
+        unsigned char r[16];
+        char random_pw[33];
+        randombytes_buf(r, sizeof r);
+        sodium_bin2hex(random_pw, sizeof random_pw, r, sizeof r);
+        if (account_password_hash(random_pw, lim, dummy_hash) < 0)
+            dummy_hash[0] = '\0';
+        dummy_ops = ops;
+        dummy_mem = mem;
+    }
+    memcpy(hash, dummy_hash, sizeof hash);
+    pthread_mutex_unlock(&dummy_lock);
+    (void)account_password_verify(hash[0] ? hash : NULL, pw);
 }
 
 void account_token_new(char token[ACCOUNT_TOKEN_LEN + 1], char hash[ACCOUNT_TOKEN_HASH_HEX + 1])

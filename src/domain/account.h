@@ -47,16 +47,17 @@ const char *account_password_problem(const char *pw, const char *email);
  * case-insensitively, or is one of them with digits or symbols added at either end. */
 bool account_password_is_common(const char *pw);
 
-/* argon2id (libsodium's crypto_pwhash_str, its interactive limits unless changed by
- * account_password_set_cost). 0, or -1 when out of memory. */
-int account_password_hash(const char *pw, char out[ACCOUNT_PASSWORD_HASH_MAX]);
+/* argon2id (libsodium's crypto_pwhash_str) at the cost in lim (password_memory_kib,
+ * password_ops; lim NULL or a 0 field: libsodium's interactive limits, 2 passes, 64 MiB).
+ * 0, or -1 when out of memory or the cost is below libsodium's minimums. */
+struct whistle_limits;
+int account_password_hash(const char *pw, const struct whistle_limits *lim,
+                          char out[ACCOUNT_PASSWORD_HASH_MAX]);
+/* The cost is read from the hash itself. */
 bool account_password_verify(const char *hash, const char *pw);
-/* Spends the time of one verification against a fixed hash, so that "no such account"
- * takes as long as "wrong password". */
-void account_password_dummy_verify(const char *pw);
-/* Changes the argon2id cost (operations, memory in bytes); refuses values below libsodium's
- * minimums. Returns 0 or -1. */
-int account_password_set_cost(unsigned long long ops, size_t mem);
+/* Spends the time of one verification against a fixed hash made at lim's cost, so that
+ * "no such account" takes as long as "wrong password". */
+void account_password_dummy_verify(const char *pw, const struct whistle_limits *lim);
 
 /* A fresh random token and its storage hash. */
 void account_token_new(char token[ACCOUNT_TOKEN_LEN + 1], char hash[ACCOUNT_TOKEN_HASH_HEX + 1]);

@@ -19,6 +19,11 @@ struct whistle_limits {
     int max_agent_keys;      /* active agent keys per account */
     int comment_per_account; /* new comments per minute per account (a day: ten times) */
     int comment_per_ip;      /* new comments per minute per client address (a day: ten times) */
+    /* argon2id cost of every password hash (domain/account.h): memory in KiB
+     * (--password-memory-kib) and passes (libsodium's interactive 2; tests set 1); 0 takes
+     * libsodium's interactive value */
+    int password_memory_kib;
+    unsigned long long password_ops;
     /* research: signals of completed scout runs count as independent discussion; the scout
      * status op reports it (--scout-candidates) */
     bool scout_candidates;

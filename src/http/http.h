@@ -45,6 +45,8 @@ struct route {
 enum {
     ROUTE_CACHEABLE = 1 << 0, /* a public read whose 200 bodies may be cached (see cache.h) */
     ROUTE_CORS = 1 << 1,      /* a public read any web origin may fetch (CORS, no credentials) */
+    ROUTE_PASSWORD = 1 << 2,  /* may hash or verify a password (argon2id): the handler runs on
+                               * the password pool, never on libmicrohttpd's threads (pool.h) */
 };
 
 /* CORS for public reads (docs/api-decisions.md): every answer of a cors route carries
@@ -80,6 +82,10 @@ struct server_config {
     /* past 3/4 of connection_limit, an address holding this many gets no more */
     unsigned crowded_per_ip;
     size_t memory_limit;
+    /* the password pool (http/pool.h): threads, and requests that may wait for one; past
+     * that, a ROUTE_PASSWORD request is answered by busy (503 with Retry-After) at once */
+    int password_threads, password_queue;
+    void (*busy)(struct request *req);
     /* the operators' limits (domain/limits.h), read by handlers as req->cfg->limits */
     const struct whistle_limits *limits;
     /* fills the cache validation token; NULL or a negative return disables the cache
@@ -121,8 +127,10 @@ struct request {
 
     struct buf body; /* request body, capped at route->body_limit */
     bool body_too_large;
-    bool answered_raw; /* a 413 written on the socket in the middle of a chunked upload */
-    size_t drained;    /* upload bytes dropped since */
+    bool answered_raw;         /* a 413 written on the socket in the middle of a chunked upload */
+    size_t drained;            /* upload bytes dropped since */
+    struct request *pool_next; /* the password pool's queue (pool.c) */
+    bool pool_done;            /* the pool ran the handler: queue the answer */
     bool answered;
 
     int status;
@@ -191,6 +199,12 @@ void reply_error_code(struct request *req, int status, const char *code, const c
 #define HTTP_UNAVAILABLE_MSG "the service is temporarily unavailable; retry later"
 #define HTTP_RETRY_AFTER_S   "5"
 void reply_unavailable(struct request *req);
+/* 503 for a request that hashes a password while the password pool's queue is full
+ * (server_config.busy when it sets none): Retry-After and HTTP_PASSWORD_BUSY_MSG. */
+#define HTTP_PASSWORD_BUSY_MSG                                                                     \
+    "too many password checks are waiting right now; nothing was done, retry in a few seconds"
+#define HTTP_PASSWORD_RETRY_AFTER_S "2"
+void reply_password_busy(struct request *req);
 
 /* Error codes beyond the one-per-status defaults of the catalogue (reply.c). */
 #define ERR_INVALID_CREDENTIAL   "invalid_credential"

@@ -109,3 +109,9 @@ void reply_unavailable(struct request *req)
     reply_header(req, "Retry-After", HTTP_RETRY_AFTER_S);
     reply_error(req, 503, "%s", HTTP_UNAVAILABLE_MSG);
 }
+
+void reply_password_busy(struct request *req)
+{
+    reply_header(req, "Retry-After", HTTP_PASSWORD_RETRY_AFTER_S);
+    reply_error(req, 503, "%s", HTTP_PASSWORD_BUSY_MSG);
+}

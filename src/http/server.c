@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "http/http.h"
+#include "http/pool.h"
 #include "util/log.h"
 #include "util/timefmt.h"
 
@@ -419,39 +420,70 @@ static void release_cached(void *cls)
     cache_body_unref(cls);
 }
 
-static void dispatch(struct request *req)
+/* The handler of the request's route, then the check that it answered; on a pool thread
+ * for ROUTE_PASSWORD routes (pool.h), else on libmicrohttpd's. */
+static void run_handler(struct request *req)
+{
+    req->route->handler(req);
+    if (!req->answered) {
+        log_error("http", "handler for %s answered nothing rid=%s", req->path, req->id);
+        reply_error(req, 500, "internal error (request %s)", req->id);
+    }
+}
+
+static void answer_busy(struct request *req)
+{
+    if (config->busy)
+        config->busy(req);
+    else
+        reply_password_busy(req);
+}
+
+/* Routes the request and runs its handler, or hands it to the password pool: true when
+ * the pool took it (the caller must not touch req until the connection is resumed). */
+static bool dispatch(struct request *req)
 {
     if (req->target_len > URI_MAX) {
         reply_error(req, 414, "the request target is longer than %d bytes", URI_MAX);
-        return;
+        return false;
     }
     /* a request that carries both framings is ambiguous: refuse it (request smuggling) */
     if (http_header(req, MHD_HTTP_HEADER_CONTENT_LENGTH) &&
         http_header(req, MHD_HTTP_HEADER_TRANSFER_ENCODING)) {
         reply_error(req, 400, "a request must not carry both Content-Length and Transfer-Encoding");
-        return;
+        return false;
     }
     /* libmicrohttpd unescapes the target into C strings: an encoded NUL would silently cut a
      * path ID or a query value short ("id%00junk" read as "id"), and an encoded slash would
      * turn one path ID into two segments. Both are malformed requests, not other resources. */
     if (req->target_nul) {
         reply_error(req, 400, "the request target must not contain an encoded NUL byte (%%00)");
-        return;
+        return false;
     }
     if (req->path_slash) {
         reply_error(req, 400, "the request path must not contain an encoded slash (%%2F)");
-        return;
+        return false;
     }
     const struct route *r = route_find(req);
     if (!r)
-        return;
+        return false;
     req->route = r;
     if (req->body_too_large) {
         if (r->body_limit == 0)
             reply_error(req, 413, "%s %s takes no request body", req->method_name, r->path);
         else
             reply_error(req, 413, "the request body is larger than %zu bytes", r->body_limit);
-        return;
+        return false;
+    }
+    if (r->flags & ROUTE_PASSWORD) {
+        int taken = http_pool_take(req);
+        if (taken == 1)
+            return true;
+        if (taken < 0) {
+            log_warn("http", "password pool full: %s answered 503 rid=%s", req->path, req->id);
+            answer_busy(req);
+            return false;
+        }
     }
     struct cache_token token;
     struct buf key = BUF_INIT;
@@ -469,17 +501,14 @@ static void dispatch(struct request *req)
         if (req->cached) {
             reply_body(req, req->cached->status, req->cached->content_type);
             buf_release(&key);
-            return;
+            return false;
         }
     }
-    r->handler(req);
-    if (cache && req->answered && req->status == 200 && req->nheaders == 0)
+    run_handler(req);
+    if (cache && req->status == 200 && req->nheaders == 0)
         cache_put(key.p, &token, req->status, req->content_type, req->out.p, req->out.len);
     buf_release(&key);
-    if (!req->answered) {
-        log_error("http", "handler for %s answered nothing rid=%s", req->path, req->id);
-        reply_error(req, 500, "internal error (request %s)", req->id);
-    }
+    return false;
 }
 
 static enum MHD_Result queue(struct request *req)
@@ -751,9 +780,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         *upload_size = 0;
         return MHD_YES;
     }
+    if (req->pool_done)
+        return queue(req); /* resumed: the pool ran the handler */
     if (req->answered_raw)
         return MHD_NO; /* the upload is over and answered: close */
-    dispatch(req);
+    if (dispatch(req))
+        return MHD_YES; /* suspended until the password pool resumes it */
     return queue(req);
 }
 
@@ -1028,7 +1060,7 @@ int http_serve(const struct server_config *cfg, const struct route *table, size_
     signal(SIGPIPE, SIG_IGN);
 
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC | MHD_USE_ERROR_LOG |
-                     (cfg->use_poll ? MHD_USE_POLL : MHD_USE_EPOLL);
+                     MHD_ALLOW_SUSPEND_RESUME | (cfg->use_poll ? MHD_USE_POLL : MHD_USE_EPOLL);
     if (ss.ss_family == AF_INET6)
         flags |= MHD_USE_IPv6;
     struct MHD_Daemon *d = MHD_start_daemon(
@@ -1050,6 +1082,9 @@ int http_serve(const struct server_config *cfg, const struct route *table, size_
         MHD_stop_daemon(d);
         return -1;
     }
+    if (cfg->password_threads > 0 &&
+        http_pool_start(cfg->password_threads, cfg->password_queue, run_handler) < 0)
+        log_warn("http", "cannot start the password pool: passwords are hashed inline");
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
     unsigned port = info ? info->port : 0;
     struct buf shown = BUF_INIT;
@@ -1078,6 +1113,9 @@ int http_serve(const struct server_config *cfg, const struct route *table, size_
     struct timespec tick = {0, 10 * 1000 * 1000};
     for (int i = 0; i < 1000 && atomic_load(&in_flight) > 0; i++)
         nanosleep(&tick, NULL);
+    /* every suspended connection is resumed before the daemon stops (libmicrohttpd requires
+     * it): requests still waiting for the password pool are answered 503 */
+    http_pool_stop(answer_busy);
     atomic_store(&watchdog_stop, true);
     pthread_join(dog, NULL);
     MHD_stop_daemon(d);

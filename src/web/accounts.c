@@ -500,7 +500,7 @@ void web_reset(struct request *req)
     if (!s)
         return;
     struct app_ctx c = web_app_ctx(req, s, time_now_us());
-    enum account_outcome o = account_reset(&c, f.v[0], f.v[1], &r);
+    enum account_outcome o = account_reset(&c, req->cfg->limits, f.v[0], f.v[1], &r);
     if (o == ACCOUNT_BAD_PASSWORD) {
         reset_page(req, 400, f.v[0], r.problem);
     } else if (o != ACCOUNT_OK) {

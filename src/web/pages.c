@@ -108,6 +108,12 @@ void web_unavailable(struct request *req)
     web_error_page(req, 503, "%s", HTTP_UNAVAILABLE_MSG);
 }
 
+void web_password_busy(struct request *req)
+{
+    reply_header(req, "Retry-After", HTTP_PASSWORD_RETRY_AFTER_S);
+    web_error_page(req, 503, "%s", HTTP_PASSWORD_BUSY_MSG);
+}
+
 int web_no_query(struct request *req)
 {
     struct qp_value none[1];

@@ -104,6 +104,9 @@ void web_error_page(struct request *req, int status, const char *fmt, ...)
 /* The one "unavailable" page: 503, Retry-After, the same words as the JSON reply
  * (reply_unavailable). */
 void web_unavailable(struct request *req);
+/* The page of a form that hashes a password while the password pool is full (http/pool.h):
+ * 503, Retry-After, HTTP_PASSWORD_BUSY_MSG. The server calls it (server_config.busy). */
+void web_password_busy(struct request *req);
 /* For pages that take no query string: 0, or -1 after answering the HTML 400 page. */
 int web_no_query(struct request *req);
 void web_redirect(struct request *req, int status, const char *path);

@@ -40,16 +40,19 @@ static int setup(void **state)
     if (sodium_init() < 0)
         return -1;
     voter_set_secret(key);
-    /* the smallest argon2id cost keeps the suite fast; the rules are the same */
-    if (account_password_set_cost(crypto_pwhash_OPSLIMIT_MIN, 8192 * 1024) < 0)
-        return -1;
     memset(&f, 0, sizeof f);
     f.d = tmpdb_open(NULL);
     if (!f.d)
         return -1;
     arena_init(&f.a);
     f.lim = (struct whistle_limits){
-        .signin_per_account = 5, .signin_per_ip = 20, .max_agent_keys = 3, .mail_forms_per_ip = 20};
+        .signin_per_account = 5,
+        .signin_per_ip = 20,
+        .max_agent_keys = 3,
+        .mail_forms_per_ip = 20,
+        /* the smallest argon2id cost keeps the suite fast; the rules are the same */
+        .password_ops = crypto_pwhash_OPSLIMIT_MIN,
+        .password_memory_kib = 8192};
     *state = &f;
     return 0;
 }
@@ -411,16 +414,16 @@ static void test_forgot_and_reset(void **state)
     assert_string_equal(m.subject, "Reset your Whistle password");
     assert_true(m.reset_link);
     /* a refused password leaves the link valid */
-    assert_int_equal(account_reset(&c, m.token, "short", &r), ACCOUNT_BAD_PASSWORD);
-    assert_int_equal(account_reset(&c, m.token, NULL, &r), ACCOUNT_BAD_PASSWORD);
+    assert_int_equal(account_reset(&c, &f->lim, m.token, "short", &r), ACCOUNT_BAD_PASSWORD);
+    assert_int_equal(account_reset(&c, &f->lim, m.token, NULL, &r), ACCOUNT_BAD_PASSWORD);
     assert_string_equal(r.problem, "enter a new password");
-    assert_int_equal(account_reset(&c, m.token, PW2, &r), ACCOUNT_OK);
+    assert_int_equal(account_reset(&c, &f->lim, m.token, PW2, &r), ACCOUNT_OK);
     /* one transaction: the password, every session, every other reset link */
     assert_int_equal(signin(f, c.now, "reset@example.org", PW, IP2, &r), ACCOUNT_WRONG_PASSWORD);
     assert_int_equal(account_session(&c, s1.cookie, &sess), 0);
-    assert_int_equal(account_reset(&c, m.token, PW, &r), ACCOUNT_LINK_USED);
-    assert_int_equal(account_reset(&c, old.token, PW, &r), ACCOUNT_LINK_USED);
-    assert_int_equal(account_reset(&c, "nope", PW, &r), ACCOUNT_LINK_UNKNOWN);
+    assert_int_equal(account_reset(&c, &f->lim, m.token, PW, &r), ACCOUNT_LINK_USED);
+    assert_int_equal(account_reset(&c, &f->lim, old.token, PW, &r), ACCOUNT_LINK_USED);
+    assert_int_equal(account_reset(&c, &f->lim, "nope", PW, &r), ACCOUNT_LINK_UNKNOWN);
     assert_int_equal(signin(f, c.now, "reset@example.org", PW2, IP2, &r), ACCOUNT_OK);
     account_result_wipe(&s1);
 }
@@ -438,9 +441,9 @@ static void test_reset_link_expires_and_proves_the_mailbox(void **state)
     struct mail m = one_mail(f, c.now, "unv@example.org");
     c.now = NOW + SEC + ACCOUNT_RESET_TTL_US;
     assert_int_equal(account_link_check(&c, ACCOUNT_LINK_RESET, m.token), ACCOUNT_LINK_EXPIRED);
-    assert_int_equal(account_reset(&c, m.token, PW2, &r), ACCOUNT_LINK_EXPIRED);
+    assert_int_equal(account_reset(&c, &f->lim, m.token, PW2, &r), ACCOUNT_LINK_EXPIRED);
     c.now = NOW + SEC + ACCOUNT_RESET_TTL_US - 1;
-    assert_int_equal(account_reset(&c, m.token, PW2, &r), ACCOUNT_OK);
+    assert_int_equal(account_reset(&c, &f->lim, m.token, PW2, &r), ACCOUNT_OK);
     assert_int_equal(accounts_by_email(f->d->s, "unv@example.org", &a), 1);
     assert_true(a.verified);
 }

@@ -11,6 +11,7 @@
 #include <sodium.h>
 
 #include "domain/account.h"
+#include "domain/limits.h"
 #include "domain/ratelimit.h"
 #include "domain/voter.h"
 
@@ -24,8 +25,7 @@ static int setup(void **state)
     if (sodium_init() < 0)
         return -1;
     voter_set_secret(key);
-    /* the smallest argon2id cost keeps the suite fast; the rules are the same */
-    return account_password_set_cost(crypto_pwhash_OPSLIMIT_MIN, 8192 * 1024);
+    return 0;
 }
 
 static void test_email_normalize(void **state)
@@ -98,16 +98,25 @@ static void test_password_policy(void **state)
 static void test_password_hash_and_verify(void **state)
 {
     (void)state;
+    /* the smallest argon2id cost keeps the suite fast; the rules are the same */
+    struct whistle_limits lim = {.password_ops = crypto_pwhash_OPSLIMIT_MIN,
+                                 .password_memory_kib = 8192};
     char h1[ACCOUNT_PASSWORD_HASH_MAX], h2[ACCOUNT_PASSWORD_HASH_MAX];
-    assert_int_equal(account_password_hash("correct horse battery", h1), 0);
-    assert_int_equal(account_password_hash("correct horse battery", h2), 0);
+    assert_int_equal(account_password_hash("correct horse battery", &lim, h1), 0);
+    assert_int_equal(account_password_hash("correct horse battery", &lim, h2), 0);
     assert_true(strncmp(h1, "$argon2id$", 10) == 0);
     assert_string_not_equal(h1, h2); /* salted */
     assert_true(account_password_verify(h1, "correct horse battery"));
     assert_false(account_password_verify(h1, "correct horse batterY"));
     assert_false(account_password_verify(NULL, "correct horse battery"));
-    account_password_dummy_verify("anything at all"); /* returns, whatever the input */
-    assert_int_equal(account_password_set_cost(0, 8192 * 1024), -1);
+    account_password_dummy_verify("anything at all", &lim); /* returns, whatever the input */
+    /* the cost travels in the hash: a hash made at another cost still verifies */
+    struct whistle_limits other = {.password_ops = crypto_pwhash_OPSLIMIT_MIN + 1,
+                                   .password_memory_kib = 8192};
+    assert_int_equal(account_password_hash("correct horse battery", &other, h2), 0);
+    assert_true(account_password_verify(h2, "correct horse battery"));
+    lim.password_memory_kib = 4; /* below libsodium's minimum (8 KiB) */
+    assert_int_equal(account_password_hash("correct horse battery", &lim, h2), -1);
 }
 
 static void test_tokens(void **state)

@@ -123,6 +123,10 @@ static const struct opt_spec rows[] = {
     {"fetch-timeout-ms", OPT_DURATION, S | W, "N", 1, 60000, OPT_MS,
      .def = FETCH_TIMEOUT_MS_DEFAULT, AT(worker.fetch_timeout_us),
      .help = "research: time for one URL, whole transfer"},
+    {"fetch-deadline-ms", OPT_DURATION, S | W, "N", 1, 120000, OPT_MS,
+     .def = FETCH_DEADLINE_MS_DEFAULT, AT(worker.fetch_deadline_us),
+     .help = "research: time for all the sources of one lead, fetched in parallel; what has "
+             "not answered by then counts as a timeout"},
     {"fetch-max-bytes", OPT_SIZE, S | W, "N", 1, MIB(64), .def = FETCH_MAX_BYTES_DEFAULT,
      AT(worker.fetch_max_bytes),
      .help = "research: body cap per URL"},

@@ -13,6 +13,7 @@
 #include "domain/address.h"
 #include "domain/lead.h"
 #include "util/buf.h"
+#include "util/timefmt.h"
 
 struct ctx {
     const struct fetch_policy *p;
@@ -164,45 +165,49 @@ static char *dup_or_null(const char *s)
     return s ? strdup(s) : NULL;
 }
 
-int fetch_url(const struct fetch_policy *p, const char *url, int64_t now, struct fetch_result *out)
+/* The checks before any connection: http or https, and a URL a lead may carry. NULL, or the
+ * error code. */
+static const char *url_refused(const char *url)
 {
-    memset(out, 0, sizeof *out);
-    out->status = -1;
-    out->fetched_at = now;
     if (!url || strncasecmp(url, "http", 4) != 0 ||
         (strncasecmp(url, "http://", 7) != 0 && strncasecmp(url, "https://", 8) != 0)) {
         bool has_scheme = url && strstr(url, ":") && strcspn(url, ":") < strcspn(url, "/");
-        out->error = has_scheme ? "bad_scheme" : "bad_url";
-        return -1;
+        return has_scheme ? "bad_scheme" : "bad_url";
     }
-    if (!lead_url_valid(url)) {
-        out->error = "bad_url";
-        return -1;
-    }
+    return lead_url_valid(url) ? NULL : "bad_url";
+}
+
+/* One transfer's easy handle with every rule of the policy: the protocols (also after a
+ * redirect), the redirect cap, the time and byte caps, no proxy, and the socket callback
+ * that checks each resolved address before connecting. Every fetch goes through here. */
+static CURL *easy_for(const struct fetch_policy *p, const char *url, long timeout_ms, struct ctx *c)
+{
     CURL *h = curl_easy_init();
-    if (!h) {
-        out->error = "unreachable";
-        return -1;
-    }
-    struct ctx c = {.p = p, .body = BUF_INIT};
+    if (!h)
+        return NULL;
     curl_easy_setopt(h, CURLOPT_URL, url);
     curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
     curl_easy_setopt(h, CURLOPT_MAXREDIRS, p->max_redirects);
-    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, p->timeout_ms);
-    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, p->timeout_ms < 5000 ? p->timeout_ms : 5000L);
+    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, timeout_ms);
+    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms < 5000 ? timeout_ms : 5000L);
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(h, CURLOPT_PROXY, "");
     curl_easy_setopt(h, CURLOPT_NOPROXY, "*");
     curl_easy_setopt(h, CURLOPT_USERAGENT, "Whistle-research/1");
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
-    curl_easy_setopt(h, CURLOPT_WRITEDATA, &c);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, c);
     curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, on_open_socket);
-    curl_easy_setopt(h, CURLOPT_OPENSOCKETDATA, &c);
+    curl_easy_setopt(h, CURLOPT_OPENSOCKETDATA, c);
     curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)p->max_bytes);
+    curl_easy_setopt(h, CURLOPT_PRIVATE, c);
+    return h;
+}
 
-    CURLcode rc = curl_easy_perform(h);
+/* The result of a finished (or abandoned) transfer into out. */
+static void conclude(CURL *h, CURLcode rc, struct ctx *c, struct fetch_result *out)
+{
     long status = 0, redirects = 0;
     char *eff = NULL, *ct = NULL;
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
@@ -214,21 +219,21 @@ int fetch_url(const struct fetch_policy *p, const char *url, int64_t now, struct
     if (rc == CURLE_OK) {
         out->status = status;
         out->content_type = dup_or_null(ct);
-        out->bytes = c.body.len;
+        out->bytes = c->body.len;
         unsigned char hash[crypto_hash_sha256_BYTES];
-        crypto_hash_sha256(hash, (const unsigned char *)c.body.p, c.body.len);
+        crypto_hash_sha256(hash, (const unsigned char *)c->body.p, c->body.len);
         sodium_bin2hex(out->hash, sizeof out->hash, hash, sizeof hash);
         struct buf text = BUF_INIT;
         if (ct && strcasestr(ct, "html"))
-            fetch_html_meta(c.body.p, c.body.len, &out->title, &out->publisher, &text);
-        else if (ct && strncasecmp(ct, "text/", 5) == 0 && c.body.len)
-            buf_append(&text, c.body.p, c.body.len);
+            fetch_html_meta(c->body.p, c->body.len, &out->title, &out->publisher, &text);
+        else if (ct && strncasecmp(ct, "text/", 5) == 0 && c->body.len)
+            buf_append(&text, c->body.p, c->body.len);
         if (text.len) {
             out->text = buf_detach(&text, &out->text_len);
         }
-    } else if (c.blocked) {
+    } else if (c->blocked) {
         out->error = "blocked_address";
-    } else if (c.too_large || rc == CURLE_FILESIZE_EXCEEDED) {
+    } else if (c->too_large || rc == CURLE_FILESIZE_EXCEEDED) {
         out->error = "too_large";
     } else if (rc == CURLE_TOO_MANY_REDIRECTS) {
         out->error = "too_many_redirects";
@@ -243,8 +248,89 @@ int fetch_url(const struct fetch_policy *p, const char *url, int64_t now, struct
     } else {
         out->error = "unreachable";
     }
-    curl_easy_cleanup(h);
-    buf_release(&c.body);
+}
+
+int fetch_urls(const struct fetch_policy *p, const char *const *urls, int n, int64_t now,
+               const atomic_bool *stop, struct fetch_result *out)
+{
+    int rc = -1;
+    CURLM *m = curl_multi_init();
+    struct ctx *ctxs = calloc((size_t)(n > 0 ? n : 1), sizeof *ctxs);
+    CURL **handles = calloc((size_t)(n > 0 ? n : 1), sizeof *handles);
+    long deadline_ms = p->deadline_ms > 0 ? p->deadline_ms : p->timeout_ms;
+    long per_url_ms = p->timeout_ms < deadline_ms ? p->timeout_ms : deadline_ms;
+    int running = 0;
+    for (int i = 0; i < n; i++) {
+        memset(&out[i], 0, sizeof out[i]);
+        out[i].status = -1;
+        out[i].fetched_at = now;
+        out[i].error = !m || !ctxs || !handles ? "unreachable" : url_refused(urls[i]);
+        if (out[i].error)
+            continue;
+        ctxs[i] = (struct ctx){.p = p, .body = BUF_INIT};
+        handles[i] = easy_for(p, urls[i], per_url_ms, &ctxs[i]);
+        if (!handles[i] || curl_multi_add_handle(m, handles[i]) != CURLM_OK) {
+            out[i].error = "unreachable";
+            continue;
+        }
+        running++;
+    }
+    /* every transfer at once; the whole lot ends by the deadline, or at once on stop */
+    int64_t start = time_mono_us();
+    bool stopped = false;
+    while (running > 0) {
+        if (curl_multi_perform(m, &running) != CURLM_OK)
+            break;
+        CURLMsg *msg;
+        int left;
+        while ((msg = curl_multi_info_read(m, &left))) {
+            if (msg->msg != CURLMSG_DONE)
+                continue;
+            for (int i = 0; i < n; i++) {
+                if (handles[i] != msg->easy_handle)
+                    continue;
+                conclude(handles[i], msg->data.result, &ctxs[i], &out[i]);
+                curl_multi_remove_handle(m, handles[i]);
+                curl_easy_cleanup(handles[i]);
+                handles[i] = NULL;
+            }
+        }
+        if (running == 0)
+            break;
+        if (stop && atomic_load(stop)) {
+            stopped = true;
+            break;
+        }
+        if (time_mono_us() - start >= (int64_t)deadline_ms * 1000)
+            break;
+        curl_multi_poll(m, NULL, 0, 100, NULL);
+    }
+    /* what is still running when the deadline passed (or the worker stops) timed out */
+    for (int i = 0; i < n; i++) {
+        if (!handles[i])
+            continue;
+        conclude(handles[i], CURLE_OPERATION_TIMEDOUT, &ctxs[i], &out[i]);
+        if (stopped)
+            out[i].error = "stopped";
+        curl_multi_remove_handle(m, handles[i]);
+        curl_easy_cleanup(handles[i]);
+    }
+    for (int i = 0; ctxs && i < n; i++)
+        buf_release(&ctxs[i].body);
+    rc = stopped ? -1 : 0;
+    free(handles);
+    free(ctxs);
+    if (m)
+        curl_multi_cleanup(m);
+    return rc;
+}
+
+int fetch_url(const struct fetch_policy *p, const char *url, int64_t now, struct fetch_result *out)
+{
+    const char *one[1] = {url};
+    struct fetch_policy alone = *p;
+    alone.deadline_ms = p->timeout_ms; /* one URL: its own timeout is the deadline */
+    fetch_urls(&alone, one, 1, now, NULL, out);
     return out->error ? -1 : 0;
 }
 

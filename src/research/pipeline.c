@@ -74,7 +74,9 @@ static int parse_urls(struct arena *a, const char *json, const char **urls, int 
     return n;
 }
 
-static void fetch_all(struct attempt *t, const struct worker_config *cfg)
+/* Fetches every source of the lead at once, within the overall deadline. -1 when the worker
+ * is stopping (nothing learnt: the caller gives the claim back). */
+static int fetch_all(struct attempt *t, const struct worker_config *cfg)
 {
     const char *names[MAX_NAMES];
     size_t nnames = team_names(t->a, &t->g, names, MAX_NAMES);
@@ -83,37 +85,44 @@ static void fetch_all(struct attempt *t, const struct worker_config *cfg)
     p.nallow = (size_t)cfg->nallow;
     if (cfg->fetch_timeout_us > 0)
         p.timeout_ms = (long)(cfg->fetch_timeout_us / 1000);
+    if (cfg->fetch_deadline_us > 0)
+        p.deadline_ms = (long)(cfg->fetch_deadline_us / 1000);
     if (cfg->fetch_max_bytes > 0)
         p.max_bytes = (size_t)cfg->fetch_max_bytes;
     const char *domains[LEAD_URLS_MAX];
     int ndomains = 0;
+    struct fetch_result results[LEAD_URLS_MAX];
+    if (fetch_urls(&p, t->urls, t->nurls, time_now_us(), cfg->stop, results) < 0) {
+        for (int i = 0; i < t->nurls; i++)
+            fetch_result_release(&results[i]);
+        return -1;
+    }
     for (int i = 0; i < t->nurls; i++) {
-        struct fetch_result r;
-        fetch_url(&p, t->urls[i], time_now_us(), &r);
+        struct fetch_result *r = &results[i];
         struct research_fetch_row *row = &t->rows[i];
         char domain[256] = "";
-        const char *where = r.final_url ? r.final_url : t->urls[i];
+        const char *where = r->final_url ? r->final_url : t->urls[i];
         if (url_registrable_domain(where, domain, sizeof domain) < 0)
             domain[0] = '\0';
-        bool ok = !r.error && r.status >= 200 && r.status <= 299;
+        bool ok = !r->error && r->status >= 200 && r->status <= 299;
         *row = (struct research_fetch_row){
             .position = i,
             .url = t->urls[i],
-            .final_url = arena_strdup(t->a, r.final_url),
-            .content_type = arena_strdup(t->a, r.content_type),
-            .title = arena_strdup(t->a, r.title),
-            .publisher = arena_strdup(t->a, r.publisher),
-            .content_hash = r.hash[0] ? arena_strdup(t->a, r.hash) : NULL,
+            .final_url = arena_strdup(t->a, r->final_url),
+            .content_type = arena_strdup(t->a, r->content_type),
+            .title = arena_strdup(t->a, r->title),
+            .publisher = arena_strdup(t->a, r->publisher),
+            .content_hash = r->hash[0] ? arena_strdup(t->a, r->hash) : NULL,
             .domain = domain[0] ? arena_strdup(t->a, domain) : NULL,
-            .error = r.error ? r.error : (ok ? NULL : "http_status"),
-            .http_status = r.status,
-            .bytes = (int64_t)r.bytes,
-            .fetched_at = r.fetched_at,
-            .mentions = ok && research_mentions(r.text, r.text_len, names, nnames),
+            .error = r->error ? r->error : (ok ? NULL : "http_status"),
+            .http_status = r->status,
+            .bytes = (int64_t)r->bytes,
+            .fetched_at = r->fetched_at,
+            .mentions = ok && research_mentions(r->text, r->text_len, names, nnames),
         };
         if (ok) {
             t->f.fetched++;
-        } else if (research_fetch_transient(r.error, r.status)) {
+        } else if (research_fetch_transient(r->error, r->status)) {
             t->f.transient++;
         }
         if (row->mentions && row->domain) {
@@ -123,9 +132,10 @@ static void fetch_all(struct attempt *t, const struct worker_config *cfg)
             if (!seen)
                 domains[ndomains++] = row->domain;
         }
-        fetch_result_release(&r);
+        fetch_result_release(r);
     }
     t->f.mention_domains = ndomains;
+    return 0;
 }
 
 /* ---- deduplication (step 4) ---- */
@@ -438,8 +448,21 @@ int research_step(struct store *s, const struct worker_config *cfg, int64_t now)
     research_resolve(&t.f, time_now_us(), &d);
     if (d.verdict == RESEARCH_REJECTED) {
         rc = in_write(&t, cfg, &pol, token, &d);
+    } else if (fetch_all(&t, cfg) < 0) {
+        /* the worker is stopping mid-fetch: the lead goes back to the queue as it was, this
+         * attempt not counted, so a restart picks it up at once (nothing is lost) */
+        rc = store_begin_write(s);
+        if (rc >= 0)
+            rc = research_release(s, l.id, token, time_now_us());
+        if (rc >= 0)
+            rc = store_commit(s);
+        if (rc < 0)
+            store_rollback(s); /* the lease runs out and the lead is retried */
+        else
+            log_info("research", "lead %s: worker stopping, given back unresearched", l.id);
+        rc = rc < 0 ? rc : 0;
+        goto out;
     } else {
-        fetch_all(&t, cfg);
         rc = in_write(&t, cfg, &pol, token, NULL);
     }
     if (rc >= 0) {

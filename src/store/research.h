@@ -52,6 +52,11 @@ struct research_outcome {
 int research_set_outcome(struct store *s, const char *lead_id, const char *token,
                          const struct research_outcome *o, int64_t now);
 
+/* Gives a claimed lead back untouched (the worker stops mid-attempt): pending again, the
+ * attempt not counted, with a "released" event; only while the claim is still token's.
+ * 1 released, 0 when the claim was lost, or a negative store_rc. */
+int research_release(struct store *s, const char *lead_id, const char *token, int64_t now);
+
 /* Appends an event to the lead's audit trail. */
 int research_event(struct store *s, const char *lead_id, int64_t at, const char *event,
                    const char *from_status, const char *to_status, const char *actor,

@@ -6,6 +6,11 @@
  * OUTBOX_MAX_ATTEMPTS. A delivered message keeps its headers but loses its body, which
  * holds a single-use link.
  *
+ * A send in progress when the worker stops is abandoned within about a second (libcurl's
+ * progress callback, on_progress) and recorded as a failed attempt, retried with the usual
+ * back-off: stopping never waits for a silent relay's 60 s timeout, and never loses a
+ * message (it may be sent twice if the relay had taken it already).
+ *
  * Without --smtp-url the message is written to the log instead, link included, so that a
  * development server (`make run`) works without a mail server. That is the one place where
  * a credential-like value (a single-use, expiring link) reaches the log: never run a
@@ -84,6 +89,16 @@ static size_t read_cb(char *dst, size_t size, size_t nmemb, void *ctx)
     return n;
 }
 
+/* libcurl calls this at least once a second during a transfer, whatever the relay does:
+ * a send stuck on a silent relay is abandoned soon after the worker is told to stop. */
+static int on_progress(void *ctx, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+                       curl_off_t ulnow)
+{
+    (void)dltotal, (void)dlnow, (void)ultotal, (void)ulnow;
+    const atomic_bool *stop = ctx;
+    return stop && atomic_load(stop) ? 1 : 0;
+}
+
 /* Sends one message through the relay; 0, or -1 with the reason in err. */
 static int smtp_send(const struct worker_config *cfg, const char *from_addr, const char *to,
                      const struct buf *msg, char *err, size_t errlen)
@@ -107,6 +122,9 @@ static int smtp_send(const struct worker_config *cfg, const char *from_addr, con
     curl_easy_setopt(c, CURLOPT_TIMEOUT, 60L);
     curl_easy_setopt(c, CURLOPT_ERRORBUFFER, curl_err);
     curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "smtp,smtps");
+    curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
+    curl_easy_setopt(c, CURLOPT_XFERINFODATA, (void *)cfg->stop);
     if (cfg->smtp_user) {
         /* credentials never travel in the clear: STARTTLS (or smtps) is required */
         curl_easy_setopt(c, CURLOPT_USERNAME, cfg->smtp_user);
@@ -118,7 +136,9 @@ static int smtp_send(const struct worker_config *cfg, const char *from_addr, con
     CURLcode rc = curl_easy_perform(c);
     long code = 0;
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
-    if (rc != CURLE_OK)
+    if (rc == CURLE_ABORTED_BY_CALLBACK)
+        snprintf(err, errlen, "interrupted: the worker is stopping (retried later)");
+    else if (rc != CURLE_OK)
         snprintf(err, errlen, "%s (SMTP %ld)%s%s", curl_easy_strerror(rc), code,
                  curl_err[0] ? ": " : "", curl_err);
     curl_slist_free_all(rcpt);

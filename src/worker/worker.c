@@ -1,8 +1,13 @@
 /*
- * The worker loop: a table of tasks run in turn against one database connection. A task
- * that did work is run again at once; when every task is idle the loop sleeps poll_us. A
- * store failure drops the connection and backs off (doubling up to 30 s), so a database
- * that comes back is picked up without a restart.
+ * The worker: three lanes, each a thread with its own loop and its own database connection,
+ * so that no kind of work waits behind another (issue 14 item 4): research (slow: outbound
+ * fetches under a deadline), mail (account email: a verification link must not wait behind
+ * a tarpit source) and upkeep (housekeeping, games-refresh). In a lane, the tasks of its
+ * table run in turn; a task that did work is run again at once; when every task of the
+ * lane is idle the lane sleeps poll_us. A store failure drops the lane's connection and
+ * backs off (doubling up to 30 s), so a database that comes back is picked up without a
+ * restart. Every claim (a lead, a message) is a row with a lease, so lanes, workers and
+ * nodes never take the same unit twice.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -25,13 +30,28 @@
  * mail) are kept: a week, so a stale link is still recognised as expired. */
 #define ACCOUNTS_RETENTION_US (INT64_C(7) * 86400 * 1000000)
 
-static const struct worker_task tasks[] = {
-    {"research", research_step},
+static const struct worker_task research_tasks[] = {{"research", research_step}};
+static const struct worker_task mail_tasks[] = {{"outbox", outbox_deliver}};
+static const struct worker_task upkeep_tasks[] = {
     {"housekeeping", worker_housekeeping},
-    {"outbox", outbox_deliver},
     {"games-refresh", games_refresh},
 };
-static const size_t ntasks = sizeof tasks / sizeof tasks[0];
+
+struct lane {
+    const char *name;
+    const struct worker_task *tasks;
+    size_t ntasks;
+};
+
+#define LANE(name, t)                                                                              \
+    {                                                                                              \
+        name, t, sizeof t / sizeof t[0]                                                            \
+    }
+static const struct lane lanes[WORKER_LANES] = {
+    LANE("research", research_tasks),
+    LANE("mail", mail_tasks),
+    LANE("upkeep", upkeep_tasks),
+};
 
 /* Housekeeping runs at most once a minute per worker; it returns 0 (idle) so that it
  * never keeps the loop busy. */
@@ -61,14 +81,14 @@ static void sleep_ms(int ms)
     nanosleep(&ts, NULL);
 }
 
-/* One pass over the table: units of work done, or a negative store_rc. */
-static int run_pass(struct store *s, const struct worker_config *cfg)
+/* One pass over a lane's table: units of work done, or a negative store_rc. */
+static int run_pass(const struct lane *l, struct store *s, const struct worker_config *cfg)
 {
     int done = 0;
-    for (size_t i = 0; i < ntasks; i++) {
-        int rc = tasks[i].run(s, cfg, time_now_us());
+    for (size_t i = 0; i < l->ntasks; i++) {
+        int rc = l->tasks[i].run(s, cfg, time_now_us());
         if (rc < 0) {
-            log_warn("worker", "task %s failed (%d): %s", tasks[i].name, rc, store_errmsg(s));
+            log_warn("worker", "task %s failed (%d): %s", l->tasks[i].name, rc, store_errmsg(s));
             return rc;
         }
         done += rc;
@@ -87,81 +107,108 @@ static struct store *open_store(const struct worker_config *cfg)
     return s;
 }
 
-int worker_loop(const struct worker_config *cfg, atomic_bool *stop)
+static void sleep_unless_stopped(int64_t ms, const atomic_bool *stop)
+{
+    for (int64_t waited = 0; waited < ms && !atomic_load(stop); waited += 50)
+        sleep_ms(50);
+}
+
+/* A lane's loop until *cfg->stop: its own connection, reopened after a failure. */
+static void lane_loop(const struct lane *l, const struct worker_config *cfg)
 {
     struct store *s = NULL;
     int backoff = 0;
-    log_info("worker", "started (%zu tasks, auto-publish %s, mail %s)", ntasks,
-             cfg->auto_publish ? "on" : "off", cfg->smtp_url ? "via SMTP" : "to the log");
-    while (!atomic_load(stop)) {
-        if (!s && !(s = open_store(cfg))) {
-            backoff = backoff ? (backoff * 2 > 30000 ? 30000 : backoff * 2) : 500;
-            for (int waited = 0; waited < backoff && !atomic_load(stop); waited += 100)
-                sleep_ms(100);
-            continue;
-        }
-        int rc = run_pass(s, cfg);
+    while (!atomic_load(cfg->stop)) {
+        int rc = STORE_GONE;
+        if (s || (s = open_store(cfg)))
+            rc = run_pass(l, s, cfg);
         if (rc < 0) {
-            if (rc == STORE_GONE) {
+            if (rc == STORE_GONE && s) {
                 store_close(s);
                 s = NULL;
             }
             backoff = backoff ? (backoff * 2 > 30000 ? 30000 : backoff * 2) : 500;
-            for (int waited = 0; waited < backoff && !atomic_load(stop); waited += 100)
-                sleep_ms(100);
+            sleep_unless_stopped(backoff, cfg->stop);
             continue;
         }
         backoff = 0;
         if (rc == 0)
-            for (int64_t waited = 0; waited < cfg->poll_us / 1000 && !atomic_load(stop);
-                 waited += 50)
-                sleep_ms(50);
+            sleep_unless_stopped(cfg->poll_us / 1000, cfg->stop);
     }
     if (s)
         store_close(s);
-    log_info("worker", "stopped");
-    return 0;
 }
 
 int worker_drain(const struct worker_config *cfg)
 {
-    struct store *s = open_store(cfg);
+    static atomic_bool never;
+    struct worker_config c = *cfg;
+    c.stop = &never;
+    struct store *s = open_store(&c);
     if (!s)
         return STORE_GONE;
     int total = 0, rc;
-    while ((rc = run_pass(s, cfg)) > 0)
-        total += rc;
+    do {
+        int pass = 0;
+        rc = 0;
+        for (size_t i = 0; i < WORKER_LANES && rc >= 0; i++) {
+            rc = run_pass(&lanes[i], s, &c);
+            pass += rc > 0 ? rc : 0;
+        }
+        total += pass;
+        if (rc >= 0)
+            rc = pass;
+    } while (rc > 0);
     store_close(s);
     return rc < 0 ? rc : total;
 }
 
-static pthread_t thread;
-static bool running;
+/* The running worker: one thread per lane, each with a copy of the configuration whose
+ * stop points at the shared flag. */
+static struct lane_thread {
+    pthread_t thread;
+    const struct lane *lane;
+    struct worker_config cfg;
+    bool running;
+} threads[WORKER_LANES];
 static atomic_bool thread_stop;
-static const struct worker_config *thread_cfg;
 
 static void *thread_main(void *arg)
 {
-    (void)arg;
-    worker_loop(thread_cfg, &thread_stop);
+    struct lane_thread *t = arg;
+    lane_loop(t->lane, &t->cfg);
     return NULL;
 }
 
 int worker_thread_start(const struct worker_config *cfg)
 {
-    thread_cfg = cfg;
     atomic_store(&thread_stop, false);
-    if (pthread_create(&thread, NULL, thread_main, NULL) != 0)
-        return -1;
-    running = true;
+    log_info("worker", "started: lanes research, mail and upkeep (auto-publish %s, mail %s)",
+             cfg->auto_publish ? "on" : "off", cfg->smtp_url ? "via SMTP" : "to the log");
+    for (size_t i = 0; i < WORKER_LANES; i++) {
+        threads[i].lane = &lanes[i];
+        threads[i].cfg = *cfg;
+        threads[i].cfg.stop = &thread_stop;
+        if (pthread_create(&threads[i].thread, NULL, thread_main, &threads[i]) != 0) {
+            worker_thread_stop();
+            return -1;
+        }
+        threads[i].running = true;
+    }
     return 0;
 }
 
 void worker_thread_stop(void)
 {
-    if (!running)
-        return;
     atomic_store(&thread_stop, true);
-    pthread_join(thread, NULL);
-    running = false;
+    bool any = false;
+    for (size_t i = 0; i < WORKER_LANES; i++) {
+        if (!threads[i].running)
+            continue;
+        pthread_join(threads[i].thread, NULL);
+        threads[i].running = false;
+        any = true;
+    }
+    if (any)
+        log_info("worker", "stopped");
 }

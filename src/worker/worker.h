@@ -8,13 +8,16 @@
 #include "store/store.h"
 
 /*
- * The background worker (ARCHITECTURE.md "Processes"): `whistle serve` runs it in a thread
- * unless --no-worker, `whistle worker` runs it alone. It loops over a table of tasks
- * (worker.c), each one small step of work against the database; every piece of state a
- * task needs (claims, leases, attempts) lives in the database, so any number of workers on
- * any number of nodes can run side by side.
+ * The background worker (ARCHITECTURE.md "Processes"): `whistle serve` runs it in threads
+ * unless --no-worker, `whistle worker` runs it alone. It has WORKER_LANES lanes (worker.c:
+ * research, mail, upkeep), each a thread with its own loop over its own table of tasks and
+ * its own database connection, so that email never waits behind research. Each task does
+ * one small step of work against the database; every piece of state a task needs (claims,
+ * leases, attempts) lives in the database, so any number of workers on any number of nodes
+ * can run side by side.
  */
 #define WORKER_MAX_ALLOW 16
+#define WORKER_LANES     3
 
 struct whistle_limits;
 
@@ -30,9 +33,10 @@ struct worker_config {
     /* test-only allow list for research fetches: exact "HOST:PORT" loopback origins */
     const char *allow[WORKER_MAX_ALLOW];
     int nallow;
-    int64_t fetch_timeout_us; /* 0: the fetcher's default (10 s) */
-    long fetch_max_bytes;     /* 0: the fetcher's default (2 MiB) */
-    int min_domains;          /* research gate: 0 means the policy default (2) */
+    int64_t fetch_timeout_us;  /* 0: the fetcher's default (10 s) */
+    int64_t fetch_deadline_us; /* all sources of one lead together; 0: the default (15 s) */
+    long fetch_max_bytes;      /* 0: the fetcher's default (2 MiB) */
+    int min_domains;           /* research gate: 0 means the policy default (2) */
     /* email (worker/outbox.c): without smtp_url messages are written to the log */
     const char *smtp_url;      /* smtp://host:port or smtps://host:port */
     const char *smtp_user;     /* optional credentials (sent only over TLS) */
@@ -46,6 +50,9 @@ struct worker_config {
     const char *cfbd_key;       /* never logged */
     int64_t games_hot_us;       /* refresh period while a game is live or near (default 60 s) */
     int64_t games_cold_us;      /* refresh period otherwise (default a day) */
+    /* set by the worker for its lanes: a long unit of work (the fetches of a lead, an SMTP
+     * send) ends early once *stop is true */
+    const atomic_bool *stop;
 };
 
 /* One row of the task table. run() does at most one unit of work and returns 1 when it did
@@ -56,16 +63,16 @@ struct worker_task {
     int (*run)(struct store *s, const struct worker_config *cfg, int64_t now);
 };
 
-/* Runs the task table until *stop becomes true. Opens its own connection (reopened after
- * the database was unreachable). Returns 0. */
-int worker_loop(const struct worker_config *cfg, atomic_bool *stop);
-
-/* Runs every task until all are idle once (for tests and `whistle worker --once`).
- * Returns the number of units of work done, or a negative store_rc. */
+/* Runs every task of every lane, on one connection, until all are idle once (for tests and
+ * `whistle worker --once`). Returns the number of units of work done, or a negative
+ * store_rc. */
 int worker_drain(const struct worker_config *cfg);
 
-/* Starts worker_loop in a thread (signals must already be blocked by the caller);
- * worker_thread_stop() asks it to finish its current unit and joins it. */
+/* Starts one thread per lane (signals must already be blocked by the caller), each opening
+ * its own connection (reopened after the database was unreachable). worker_thread_stop()
+ * asks every lane to finish its current unit and joins them: a lead being fetched is given
+ * back to the queue at once (research_release), an SMTP send is abandoned within about a
+ * second and retried later (outbox.c), so a stop waits at most ~1 s plus one transaction. */
 int worker_thread_start(const struct worker_config *cfg);
 void worker_thread_stop(void);
 

@@ -15,10 +15,11 @@ SERVE_OPTIONS = ["--db", "--listen", "--base-url", "--threads", "--poll", "--no-
                  "--vote-limit-voter",
                  "--vote-limit-ip", "--max-agent-keys", "--signin-limit-account",
                  "--signin-limit-ip", "--signup-limit-ip", "--password-memory-kib",
-                 "--no-worker", "--comment-limit-account", "--comment-limit-ip"]
+                 "--password-threads", "--password-queue", "--no-worker", "--comment-limit-account", "--comment-limit-ip"]
 WORKER_ONLY = ["--once", "--json"]
 SHARED_WORKER = ["--auto-publish", "--min-source-domains", "--scout-candidates",
-                 "--lease-seconds", "--poll-ms", "--fetch-timeout-ms", "--fetch-max-bytes",
+                 "--lease-seconds", "--poll-ms", "--fetch-timeout-ms", "--fetch-deadline-ms",
+                 "--fetch-max-bytes",
                  "--allow-fetch", "--smtp-url", "--smtp-user", "--smtp-password", "--mail-from",
                  "--games-nflverse", "--games-cfbd-season", "--cfbd-url", "--cfbd-key-file",
                  "--games-hot-seconds", "--games-cold-seconds"]

@@ -32,6 +32,8 @@
 #                  is measured again; the least disturbed attempt is kept (default 2)
 #   BENCH_KEEP=1   keep the temporary directory (databases, logs, nginx files)
 #   BENCH_PG=0     skip the PostgreSQL comparison (bench/pg.sh)
+#   BENCH_SIGNINS=0 skip the read-under-sign-ins figures (bench/signins.sh; WHISTLE_BIN_BEFORE
+#                  adds a before/after comparison with another build)
 #   BENCH_WRITES=0 skip the write-path figures (bench/writes.sh; WHISTLE_BIN_BEFORE adds a
 #                  before/after comparison with another build)
 set -euo pipefail
@@ -759,6 +761,22 @@ if [ "${BENCH_WRITES:-1}" = 1 ]; then
     cat "$TMP/writes.log" >&2
 fi
 
+# A read under a flood of failed sign-ins (issue 14 item 7): bench/signins.sh; with
+# WHISTLE_BIN_BEFORE set, before/after in the same run.
+S_MD="$TMP/signins.md"
+: >"$S_MD"
+if [ "${BENCH_SIGNINS:-1}" = 1 ]; then
+    say "a read under failed sign-ins (bench/signins.sh)"
+    if ! WHISTLE_BIN="$BIN" bash "$ROOT/bench/signins.sh" >"$S_MD" 2>"$TMP/signins.log"; then
+        {
+            echo "bench/signins.sh failed; the end of its output:"
+            echo
+            tail -n 20 "$TMP/signins.log" | sed 's/^/    /'
+        } >"$S_MD"
+    fi
+    cat "$TMP/signins.log" >&2
+fi
+
 NOTE_FILE="$TMP/note.md"
 # Keep the hand-written "Where the time goes" section across runs.
 if [ -f "$OUT" ] && grep -q '^## Where the time goes' "$OUT"; then
@@ -855,6 +873,14 @@ fi
         echo "\`bench/writes.sh\`, run by \`make bench\` (docs/scale.md):"
         echo
         cat "$W_MD"
+        echo
+    fi
+    if [ -s "$S_MD" ]; then
+        echo "## A read under a flood of failed sign-ins (issue 14 item 7)"
+        echo
+        echo "\`bench/signins.sh\`, run by \`make bench\` (docs/security.md):"
+        echo
+        cat "$S_MD"
         echo
     fi
     echo "## Where the time goes"

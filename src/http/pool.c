@@ -73,18 +73,22 @@ int http_pool_start(int n, int queue_max, void (*run)(struct request *req))
             break;
     if (nthreads == 0)
         return -1;
-    started = true;
+    pthread_mutex_lock(&lock);
+    started = true; /* read by libmicrohttpd's threads, under the lock */
+    pthread_mutex_unlock(&lock);
     log_info("http", "password pool: %d thread(s), queue of %d", nthreads, cap);
     return 0;
 }
 
 int http_pool_take(struct request *req)
 {
-    if (!started || !req->conn)
+    if (!req->conn)
         return 0;
     int rc = -1;
     pthread_mutex_lock(&lock);
-    if (!stopping && waiting < cap) {
+    if (!started) {
+        rc = 0;
+    } else if (!stopping && waiting < cap) {
         MHD_suspend_connection(req->conn);
         req->pool_next = NULL;
         if (tail)
@@ -102,9 +106,11 @@ int http_pool_take(struct request *req)
 
 void http_pool_stop(void (*busy)(struct request *req))
 {
-    if (!started)
-        return;
     pthread_mutex_lock(&lock);
+    if (!started) {
+        pthread_mutex_unlock(&lock);
+        return;
+    }
     stopping = true;
     struct request *left = head;
     head = tail = NULL;
@@ -122,7 +128,9 @@ void http_pool_stop(void (*busy)(struct request *req))
     }
     for (int i = 0; i < nthreads; i++)
         pthread_join(threads[i], NULL);
+    pthread_mutex_lock(&lock);
     started = false;
+    pthread_mutex_unlock(&lock);
 }
 
 int http_pool_pending(void)

@@ -72,7 +72,8 @@ int worker_drain(const struct worker_config *cfg);
  * its own connection (reopened after the database was unreachable). worker_thread_stop()
  * asks every lane to finish its current unit and joins them: a lead being fetched is given
  * back to the queue at once (research_release), an SMTP send is abandoned within about a
- * second and retried later (outbox.c), so a stop waits at most ~1 s plus one transaction. */
+ * second and retried later (outbox.c): those lanes stop within ~1 s plus one transaction;
+ * upkeep finishes its unit (a games-refresh download is bounded by its own timeouts). */
 int worker_thread_start(const struct worker_config *cfg);
 void worker_thread_stop(void);
 

@@ -1,7 +1,7 @@
 """The password pool (issue 14 item 7; docs/security.md): argon2id runs on threads of its own,
 never on libmicrohttpd's, so a read is answered while sign-ins wait for their hash; past the
 pool's queue a sign-in is answered 503 with Retry-After at once. The assertions are about
-order and outcome, never about time: with one HTTP thread and one password thread at 256 MiB,
+order and outcome, never about time: with one HTTP thread and one password thread at 128 MiB,
 a read sent after several sign-ins returns while some of them are still waiting, which cannot
 happen when the hashes run on the HTTP thread (the read would queue behind all of them)."""
 
@@ -11,7 +11,7 @@ import time
 from accountkit import Browser
 from pagekit import soup
 
-HEAVY = ("--no-worker", "--password-threads", "1", "--password-memory-kib", "262144")
+HEAVY = ("--no-worker", "--password-threads", "1", "--password-memory-kib", "131072")
 SIGNINS = 6
 
 
@@ -23,6 +23,14 @@ def _signins(s, n, tag):
         b.get("/account/signin", status=200)
         browsers.append(b)
     return browsers
+
+
+def _forms_read(s, n):
+    """Waits until the server has answered n sign-in form reads (the posts follow each)."""
+    deadline = time.monotonic() + 60
+    while sum("GET /account/signin 200" in line for line in list(s.lines)) < n:
+        assert time.monotonic() < deadline, "the sign-in forms were not read"
+        time.sleep(0.02)
 
 
 def _signin(b, email):
@@ -51,7 +59,8 @@ def test_a_read_is_answered_while_signins_wait_for_their_hash(server_factory):
     threads = _fire(browsers, "wait", done, barrier)
     try:
         barrier.wait(timeout=30)
-        time.sleep(0.3)  # let the sign-ins reach the server (not a pass condition)
+        _forms_read(s, 2 * SIGNINS)  # each browser read the form once before, once now
+        time.sleep(0.2)  # let the posts reach the server (not a pass condition)
         r = s.get("/healthz", timeout=60)
         with done["lock"]:
             finished_before_read = len(done["answers"])
@@ -107,7 +116,8 @@ def test_shutdown_answers_what_still_waits(server_factory):
     threads = _fire(browsers, "stop", done, barrier)
     try:
         barrier.wait(timeout=30)
-        time.sleep(0.3)
+        _forms_read(s, 2 * SIGNINS)
+        time.sleep(0.2)
         assert s.stop(timeout=60) == 0
         for t in threads:
             t.join(timeout=60)

@@ -10,6 +10,7 @@
  * struct desk, and only gate() makes one. Every write is a use case (app/editorial.h,
  * app/candidate.h) that records one audit entry in its transaction.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -132,7 +133,9 @@ static int gate(struct request *req, struct desk *d, bool admin, bool post, bool
             web_error_page(req, 400, "%s", bad);
             return 0;
         }
-        /* the admin actions (ban, role grant) re-authenticate with the password */
+        /* the admin actions (ban, role grant) re-authenticate with the password, on the
+         * password pool: their routes carry ROUTE_PASSWORD (routes.c) */
+        assert(!reauth || !req->route || (req->route->flags & ROUTE_PASSWORD));
         const char *pw = fv(d, "password");
         if (reauth && (!pw || !d->sess.account.password_hash[0] ||
                        !account_password_verify(d->sess.account.password_hash, pw))) {

@@ -25,6 +25,8 @@ void api_leads_get(struct request *req);
 void api_scout(struct request *req);
 void api_healthz(struct request *req);
 void api_readyz(struct request *req);
+/* The body of GET /metrics on the metrics listener (metrics.c; server_config.metrics). */
+void api_metrics_write(struct buf *out);
 
 /* Common list rules (api-v1.md): the shared parameters of both list endpoints. */
 #define API_OFFSET_MAX 100000

@@ -1,4 +1,5 @@
 #include "app/ballot.h"
+#include "app/metrics.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -49,8 +50,10 @@ static int judge(const struct incident_ref *ref, int found, int64_t version, con
     return *message ? BALLOT_CLOSED : BALLOT_OK;
 }
 
+/* A committed ballot: counted (GET /metrics) and answered. */
 static int done(const struct app_ctx *c, const struct incident_ref *ref, struct ballot_result *out)
 {
+    app_count(APP_COUNT_BALLOTS);
     out->incident_id = arena_strdup(c->a, ref->id);
     out->key = arena_strdup(c->a, ref->slug[0] ? ref->slug : ref->id);
     return BALLOT_OK;

@@ -105,10 +105,12 @@ int cli_serve(int argc, char **argv)
         fprintf(stderr, "whistle: no --smtp-url: account emails (with their single-use links) "
                         "are written to the log instead of sent; set --smtp-url in production\n");
     char busy[256];
-    if (http_listen_check(cfg->listen, busy, sizeof busy) < 0) {
+    if (http_listen_check(cfg->listen, busy, sizeof busy) < 0 ||
+        (cfg->metrics_listen && http_listen_check(cfg->metrics_listen, busy, sizeof busy) < 0)) {
         free(b);
         return cli_refuse("%s", busy);
     }
+    cfg->metrics = api_metrics_write;
     if (with_worker) {
         fetch_global_init();
         if (worker_thread_start(wcfg) < 0) {

@@ -52,6 +52,9 @@ static const struct opt_spec rows[] = {
              "public address behind a proxy. It is also the one origin browsers may post "
              "from: ballots and account forms from another Origin are refused (403); on a "
              "loopback base URL, localhost, 127.0.0.1 and [::1] on its port are that origin"},
+    {"metrics-listen", OPT_STRING, S, "HOST:PORT", AT(http.metrics_listen), .shown = "off",
+     .help = "a second address answering only GET /metrics (Prometheus text format; "
+             "operators.md); the public address never serves it. Keep it private"},
     {"threads", OPT_INT, S, "N", 1, 256, .shown = "one per core", AT(http.threads),
      .help = "libmicrohttpd's thread pool; each thread has its own database connection"},
     {"poll", OPT_BOOL, S, NULL, AT(http.use_poll),

@@ -91,6 +91,10 @@ struct server_config {
     /* fills the cache validation token; NULL or a negative return disables the cache
      * for that request */
     int (*cache_token)(uint64_t out[2]);
+    /* --metrics-listen: a second listener that answers only GET /metrics, in the Prometheus
+     * text format written by metrics (NULL: no such listener; the public one never has it) */
+    const char *metrics_listen;
+    void (*metrics)(struct buf *out);
 };
 
 #define REQUEST_MAX_QUERY 64
@@ -149,6 +153,13 @@ int http_serve(const struct server_config *cfg, const struct route *routes, size
 /* Whether the listen address can be bound now (a busy port, a foreign address): 0, or -1
  * with a sentence naming the port in err. serve checks before it starts the worker. */
 int http_listen_check(const char *listen, char *err, size_t errlen);
+
+/* Request metrics (metrics.c): lock-free counters per route pattern, method and status and
+ * a latency histogram. http_serve() calls init with its route table; every completed
+ * request is counted; write appends them in the Prometheus text exposition format. */
+void http_metrics_init(const struct route *routes, size_t n);
+void http_metrics_count(const struct request *req, int64_t us);
+void http_metrics_write(struct buf *out);
 
 /* Handler unit tests: http_fake_setup() installs the route table and configuration that
  * http_fake_request() dispatches through (no socket, no response cache). The request is

@@ -513,6 +513,8 @@ static bool dispatch(struct request *req)
 
 static enum MHD_Result queue(struct request *req)
 {
+    /* counted before the client can read the answer: a scrape after it sees it */
+    http_metrics_count(req, time_mono_us() - req->start_us);
     size_t len = 0;
     struct MHD_Response *resp;
     if (req->cached) {
@@ -716,6 +718,7 @@ static void answer_upload_now(struct request *req)
 {
     dispatch(req);
     req->answered_raw = true;
+    http_metrics_count(req, time_mono_us() - req->start_us);
     const union MHD_ConnectionInfo *ci =
         MHD_get_connection_info(req->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
     if (!ci)
@@ -1038,11 +1041,92 @@ int http_listen_check(const char *listen, char *err, size_t errlen)
     return -1;
 }
 
+/* ---- the metrics listener (--metrics-listen) -------------------------------------- */
+
+/* GET /metrics and nothing else, on its own daemon: it shares no connection limit, thread or
+ * route with the public listener, and the public listener has no /metrics route. */
+static enum MHD_Result on_metrics(void *cls, struct MHD_Connection *conn, const char *url,
+                                  const char *method, const char *version, const char *upload,
+                                  size_t *upload_size, void **state)
+{
+    (void)cls;
+    (void)version;
+    (void)upload;
+    static int started;
+    if (!*state) { /* the first call only notes the request (keep-alive, see above) */
+        *state = &started;
+        return MHD_YES;
+    }
+    if (*upload_size) {
+        *upload_size = 0; /* a body is read and dropped: the answer is 405 anyway */
+        return MHD_YES;
+    }
+    int status = 200;
+    struct buf out = BUF_INIT;
+    const char *type = "text/plain; version=0.0.4; charset=utf-8";
+    bool get = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
+    if (strcmp(url, "/metrics") != 0) {
+        status = 404;
+        buf_puts(&out, "only /metrics is served here\n");
+        type = "text/plain; charset=utf-8";
+    } else if (!get) {
+        status = 405;
+        buf_puts(&out, "GET /metrics\n");
+        type = "text/plain; charset=utf-8";
+    } else {
+        config->metrics(&out);
+    }
+    size_t len;
+    char *body = buf_detach(&out, &len);
+    struct MHD_Response *resp = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+    if (!resp) {
+        free(body);
+        return MHD_NO;
+    }
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+    if (status == 405)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+    enum MHD_Result ret = MHD_queue_response(conn, (unsigned)status, resp);
+    MHD_destroy_response(resp);
+    return ret;
+}
+
+/* Starts the metrics listener and says where it listens: the daemon, or NULL. */
+static struct MHD_Daemon *metrics_start(const struct server_config *cfg)
+{
+    struct sockaddr_storage ss;
+    socklen_t sslen;
+    if (resolve_listen(cfg->metrics_listen, &ss, &sslen) < 0) {
+        log_error("http", "cannot use metrics listen address %s (want HOST:PORT)",
+                  cfg->metrics_listen);
+        return NULL;
+    }
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC | MHD_USE_ERROR_LOG |
+                     (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0);
+    /* one thread, a few connections: a scraper or two, never the public */
+    struct MHD_Daemon *d = MHD_start_daemon(
+        flags, 0, NULL, NULL, on_metrics, NULL, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned)16, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_CONNECTION_MEMORY, MHD_OPTION_END);
+    if (!d) {
+        log_error("http", "cannot listen on %s (metrics)", cfg->metrics_listen);
+        return NULL;
+    }
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+    const char *colon = strrchr(cfg->metrics_listen, ':');
+    fprintf(stderr, "whistle: metrics on http://%.*s:%u/metrics\n",
+            (int)(colon - cfg->metrics_listen), cfg->metrics_listen, info ? info->port : 0);
+    return d;
+}
+
 int http_serve(const struct server_config *cfg, const struct route *table, size_t n)
 {
     routes = table;
     nroutes = n;
     config = cfg;
+    http_metrics_init(table, n);
 
     struct sockaddr_storage ss;
     socklen_t sslen;
@@ -1076,9 +1160,16 @@ int http_serve(const struct server_config *cfg, const struct route *table, size_
         log_error("http", "cannot listen on %s", cfg->listen);
         return -1;
     }
+    struct MHD_Daemon *md = NULL;
+    if (cfg->metrics_listen && cfg->metrics && !(md = metrics_start(cfg))) {
+        MHD_stop_daemon(d);
+        return -1;
+    }
     pthread_t dog;
     if (pthread_create(&dog, NULL, watchdog, NULL) != 0) {
         log_error("http", "cannot start the connection watchdog");
+        if (md)
+            MHD_stop_daemon(md);
         MHD_stop_daemon(d);
         return -1;
     }
@@ -1118,6 +1209,8 @@ int http_serve(const struct server_config *cfg, const struct route *table, size_
     http_pool_stop(answer_busy);
     atomic_store(&watchdog_stop, true);
     pthread_join(dog, NULL);
+    if (md)
+        MHD_stop_daemon(md);
     MHD_stop_daemon(d);
     log_info("http", "stopped");
     return 0;

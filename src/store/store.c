@@ -45,13 +45,29 @@ uint64_t store_sql_hash(const char *sql)
     return h;
 }
 
+/* Failures by kind since start (store_error_counts): bugs, busy, gone. */
+static atomic_llong failures[3];
+
 /* Every result of a call that talks to the database passes here: STORE_GONE marks the
- * connection broken, so that store_thread() reopens it before handing it out again. */
+ * connection broken, so that store_thread() reopens it before handing it out again. A
+ * constraint's refusal is an answer, not a failure: it is not counted. */
 static int seen(struct store *s, int rc)
 {
     if (rc == STORE_GONE)
         s->broken = true;
+    if (rc == STORE_ERR || rc == STORE_BUSY || rc == STORE_GONE)
+        atomic_fetch_add_explicit(&failures[rc == STORE_ERR    ? 0
+                                            : rc == STORE_BUSY ? 1
+                                                               : 2],
+                                  1, memory_order_relaxed);
     return rc;
+}
+
+void store_error_counts(int64_t *error, int64_t *busy, int64_t *gone)
+{
+    *error = atomic_load_explicit(&failures[0], memory_order_relaxed);
+    *busy = atomic_load_explicit(&failures[1], memory_order_relaxed);
+    *gone = atomic_load_explicit(&failures[2], memory_order_relaxed);
 }
 
 /* Reopens a connection found dead by the first statement of a unit of work (nothing was

@@ -131,6 +131,10 @@ void store_rollback(struct store *s);
 
 const char *store_errmsg(struct store *s);
 
+/* The failed database calls of this process since it started, by kind (STORE_ERR,
+ * STORE_BUSY, STORE_GONE; a constraint's refusal is not a failure): GET /metrics. */
+void store_error_counts(int64_t *error, int64_t *busy, int64_t *gone);
+
 /* A value that changes whenever the database may have changed since it was last read:
  * out[1] counts write commits made by this process; out[0] moves on commits by any other
  * connection or process (SQLite: the connection's data_version; PostgreSQL: a hash of

@@ -15,7 +15,8 @@ SERVE_OPTIONS = ["--db", "--listen", "--base-url", "--threads", "--poll", "--no-
                  "--vote-limit-voter",
                  "--vote-limit-ip", "--max-agent-keys", "--signin-limit-account",
                  "--signin-limit-ip", "--signup-limit-ip", "--password-memory-kib",
-                 "--password-threads", "--password-queue", "--no-worker", "--comment-limit-account", "--comment-limit-ip"]
+                 "--password-threads", "--password-queue", "--no-worker", "--comment-limit-account",
+                 "--comment-limit-ip", "--metrics-listen"]
 WORKER_ONLY = ["--once", "--json"]
 SHARED_WORKER = ["--auto-publish", "--min-source-domains", "--scout-candidates",
                  "--lease-seconds", "--poll-ms", "--fetch-timeout-ms", "--fetch-deadline-ms",

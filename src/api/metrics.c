@@ -1,0 +1,67 @@
+/*
+ * GET /metrics (docs/operators.md "Metrics"), served only on --metrics-listen: the request
+ * counters of the HTTP layer, the store's failures, what the use cases count, and the
+ * worker's queues and task outcomes read from the database at scrape time. Prometheus text
+ * exposition format 0.0.4.
+ */
+#include "api/api.h"
+#include "app/metrics.h"
+#include "util/timefmt.h"
+
+/* One labelled sample line. */
+static void sample(struct buf *out, const char *name, const char *label, const char *value,
+                   long long v)
+{
+    buf_printf(out, "%s{%s=\"%s\"} %lld\n", name, label, value, v);
+}
+
+static void family(struct buf *out, const char *name, const char *type, const char *help)
+{
+    buf_printf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+void api_metrics_write(struct buf *out)
+{
+    http_metrics_write(out);
+
+    int64_t error, busy, gone;
+    store_error_counts(&error, &busy, &gone);
+    family(out, "whistle_store_errors_total", "counter",
+           "Database calls that failed, by kind: error (a bug or a refused statement), busy "
+           "(a lock or the read budget ran out), gone (the database could not be reached).");
+    sample(out, "whistle_store_errors_total", "kind", "error", error);
+    sample(out, "whistle_store_errors_total", "kind", "busy", busy);
+    sample(out, "whistle_store_errors_total", "kind", "gone", gone);
+
+    family(out, "whistle_ballots_cast_total", "counter",
+           "Fan Verdict ballots committed by this process (new or changed).");
+    buf_printf(out, "whistle_ballots_cast_total %lld\n",
+               (long long)app_count_value(APP_COUNT_BALLOTS));
+
+    struct arena a;
+    arena_init(&a);
+    struct app_ctx c = {.s = store_thread(), .a = &a, .now = time_now_us()};
+    struct store_gauges g;
+    bool up = c.s && metrics_read(&c, &g) == APP_OK;
+    arena_release(&a);
+    family(out, "whistle_database_up", "gauge",
+           "1 when this scrape could read the database's gauges below, 0 when not (they are "
+           "then left out).");
+    buf_printf(out, "whistle_database_up %d\n", up ? 1 : 0);
+    if (!up)
+        return;
+    family(out, "whistle_leads", "gauge",
+           "Agent leads by status, as the database holds them now: the research queue "
+           "(pending, running) and its outcomes (published, rejected, duplicate, failed).");
+    for (int k = 0; k < LEAD_STATUS_COUNT; k++)
+        sample(out, "whistle_leads", "status", lead_status_names[k], g.leads[k]);
+    family(out, "whistle_outbox_messages", "gauge",
+           "Account emails by state: queued (not yet sent or given up), sent, failed.");
+    sample(out, "whistle_outbox_messages", "state", "queued", g.outbox_queued);
+    sample(out, "whistle_outbox_messages", "state", "sent", g.outbox_sent);
+    sample(out, "whistle_outbox_messages", "state", "failed", g.outbox_failed);
+    family(out, "whistle_worker_queue_depth", "gauge",
+           "Work a worker may claim now: pending leads and queued emails whose attempt is due.");
+    sample(out, "whistle_worker_queue_depth", "queue", "leads", g.leads_due);
+    sample(out, "whistle_worker_queue_depth", "queue", "outbox", g.outbox_due);
+}

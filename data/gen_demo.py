@@ -16,7 +16,10 @@ the 2024 and 2025 seasons (2025 runs into Jan/Feb 2026) are played; a handful of
 games are final, live, delayed or upcoming around that date.
 
 Real team names; every incident is fictional sample data, and every neutral_summary starts
-with "Sample data: ". Source URLs use the reserved .example TLD (RFC 2606), so no link
+with "Sample data: ". Every incident has a discussion whose visible comments number its
+comment_count (Whistle derives the count on import), written by sample accounts whose
+display names start with "Sample ", with the states moderation leaves (held, rejected,
+deleted with replies, hidden by reports, featured, edited). Source URLs use the reserved .example TLD (RFC 2606), so no link
 points at a real article.
 
 Week numbers: college week 0..14 regular season, postseason rounds continue the count
@@ -1765,6 +1768,116 @@ for i in range(n_generated):
                    n_ballots=0 if i in no_question else None)
     assert INCIDENTS[-1]["title"] == preview
 
+# --- discussions --------------------------------------------------------------------------
+# Every incident gets a thread whose visible comments (published, not hidden) number its
+# comment_count: Whistle derives the count from them on import. Around the visible ones,
+# the states a moderated discussion has: pending (held for a new account), rejected,
+# deleted with its replies kept, hidden by reports, featured and edited comments. Authors
+# are sample accounts whose display names say so ("Sample Dana K."). A second RNG keeps
+# the rest of the data as it was.
+
+crng = random.Random(SEED + 15)
+FIRST = ["Dana", "Riley", "Sam", "Jordan", "Alex", "Casey", "Morgan", "Taylor", "Jamie",
+         "Drew", "Quinn", "Avery", "Rowan", "Kendall", "Parker", "Reese", "Skyler", "Emerson",
+         "Hayden", "Logan", "Blake", "Cameron", "Devon", "Frankie"]
+AUTHORS = ["Sample %s %s." % (f, chr(ord("A") + (i * 7) % 26)) for i, f in enumerate(FIRST)]
+OPENERS = [
+    "Watched it live and again on the replay: {take}.",
+    "{take}. I don't see how anyone reads it differently.",
+    "Honest question, not a hot take: {take}?",
+    "From the end-zone angle {take}. The broadcast angle hides it.",
+    "{take}, but the bigger problem is how long the review took.",
+    "Rulebook says the official has to see it clearly. {take}.",
+    "As a {team} fan I hate saying it, but {take}.",
+    "Everyone is yelling about the call; {take}. The clock mattered more.",
+    "Third time watching this. {take}.",
+    "The crew was in position, so {take}.",
+]
+TAKES = [
+    "they got it right", "that was the wrong call", "it is closer than people admit",
+    "the flag was late but correct", "nothing in the replay was conclusive",
+    "the ball is out before the contact", "the contact starts before the ball arrives",
+    "the spot was generous", "there was no clear evidence to overturn",
+    "that should have been reviewed", "both teams got calls like that today",
+]
+REPLIES = [
+    "Agreed. The second angle settles it for me.",
+    "I read it the other way: watch his left foot.",
+    "The rule changed two seasons ago, which is why it looks odd.",
+    "Fair, but the same thing went uncalled in the first half.",
+    "This is the most reasonable take in the thread.",
+    "Not sure about that. The sideline view is blocked.",
+    "Would love to hear what the league office says.",
+    "Exactly what I said at the time.",
+    "The announcers changed their minds twice on this one.",
+    "Context matters: it was fourth down.",
+]
+HELD = ["First time posting here. That call decided the game, and it was wrong.",
+        "New account, long-time fan: the review standard needs to change."]
+REJECTED = ["This crew should never work another game, they are a disgrace.",
+            "Buy cheap tickets at the link in my profile!!!"]
+
+
+def comment_time(start, i, n):
+    """The i-th of n comment times, spread over three days after start (never past now)."""
+    end = min(DEMO_NOW - dt.timedelta(minutes=1), start + dt.timedelta(days=3))
+    span = max(60, int((end - start).total_seconds()))
+    return start + dt.timedelta(seconds=span * (i + 1) // (n + 2) + crng.randint(0, 59))
+
+
+def make_thread(inc):
+    visible = inc["comment_count"]
+    g = GAMES[inc["game_id"]]
+    names = [TEAMS[g["homeTeam"]["id"]]["name"], TEAMS[g["awayTeam"]["id"]]["name"]]
+    start = parse_ts(inc["published_at"])
+    extra = 0 if visible < 4 else crng.randint(1, 3)  # not shown: held, rejected, hidden
+    n = visible + extra + (1 if visible >= 6 else 0)  # a deleted top-level comment too
+    out, tops = [], []
+    states = ["published"] * visible + crng.sample(
+        ["pending", "rejected", "hidden"], extra) + (["deleted"] if visible >= 6 else [])
+    crng.shuffle(states)
+    # the deleted comment comes early so that later replies can keep it readable
+    if "deleted" in states:
+        states.remove("deleted")
+        states.insert(min(1, len(states)), "deleted")
+    for i, state in enumerate(states):
+        when = comment_time(start, i, n)
+        c = {"id": str(uuid.UUID(int=crng.getrandbits(128), version=4)), "parent_id": None,
+             "author": {"display_name": crng.choice(AUTHORS)}}
+        reply = tops and state in ("published", "hidden") and crng.random() < 0.4
+        if reply:
+            c["parent_id"] = crng.choice(tops)
+            body = crng.choice(REPLIES)
+        elif state == "pending":
+            body = crng.choice(HELD)
+        elif state == "rejected":
+            body = crng.choice(REJECTED)
+        else:
+            body = crng.choice(OPENERS).format(take=crng.choice(TAKES),
+                                               team=crng.choice(names))
+            body = body[0].upper() + body[1:]
+        c["body"] = "" if state == "deleted" else body
+        c["status"] = {"hidden": "published"}.get(state, state)
+        c["held_reason"] = "new_account" if state == "pending" else None
+        c["featured"] = state == "published" and not reply and not out and visible >= 5
+        c["hidden_by_reports"] = state == "hidden"
+        c["open_reports"] = 3 if state == "hidden" else 0
+        c["created_at"] = ts(when)
+        edited = state == "published" and crng.random() < 0.1
+        c["edited_at"] = ts(when + dt.timedelta(minutes=crng.randint(1, 9))) if edited else None
+        c["deleted_at"] = ts(when + dt.timedelta(hours=1)) if state == "deleted" else None
+        reviewed = state in ("rejected", "hidden") or (c["featured"])
+        c["reviewed_at"] = ts(when + dt.timedelta(hours=2)) if reviewed and state != "hidden" \
+            else None
+        if c["parent_id"] is None and state in ("published", "hidden", "deleted"):
+            tops.append(c["id"])
+        out.append(c)
+    return out
+
+
+for inc in INCIDENTS:
+    inc["comments"] = make_thread(inc)
+
 # API order is newest first; the file lists them oldest first (the survivor precedes its
 # duplicate), keys in the order of docs/import-format.md.
 KEY_ORDER = ["id", "game_id", "title", "play_description", "neutral_summary", "category",
@@ -1772,7 +1885,7 @@ KEY_ORDER = ["id", "game_id", "title", "play_description", "neutral_summary", "c
              "penalty_called", "consequence", "status", "origin_kind", "provenance",
              "published_at", "created_at", "updated_at", "reviewed_at", "slug",
              "comment_count", "visibility", "duplicate_of", "sources", "debate_question",
-             "question_history", "ballots"]
+             "question_history", "ballots", "comments"]
 assert all(set(inc) <= set(KEY_ORDER) for inc in INCIDENTS)
 INCIDENTS = [{k: inc[k] for k in KEY_ORDER if k in inc} for inc in INCIDENTS]
 INCIDENTS.sort(key=lambda x: (x["published_at"], x["id"]))
@@ -1884,6 +1997,13 @@ def check(doc):
         p = "incidents[%d] %r" % (n, inc.get("title"))
         g = games.get(inc["game_id"])
         need(inc["neutral_summary"].startswith("Sample data: "), p + ": Sample data label")
+        cs = inc.get("comments", [])
+        shown = sum(1 for c in cs if c["status"] == "published" and not c["hidden_by_reports"])
+        need(inc["comment_count"] == shown, p + ": comment_count is the visible comments")
+        need(all(c["author"]["display_name"].startswith("Sample ") for c in cs),
+             p + ": comment authors are labelled sample accounts")
+        need(all(inc["published_at"] <= c["created_at"] <= ts(DEMO_NOW) for c in cs),
+             p + ": comments between publication and DEMO_NOW")
         need(inc["period"] is None or 1 <= inc["period"] <= 5, p + ": period")
         need(inc["clock"] is None or CLOCK_RE.match(inc["clock"]), p + ": clock")
         need(inc["period"] is not None or inc["clock"] is None, p + ": clock without period")
@@ -1978,14 +2098,14 @@ def summary(doc, size):
     for g in games:
         by_status[g["status"]] = by_status.get(g["status"], 0) + 1
     return ("demo.json: %d teams, %d games (%s), %d incidents (%d withdrawn, %d duplicate, "
-            "%d without question), %d sources, %d ballots, %d bytes" % (
+            "%d without question), %d sources, %d ballots, %d comments, %d bytes" % (
                 len(doc["teams"]), len(games),
                 ", ".join("%s %d" % (s, by_status.get(s, 0)) for s in GAME_STATUSES),
                 len(incs), sum(1 for i in incs if i["visibility"] == "withdrawn"),
                 sum(1 for i in incs if i["duplicate_of"]),
                 sum(1 for i in incs if i["debate_question"] is None),
                 sum(len(i["sources"]) for i in incs), sum(len(i["ballots"]) for i in incs),
-                size))
+                sum(len(i.get("comments", [])) for i in incs), size))
 
 
 def render(doc):

@@ -484,6 +484,31 @@ static int moderator_check(const struct app_ctx *c, const char *moderator,
     return COMMENT_FORBIDDEN;
 }
 
+/* The inputs every moderation decision shares, checked before any transaction: the reason
+ * ("" is none; at most COMMENT_REASON_MAX) and the UUID of its subject (a comment or an
+ * account) into uuid. COMMENT_OK, INVALID or MISSING (out->message says why). */
+static int moderation_input(const char **reason, const char *id, char uuid[UUID_STR_LEN + 1],
+                            const char *missing, struct comment_result *out)
+{
+    if (*reason && !(*reason)[0])
+        *reason = NULL;
+    if (*reason && strlen(*reason) > COMMENT_REASON_MAX) {
+        out->message = "the reason is too long (at most 500 characters)";
+        return COMMENT_INVALID;
+    }
+    return uuid_arg(id, uuid, missing, out) < 0 ? COMMENT_MISSING : COMMENT_OK;
+}
+
+/* Opens a moderation decision's write transaction and checks the moderator's right in it:
+ * COMMENT_OK, FORBIDDEN, or *rc < 0 (finish() ends the transaction either way). */
+static int moderation_begin(const struct app_ctx *c, const char *moderator,
+                            struct comment_result *out, int *rc)
+{
+    if ((*rc = begin_write(c)) < 0)
+        return COMMENT_OK;
+    return moderator_check(c, moderator, out, rc);
+}
+
 int comment_moderate(const struct app_ctx *c, const char *moderator, const char *id,
                      const char *action, const char *reason, struct comment_result *out)
 {
@@ -494,24 +519,16 @@ int comment_moderate(const struct app_ctx *c, const char *moderator, const char 
         out->message = "action must be approve, reject, feature or unfeature";
         return COMMENT_INVALID;
     }
-    if (reason && !reason[0])
-        reason = NULL;
-    if (reject && !reason) {
+    if (reject && !(reason && reason[0])) {
         out->message = "a rejection needs a reason";
         return COMMENT_INVALID;
     }
-    if (reason && strlen(reason) > COMMENT_REASON_MAX) {
-        out->message = "the reason is too long (at most 500 characters)";
-        return COMMENT_INVALID;
-    }
     char cid[UUID_STR_LEN + 1];
-    if (uuid_arg(id, cid, "no such comment", out) < 0)
-        return COMMENT_MISSING;
+    int rc, result = moderation_input(&reason, id, cid, "no such comment", out);
+    if (result != COMMENT_OK)
+        return result;
     struct comment cm;
-    int rc = begin_write(c), result = COMMENT_OK;
-    if (rc < 0)
-        goto out;
-    if ((result = moderator_check(c, moderator, out, &rc)) != 0 || rc < 0)
+    if ((result = moderation_begin(c, moderator, out, &rc)) != COMMENT_OK || rc < 0)
         goto out;
     if ((rc = get_locked(c, cid, &cm)) < 0)
         goto out;
@@ -555,20 +572,12 @@ int comment_suspend(const struct app_ctx *c, const char *moderator, const char *
                     bool suspend, const char *reason, struct comment_result *out)
 {
     memset(out, 0, sizeof *out);
-    if (reason && !reason[0])
-        reason = NULL;
-    if (reason && strlen(reason) > COMMENT_REASON_MAX) {
-        out->message = "the reason is too long (at most 500 characters)";
-        return COMMENT_INVALID;
-    }
     char aid[UUID_STR_LEN + 1];
-    if (uuid_arg(account_id, aid, "no such account", out) < 0)
-        return COMMENT_MISSING;
+    int rc, result = moderation_input(&reason, account_id, aid, "no such account", out);
+    if (result != COMMENT_OK)
+        return result;
     struct account_row a;
-    int rc = begin_write(c), result = COMMENT_OK;
-    if (rc < 0)
-        goto out;
-    if ((result = moderator_check(c, moderator, out, &rc)) != 0 || rc < 0)
+    if ((result = moderation_begin(c, moderator, out, &rc)) != COMMENT_OK || rc < 0)
         goto out;
     if ((rc = account_of(c->s, aid, &a)) < 0)
         goto out;

@@ -17,8 +17,9 @@ static const char usage[] =
     "whistle audit list [--kind incident|lead|account|comment|…] [--target ID]\n"
     "               [--action incident.withdraw|…] [--limit N] [--db PATH] [--json]";
 
-static void record_json(struct jw *w, const struct audit_record *r)
+static void record_json(struct jw *w, const void *items, size_t i)
 {
+    const struct audit_record *r = (const struct audit_record *)items + i;
     jw_obj_begin(w);
     jw_key(w, "id");
     jw_str(w, r->id);
@@ -88,30 +89,16 @@ int cli_audit(int argc, char **argv)
     }
     if (optind != argc)
         return cli_usage(usage);
-    struct store *s = cli_open_store(cli_db_path(db));
-    if (!s)
+    struct cli_op op;
+    if (cli_op_open(&op, db) != CLI_OK)
         return CLI_REFUSED;
-    struct arena a;
-    arena_init(&a);
-    struct app_ctx ctx = {.s = s, .a = &a, .now = time_now_us(), .actor = "operator"};
     struct audit_record *r;
     size_t n;
     int rc = CLI_OK;
-    if (desk_audit(&ctx, kind, target, action, limit, 0, &r, &n) != APP_OK) {
-        rc = cli_refuse("cannot read the audit log: %s", store_errmsg(s));
+    if (desk_audit(&op.c, kind, target, action, limit, 0, &r, &n) != APP_OK) {
+        rc = cli_refuse("cannot read the audit log: %s", store_errmsg(op.s));
     } else if (json) {
-        struct buf b = BUF_INIT;
-        struct jw w;
-        jw_init(&w, &b);
-        jw_obj_begin(&w);
-        jw_key(&w, "records");
-        jw_arr_begin(&w);
-        for (size_t i = 0; i < n; i++)
-            record_json(&w, &r[i]);
-        jw_arr_end(&w);
-        jw_obj_end(&w);
-        cli_print_json(&b);
-        buf_release(&b);
+        cli_print_json_list("records", r, n, record_json);
     } else {
         for (size_t i = 0; i < n; i++) {
             char at[TIME_ISO_MAX];
@@ -125,7 +112,6 @@ int cli_audit(int argc, char **argv)
         if (n == 0)
             fprintf(stderr, "no audit records\n");
     }
-    arena_release(&a);
-    store_close(s);
+    cli_op_close(&op);
     return rc;
 }

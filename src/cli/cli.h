@@ -4,7 +4,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "app/app.h"
 #include "store/store.h"
+#include "util/arena.h"
 #include "util/buf.h"
 
 /*
@@ -43,6 +45,18 @@ const char *cli_db_path(const char *opt);
  * on failure. */
 struct store *cli_open_store(const char *path);
 
+/* The operator's use-case context (app/app.h): the database at db (--db value or NULL, see
+ * cli_db_path) opened and migrated, an arena, now, actor "operator". cli_op_open returns
+ * CLI_OK, or CLI_REFUSED with the reason printed; cli_op_close releases the arena (and
+ * everything the use cases returned in it) and closes the database. */
+struct cli_op {
+    struct store *s;
+    struct arena a;
+    struct app_ctx c;
+};
+int cli_op_open(struct cli_op *o, const char *db);
+void cli_op_close(struct cli_op *o);
+
 /* Opens the database at db (--db value or NULL, see cli_db_path) and runs fn inside one
  * write transaction, committed when fn returns CLI_OK and rolled back otherwise. fn
  * refuses through cli_refuse(). Returns fn's result, or CLI_REFUSED. */
@@ -54,5 +68,10 @@ int cli_usage(const char *usage);
 
 /* Prints buf (a JSON object) and a newline on stdout. */
 void cli_print_json(struct buf *b);
+/* The --json form of a CLI list: prints {"<key>": [ … ]} and a newline on stdout, item(w,
+ * items, i) writing each of the n items. */
+struct jw;
+void cli_print_json_list(const char *key, const void *items, size_t n,
+                         void (*item)(struct jw *w, const void *items, size_t i));
 
 #endif

@@ -186,6 +186,11 @@ static int list(const struct app_ctx *c, const struct opts *o)
     return CLI_OK;
 }
 
+static void word_json(struct jw *w, const void *items, size_t i)
+{
+    jw_str(w, ((const char *const *)items)[i]);
+}
+
 static int words(const struct app_ctx *c, int argc, char **argv, const struct opts *o)
 {
     if (optind >= argc)
@@ -200,15 +205,7 @@ static int words(const struct app_ctx *c, int argc, char **argv, const struct op
         if (comment_words_list(c, &all, &n) != COMMENT_OK)
             return cli_refuse("the database failed");
         if (o->json) {
-            jw_init(&w, &out);
-            jw_obj_begin(&w);
-            jw_key(&w, "words");
-            jw_arr_begin(&w);
-            for (size_t i = 0; i < n; i++)
-                jw_str(&w, all[i]);
-            jw_arr_end(&w);
-            jw_obj_end(&w);
-            cli_print_json(&out);
+            cli_print_json_list("words", all, n, word_json);
         } else {
             for (size_t i = 0; i < n; i++)
                 printf("%s\n", all[i]);
@@ -237,19 +234,6 @@ static int words(const struct app_ctx *c, int argc, char **argv, const struct op
     return rc;
 }
 
-/* Runs fn with a use-case context on the database of o (opened and migrated). */
-static int with_ctx(const char *db, struct app_ctx *c, struct arena *a)
-{
-    *c = (struct app_ctx){.s = cli_open_store(cli_db_path(db))};
-    if (!c->s)
-        return CLI_REFUSED;
-    arena_init(a);
-    c->a = a;
-    c->now = time_now_us();
-    c->actor = "operator";
-    return CLI_OK;
-}
-
 int cli_comment(int argc, char **argv)
 {
     struct opts o = {0};
@@ -259,23 +243,22 @@ int cli_comment(int argc, char **argv)
     int rc = parse(argc, argv, &o, comment_usage);
     if (rc)
         return rc;
-    struct app_ctx c;
-    struct arena a;
+    struct cli_op op;
     bool decide = strcmp(action, "approve") == 0 || strcmp(action, "reject") == 0 ||
                   strcmp(action, "feature") == 0 || strcmp(action, "unfeature") == 0;
     if (!decide && strcmp(action, "list") && strcmp(action, "words"))
         return cli_usage(comment_usage);
     if ((decide && optind != argc - 1) || (strcmp(action, "list") == 0 && optind != argc))
         return cli_usage(comment_usage);
-    if (with_ctx(o.db, &c, &a) != CLI_OK)
+    if (cli_op_open(&op, o.db) != CLI_OK)
         return CLI_REFUSED;
     if (strcmp(action, "list") == 0) {
-        rc = list(&c, &o);
+        rc = list(&op.c, &o);
     } else if (strcmp(action, "words") == 0) {
-        rc = words(&c, argc, argv, &o);
+        rc = words(&op.c, argc, argv, &o);
     } else {
         struct comment_result r;
-        int x = comment_moderate(&c, NULL, argv[optind], action, o.reason, &r);
+        int x = comment_moderate(&op.c, NULL, argv[optind], action, o.reason, &r);
         if (x != COMMENT_OK) {
             rc = refused(x, &r);
         } else if (o.json) {
@@ -284,8 +267,7 @@ int cli_comment(int argc, char **argv)
             fprintf(stderr, "%s: %s\n", r.id, action);
         }
     }
-    arena_release(&a);
-    store_close(c.s);
+    cli_op_close(&op);
     return rc;
 }
 
@@ -298,12 +280,11 @@ int cli_account_role(int argc, char **argv)
         return rc;
     if (optind != argc - 2)
         return cli_usage(role_usage);
-    struct app_ctx c;
-    struct arena a;
-    if (with_ctx(o.db, &c, &a) != CLI_OK)
+    struct cli_op op;
+    if (cli_op_open(&op, o.db) != CLI_OK)
         return CLI_REFUSED;
     struct comment_result r;
-    int x = account_role_change(&c, argv[optind], argv[optind + 1], grant, &r);
+    int x = account_role_change(&op.c, argv[optind], argv[optind + 1], grant, &r);
     if (x != COMMENT_OK) {
         rc = refused(x, &r);
     } else if (o.json) {
@@ -323,7 +304,6 @@ int cli_account_role(int argc, char **argv)
     } else {
         fprintf(stderr, "%s %s: %s\n", argv[optind], argv[optind + 1], r.message);
     }
-    arena_release(&a);
-    store_close(c.s);
+    cli_op_close(&op);
     return rc;
 }

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 
 #include "cli/cli.h"
+#include "util/jsonw.h"
+#include "util/timefmt.h"
 
 const char *cli_db_path(const char *opt)
 {
@@ -69,4 +71,37 @@ int cli_in_tx(const char *db, int (*fn)(struct store *s, void *ctx), void *ctx)
 out:
     store_close(s);
     return rc;
+}
+
+int cli_op_open(struct cli_op *o, const char *db)
+{
+    o->s = cli_open_store(cli_db_path(db));
+    if (!o->s)
+        return CLI_REFUSED;
+    arena_init(&o->a);
+    o->c = (struct app_ctx){.s = o->s, .a = &o->a, .now = time_now_us(), .actor = "operator"};
+    return CLI_OK;
+}
+
+void cli_op_close(struct cli_op *o)
+{
+    arena_release(&o->a);
+    store_close(o->s);
+}
+
+void cli_print_json_list(const char *key, const void *items, size_t n,
+                         void (*item)(struct jw *w, const void *items, size_t i))
+{
+    struct buf b = BUF_INIT;
+    struct jw w;
+    jw_init(&w, &b);
+    jw_obj_begin(&w);
+    jw_key(&w, key);
+    jw_arr_begin(&w);
+    for (size_t i = 0; i < n; i++)
+        item(&w, items, i);
+    jw_arr_end(&w);
+    jw_obj_end(&w);
+    cli_print_json(&b);
+    buf_release(&b);
 }

@@ -57,33 +57,10 @@ static int parse(int argc, char **argv, struct opts *o, const char *usage)
     return 0;
 }
 
-/* The operator's use-case context: the database at db, an arena, now. */
-struct op {
-    struct store *s;
-    struct arena a;
-    struct app_ctx c;
-};
-
-static int op_open(struct op *o, const char *db)
-{
-    o->s = cli_open_store(cli_db_path(db));
-    if (!o->s)
-        return CLI_REFUSED;
-    arena_init(&o->a);
-    o->c = (struct app_ctx){.s = o->s, .a = &o->a, .now = time_now_us(), .actor = "operator"};
-    return CLI_OK;
-}
-
-static void op_close(struct op *o)
-{
-    arena_release(&o->a);
-    store_close(o->s);
-}
-
 static int create(const char *db, const char *email, const char *name, bool json)
 {
-    struct op o;
-    if (op_open(&o, db) != CLI_OK)
+    struct cli_op o;
+    if (cli_op_open(&o, db) != CLI_OK)
         return CLI_REFUSED;
     struct key_request in = {.owner_email = email, .name = name};
     struct key_new k;
@@ -118,7 +95,7 @@ static int create(const char *db, const char *email, const char *name, bool json
     sodium_memzero(b.p, b.len);
     buf_release(&b);
 out:
-    op_close(&o);
+    cli_op_close(&o);
     return rc;
 }
 
@@ -134,8 +111,9 @@ static void list_plain(const struct key_info *k)
            k->name ? k->name : "");
 }
 
-static void list_json(struct jw *w, const struct key_info *k)
+static void list_json(struct jw *w, const void *items, size_t i)
 {
+    const struct key_info *k = (const struct key_info *)items + i;
     jw_obj_begin(w);
     jw_key(w, "id");
     jw_str(w, k->id);
@@ -162,8 +140,8 @@ static void list_json(struct jw *w, const struct key_info *k)
 
 static int list(const char *db, const char *owner, bool json)
 {
-    struct op o;
-    if (op_open(&o, db) != CLI_OK)
+    struct cli_op o;
+    if (cli_op_open(&o, db) != CLI_OK)
         return CLI_REFUSED;
     struct key_info *keys;
     size_t n;
@@ -171,32 +149,21 @@ static int list(const char *db, const char *owner, bool json)
     if (key_list(&o.c, owner, &keys, &n) != KEY_OK) {
         rc = cli_refuse("cannot list keys: %s", store_errmsg(o.s));
     } else if (json) {
-        struct buf b = BUF_INIT;
-        struct jw w;
-        jw_init(&w, &b);
-        jw_obj_begin(&w);
-        jw_key(&w, "keys");
-        jw_arr_begin(&w);
-        for (size_t i = 0; i < n; i++)
-            list_json(&w, &keys[i]);
-        jw_arr_end(&w);
-        jw_obj_end(&w);
-        cli_print_json(&b);
-        buf_release(&b);
+        cli_print_json_list("keys", keys, n, list_json);
     } else {
         for (size_t i = 0; i < n; i++)
             list_plain(&keys[i]);
         if (n == 0)
             fprintf(stderr, "no agent keys\n");
     }
-    op_close(&o);
+    cli_op_close(&o);
     return rc;
 }
 
 static int revoke(const char *db, const char *id, bool json)
 {
-    struct op o;
-    if (op_open(&o, db) != CLI_OK)
+    struct cli_op o;
+    if (cli_op_open(&o, db) != CLI_OK)
         return CLI_REFUSED;
     int rc = CLI_OK;
     switch (key_revoke(&o.c, NULL, id)) {
@@ -215,7 +182,7 @@ static int revoke(const char *db, const char *id, bool json)
     default:
         rc = cli_refuse("cannot revoke: %s", store_errmsg(o.s));
     }
-    op_close(&o);
+    cli_op_close(&o);
     return rc;
 }
 
@@ -271,8 +238,8 @@ int cli_account(int argc, char **argv)
     char email[ACCOUNT_EMAIL_MAX + 2];
     if (account_email_normalize(argv[optind], email) < 0)
         return cli_refuse("EMAIL must be an email address");
-    struct op op;
-    if (op_open(&op, o.db) != CLI_OK)
+    struct cli_op op;
+    if (cli_op_open(&op, o.db) != CLI_OK)
         return CLI_REFUSED;
     switch (account_set_banned(&op.c, email, banned, NULL)) {
     case ACCOUNT_OK:
@@ -284,7 +251,7 @@ int cli_account(int argc, char **argv)
     default:
         rc = cli_refuse("cannot change the account: %s", store_errmsg(op.s));
     }
-    op_close(&op);
+    cli_op_close(&op);
     if (rc == CLI_OK) {
         if (o.json)
             printf("{\"owner\":\"%s\",\"banned\":%s}\n", email, banned ? "true" : "false");

@@ -171,21 +171,17 @@ int research_set_outcome(struct store *s, const char *lead_id, const char *token
 
 int research_release(struct store *s, const char *lead_id, const char *token, int64_t now)
 {
-    struct store_stmt *st = store_prepare(
-        s, "UPDATE leads SET status = 'pending', attempts = attempts - 1, next_attempt_at = NULL,"
-           " claim_token = NULL, lease_until = NULL, updated_at = ? WHERE id = ?"
-           " AND claim_token = ? AND status = 'running' AND attempts > 0");
-    if (!st)
-        return STORE_ERR;
-    store_bind_int(st, 1, now);
-    store_bind_text(st, 2, lead_id);
-    store_bind_text(st, 3, token);
-    TRY(store_run(st));
-    if (store_changes(s) != 1)
-        return 0;
-    int rc = research_event(s, lead_id, now, "released", "running", "pending", "worker",
-                            "the worker stopped during the fetches: the attempt is not "
-                            "counted and the lead waits for the next worker");
+    int rc = STORE_RUN(s,
+                       "UPDATE leads SET status = 'pending', attempts = attempts - 1,"
+                       " next_attempt_at = NULL, claim_token = NULL, lease_until = NULL,"
+                       " updated_at = ? WHERE id = ? AND claim_token = ? AND status = 'running'"
+                       " AND attempts > 0",
+                       STORE_INT(now), STORE_TEXT(lead_id), STORE_TEXT(token));
+    if (rc < 0 || store_changes(s) != 1)
+        return rc < 0 ? rc : 0;
+    rc = research_event(s, lead_id, now, "released", "running", "pending", "worker",
+                        "the worker stopped during the fetches: the attempt is not "
+                        "counted and the lead waits for the next worker");
     return rc < 0 ? rc : 1;
 }
 

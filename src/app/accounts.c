@@ -13,7 +13,9 @@
 #include "app/comments.h"
 #include "app/editorial.h"
 #include "app/mail.h"
+#include "domain/comment.h"
 #include "domain/voter.h"
+#include "store/comments.h"
 #include "util/log.h"
 
 #define SUBJECT_MAX 80
@@ -462,4 +464,46 @@ enum account_outcome account_set_banned(const struct app_ctx *c, const char *ema
     if (rc >= 0)
         rc = store_commit(c->s);
     return rc < 0 ? unavailable(c, rc, banned ? "ban" : "unban") : ACCOUNT_OK;
+}
+
+enum account_outcome account_claim(const struct app_ctx *c, const char *display_name,
+                                   const char *email, struct account_result *out)
+{
+    memset(out, 0, sizeof *out);
+    if (account_email_normalize(email ? email : "", out->email) < 0 ||
+        strstr(out->email, "@" ACCOUNT_IMPORTED_DOMAIN))
+        return ACCOUNT_BAD_EMAIL;
+    char clean[DISPLAY_NAME_MAX + 1], key[DISPLAY_NAME_MAX + 1], id[ID_LEN];
+    if (display_name_check(display_name ? display_name : "", NULL, 0, clean, key))
+        return ACCOUNT_NOT_FOUND; /* no account can have a name the rule refuses */
+    bool banned;
+    struct account_row a;
+    int rc = store_begin_write(c->s);
+    if (rc >= 0)
+        rc = accounts_by_display_key(c->s, key, id, &banned);
+    if (rc == 0) {
+        store_rollback(c->s);
+        return ACCOUNT_NOT_FOUND;
+    }
+    if (rc > 0)
+        rc = accounts_by_id(c->s, id, &a);
+    if (rc > 0) {
+        const char *at = strrchr(a.email, '@');
+        if (!at || strcmp(at + 1, ACCOUNT_IMPORTED_DOMAIN) != 0) {
+            store_rollback(c->s);
+            return ACCOUNT_NOT_IMPORTED;
+        }
+        rc = accounts_set_email(c->s, id, out->email, c->now);
+    }
+    if (rc == STORE_CONSTRAINT) {
+        store_rollback(c->s);
+        return ACCOUNT_TAKEN;
+    }
+    /* the audit record names the account, not the address */
+    if (rc >= 0)
+        rc = app_audit(c, "account.claim", "account", id, "{\"imported\":true}",
+                       "{\"imported\":false}", NULL);
+    if (rc >= 0)
+        rc = store_commit(c->s);
+    return rc < 0 ? unavailable(c, rc, "claim") : ACCOUNT_OK;
 }

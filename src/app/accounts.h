@@ -43,7 +43,10 @@ enum account_outcome {
     ACCOUNT_LINK_TAKEN,     /* … valid when checked, used or expired by the time of the
                              * write (another request took it a moment ago) */
     ACCOUNT_VERIFIED,       /* resend: the address is already verified, nothing sent */
-    ACCOUNT_NOT_FOUND,      /* ban: no account has this address */
+    ACCOUNT_NOT_FOUND,      /* ban: no account has this address; claim: no account has
+                             * this display name */
+    ACCOUNT_TAKEN,          /* claim: another account has this address */
+    ACCOUNT_NOT_IMPORTED,   /* claim: the account has an address of its own already */
 };
 
 /* The two kinds of emailed single-use link. */
@@ -109,6 +112,15 @@ int account_session(const struct app_ctx *c, const char *cookie, struct session_
 enum account_outcome account_forgot(const struct app_ctx *c, const struct whistle_limits *limits,
                                     const char *base_url, const char *email,
                                     const char *client_addr, struct account_result *out);
+
+/* Hands an account that an import created for a comment's author (known only by its
+ * display name, its address under ACCOUNT_IMPORTED_DOMAIN) to its person: the account gets
+ * that address, still unverified and without a password; "forgot password" then mails
+ * the person a reset link, and the reset sets the password and verifies the address
+ * (docs/import-format.md). One audit record. ACCOUNT_OK, ACCOUNT_BAD_EMAIL, ACCOUNT_NOT_FOUND,
+ * ACCOUNT_NOT_IMPORTED, ACCOUNT_TAKEN. */
+enum account_outcome account_claim(const struct app_ctx *c, const char *display_name,
+                                   const char *email, struct account_result *out);
 
 /* Sets a new password through a reset link: in one transaction the link is spent with every
  * other reset link of the account, the password set, the address marked verified (the link

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "domain/account.h"
 #include "domain/comment.h"
 #include "domain/ids.h"
 #include "domain/question.h"
@@ -471,7 +472,7 @@ static int comment_author(struct import *im, json_t *c, char id[ID_LEN], bool *b
     if (rc == 0) {
         char email[ID_LEN + 32];
         uuid_v4(id);
-        snprintf(email, sizeof email, "%s@imported.invalid", id);
+        snprintf(email, sizeof email, "%s@" ACCOUNT_IMPORTED_DOMAIN, id);
         *banned = suspended;
         rc = accounts_insert_named(im->s, id, email, clean, key, *banned, im->now);
     }

@@ -20,7 +20,9 @@ static const char key_usage[] =
     "whistle key create --owner EMAIL [--name NAME] [--db PATH] [--json]\n"
     "       whistle key list [--owner EMAIL] [--db PATH] [--json]\n"
     "       whistle key revoke KEY_ID [--db PATH] [--json]";
-static const char account_usage[] = "whistle account ban|unban EMAIL [--db PATH] [--json]";
+static const char account_usage[] =
+    "whistle account ban|unban EMAIL [--db PATH] [--json]\n"
+    "       whistle account claim DISPLAY_NAME EMAIL [--db PATH] [--json]";
 
 struct opts {
     const char *db, *owner, *name;
@@ -221,6 +223,46 @@ int cli_key(int argc, char **argv)
     return cli_usage(key_usage);
 }
 
+/* whistle account claim: an imported comment author's account gets its person's address
+ * (docs/import-format.md, "Authors"). */
+static int claim(const char *db, const char *name, const char *email, bool json)
+{
+    struct cli_op op;
+    if (cli_op_open(&op, db) != CLI_OK)
+        return CLI_REFUSED;
+    struct account_result r;
+    int rc = CLI_OK;
+    switch (account_claim(&op.c, name, email, &r)) {
+    case ACCOUNT_OK:
+        if (json)
+            printf("{\"display_name\":\"%s\",\"email\":\"%s\"}\n", name, r.email);
+        else
+            fprintf(stderr,
+                    "%s now has the address %s: \"forgot password\" on the site sets "
+                    "its password\n",
+                    name, r.email);
+        break;
+    case ACCOUNT_BAD_EMAIL:
+        rc = cli_refuse("EMAIL must be an email address (not an imported one)");
+        break;
+    case ACCOUNT_NOT_FOUND:
+        rc = cli_refuse("no account has the display name \"%s\"", name);
+        break;
+    case ACCOUNT_NOT_IMPORTED:
+        rc = cli_refuse("\"%s\" has an address of its own: only an imported author's account "
+                        "can be claimed",
+                        name);
+        break;
+    case ACCOUNT_TAKEN:
+        rc = cli_refuse("another account has the address %s", r.email);
+        break;
+    default:
+        rc = cli_refuse("cannot change the account: %s", store_errmsg(op.s));
+    }
+    cli_op_close(&op);
+    return rc;
+}
+
 int cli_account(int argc, char **argv)
 {
     struct opts o = {0};
@@ -232,6 +274,9 @@ int cli_account(int argc, char **argv)
     int rc = parse(argc, argv, &o, account_usage);
     if (rc)
         return rc;
+    if (strcmp(action, "claim") == 0)
+        return optind == argc - 2 ? claim(o.db, argv[optind], argv[optind + 1], o.json)
+                                  : cli_usage(account_usage);
     bool banned = strcmp(action, "ban") == 0;
     if ((!banned && strcmp(action, "unban") != 0) || optind != argc - 1)
         return cli_usage(account_usage);

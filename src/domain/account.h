@@ -14,12 +14,16 @@
  * signature being HMAC(server secret, "session:" TOKEN) (domain/voter.h's secret), so a
  * forged or damaged cookie is refused without a database lookup.
  */
-#define ACCOUNT_TOKEN_LEN         43
-#define ACCOUNT_TOKEN_HASH_HEX    64
-#define ACCOUNT_COOKIE_LEN        (ACCOUNT_TOKEN_LEN + 1 + 32)
-#define ACCOUNT_COOKIE_NAME       "__Host-whistle_session"
-#define ACCOUNT_CSRF_LEN          32
-#define ACCOUNT_EMAIL_MAX         254
+#define ACCOUNT_TOKEN_LEN      43
+#define ACCOUNT_TOKEN_HASH_HEX 64
+#define ACCOUNT_COOKIE_LEN     (ACCOUNT_TOKEN_LEN + 1 + 32)
+#define ACCOUNT_COOKIE_NAME    "__Host-whistle_session"
+#define ACCOUNT_CSRF_LEN       32
+#define ACCOUNT_EMAIL_MAX      254
+/* The address domain of an account an import created for a comment's author, known only by
+ * its display name (<account id>@imported.invalid; .invalid never resolves, RFC 2606): no
+ * mail reaches it until an operator gives the account its person's address (account_claim). */
+#define ACCOUNT_IMPORTED_DOMAIN   "imported.invalid"
 #define ACCOUNT_PASSWORD_MIN      10  /* characters (Unicode code points) */
 #define ACCOUNT_PASSWORD_MAX      256 /* characters */
 #define ACCOUNT_PASSWORD_HASH_MAX 128 /* crypto_pwhash_STRBYTES */

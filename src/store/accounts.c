@@ -105,6 +105,12 @@ int accounts_set_verified(struct store *s, const char *id, int64_t now)
         STORE_INT(now), STORE_INT(now), STORE_TEXT(id));
 }
 
+int accounts_set_email(struct store *s, const char *id, const char *email, int64_t now)
+{
+    return STORE_RUN(s, "UPDATE accounts SET email = ?, updated_at = ? WHERE id = ?",
+                     STORE_TEXT(email), STORE_INT(now), STORE_TEXT(id));
+}
+
 int account_tokens_insert(struct store *s, const char *hash, const char *account_id,
                           const char *purpose, int64_t now, int64_t expires)
 {

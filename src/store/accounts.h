@@ -33,6 +33,8 @@ int accounts_create(struct store *s, const char *id, const char *email, const ch
                     int64_t now);
 int accounts_set_password(struct store *s, const char *id, const char *pw_hash, int64_t now);
 int accounts_set_verified(struct store *s, const char *id, int64_t now);
+/* A new address for the account (STORE_CONSTRAINT when another account has it). */
+int accounts_set_email(struct store *s, const char *id, const char *email, int64_t now);
 
 /* ---- single-use links ("verify", "reset") ---- */
 

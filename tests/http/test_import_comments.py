@@ -227,3 +227,56 @@ def test_dry_run_counts_comments(tmp_path):
     r = run_cli("import", p, "--db", db, "--dry-run")
     assert r.returncode == 0, r.stderr
     assert r.stderr.strip().endswith("7 comments (dry run: nothing written)"), r.stderr
+
+
+def test_an_imported_author_is_claimed_then_signs_in(server_factory, tmp_path):
+    """`whistle account claim NAME EMAIL` gives an imported author's account its person's
+    address; "forgot password" then reaches them and the reset lets them sign in as the
+    author of their migrated comments."""
+    from accountkit import Accounts, link_of, location
+
+    acc = Accounts(server_factory, tmp_path)
+    try:
+        s = acc.server
+        r = import_doc(s.db, doc_with_thread(), tmp_path)
+        assert r.returncode == 0, r.stderr
+        who = "first.voice@example.org"
+        # before the claim nobody can sign in as the author, nor reach it by mail
+        acc.signin(acc.browser(), who, status=403)
+        r = run_cli("account", "claim", "first voice", who, "--db", s.db, "--json")
+        assert r.returncode == 0, r.stderr
+        assert json.loads(r.stdout) == {"display_name": "first voice", "email": who}
+        assert db_rows(s.db, "SELECT email, password_hash FROM accounts WHERE display_name"
+                             " = 'First Voice'") == [(who, None)]
+        anon = acc.browser()
+        assert anon.form_post("/account/forgot", "forgot-form", {"email": who}).status_code == 200
+        link = link_of(acc.sink.wait(who, 1)[0]["body"], "reset")
+        r = anon.form_post(link, "reset-form", {"password": "a new long passphrase"})
+        assert r.status_code == 303 and location(r) == "/account/signin?notice=reset"
+        b = acc.browser()
+        acc.signin(b, who, password="a new long passphrase")
+        r, doc = b.get("/account/profile")
+        assert "First Voice" in doc.get_text()
+        # claimed once: the account has an address of its own now
+        again = run_cli("account", "claim", "First Voice", "other@example.org", "--db", s.db)
+        assert again.returncode == 1 and "only an imported author" in again.stderr
+    finally:
+        acc.close()
+
+
+@pytest.mark.parametrize("name,email,words", [
+    ("Nobody Here", "n@example.org", 'no account has the display name "Nobody Here"'),
+    ("Second Voice", "not-an-address", "EMAIL must be an email address"),
+    ("Second Voice", "x@imported.invalid", "EMAIL must be an email address"),
+])
+def test_claim_refusals(tmp_path, name, email, words):
+    db, _ = imported(tmp_path, doc_with_thread())
+    r = run_cli("account", "claim", name, email, "--db", db)
+    assert r.returncode == 1 and words in r.stderr, r.stderr
+
+
+def test_claim_refuses_an_address_another_account_has(tmp_path):
+    db, _ = imported(tmp_path, doc_with_thread())
+    assert run_cli("account", "claim", "Second Voice", "s@example.org", "--db", db).returncode == 0
+    r = run_cli("account", "claim", "Third Voice", "s@example.org", "--db", db)
+    assert r.returncode == 1 and "another account has the address s@example.org" in r.stderr

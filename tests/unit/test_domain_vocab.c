@@ -98,6 +98,76 @@ static void test_subsets(void **state)
     }
 }
 
+/* Every value of every list has words a person reads: not empty, capitalised, no
+ * underscore (an enum value leaking onto a page would fail here), and distinct within its
+ * list. The labels come from the same X-macro line as the value (vocab.h). */
+static void test_labels(void **state)
+{
+    (void)state;
+    const struct {
+        const char *const *names, *const *labels;
+        int n;
+    } lists[] = {
+        {category_names, category_labels, CATEGORY_COUNT},
+        {maturity_names, maturity_labels, MATURITY_COUNT},
+        {origin_names, origin_labels, ORIGIN_COUNT},
+        {game_status_names, game_status_labels, GAME_STATUS_COUNT},
+        {league_names, league_labels, LEAGUE_COUNT},
+        {season_type_names, season_type_labels, SEASON_TYPE_COUNT},
+        {source_kind_names, source_kind_labels, SOURCE_KIND_COUNT},
+        {lead_status_names, lead_status_labels, LEAD_STATUS_COUNT},
+        {rooting_names, rooting_labels, ROOTING_COUNT},
+        {choice_names, choice_labels, CHOICE_COUNT},
+        {visibility_names, visibility_labels, VISIBILITY_COUNT},
+    };
+    for (size_t l = 0; l < sizeof lists / sizeof lists[0]; l++) {
+        for (int k = 0; k < lists[l].n; k++) {
+            const char *w = lists[l].labels[k];
+            assert_non_null(w);
+            assert_true(w[0] >= 'A' && w[0] <= 'Z');
+            assert_null(strchr(w, '_'));
+            for (int j = 0; j < k; j++)
+                assert_string_not_equal(w, lists[l].labels[j]);
+            assert_string_equal(vocab_label(lists[l].names, lists[l].labels, lists[l].names[k]), w);
+        }
+    }
+    assert_string_equal(vocab_label(category_names, category_labels, "no_call"), "No call");
+    assert_string_equal(vocab_label(source_kind_names, source_kind_labels, "official_statement"),
+                        "Official statement");
+    assert_string_equal(vocab_label(season_type_names, season_type_labels, "regular"),
+                        "Regular season");
+    /* a value this build does not know is shown as it is, NULL as nothing */
+    assert_string_equal(vocab_label(category_names, category_labels, "fumble"), "fumble");
+    assert_string_equal(vocab_label(category_names, category_labels, NULL), "");
+    /* the games index lists postseason, regular, preseason, unknown */
+    assert_true(season_type_rank[SEASON_TYPE_POSTSEASON] < season_type_rank[SEASON_TYPE_REGULAR]);
+    assert_true(season_type_rank[SEASON_TYPE_REGULAR] < season_type_rank[SEASON_TYPE_PRESEASON]);
+    assert_true(season_type_rank[SEASON_TYPE_PRESEASON] < season_type_rank[SEASON_TYPE_UNKNOWN]);
+}
+
+static void test_play_time(void **state)
+{
+    (void)state;
+    const struct {
+        const char *league;
+        long long period;
+        const char *clock, *want;
+    } cases[] = {
+        {"nfl", 2, "2:18", "Q2 2:18"}, {"college", 4, "0:07", "Q4 0:07"}, {"nfl", 1, NULL, "Q1"},
+        {"nfl", 5, "9:41", "OT 9:41"}, {"college", 5, NULL, "OT"},        {"college", 6, "", "2OT"},
+        {"college", 9, NULL, "5OT"},   {"nfl", -1, "3:00", "3:00"},       {"nfl", -1, NULL, ""},
+        {NULL, 3, "1:00", "Q3 1:00"},  {"rugby", 5, "1:00", "OT 1:00"},
+    };
+    char out[32];
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        vocab_play_time(out, sizeof out, cases[k].league, cases[k].period, cases[k].clock);
+        assert_string_equal(out, cases[k].want);
+    }
+    char tiny[3];
+    vocab_play_time(tiny, sizeof tiny, "nfl", 2, "12:00"); /* truncated, terminated */
+    assert_string_equal(tiny, "Q2");
+}
+
 static void test_join(void **state)
 {
     (void)state;
@@ -468,6 +538,8 @@ int main(void)
         cmocka_unit_test(test_find),
         cmocka_unit_test(test_subsets),
         cmocka_unit_test(test_join),
+        cmocka_unit_test(test_labels),
+        cmocka_unit_test(test_play_time),
         cmocka_unit_test(test_compare_reports_drift),
         cmocka_unit_test(test_openapi_enums),
         cmocka_unit_test(test_migration_checks),

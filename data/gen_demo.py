@@ -1891,6 +1891,9 @@ INCIDENTS = [{k: inc[k] for k in KEY_ORDER if k in inc} for inc in INCIDENTS]
 INCIDENTS.sort(key=lambda x: (x["published_at"], x["id"]))
 
 DOC = {
+    # the sample-data marker (docs/import-format.md): the pages show a banner while the
+    # database holds this document's invented data
+    "sample": True,
     "teams": [TEAMS[t] for t in COLLEGE_IDS + NFL_IDS],
     "games": sorted(GAMES.values(), key=lambda g: (g["startsAt"] is None, g["startsAt"] or "",
                                                    g["id"])),
@@ -2088,6 +2091,7 @@ def check(doc):
     need(games[special(T_LIVE)["game_id"]]["status"] == "live", "live special")
     need(special(T_SAME_TS_1)["published_at"] == special(T_SAME_TS_2)["published_at"] == SAME_TS,
          "same published_at pair")
+    need(doc.get("sample") is True, "the sample-data marker")
     return errors
 
 

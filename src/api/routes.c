@@ -27,7 +27,9 @@ const struct route api_routes[] = {
     {HTTP_GET, "/incidents/feed.xml", false, web_feed, 0, ROUTE_CACHEABLE | ROUTE_CORS, NULL},
     {HTTP_GET, "/incidents/", true, web_incident, 0, false, NULL},
     {HTTP_POST, "/incidents/", true, web_vote, WEB_FORM_BODY_MAX, false, "/vote"},
+    {HTTP_GET, "/games", false, web_games, 0, false, NULL},
     {HTTP_GET, "/games/", true, web_game, 0, false, NULL},
+    {HTTP_GET, "/ns/1.0", false, web_feed_ns, 0, false, NULL},
     {HTTP_GET, "/static/whistle.css", false, web_css, 0, false, NULL},
     {HTTP_GET, "/static/vote.js", false, web_js, 0, false, NULL},
     {HTTP_GET, "/favicon.ico", false, web_favicon, 0, false, NULL},
@@ -50,6 +52,7 @@ const struct route api_routes[] = {
     {HTTP_POST, "/account/password", false, web_password, WEB_FORM_BODY_MAX, ROUTE_PASSWORD, NULL},
     {HTTP_GET, "/developers", false, web_developers, 0, false, NULL},
     {HTTP_POST, "/developers/keys", false, web_key_create, WEB_FORM_BODY_MAX, false, NULL},
+    {HTTP_GET, "/developers/keys/", true, web_key_revoke_confirm, 0, false, "/revoke"},
     {HTTP_POST, "/developers/keys/", true, web_key_revoke, WEB_FORM_BODY_MAX, false, "/revoke"},
     {HTTP_GET, "/static/developers.js", false, web_developers_js, 0, false, NULL},
     /* comments and moderation (docs/comments.md) */

@@ -17,6 +17,7 @@
 #include "domain/votes.h"
 #include "store/admin.h"
 #include "store/comments.h"
+#include "store/votes.h"
 #include "util/jsonin.h"
 #include "util/uuid.h"
 
@@ -877,7 +878,7 @@ static int one_game(struct import *im, json_t *o, size_t k)
 /* Refuses the document as a whole before anything is read from it. */
 static int check_document(struct import *im, json_t *doc, struct import_report *out)
 {
-    static const char *const top[] = {"teams", "games", "incidents", NULL};
+    static const char *const top[] = {"teams", "games", "incidents", "sample", NULL};
     jin_init(&im->j, "");
     if (!json_is_object(doc)) {
         snprintf(out->err, sizeof out->err,
@@ -885,11 +886,18 @@ static int check_document(struct import *im, json_t *doc, struct import_report *
         return -1;
     }
     if (jin_keys(&im->j, doc, top, NULL) < 0) {
-        snprintf(out->err, sizeof out->err, "%s (expected teams, games, incidents)", im->j.err);
+        snprintf(out->err, sizeof out->err, "%s (expected teams, games, incidents, sample)",
+                 im->j.err);
         return -1;
     }
     if (jin_no_nul(&im->j, doc) < 0) {
         snprintf(out->err, sizeof out->err, "%s", im->j.err);
+        return -1;
+    }
+    json_t *sample = json_object_get(doc, "sample");
+    if (sample && !json_is_true(sample)) {
+        snprintf(out->err, sizeof out->err,
+                 "sample: must be true (the bundled demo's marker) or absent");
         return -1;
     }
     return 0;
@@ -934,6 +942,15 @@ int import_document(struct app_ctx *ctx, json_t *doc, const struct import_option
                  im.j.err);
         goto out;
     }
+    if (json_is_true(json_object_get(doc, "sample"))) {
+        int rc = settings_put(im.s, IMPORT_SAMPLE_SETTING, "1");
+        if (rc < 0) {
+            outcome = IMPORT_UNAVAILABLE;
+            snprintf(out->err, sizeof out->err, "import refused: sample: database error (%d): %s",
+                     rc, store_errmsg(im.s));
+            goto out;
+        }
+    }
     out->teams = im.teams;
     out->games = im.games;
     out->incidents = im.incidents;
@@ -957,4 +974,13 @@ out:
     json_decref(im.merges);
     arena_release(&im.a);
     return outcome;
+}
+
+int import_sample_loaded(const struct app_ctx *ctx)
+{
+    char v[8];
+    int rc = settings_get(ctx->s, IMPORT_SAMPLE_SETTING, v, sizeof v);
+    if (rc < 0)
+        return APP_UNAVAILABLE;
+    return rc == 1 && strcmp(v, "1") == 0;
 }

@@ -40,4 +40,13 @@ struct import_report {
 int import_document(struct app_ctx *ctx, json_t *doc, const struct import_options *opt,
                     struct import_report *out);
 
+/* The sample-data marker (docs/import-format.md "sample"): a document with "sample": true
+ * (the bundled demo, data/demo.json) records in the same transaction that the database holds
+ * sample data, and the human pages then show a banner saying so. A document without the
+ * marker never sets it and never clears it (the sample rows are still there). */
+#define IMPORT_SAMPLE_SETTING "sample_data"
+
+/* Whether the database holds the bundled sample data: 1, 0, or APP_UNAVAILABLE. */
+int import_sample_loaded(const struct app_ctx *ctx);
+
 #endif

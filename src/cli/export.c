@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "api/render.h"
+#include "app/import.h"
 #include "cli/cli.h"
 #include "store/comments.h"
 #include "store/games.h"
@@ -204,6 +205,15 @@ int cli_export(int argc, char **argv)
     if (rc >= 0)
         rc = incidents_each(e.s, incident_cb, &e);
     jw_arr_end(&e.w);
+    /* a database that holds the bundled sample data says so in its export too (app/import.h) */
+    struct app_ctx ac = {.s = e.s, .actor = "operator"};
+    int sample = rc >= 0 ? import_sample_loaded(&ac) : 0;
+    if (sample < 0)
+        rc = sample;
+    if (sample == 1) {
+        jw_key(&e.w, "sample");
+        jw_bool(&e.w, true);
+    }
     jw_obj_end(&e.w);
     buf_putc(&e.b, '\n');
     store_rollback(e.s);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "domain/vocab.h"
 #include "util/buf.h"
 
 #define TEAM_COLS(t)                                                                               \
@@ -62,6 +63,16 @@ static void read_game(struct arena *a, struct store_stmt *st, struct game *g)
     read_team(a, st, c, &g->away);
 }
 
+/* The games index's order (game_filter.by_week) over the columns of alias t. */
+static void week_order(struct buf *sql, const char *t)
+{
+    buf_printf(sql, " ORDER BY %s.league, %s.season DESC, CASE %s.season_type", t, t, t);
+    for (int k = 0; season_type_names[k]; k++)
+        buf_printf(sql, " WHEN '%s' THEN %d", season_type_names[k], season_type_rank[k]);
+    buf_printf(sql, " ELSE %d END, %s.week DESC, %s.kickoff_known DESC, %s.starts_at, %s.id",
+               SEASON_TYPE_COUNT, t, t, t, t);
+}
+
 int games_list(struct store *s, struct arena *a, const struct game_filter *f, struct game **out,
                size_t *n, bool *more)
 {
@@ -77,11 +88,17 @@ int games_list(struct store *s, struct arena *a, const struct game_filter *f, st
     where_text(&w, "g.status = ?", f->status);
     where_int(&w, "g.starts_at >= ?", f->from);
     where_int(&w, "g.starts_at < ?", f->to);
-    buf_puts(&w.sql, f->recent ? " ORDER BY g.kickoff_known DESC, g.starts_at DESC, g.id ASC"
-                               : " ORDER BY g.kickoff_known DESC, g.starts_at ASC, g.id ASC");
+    if (f->by_week)
+        week_order(&w.sql, "g");
+    else
+        buf_puts(&w.sql, f->recent ? " ORDER BY g.kickoff_known DESC, g.starts_at DESC, g.id ASC"
+                                   : " ORDER BY g.kickoff_known DESC, g.starts_at ASC, g.id ASC");
     buf_puts(&w.sql, " LIMIT ? OFFSET ?) p JOIN games g ON g.id = p.pid" GAME_JOINS);
-    buf_puts(&w.sql, f->recent ? " ORDER BY p.pk DESC, p.ps DESC, p.pid ASC"
-                               : " ORDER BY p.pk DESC, p.ps ASC, p.pid ASC");
+    if (f->by_week)
+        week_order(&w.sql, "g");
+    else
+        buf_puts(&w.sql, f->recent ? " ORDER BY p.pk DESC, p.ps DESC, p.pid ASC"
+                                   : " ORDER BY p.pk DESC, p.ps ASC, p.pid ASC");
     int i, rc = 0;
     struct store_stmt *st = where_prepare(&w, s, &i);
     if (!st)

@@ -13,6 +13,10 @@ struct game_filter {
     int64_t season, week, from, to; /* from inclusive, to exclusive, on kickoff */
     const char *team_id, *league, *season_type, *status;
     bool recent; /* descending kickoff; unknown kickoffs stay last either way */
+    /* the games index (/games): by league, season descending, season type (vocab.h
+     * season_type_rank: postseason, regular, preseason), week descending, then kickoff;
+     * overrides recent */
+    bool by_week;
     int64_t limit, offset;
 };
 

@@ -7,36 +7,45 @@
 #include "domain/vocab.h"
 #include "util/uuid.h"
 
-int settings_secret(struct store *s, const char *name, unsigned char out[32])
+int settings_get(struct store *s, const char *name, char *out, size_t n)
 {
     struct store_stmt *st = store_prepare(s, "SELECT value FROM settings WHERE name = ?");
     if (!st)
         return STORE_ERR;
     store_bind_text(st, 1, name);
     int rc = store_step(st);
-    bool found = false;
-    if (rc == STORE_ROW) {
-        const char *hex = store_col_text(st, 0);
-        size_t len = 0;
-        found =
-            hex && sodium_hex2bin(out, 32, hex, strlen(hex), NULL, &len, NULL) == 0 && len == 32;
-    }
+    if (rc == STORE_ROW)
+        store_col_copy(st, 0, out, n);
     store_reset(st);
-    if (rc < 0)
-        return rc;
-    if (found)
-        return 0;
-    char hex[65];
-    randombytes_buf(out, 32);
-    sodium_bin2hex(hex, sizeof hex, out, 32);
-    st = store_prepare(s, "INSERT INTO settings (name, value) VALUES (?, ?)"
-                          " ON CONFLICT (name) DO UPDATE SET value = excluded.value");
+    return rc < 0 ? rc : rc == STORE_ROW;
+}
+
+int settings_put(struct store *s, const char *name, const char *value)
+{
+    struct store_stmt *st = store_prepare(s, "INSERT INTO settings (name, value) VALUES (?, ?)"
+                                             " ON CONFLICT (name) DO UPDATE SET value = "
+                                             "excluded.value");
     if (!st)
         return STORE_ERR;
     store_bind_text(st, 1, name);
-    store_bind_text(st, 2, hex);
-    sodium_memzero(hex, sizeof hex);
+    store_bind_text(st, 2, value);
     return store_run(st);
+}
+
+int settings_secret(struct store *s, const char *name, unsigned char out[32])
+{
+    char hex[129]; /* room for a longer, corrupt value, which then fails to decode */
+    size_t len = 0;
+    int rc = settings_get(s, name, hex, sizeof hex);
+    bool found =
+        rc == 1 && sodium_hex2bin(out, 32, hex, strlen(hex), NULL, &len, NULL) == 0 && len == 32;
+    if (rc >= 0 && !found) {
+        randombytes_buf(out, 32);
+        sodium_bin2hex(hex, sizeof hex, out, 32);
+        rc = settings_put(s, name, hex);
+    }
+    sodium_memzero(hex, sizeof hex);
+    return rc < 0 ? rc : 0;
 }
 
 int ballots_get(struct store *s, const char *incident_id, int64_t version, const char *voter,

@@ -2,6 +2,7 @@
 #define WHISTLE_STORE_VOTES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "store/store.h"
@@ -13,6 +14,11 @@
 
 /* The server secret (32 bytes) stored under name, created from the CSPRNG when missing. */
 int settings_secret(struct store *s, const char *name, unsigned char out[32]);
+/* A plain setting: 1 with its value copied into out (n bytes, truncated, terminated), 0 when
+ * unset, or a negative store_rc. */
+int settings_get(struct store *s, const char *name, char *out, size_t n);
+/* Sets name to value (inserted or replaced) in the caller's transaction; 0 or a store_rc. */
+int settings_put(struct store *s, const char *name, const char *value);
 
 /* Casts or replaces the ballot of voter on (incident, version) and moves the tallies by the
  * difference, in the caller's transaction. choice is correct|incorrect|unsure; rooting may

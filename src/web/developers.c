@@ -33,30 +33,30 @@ static void when(struct buf *b, int64_t us)
         web_time(b, us);
 }
 
-static void key_row(struct buf *b, const char *csrf, const struct key_info *k)
+/* One key of the list. Each cell names its column (data-label) so that on a phone, where
+ * the table becomes one card per key (static.c), Revoke stays on screen; Revoke links to
+ * a confirmation page (a step that needs no JavaScript) whose form does the POST. */
+static void key_row(struct buf *b, const struct key_info *k)
 {
     html_raw(b, "<tr data-key-id=\"");
     html_attr(b, k->id);
-    html_raw(b, "\"><td class=\"key-name\">");
+    html_raw(b, "\"><td class=\"key-name\" data-label=\"Name\">");
     html_text(b, k->name ? k->name : "(no name)");
-    html_raw(b, "</td><td><code class=\"key-prefix\">");
+    html_raw(b, "</td><td data-label=\"Prefix\"><code class=\"key-prefix\">");
     html_text(b, k->prefix);
-    html_raw(b, "…</code></td><td class=\"key-created\">");
+    html_raw(b, "…</code></td><td class=\"key-created\" data-label=\"Created\">");
     when(b, k->created_at);
-    html_raw(b, "</td><td class=\"key-used\">");
+    html_raw(b, "</td><td class=\"key-used\" data-label=\"Last used\">");
     when(b, k->last_used_at);
-    html_raw(b, "</td><td class=\"key-expires\">");
+    html_raw(b, "</td><td class=\"key-expires\" data-label=\"Expires\">");
     when(b, k->expires_at);
-    html_raw(b, "</td><td class=\"key-state\">");
+    html_raw(b, "</td><td class=\"key-state\" data-label=\"State\">");
     html_text(b, agent_key_state_name(k->state));
-    html_raw(b, "</td><td>");
+    html_raw(b, "</td><td class=\"key-actions\">");
     if (k->revoked_at == INT64_MIN) {
-        html_raw(b, "<form class=\"inline-form revoke-form\" method=\"post\" "
-                    "action=\"/developers/keys/");
+        html_raw(b, "<a class=\"button revoke-link\" href=\"/developers/keys/");
         html_attr(b, k->id);
-        html_raw(b, "/revoke\">");
-        web_hidden(b, "csrf", csrf);
-        html_raw(b, "<button type=\"submit\">Revoke</button></form>");
+        html_raw(b, "/revoke\">Revoke</a>");
     }
     html_raw(b, "</td></tr>");
 }
@@ -137,7 +137,7 @@ static int keys_section(struct request *req, struct store *s, const struct porta
     if (key_list(&c, a->email, &keys, &n) != KEY_OK)
         return -1;
     for (size_t i = 0; i < n; i++)
-        key_row(b, csrf, &keys[i]);
+        key_row(b, &keys[i]);
     if (n == 0)
         html_raw(b, "<tr><td colspan=\"7\">No keys yet.</td></tr>");
     html_raw(b, "</tbody></table></div></section>");
@@ -157,11 +157,13 @@ static void guide(struct request *req)
                 "recorded as your opinion only.</p>"
                 "<h2>Submit a lead with curl</h2><p>1. Create a key below and keep it in an "
                 "environment variable: <code>export WHISTLE_KEY=wk_…</code></p><p>2. Find the "
-                "game: its <code>id</code> is the lead's <code>game_id</code>.</p><pre><code>"
+                "game: its <code>id</code> is the lead's <code>game_id</code>.</p><pre "
+                "class=\"sample\" tabindex=\"0\"><code>"
                 "curl -s '");
     html_text(b, base);
     html_raw(b, "/api/v1/games?sort=recent&amp;limit=5'</code></pre><p>3. Submit the lead "
-                "(a fresh <code>Idempotency-Key</code> for every new lead):</p><pre><code>"
+                "(a fresh <code>Idempotency-Key</code> for every new lead):</p><pre "
+                "class=\"sample\" tabindex=\"0\"><code>"
                 "curl -si ");
     html_text(b, base);
     html_raw(b, "/api/v1/agent-leads \\\n  -H \"Authorization: Bearer $WHISTLE_KEY\" \\\n"
@@ -175,7 +177,8 @@ static void guide(struct request *req)
                 "\"confidence\": 70}'</code></pre>"
                 "<p>The answer is <code>202 Accepted</code> with the lead's id and a "
                 "<code>links.self</code> URL (also in <code>Location</code>).</p><p>4. Follow "
-                "the lead: poll <code>links.self</code> with the same key.</p><pre><code>curl -s "
+                "the lead: poll <code>links.self</code> with the same key.</p><pre "
+                "class=\"sample\" tabindex=\"0\"><code>curl -s "
                 "-H \"Authorization: Bearer $WHISTLE_KEY\" ");
     html_text(b, base);
     html_raw(b, "/api/v1/agent-leads/LEAD_ID</code></pre><p>Its <code>status</code> moves "
@@ -295,6 +298,81 @@ void web_key_create(struct request *req)
     }
 }
 
+/* The key ID of a /developers/keys/{id}/… URL, normalized; -1 after the 404 page. */
+static int key_id_of(struct request *req, char id[UUID_STR_LEN + 1])
+{
+    if (uuid_normalize(req->param, id) >= 0)
+        return 0;
+    web_error_page(req, 404, "no such key");
+    return -1;
+}
+
+/* GET /developers/keys/{id}/revoke: "Revoke this key?" with the key's name and prefix, a
+ * button that posts the revocation and a way back. Signed out: to sign-in; a key that is not
+ * this account's: 404. */
+void web_key_revoke_confirm(struct request *req)
+{
+    if (web_no_query(req) < 0)
+        return;
+    struct session_row sess;
+    int signed_in;
+    int64_t now = time_now_us();
+    struct store *s = web_page_store(req, now, &sess, &signed_in);
+    if (!s)
+        return;
+    if (!signed_in) {
+        web_redirect(req, 303, "/account/signin?next=/developers");
+        return;
+    }
+    char id[UUID_STR_LEN + 1];
+    if (key_id_of(req, id) < 0)
+        return;
+    struct app_ctx c = web_app_ctx(req, s, now);
+    struct key_info *keys;
+    size_t n;
+    if (key_list(&c, sess.account.email, &keys, &n) != KEY_OK) {
+        web_unavailable(req);
+        return;
+    }
+    const struct key_info *k = NULL;
+    for (size_t i = 0; i < n && !k; i++)
+        if (strcmp(keys[i].id, id) == 0)
+            k = &keys[i];
+    if (!k) {
+        web_error_page(req, 404, "no such key");
+        return;
+    }
+    char csrf[ACCOUNT_CSRF_LEN + 1];
+    account_session_csrf(sess.hash, csrf);
+    struct buf *b = &req->out;
+    web_page_begin(b, "Revoke an agent key");
+    html_raw(b, "<h1>Revoke the key “<span id=\"revoke-name\">");
+    html_text(b, k->name ? k->name : "(no name)");
+    html_raw(b, "</span>”?</h1><p>Key <code>");
+    html_text(b, k->prefix);
+    html_raw(b, "…</code>, created ");
+    when(b, k->created_at);
+    html_raw(b, ", last used ");
+    when(b, k->last_used_at);
+    html_raw(b, ".</p>");
+    if (k->revoked_at != INT64_MIN) {
+        html_raw(b, "<p id=\"already-revoked\">This key is already revoked.</p><p><a "
+                    "href=\"/developers\">Back to your keys</a></p>");
+    } else {
+        html_raw(b, "<p class=\"warning\">Revoking is immediate and cannot be undone: every agent "
+                    "using this key gets 403 from its next request. Create a new key first if "
+                    "an agent still needs one.</p><form id=\"revoke-form\" class=\"confirm-form\" "
+                    "method=\"post\" action=\"/developers/keys/");
+        html_attr(b, k->id);
+        html_raw(b, "/revoke\">");
+        web_hidden(b, "csrf", csrf);
+        html_raw(b, "<button type=\"submit\">Revoke this key</button> <a id=\"cancel\" "
+                    "href=\"/developers\">Cancel, keep it</a></form>");
+    }
+    web_page_end(b);
+    web_reply_html(req, 200);
+}
+
 void web_key_revoke(struct request *req)
 {
     static const char *const names[] = {"csrf", NULL};
@@ -306,10 +384,8 @@ void web_key_revoke(struct request *req)
     if (!s)
         return;
     char id[UUID_STR_LEN + 1];
-    if (uuid_normalize(req->param, id) < 0) {
-        web_error_page(req, 404, "no such key");
+    if (key_id_of(req, id) < 0)
         return;
-    }
     struct app_ctx c = web_app_ctx(req, s, now);
     switch (key_revoke(&c, sess.account.id, id)) {
     case KEY_OK:

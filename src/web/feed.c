@@ -10,11 +10,15 @@
 #include "api/api.h"
 #include "domain/votes.h"
 #include "store/incidents.h"
+#include "domain/vocab.h"
+#include "util/html.h"
 #include "util/timefmt.h"
 #include "web/web.h"
 
 #define FEED_ITEMS 50
-#define NS_WHISTLE "https://whistle.example/ns/1.0"
+/* The whistle: extension namespace is {base_url}/ns/1.0, a URL every deployment controls;
+ * GET /ns/1.0 (web_feed_ns) describes its elements. */
+#define NS_PATH "/ns/1.0"
 
 /* XML 1.0 refuses most C0 control characters even escaped: drop them. */
 static const xmlChar *xml_safe(struct request *req, const char *s)
@@ -50,10 +54,11 @@ static void item(struct request *req, xmlTextWriterPtr w, const struct incident 
     buf_printf(&url, "%s/incidents/%s", base, i->slug ? i->slug : i->id);
     struct choices all = votes_overall(&i->votes);
     char num[32], pub[40], upd[TIME_ISO_MAX];
-    buf_printf(&desc, "%s at %s (%s). ", i->away_name, i->home_name, i->league);
+    buf_printf(&desc, "%s at %s (%s). ", i->away_name, i->home_name,
+               vocab_label(league_names, league_labels, i->league));
     if (i->has_question)
         buf_printf(&desc, "Fan Verdict: %s ", i->question.text);
-    buf_printf(&desc, "Maturity: %s. ", i->status);
+    buf_printf(&desc, "Maturity: %s. ", vocab_label(maturity_names, maturity_labels, i->status));
     if (i->neutral_summary)
         buf_puts(&desc, i->neutral_summary);
 
@@ -100,7 +105,7 @@ void web_feed(struct request *req)
     struct incident_filter f = web_filter(FEED_ITEMS);
     struct incident *list = NULL;
     size_t n = 0;
-    int rc = web_list(req, &f, &list, &n);
+    int rc = web_list(req, &f, &list, &n, NULL);
     if (rc < 0) {
         reply_unavailable(req);
         return;
@@ -113,9 +118,10 @@ void web_feed(struct request *req)
         return;
     }
     const char *base = req->cfg->base_url;
-    struct buf self = BUF_INIT, home = BUF_INIT;
+    struct buf self = BUF_INIT, home = BUF_INIT, ns = BUF_INIT;
     buf_printf(&self, "%s/incidents/feed.xml", base);
     buf_printf(&home, "%s/", base);
+    buf_printf(&ns, "%s" NS_PATH, base);
     char built[40];
     rfc822(n ? list[0].updated_at : time_now_us(), built);
     for (size_t k = 0; k < n; k++) {
@@ -130,7 +136,7 @@ void web_feed(struct request *req)
     xmlTextWriterWriteAttribute(w, (const xmlChar *)"version", (const xmlChar *)"2.0");
     xmlTextWriterWriteAttribute(w, (const xmlChar *)"xmlns:atom",
                                 (const xmlChar *)"http://www.w3.org/2005/Atom");
-    xmlTextWriterWriteAttribute(w, (const xmlChar *)"xmlns:whistle", (const xmlChar *)NS_WHISTLE);
+    xmlTextWriterWriteAttribute(w, (const xmlChar *)"xmlns:whistle", xml_safe(req, ns.p));
     xmlTextWriterStartElement(w, (const xmlChar *)"channel");
     element(w, "title", (const xmlChar *)"Whistle: officiating debates");
     element(w, "link", xml_safe(req, home.p));
@@ -152,5 +158,45 @@ void web_feed(struct request *req)
     xmlBufferFree(xb);
     buf_release(&self);
     buf_release(&home);
+    buf_release(&ns);
     reply_body(req, 200, "application/rss+xml; charset=utf-8");
+}
+
+/* GET /ns/1.0: the feed's extension namespace, described for whoever follows its URL. */
+void web_feed_ns(struct request *req)
+{
+    static const char *const elements[][2] = {
+        {"league", "The league of the game: college or nfl (the API's Incident.league)."},
+        {"matchup", "The game as \"Away team at Home team\" (Incident.matchup)."},
+        {"question", "The current Fan Verdict question, or empty when the debate has none."},
+        {"maturity", "The evidence maturity: developing, corroborated, explained or resolved "
+                     "(Incident.status; not a verdict on the call)."},
+        {"updated", "When the incident last changed, ISO 8601 in UTC (Incident.updated_at)."},
+        {"votes", "The number of Fan Verdict ballots on the current question (Votes.total)."},
+        {"comments", "The number of published comments (Incident.comment_count)."},
+    };
+    if (web_no_query(req) < 0)
+        return;
+    const char *base = req->cfg->base_url;
+    struct buf *b = &req->out;
+    web_page_begin(b, "The whistle: feed namespace");
+    html_raw(b, "<h1>The <code>whistle:</code> feed namespace, version 1.0</h1><p>This URL, <code "
+                "id=\"namespace\">");
+    html_text(b, base);
+    html_raw(b,
+             NS_PATH "</code>, names the XML namespace of the extension elements in this "
+                     "site's <a href=\"/incidents/feed.xml\">RSS feed</a>. Each <code>item</code> "
+                     "carries one of each, as plain text:</p><dl class=\"facts\" id=\"elements\">");
+    for (size_t k = 0; k < sizeof elements / sizeof elements[0]; k++) {
+        html_printf(b, "<dt id=\"%s\"><code>whistle:%s</code></dt><dd>", elements[k][0],
+                    elements[k][0]);
+        html_text(b, elements[k][1]);
+        html_raw(b, "</dd>");
+    }
+    html_raw(b, "</dl><p>Fan votes are informal opinions, not rulings. Every Whistle deployment "
+                "serves this description at its own address, so the namespace is a URL its "
+                "operator controls; a reader should match the elements by their local names "
+                "within the namespace the feed declares.</p>");
+    web_page_end(b);
+    web_reply_html(req, 200);
 }

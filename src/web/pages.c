@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "app/import.h"
 #include "app/incident.h"
 #include "domain/account.h"
 #include "domain/voter.h"
@@ -32,10 +33,10 @@ void web_page_begin(struct buf *b, const char *title)
     html_raw(b, " — Whistle</title><link rel=\"stylesheet\" href=\"/static/whistle.css\">"
                 "<link rel=\"alternate\" type=\"application/rss+xml\" title=\"Whistle debates\" "
                 "href=\"/incidents/feed.xml\"></head><body><header><a class=\"brand\" "
-                "href=\"/\">Whistle</a><nav><a href=\"/?league=college\">College</a> "
-                "<a href=\"/?league=nfl\">NFL</a> <a href=\"/incidents/feed.xml\">RSS</a> "
-                "<a href=\"/developers\">Developers</a> <a href=\"/account\">Account</a>"
-                "</nav></header><main>");
+                "href=\"/\">Whistle</a><nav id=\"site-nav\"><a href=\"/?league=college\">"
+                "College</a> <a href=\"/?league=nfl\">NFL</a> <a href=\"/games\">Games</a> "
+                "<a href=\"/incidents/feed.xml\">RSS</a> <a href=\"/developers\">Developers</a> "
+                "<a href=\"/account\">Account</a></nav></header><main>");
 }
 
 void web_page_end(struct buf *b)
@@ -215,11 +216,11 @@ struct incident_filter web_filter(int64_t limit)
 }
 
 int web_list(struct request *req, const struct incident_filter *f, struct incident **list,
-             size_t *n)
+             size_t *n, bool *more)
 {
     struct app_ctx c = {.s = store_thread(), .a = &req->arena, .request_id = req->id};
-    bool more = false;
-    return c.s ? incident_list(&c, f, list, n, &more) : APP_UNAVAILABLE;
+    bool more_ = false;
+    return c.s ? incident_list(&c, f, list, n, more ? more : &more_) : APP_UNAVAILABLE;
 }
 
 /* "College" / "NFL" for people; the data says college / nfl. */
@@ -227,6 +228,37 @@ static const char *league_name(const char *league)
 {
     int l = vocab_find(league_names, league);
     return league_labels[l >= 0 ? l : LEAGUE_COLLEGE];
+}
+
+/* Where a game in progress stands (" Q3 5:12"); a finished game's last clock says nothing. */
+static void game_clock(struct buf *b, const struct game *g)
+{
+    int st = vocab_find(game_status_names, g->status);
+    char when[64];
+    vocab_play_time(when, sizeof when, g->league, g->period == MODEL_NULL ? 0 : g->period,
+                    g->clock);
+    if ((st == GAME_STATUS_LIVE || st == GAME_STATUS_DELAYED) && when[0]) {
+        html_raw(b, " <span class=\"play-time\">");
+        html_text(b, when);
+        html_raw(b, "</span>");
+    }
+}
+
+/* "2025 Regular season, week 13" (the stage label, when the provider gave one, follows). */
+static void season_week(struct buf *b, const char *season_type, int64_t season, int64_t week)
+{
+    html_printf(b, "%lld ", (long long)season);
+    html_text(b, vocab_label(season_type_names, season_type_labels, season_type));
+    html_printf(b, ", week %lld", (long long)week);
+}
+
+void web_sample_banner(struct buf *b, const struct app_ctx *c)
+{
+    if (import_sample_loaded(c) != 1)
+        return; /* a store failure shows in the page's own read */
+    html_raw(b, "<p class=\"sample-banner\" id=\"sample-banner\" role=\"note\"><strong>Sample "
+                "data.</strong> Every debate, vote and source on this site is invented demo data "
+                "loaded from Whistle's bundled sample. It is not real reporting.</p>");
 }
 
 static void incident_link(struct buf *b, const struct incident *i)
@@ -242,35 +274,94 @@ static void incident_link(struct buf *b, const struct incident *i)
     html_raw(b, " at ");
     html_text(b, i->home_name);
     html_raw(b, " · ");
-    html_text(b, i->category);
+    html_text(b, vocab_label(category_names, category_labels, i->category));
     html_raw(b, " · ");
-    html_text(b, i->status);
+    html_text(b, vocab_label(maturity_names, maturity_labels, i->status));
     struct choices all = votes_overall(&i->votes);
     html_printf(b, " · %lld votes</span></li>", (long long)choices_total(&all));
 }
 
+/* The home page pages through every debate, HOME_PAGE_SIZE at a time, with the API's
+ * ordering (publication time, then ID, both descending: stable for unchanged data); the
+ * last page offset stays within the API's offset cap. */
+#define HOME_PAGE_SIZE 30
+#define HOME_PAGES_MAX (API_OFFSET_MAX / HOME_PAGE_SIZE + 1)
+
+/* A link to page `page` (1: none) of a list at path with its filters (NULL: unset). */
+static void page_href(struct buf *b, const char *path, const char *const *names,
+                      const char *const *values, size_t nvalues, int64_t page)
+{
+    char sep = '?';
+    html_attr(b, path);
+    for (size_t k = 0; k < nvalues; k++) {
+        if (!values[k] || !values[k][0])
+            continue;
+        html_printf(b, "%c%s=", sep, names[k]);
+        html_attr(b, values[k]);
+        sep = '&';
+    }
+    if (page > 1)
+        html_printf(b, "%cpage=%lld", sep, (long long)page);
+}
+
+/* The older / newer links of a paged list (<nav class="pager">). */
+static void pager(struct buf *b, const char *path, const char *const *names,
+                  const char *const *values, size_t nvalues, int64_t page, bool more,
+                  const char *newer, const char *older)
+{
+    if (page <= 1 && !more)
+        return;
+    html_printf(b,
+                "<nav class=\"pager\" aria-label=\"Pages\"><span class=\"page-number\">"
+                "Page %lld</span>",
+                (long long)page);
+    if (page > 1) {
+        html_raw(b, " <a rel=\"prev\" id=\"newer\" href=\"");
+        page_href(b, path, names, values, nvalues, page - 1);
+        html_raw(b, "\">");
+        html_text(b, newer);
+        html_raw(b, "</a>");
+    }
+    if (more && page < HOME_PAGES_MAX) {
+        html_raw(b, " <a rel=\"next\" id=\"older\" href=\"");
+        page_href(b, path, names, values, nvalues, page + 1);
+        html_raw(b, "\">");
+        html_text(b, older);
+        html_raw(b, "</a>");
+    }
+    html_raw(b, "</nav>");
+}
+
 void web_home(struct request *req)
 {
-    static const struct qp_spec specs[] = {{"league", QP_ENUM_OR_EMPTY, 0, 0, 0, league_names},
-                                           {"status", QP_ENUM_OR_EMPTY, 0, 0, 0, maturity_names}};
-    struct qp_value v[2];
+    static const struct qp_spec specs[] = {
+        {"league", QP_ENUM_OR_EMPTY, 0, 0, 0, league_names},
+        {"status", QP_ENUM_OR_EMPTY, 0, 0, 0, maturity_names},
+        {"page", QP_INT, 1, HOME_PAGES_MAX, 1, NULL},
+    };
+    static const char *const filters[] = {"league", "status"};
+    struct qp_value v[3];
     char err[400];
-    if (http_query_check(req, specs, 2, v, err, sizeof err) < 0) {
+    if (http_query_check(req, specs, 3, v, err, sizeof err) < 0) {
         web_error_page(req, 400, "%s", err);
         return;
     }
-    struct incident_filter f = web_filter(30);
+    struct incident_filter f = web_filter(HOME_PAGE_SIZE);
     f.league = v[0].s;
     f.status = v[1].s;
+    f.offset = (v[2].i - 1) * HOME_PAGE_SIZE;
+    struct app_ctx c = {.s = store_thread(), .a = &req->arena, .request_id = req->id};
     struct incident *list = NULL;
     size_t n = 0;
-    int rc = web_list(req, &f, &list, &n);
-    if (rc < 0) {
+    bool more = false;
+    if (!c.s || incident_list(&c, &f, &list, &n, &more) < 0) {
         web_unavailable(req);
         return;
     }
+    const char *values[] = {v[0].s, v[1].s};
     struct buf *b = &req->out;
     web_page_begin(b, "Latest officiating debates");
+    web_sample_banner(b, &c);
     html_raw(b, "<h1>Latest officiating debates</h1><form class=\"filters\" method=\"get\" "
                 "action=\"/\"><label>League <select name=\"league\"><option value=\"\">All"
                 "</option>");
@@ -284,13 +375,107 @@ void web_home(struct request *req)
     for (int k = 0; maturity_names[k]; k++)
         html_printf(b, "<option value=\"%s\"%s>%s</option>", maturity_names[k],
                     v[1].s && strcmp(v[1].s, maturity_names[k]) == 0 ? " selected" : "",
-                    maturity_names[k]);
+                    maturity_labels[k]);
     html_raw(b, "</select></label> <button>Filter</button></form><ul class=\"incidents\">");
     for (size_t i = 0; i < n; i++)
         incident_link(b, &list[i]);
     if (n == 0)
-        html_raw(b, "<li>No debates match.</li>");
+        html_raw(b,
+                 v[2].i > 1 ? "<li>No debates on this page.</li>" : "<li>No debates match.</li>");
     html_raw(b, "</ul>");
+    pager(b, "/", filters, values, 2, v[2].i, more, "← Newer debates", "Older debates →");
+    web_page_end(b);
+    web_reply_html(req, 200);
+}
+
+/* The games index: every game, grouped by league and season, then season type and week
+ * (store games_list by_week), GAMES_PAGE_SIZE a page. */
+#define GAMES_PAGE_SIZE 50
+
+void web_games(struct request *req)
+{
+    static const struct qp_spec specs[] = {
+        {"league", QP_ENUM_OR_EMPTY, 0, 0, 0, league_names},
+        {"page", QP_INT, 1, API_OFFSET_MAX / GAMES_PAGE_SIZE + 1, 1, NULL},
+    };
+    static const char *const filters[] = {"league"};
+    struct qp_value v[2];
+    char err[400];
+    if (http_query_check(req, specs, 2, v, err, sizeof err) < 0) {
+        web_error_page(req, 400, "%s", err);
+        return;
+    }
+    struct game_filter f = {.season = MODEL_NULL,
+                            .week = MODEL_NULL,
+                            .from = MODEL_NULL,
+                            .to = MODEL_NULL,
+                            .league = v[0].s && v[0].s[0] ? v[0].s : NULL,
+                            .by_week = true,
+                            .limit = GAMES_PAGE_SIZE,
+                            .offset = (v[1].i - 1) * GAMES_PAGE_SIZE};
+    struct app_ctx c = {.s = store_thread(), .a = &req->arena, .request_id = req->id};
+    struct game *games = NULL;
+    size_t n = 0;
+    bool more = false;
+    if (!c.s || game_list(&c, &f, &games, &n, &more) < 0) {
+        web_unavailable(req);
+        return;
+    }
+    const char *values[] = {v[0].s};
+    struct buf *b = &req->out;
+    web_page_begin(b, "Games by week");
+    web_sample_banner(b, &c);
+    html_raw(b, "<h1>Games by week</h1><p class=\"league-tabs\">");
+    html_raw(b, f.league ? "<a href=\"/games\">All leagues</a>" : "<strong>All leagues</strong>");
+    for (int k = 0; league_names[k]; k++) {
+        if (f.league && strcmp(f.league, league_names[k]) == 0)
+            html_printf(b, " · <strong>%s</strong>", league_labels[k]);
+        else
+            html_printf(b, " · <a href=\"/games?league=%s\">%s</a>", league_names[k],
+                        league_labels[k]);
+    }
+    html_raw(b, "</p><div id=\"games\">");
+    const struct game *prev = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const struct game *g = &games[i];
+        bool new_season =
+            !prev || strcmp(prev->league, g->league) != 0 || prev->season != g->season;
+        bool new_week =
+            new_season || strcmp(prev->season_type, g->season_type) != 0 || prev->week != g->week;
+        if (prev && new_week)
+            html_raw(b, "</ul></section>");
+        if (new_season) {
+            html_raw(b, "<h2 class=\"season\">");
+            html_text(b, league_name(g->league));
+            html_printf(b, " %lld</h2>", (long long)g->season);
+        }
+        if (new_week) {
+            html_raw(b, "<section class=\"week\"><h3>");
+            html_text(b, vocab_label(season_type_names, season_type_labels, g->season_type));
+            html_printf(b, ", week %lld</h3><ul class=\"games\">", (long long)g->week);
+        }
+        html_raw(b, "<li><a href=\"/games/");
+        html_attr(b, g->id);
+        html_raw(b, "\">");
+        score(b, g);
+        html_raw(b, "</a> <span class=\"meta\">");
+        html_text(b, vocab_label(game_status_names, game_status_labels, g->status));
+        game_clock(b, g);
+        if (g->stage_label) {
+            html_raw(b, " · ");
+            html_text(b, g->stage_label);
+        }
+        html_raw(b, " · ");
+        kickoff(b, g);
+        html_raw(b, "</span></li>");
+        prev = g;
+    }
+    if (prev)
+        html_raw(b, "</ul></section>");
+    else
+        html_raw(b, v[1].i > 1 ? "<p>No games on this page.</p>" : "<p>No games yet.</p>");
+    html_raw(b, "</div>");
+    pager(b, "/games", filters, values, 1, v[1].i, more, "← Previous games", "More games →");
     web_page_end(b);
     web_reply_html(req, 200);
 }
@@ -313,17 +498,18 @@ void web_voter_of(struct request *req, char id[VOTER_ID_LEN + 1])
 static void rulings(struct buf *b, const struct incident *i)
 {
     html_raw(b, "<dl class=\"facts\"><dt>Category</dt><dd>");
-    html_text(b, i->category);
+    html_text(b, vocab_label(category_names, category_labels, i->category));
     html_raw(b, "</dd><dt>Original ruling</dt><dd>");
     html_text(b, i->original_ruling ? i->original_ruling : "none");
     html_raw(b, "</dd><dt>Final ruling</dt><dd>");
     html_text(b, i->final_ruling ? i->final_ruling : "none");
     html_raw(b, "</dd>");
-    if (i->period != MODEL_NULL || i->clock) {
-        html_raw(b, "<dt>When</dt><dd>");
-        if (i->period != MODEL_NULL)
-            html_printf(b, "Period %lld ", (long long)i->period);
-        html_text(b, i->clock);
+    char when[64];
+    vocab_play_time(when, sizeof when, i->league, i->period == MODEL_NULL ? 0 : i->period,
+                    i->clock);
+    if (when[0]) {
+        html_raw(b, "<dt>When</dt><dd class=\"play-time\">");
+        html_text(b, when);
         html_raw(b, "</dd>");
     }
     if (i->consequence) {
@@ -353,7 +539,7 @@ static void sources_list(struct buf *b, const struct source *src, size_t n)
             html_raw(b, "</span>");
         }
         html_raw(b, " <span class=\"kind\">(");
-        html_text(b, src[k].kind);
+        html_text(b, vocab_label(source_kind_names, source_kind_labels, src[k].kind));
         html_raw(b, ")</span><p class=\"supports\">Supports: ");
         html_text(b, src[k].supports);
         html_raw(b, "</p></li>");
@@ -494,13 +680,16 @@ void web_incident(struct request *req)
     size_t nsrc = v.nsources, nq = v.nhistory;
     struct buf *b = &req->out;
     web_page_begin(b, inc.title);
+    web_sample_banner(b, &c);
     html_raw(b, "<article class=\"incident\"><p class=\"matchup\"><a href=\"/games/");
     html_attr(b, g.id);
     html_raw(b, "\">");
     score(b, &g);
     html_raw(b, "</a> · ");
     html_text(b, league_name(g.league));
-    html_printf(b, " · season %lld, week %lld · ", (long long)g.season, (long long)g.week);
+    html_raw(b, " · ");
+    season_week(b, g.season_type, g.season, g.week);
+    html_raw(b, " · ");
     kickoff(b, &g);
     venue(b, &g);
     html_raw(b, "</p><h1>");
@@ -557,15 +746,21 @@ void web_game(struct request *req)
     buf_printf(&title, "%s at %s", g.away.name, g.home.name);
     web_page_begin(b, title.p);
     buf_release(&title);
+    web_sample_banner(b, &c);
     html_raw(b, "<h1>");
     score(b, &g);
-    html_raw(b, "</h1><p class=\"game-status\">Status: <span id=\"game-status\">");
-    html_text(b, g.status);
-    html_raw(b, "</span> · ");
+    html_raw(b, "</h1><p class=\"game-status\">Status: <span id=\"game-status\" data-status=\"");
+    html_attr(b, g.status);
+    html_raw(b, "\">");
+    html_text(b, vocab_label(game_status_names, game_status_labels, g.status));
+    html_raw(b, "</span>");
+    game_clock(b, &g);
+    html_raw(b, " · ");
     kickoff(b, &g);
     html_raw(b, " · ");
     html_text(b, league_name(g.league));
-    html_printf(b, " · season %lld, week %lld", (long long)g.season, (long long)g.week);
+    html_raw(b, " · ");
+    season_week(b, g.season_type, g.season, g.week);
     if (g.stage_label) {
         html_raw(b, " · ");
         html_text(b, g.stage_label);
@@ -576,7 +771,11 @@ void web_game(struct request *req)
         incident_link(b, &list[i]);
     if (n == 0)
         html_raw(b, "<li>No published incidents for this game.</li>");
-    html_raw(b, "</ul>");
+    html_raw(b, "</ul><p><a href=\"/games?league=");
+    html_attr(b, g.league);
+    html_raw(b, "\">All ");
+    html_text(b, league_name(g.league));
+    html_raw(b, " games by week</a></p>");
     web_page_end(b);
     web_reply_html(req, 200);
 }

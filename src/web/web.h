@@ -16,6 +16,8 @@
 void web_home(struct request *req);
 void web_incident(struct request *req);
 void web_game(struct request *req);
+void web_games(struct request *req);
+void web_feed_ns(struct request *req);
 void web_vote(struct request *req);
 void web_feed(struct request *req);
 void web_css(struct request *req);
@@ -39,6 +41,7 @@ void web_account(struct request *req);
 void web_password(struct request *req);
 void web_developers(struct request *req);
 void web_key_create(struct request *req);
+void web_key_revoke_confirm(struct request *req);
 void web_key_revoke(struct request *req);
 void web_developers_js(struct request *req);
 
@@ -96,7 +99,9 @@ void web_desk_scout_key_change(struct request *req);
 struct incident_filter web_filter(int64_t limit); /* no filter, newest first */
 /* Reads one page of published incidents in a read transaction; 0 or a negative store_rc. */
 int web_list(struct request *req, const struct incident_filter *f, struct incident **list,
-             size_t *n);
+             size_t *n, bool *more);
+/* The banner of a database holding the bundled sample data (app/import.h), else nothing. */
+void web_sample_banner(struct buf *b, const struct app_ctx *c);
 void web_page_begin(struct buf *b, const char *title);
 void web_page_end(struct buf *b);
 void web_error_page(struct request *req, int status, const char *fmt, ...)

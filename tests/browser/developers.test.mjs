@@ -196,7 +196,11 @@ describe('developer portal: sign-up to key creation in Chromium', () => {
     });
 
     it('revokes the key, which then gets 403', async () => {
-        await page.locator('#key-list tr[data-key-id]').getByRole('button', { name: 'Revoke' }).click();
+        // Revoke asks first (a confirmation page, no JavaScript needed)
+        await page.locator('#key-list tr[data-key-id]').getByRole('link', { name: 'Revoke' }).click();
+        await page.waitForURL('**/developers/keys/*/revoke');
+        assert.equal((await page.locator('#revoke-name').innerText()).trim(), 'browser bot');
+        await page.getByRole('button', { name: 'Revoke this key' }).click();
         await page.waitForURL('**/developers?notice=revoked');
         assert.equal((await page.locator('#key-list .key-state').innerText()).trim(), 'revoked');
         await shot('7-revoked');

@@ -121,8 +121,14 @@ def test_signup_verify_signin_key_lead_revoke(acc):
     assert row.select_one(".key-expires time") is not None
 
     key_id = row["data-key-id"]
-    form = row.find("form")
-    assert form["action"] == f"/developers/keys/{key_id}/revoke"
+    # Revoke asks first: the list links to a confirmation page whose form posts
+    link = row.select_one("a.revoke-link")
+    assert link["href"] == f"/developers/keys/{key_id}/revoke" and row.find("form") is None
+    r, confirm = b.get(link["href"], status=200)
+    assert confirm.find(id="revoke-name").get_text() == "lead bot 1"
+    assert confirm.find(id="cancel")["href"] == "/developers"
+    form = confirm.find("form", id="revoke-form")
+    assert form["action"] == f"/developers/keys/{key_id}/revoke" and form["method"] == "post"
     r = b.post(form["action"], {})
     assert r.status_code == 303 and location(r) == "/developers?notice=revoked"
     lr = post_lead(a.server, secret)
@@ -528,8 +534,9 @@ def test_key_limit_is_configurable(fresh):
     assert doc.find("form", id="create-key-form") is None
     r = b.post("/developers/keys", {"name": "three"})
     assert r.status_code == 409
-    form = doc.select_one("#key-list tr[data-key-id] form")
-    assert b.post(form["action"], {}).status_code == 303
+    _, confirm = b.get(doc.select_one("#key-list tr[data-key-id] a.revoke-link")["href"],
+                       status=200)
+    assert b.post(confirm.find("form", id="revoke-form")["action"], {}).status_code == 303
     a.create_key(b, "three")
 
 
@@ -559,6 +566,11 @@ def test_cannot_revoke_another_accounts_key(acc):
     key_id = doc.select_one("#key-list tr[data-key-id]")["data-key-id"]
     other = acc.verified_user(addr("other"))
     other.get("/developers", status=200)
+    # the confirmation page is the owner's alone too; signed out, it sends to sign-in
+    other.get(f"/developers/keys/{key_id}/revoke", status=404)
+    other.get("/developers/keys/not-a-uuid/revoke", status=404)
+    r = acc.server.get(f"/developers/keys/{key_id}/revoke", allow_redirects=False)
+    assert r.status_code == 303 and "/account/signin?next=/developers" in r.headers["Location"]
     r = other.post(f"/developers/keys/{key_id}/revoke", {})
     assert r.status_code == 404
     r = other.post("/developers/keys/not-a-uuid/revoke", {})

@@ -11,11 +11,12 @@ import xml.etree.ElementTree as ET
 import feedparser
 
 from helpers import BASE, DUPLICATE, I1, I7, WITHDRAWN, load_fixture, parse_ts
-from pagekit import Voter, cli_ok, generated_doc
+from pagekit import Voter, cli_ok, generated_doc, soup
 
 FEED = "/incidents/feed.xml"
-NS = {"atom": "http://www.w3.org/2005/Atom", "whistle": "https://whistle.example/ns/1.0"}
-W = "{https://whistle.example/ns/1.0}"
+# the extension namespace is the deployment's own URL (docs/pages.md "RSS")
+NS = {"atom": "http://www.w3.org/2005/Atom", "whistle": f"{BASE}/ns/1.0"}
+W = "{" + NS["whistle"] + "}"
 RFC822_RE = re.compile(r"^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{1,2} "
                        r"(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} "
                        r"\d{2}:\d{2}:\d{2} (GMT|UT|Z|[+-]\d{4})$")
@@ -236,10 +237,29 @@ def test_empty_feed_is_valid(server_factory):
     assert f.bozo == 0 and f.version == "rss20"
 
 
+def test_namespace_is_a_url_the_deployment_answers(ro_server):
+    """The whistle: namespace is {base_url}/ns/1.0, and that URL answers 200 with an HTML
+    page describing each element the items carry."""
+    raw = fetch(ro_server).content
+    assert f'xmlns:whistle="{BASE}/ns/1.0"'.encode() in raw
+    assert b"whistle.example/ns" not in raw
+    used = {el.tag[len(W):] for it in items(raw) for el in it if el.tag.startswith(W)}
+    r = ro_server.get("/ns/1.0")
+    assert r.status_code == 200, r.status_code
+    assert re.fullmatch(r"text/html;\s*charset=utf-8", r.headers["Content-Type"], re.I)
+    doc = soup(r)
+    assert doc.find(id="namespace").get_text() == f"{BASE}/ns/1.0"
+    described = {dt["id"] for dt in doc.select("#elements dt")}
+    assert used and used <= described, (used, described)
+    assert ro_server.get("/ns/1.0?x=1").status_code == 400
+
+
 def test_feed_follows_the_base_url(server_factory):
     base = "https://whistle.example.org"
     s = server_factory.start(base_url=base)
-    ch = channel(fetch(s).content)
+    raw = fetch(s).content
+    assert f'xmlns:whistle="{base}/ns/1.0"'.encode() in raw
+    ch = channel(raw)
     assert ch.findtext("link") == f"{base}/"
     assert [l.get("href") for l in ch.findall("atom:link", NS)] == [f"{base}{FEED}"]
     for it in ch.findall("item"):

@@ -88,7 +88,8 @@ def test_home_filter_form_all_choice_means_no_filter(ro_server):
 
 @pytest.mark.parametrize("query", [
     "foo=1", "league=nfl&league=college", "league=&league=nfl", "status=developing&status=developing", "league=xfl",
-    "status=open", "league=NFL", "limit=5", "league=nfl&page=2",
+    "status=open", "league=NFL", "limit=5", "page=0", "page=two", "page=",
+    "page=1&page=2", "page=3335",
 ])
 def test_home_bad_parameters_give_400_page(ro_server, query):
     r = ro_server.get(f"/?{query}")

@@ -291,22 +291,23 @@ static void incident_link(struct buf *b, const struct incident *i)
 static void page_href(struct buf *b, const char *path, const char *const *names,
                       const char *const *values, size_t nvalues, int64_t page)
 {
-    char sep = '?';
+    const char *sep = "?";
     html_attr(b, path);
     for (size_t k = 0; k < nvalues; k++) {
         if (!values[k] || !values[k][0])
             continue;
-        html_printf(b, "%c%s=", sep, names[k]);
+        html_printf(b, "%s%s=", sep, names[k]);
         html_attr(b, values[k]);
-        sep = '&';
+        sep = "&amp;";
     }
     if (page > 1)
-        html_printf(b, "%cpage=%lld", sep, (long long)page);
+        html_printf(b, "%spage=%lld", sep, (long long)page);
 }
 
-/* The older / newer links of a paged list (<nav class="pager">). */
+/* The older / newer links of a paged list (<nav class="pager">); last: the highest page
+ * number the list accepts. */
 static void pager(struct buf *b, const char *path, const char *const *names,
-                  const char *const *values, size_t nvalues, int64_t page, bool more,
+                  const char *const *values, size_t nvalues, int64_t page, int64_t last, bool more,
                   const char *newer, const char *older)
 {
     if (page <= 1 && !more)
@@ -322,7 +323,7 @@ static void pager(struct buf *b, const char *path, const char *const *names,
         html_text(b, newer);
         html_raw(b, "</a>");
     }
-    if (more && page < HOME_PAGES_MAX) {
+    if (more && page < last) {
         html_raw(b, " <a rel=\"next\" id=\"older\" href=\"");
         page_href(b, path, names, values, nvalues, page + 1);
         html_raw(b, "\">");
@@ -383,7 +384,8 @@ void web_home(struct request *req)
         html_raw(b,
                  v[2].i > 1 ? "<li>No debates on this page.</li>" : "<li>No debates match.</li>");
     html_raw(b, "</ul>");
-    pager(b, "/", filters, values, 2, v[2].i, more, "← Newer debates", "Older debates →");
+    pager(b, "/", filters, values, 2, v[2].i, HOME_PAGES_MAX, more, "← Newer debates",
+          "Older debates →");
     web_page_end(b);
     web_reply_html(req, 200);
 }
@@ -391,12 +393,13 @@ void web_home(struct request *req)
 /* The games index: every game, grouped by league and season, then season type and week
  * (store games_list by_week), GAMES_PAGE_SIZE a page. */
 #define GAMES_PAGE_SIZE 50
+#define GAMES_PAGES_MAX (API_OFFSET_MAX / GAMES_PAGE_SIZE + 1)
 
 void web_games(struct request *req)
 {
     static const struct qp_spec specs[] = {
         {"league", QP_ENUM_OR_EMPTY, 0, 0, 0, league_names},
-        {"page", QP_INT, 1, API_OFFSET_MAX / GAMES_PAGE_SIZE + 1, 1, NULL},
+        {"page", QP_INT, 1, GAMES_PAGES_MAX, 1, NULL},
     };
     static const char *const filters[] = {"league"};
     struct qp_value v[2];
@@ -475,7 +478,8 @@ void web_games(struct request *req)
     else
         html_raw(b, v[1].i > 1 ? "<p>No games on this page.</p>" : "<p>No games yet.</p>");
     html_raw(b, "</div>");
-    pager(b, "/games", filters, values, 1, v[1].i, more, "← Previous games", "More games →");
+    pager(b, "/games", filters, values, 1, v[1].i, GAMES_PAGES_MAX, more, "← Previous games",
+          "More games →");
     web_page_end(b);
     web_reply_html(req, 200);
 }

@@ -135,7 +135,8 @@ def test_games_index_pages_and_filters_by_league(module_factory):
     _, nfl = page(s, "/games?league=nfl")
     assert {g[0].split()[0] for g in index_groups(nfl)} == {"NFL"}
     assert paged_links(nfl) == (None, None)  # 40 NFL games
-    for bad in ("league=xfl", "page=0", "page=x", "season=2025", "league=nfl&league=nfl"):
+    for bad in ("league=xfl", "page=0", "page=x", "page=2002", "season=2025",
+                "league=nfl&league=nfl"):
         r = s.get(f"/games?{bad}")
         assert r.status_code == 400, (bad, r.status_code)
 

@@ -12,7 +12,8 @@
 # each "spread" (BENCH_W_INCIDENTS incidents, voter k on incident k) and "hot" (everyone on
 # one incident). With WHISTLE_BIN_BEFORE set (another build, e.g. the previous commit) the
 # same grid runs for it too, on databases of its own, in the same run: before/after.
-# Rate limits are raised for the run (--vote-limit-voter/--vote-limit-ip): the figures are
+# Rate limits are raised for the run (--vote-limit-voter/--vote-limit-ip and the anonymous
+# caps per address): the figures are
 # the cost of a ballot, not of a refusal. PostgreSQL runs with fsync=off (tests/pgcluster.sh).
 #
 # Environment: WHISTLE_BIN, WHISTLE_BIN_BEFORE, BENCH_W_VOTERS (2000), BENCH_W_INCIDENTS
@@ -125,6 +126,10 @@ grid() { # grid BUILD BINARY
     DBNAME=$build
     data "$build" "$bin"
     local lim=(--vote-limit-voter 100000 --vote-limit-ip 1000000 --threads "$THREADS")
+    # the anonymous caps per address (issue 14 item 3), where the binary has them
+    if "$bin" serve --help | grep -q -- --anon-vote-limit-ip; then
+        lim+=(--anon-vote-limit-ip 1000000 --new-voter-limit-ip 1000000)
+    fi
     BIN=$bin start_node "$SQ" "${lim[@]}"
     measure "$build" "sqlite, 1 node" "${NODE_PORTS[0]}"
     stop_all

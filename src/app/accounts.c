@@ -57,6 +57,15 @@ static void subject_of(const char *kind, const char *hash_kind, const char *valu
     snprintf(out, SUBJECT_MAX, "%s:%s", kind, h);
 }
 
+/* A per-address subject: "<kind>:" and the client address's hash (app_address_hash: an
+ * IPv6 address counts per /64). */
+static void address_subject(const char *kind, const char *client_addr, char out[SUBJECT_MAX])
+{
+    char h[VOTER_HASH_LEN + 1];
+    app_address_hash(client_addr, h);
+    snprintf(out, SUBJECT_MAX, "%s:%s", kind, h);
+}
+
 /* ---- emailed links ---------------------------------------------------------------- */
 
 static const char *link_purpose(enum account_link_kind kind)
@@ -120,7 +129,7 @@ enum account_outcome account_link_check(const struct app_ctx *c, enum account_li
 static int mail_form_limited(const struct app_ctx *c, const struct whistle_limits *limits,
                              const char *client_addr, char subject[SUBJECT_MAX], int64_t *retry_s)
 {
-    subject_of("mailform-ip", "ip", client_addr, subject);
+    address_subject("mailform-ip", client_addr, subject);
     return app_rate_limited(c->s, subject, limits->mail_forms_per_ip, ACCOUNT_MAIL_FORM_WINDOW_US,
                             c->now, retry_s);
 }
@@ -243,17 +252,24 @@ enum account_outcome account_resend_verification(const struct app_ctx *c, const 
 
 /* ---- sign-in, sessions, passwords --------------------------------------------------- */
 
-/* Failed sign-ins are limited per email address (registered or not, so the limit tells
- * nothing) and per client address, over a rolling window. The windows share the ballot
- * limits' table (rate_windows, domain/ratelimit.h) under subjects of their own. */
+/* Failed sign-ins are limited per (email address, client address) pair and per client
+ * address, over a rolling window (issue 14, item 2). The pair: an attacker elsewhere who
+ * types a victim's address fills only their own pair's window, never the victim's, so they
+ * cannot lock the victim out; the same attacker trying many accounts from one address meets
+ * the per-address window. The email counts whether or not it is registered (the limit tells
+ * nothing). The windows share the ballot limits' table (rate_windows, domain/ratelimit.h)
+ * under subjects of their own. */
 struct signin_subjects {
     char email[SUBJECT_MAX], ip[SUBJECT_MAX];
 };
 
 static void signin_subjects(const char *email, const char *client_addr, struct signin_subjects *j)
 {
-    subject_of("signin-email", "signin-email", email, j->email);
-    subject_of("signin-ip", "ip", client_addr, j->ip);
+    char addr[VOTER_HASH_LEN + 1], pair[512];
+    app_address_hash(client_addr, addr);
+    snprintf(pair, sizeof pair, "%s\n%s", email ? email : "", addr);
+    subject_of("signin-pair", "signin-email", pair, j->email);
+    address_subject("signin-ip", client_addr, j->ip);
 }
 
 /* 1 when either subject is at its limit (*retry_s), 0, or a negative store_rc. */

@@ -87,9 +87,10 @@ enum account_outcome account_verify(const struct app_ctx *c, const char *token);
 enum account_outcome account_resend_verification(const struct app_ctx *c, const char *base_url,
                                                  const struct account_row *a);
 
-/* Sign-in with an address and a password. Failed sign-ins count against the address
- * (registered or not) and the client address over ACCOUNT_SIGNIN_WINDOW_US; at
- * limits->signin_per_account or ->signin_per_ip the answer is ACCOUNT_LIMITED before the
+/* Sign-in with an address and a password. Failed sign-ins count against the pair (email
+ * address, registered or not; client address) and against the client address alone over
+ * ACCOUNT_SIGNIN_WINDOW_US, so a stranger's failures never lock the account's owner out; at
+ * limits->signin_per_account (per pair) or ->signin_per_ip the answer is ACCOUNT_LIMITED before the
  * password is even checked. A missing account costs the same argon2id work as a wrong
  * password. On ACCOUNT_OK a new session exists (out->cookie) and the browser's previous
  * session (old_cookie, the cookie it sent, may be NULL) has ended. ACCOUNT_MISSING,

@@ -52,4 +52,10 @@ int app_rate_limited(struct store *s, const char *subject, int limit, int64_t wi
                      int64_t now, int64_t *retry_s);
 int app_rate_record(struct store *s, const char *subject, int64_t window_us, int64_t now);
 
+/* The stored identity every per-address limit counts under: the keyed hash (voter_hash
+ * "ip", 64 hex digits and a NUL) of the client address's limit key, an IPv6 address folded
+ * to its /64 (domain/address.h address_limit_key). addr is the request's client address
+ * (http_client_addr); NULL counts as "". */
+void app_address_hash(const char *addr, char out[65]);
+
 #endif

@@ -59,11 +59,45 @@ static int done(const struct app_ctx *c, const struct incident_ref *ref, struct 
     return BALLOT_OK;
 }
 
+_Static_assert(BALLOT_WRITE_WINDOWS == BALLOT_WINDOWS, "the store's windows are the rule's");
+
+#define SUBJECT_MAX 128
+
+/* The windows of one ballot (domain/ballotlimit.h) as the store writes them; `subjects`
+ * holds their names. The new-voter window is named whenever the voter is anonymous: whether
+ * the voter is new is decided with the write (cast_in_transaction, whistle_cast_ballot). */
+static void windows_of(const struct ballot_input *in, const char *incident_id,
+                       char subjects[BALLOT_WINDOWS][SUBJECT_MAX], struct ballot_write *w)
+{
+    char ip[VOTER_HASH_LEN + 1];
+    app_address_hash(in->address, ip);
+    snprintf(subjects[BALLOT_WINDOW_VOTER], SUBJECT_MAX, "voter:%s", in->voter);
+    snprintf(subjects[BALLOT_WINDOW_ADDRESS], SUBJECT_MAX, "ip:%s", ip);
+    snprintf(subjects[BALLOT_WINDOW_ANON], SUBJECT_MAX, "anon-ip:%s:%s", ip, incident_id);
+    snprintf(subjects[BALLOT_WINDOW_NEW_VOTER], SUBJECT_MAX, "new-voter-ip:%s", ip);
+    const int limits[BALLOT_WINDOWS] = {in->limit_voter, in->limit_address, in->limit_anon,
+                                        in->limit_new_voter};
+    for (int k = 0; k < BALLOT_WINDOWS; k++) {
+        bool applies = ballot_window_applies((enum ballot_window)k, in->account, true);
+        w->subject[k] = applies ? subjects[k] : NULL;
+        w->limit[k] = limits[k];
+        w->window_us[k] = ballot_window_us((enum ballot_window)k);
+    }
+}
+
+static void limited(const struct ballot_write *w, int k, struct ballot_result *out)
+{
+    out->limited_by = (enum ballot_window)k;
+    out->limit = (int)w->limit[k];
+}
+
 /* The portable path (SQLite, one writer): judge, check and write in one write transaction. */
 static int cast_in_transaction(const struct app_ctx *c, const struct ballot_input *in,
-                               const struct ballot_write *w, struct ballot_result *out)
+                               struct ballot_write *w, struct ballot_result *out)
 {
     struct incident_ref ref;
+    char subjects[BALLOT_WINDOWS][SUBJECT_MAX];
+    struct ballot_window_state st[BALLOT_WINDOWS];
     int result = APP_UNAVAILABLE;
     int rc = store_begin_write(c->s);
     if (rc < 0)
@@ -73,22 +107,33 @@ static int cast_in_transaction(const struct app_ctx *c, const struct ballot_inpu
     if ((result = judge(&ref, rc, in->version, &out->message)) != BALLOT_OK)
         goto out;
     result = APP_UNAVAILABLE;
-    rc = app_rate_limited(c->s, w->voter_subject, in->limit_voter, BALLOT_WINDOW_US, c->now,
-                          &out->retry_s);
-    if (rc == 0)
-        rc = app_rate_limited(c->s, w->addr_subject, in->limit_address, BALLOT_WINDOW_US, c->now,
-                              &out->retry_s);
-    if (rc < 0)
+    windows_of(in, ref.id, subjects, w);
+    int known = in->account ? 1 : ballots_voter_known(c->s, in->voter);
+    if (known < 0)
         goto out;
-    if (rc > 0) {
+    for (int k = 0; k < BALLOT_WINDOWS; k++) {
+        st[k] = (struct ballot_window_state){
+            .applies = ballot_window_applies((enum ballot_window)k, in->account, !known),
+            .limit = (int)w->limit[k],
+            .window_us = w->window_us[k]};
+        if (st[k].applies &&
+            (rc = rate_windows_get(c->s, w->subject[k], &st[k].count, &st[k].started)) < 0)
+            goto out;
+    }
+    enum ballot_window full = ballot_windows_check(st, c->now, &out->retry_s);
+    if (full != BALLOT_WINDOWS) {
+        limited(w, full, out);
         result = BALLOT_RATE_LIMITED;
         goto out;
     }
     if ((rc = ballots_put(c->s, ref.id, in->version, in->voter, in->choice, in->rooting, c->now)) <
-            0 ||
-        (rc = app_rate_record(c->s, w->voter_subject, BALLOT_WINDOW_US, c->now)) < 0 ||
-        (rc = app_rate_record(c->s, w->addr_subject, BALLOT_WINDOW_US, c->now)) < 0 ||
-        (rc = store_commit(c->s)) < 0)
+        0)
+        goto out;
+    for (int k = 0; k < BALLOT_WINDOWS; k++)
+        if (st[k].applies &&
+            (rc = app_rate_record(c->s, w->subject[k], st[k].window_us, c->now)) < 0)
+            goto out;
+    if ((rc = store_commit(c->s)) < 0)
         goto out;
     return done(c, &ref, out);
 out:
@@ -104,24 +149,14 @@ int ballot_cast(const struct app_ctx *c, const struct ballot_input *in, struct b
         return BALLOT_INVALID;
     if (in->suspended)
         return BALLOT_FORBIDDEN;
-    char ip_hash[VOTER_HASH_LEN + 1], voter_subject[VOTER_HASH_LEN + 8],
-        addr_subject[VOTER_HASH_LEN + 8];
-    voter_hash("ip", in->address, ip_hash);
-    snprintf(addr_subject, sizeof addr_subject, "ip:%s", ip_hash);
-    snprintf(voter_subject, sizeof voter_subject, "voter:%s", in->voter);
-
     struct ballot_write w = {
         .version = in->version,
         .voter = in->voter,
         .choice = in->choice,
         .rooting = in->rooting,
         .now = c->now,
-        .window_us = BALLOT_WINDOW_US,
-        .voter_subject = voter_subject,
-        .addr_subject = addr_subject,
-        .voter_limit = in->limit_voter,
-        .addr_limit = in->limit_address,
     };
+    char subjects[BALLOT_WINDOWS][SUBJECT_MAX];
     /* PostgreSQL: judge the incident from a plain read, then one statement writes the whole
      * ballot (store/votes.h ballots_cast_server) unless the incident moved in between */
     struct incident_ref ref;
@@ -134,13 +169,17 @@ int ballot_cast(const struct app_ctx *c, const struct ballot_input *in, struct b
             return judged;
         w.incident_id = ref.id;
         w.visibility = ref.visibility;
-        rc = ballots_cast_server(c->s, &w, &out->retry_s);
+        windows_of(in, ref.id, subjects, &w);
+        int full = 0;
+        rc = ballots_cast_server(c->s, &w, &out->retry_s, &full);
         if (rc < 0)
             return APP_UNAVAILABLE;
         if (rc == BALLOT_WRITE_NO_SERVER_PATH)
             return cast_in_transaction(c, in, &w, out);
-        if (rc == BALLOT_WRITE_LIMITED)
+        if (rc == BALLOT_WRITE_LIMITED) {
+            limited(&w, full, out);
             return BALLOT_RATE_LIMITED;
+        }
         if (rc == BALLOT_WRITE_DONE)
             return done(c, &ref, out);
     }

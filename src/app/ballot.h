@@ -5,12 +5,15 @@
 #include <stdint.h>
 
 #include "app/app.h"
+#include "domain/ballotlimit.h"
 #include "domain/voter.h"
 
 /*
  * Casting a Fan Verdict ballot (api-v1.md "Votes"; docs/pages.md): one live ballot per
  * voter and question version, replaced on a revote, the tallies moved in the same
- * transaction; per-voter and per-address limits over a rolling minute.
+ * transaction; the windows of domain/ballotlimit.h: per voter and per address over a
+ * minute, and for anonymous voters per address per debate per day and new voters per
+ * address per hour.
  */
 enum ballot_outcome {
     BALLOT_OK = 0,
@@ -22,8 +25,6 @@ enum ballot_outcome {
     /* APP_UNAVAILABLE (-1): the store failed; nothing was written */
 };
 
-#define BALLOT_WINDOW_US (INT64_C(60) * 1000000)
-
 struct ballot_input {
     const char *key;     /* the incident's page key: slug, former slug or UUID */
     int64_t version;     /* the question version the voter saw (>= 1) */
@@ -32,16 +33,20 @@ struct ballot_input {
     const char *voter;   /* the stored voter identity (voter_hash / account_voter) */
     bool account;        /* the voter is a signed-in account (may declare rooting) */
     bool suspended;      /* ... whose account is suspended */
-    const char *address; /* the client address, as text */
+    const char *address; /* the client address, as text (http_client_addr) */
     int limit_voter;     /* ballots per voter per minute */
     int limit_address;   /* ballots per client address per minute */
+    int limit_anon;      /* anonymous ballots per client address per debate per day */
+    int limit_new_voter; /* new anonymous voters per client address per hour */
 };
 
 struct ballot_result {
-    const char *incident_id; /* BALLOT_OK: the incident voted on */
-    const char *key;         /* and its page key */
-    const char *message;     /* INVALID / CLOSED: why, for people */
-    int64_t retry_s;         /* RATE_LIMITED: seconds until another ballot is allowed */
+    const char *incident_id;       /* BALLOT_OK: the incident voted on */
+    const char *key;               /* and its page key */
+    const char *message;           /* INVALID / CLOSED: why, for people */
+    int64_t retry_s;               /* RATE_LIMITED: seconds until another ballot is allowed */
+    enum ballot_window limited_by; /* RATE_LIMITED: the window that is full */
+    int limit;                     /* RATE_LIMITED: its limit */
 };
 
 /* Validates the input, then casts the ballot in one write transaction. Returns a

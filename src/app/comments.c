@@ -168,7 +168,7 @@ static int rate_check(const struct app_ctx *c, const struct comment_post *in, ch
                       int64_t *retry_s)
 {
     char ip[VOTER_HASH_LEN + 1];
-    voter_hash("ip", in->address ? in->address : "", ip);
+    app_address_hash(in->address, ip);
     snprintf(subj[0], 96, "comment-m:acct:%s", in->account_id);
     snprintf(subj[1], 96, "comment-d:acct:%s", in->account_id);
     snprintf(subj[2], 96, "comment-m:ip:%s", ip);

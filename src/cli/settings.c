@@ -33,6 +33,15 @@ static const char *mail_address(const char *v)
                                                  : NULL;
 }
 
+static const char *cidr(const char *v)
+{
+    struct address_range r;
+    return address_range_parse(v, &r) == 0
+               ? NULL
+               : "must be an IPv4 or IPv6 address or CIDR range (10.0.0.0/8, 2001:db8::/32) "
+                 "with no bits set past the prefix";
+}
+
 #define S      CLI_SERVE
 #define W      CLI_WORKER
 #define AT(f)  OPT_AT(struct cli_settings, f)
@@ -64,7 +73,8 @@ static const struct opt_spec rows[] = {
     {"max-connections", OPT_INT, S, "N", 1, MANY, .def = 4096, AT(http.connection_limit),
      .help = "global connection limit"},
     {"max-per-ip", OPT_INT, S, "N", 1, MANY, .def = 1024, AT(http.per_ip_limit),
-     .help = "connections per client address"},
+     .help = "connections per client address (an IPv6 /64 counts as one address; a trusted "
+             "proxy's connections are not counted)"},
     {"timeout", OPT_DURATION, S, "SECONDS", 1, 3600, OPT_SEC, .def = 30, AT(http.timeout_us),
      .help = "how long an idle connection is kept"},
     {"head-timeout", OPT_DURATION, S, "SECONDS", 1, 3600, OPT_SEC, .def = 10,
@@ -74,10 +84,22 @@ static const struct opt_spec rows[] = {
     {"crowded-per-ip", OPT_INT, S, "N", 1, MANY, .def = 16, AT(http.crowded_per_ip),
      .help = "once three quarters of max-connections are open, an address that already holds "
              "N connections gets no more: the last quarter is kept for addresses that hold few"},
+    {"trusted-proxy", OPT_LIST, S, "CIDR", .max = CLI_MAX_TRUSTED_PROXIES, .check = cidr,
+     AT(trusted_proxy), OPT_COUNT_AT(struct cli_settings, ntrusted_proxy),
+     .help = "a proxy (address or range, IPv4 or IPv6; repeat for more) whose X-Forwarded-For "
+             "is believed: behind it the client is the right-most hop not itself trusted, and "
+             "every per-address limit counts that client; from any other peer the header is "
+             "ignored. Its connections are not counted per address (security.md)"},
     {"vote-limit-voter", OPT_INT, S, "N", 1, 100000, .def = 10, AT(limits.vote_per_voter),
      .help = "Fan Verdict ballots per minute per voter (429 beyond)"},
     {"vote-limit-ip", OPT_INT, S, "N", 1, MANY, .def = 60, AT(limits.vote_per_ip),
      .help = "Fan Verdict ballots per minute per client address (429 beyond)"},
+    {"anon-vote-limit-ip", OPT_INT, S, "N", 1, MANY, .def = 20, AT(limits.anon_vote_per_ip),
+     .help = "anonymous Fan Verdict ballots per client address per debate per day, however "
+             "many voter cookies it uses (429 beyond; signed-in voters are not counted)"},
+    {"new-voter-limit-ip", OPT_INT, S, "N", 1, MANY, .def = 30, AT(limits.new_voter_per_ip),
+     .help = "new anonymous voters (a voter cookie's first ballot) per client address per "
+             "hour (429 beyond)"},
     {"comment-limit-account", OPT_INT, S, "N", 1, 100000, .def = 5,
      AT(limits.comment_per_account),
      .help = "new comments per minute per account; a day: ten times it (429 beyond)"},
@@ -87,7 +109,8 @@ static const struct opt_spec rows[] = {
      .help = "active agent keys per account on /developers (409 beyond)"},
     {"signin-limit-account", OPT_INT, S, "N", 1, 100000, .def = 5,
      AT(limits.signin_per_account),
-     .help = "failed sign-ins per email address per 15 minutes (429 beyond)"},
+     .help = "failed sign-ins per email address from one client address per 15 minutes (429 "
+             "beyond); failures elsewhere never lock the owner out"},
     {"signin-limit-ip", OPT_INT, S, "N", 1, MANY, .def = 20, AT(limits.signin_per_ip),
      .help = "failed sign-ins per client address per 15 minutes (429 beyond)"},
     {"signup-limit-ip", OPT_INT, S, "N", 1, MANY, .def = 20, AT(limits.mail_forms_per_ip),
@@ -244,6 +267,10 @@ int cli_settings_parse(unsigned cmd, int argc, char **argv, struct cli_settings 
         why = games_problem(&st->worker, err, sizeof err);
     if (why)
         return say(c, CLI_REFUSED, why);
+    for (int i = 0; i < st->ntrusted_proxy; i++)
+        address_range_parse(st->trusted_proxy[i], &st->trusted_ranges[i]); /* checked above */
+    st->http.trusted_proxies = st->trusted_ranges;
+    st->http.ntrusted_proxies = (size_t)st->ntrusted_proxy;
     st->http.limits = &st->limits;
     st->worker.limits = &st->limits;
     return CLI_RUN;

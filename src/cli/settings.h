@@ -4,6 +4,7 @@
 #include <stdbool.h>
 
 #include "cli/options.h"
+#include "domain/address.h"
 #include "domain/limits.h"
 #include "http/http.h"
 #include "worker/worker.h"
@@ -16,6 +17,8 @@
  */
 enum { CLI_SERVE = 1 << 0, CLI_WORKER = 1 << 1 };
 
+#define CLI_MAX_TRUSTED_PROXIES 32
+
 struct cli_settings {
     const char *db;       /* --db, else $WHISTLE_DB, else whistle.db */
     const char *base_url; /* --base-url as given, or NULL */
@@ -23,6 +26,10 @@ struct cli_settings {
     struct server_config http; /* serve: listen, threads, connection limits, timeout */
     struct worker_config worker;
     struct whistle_limits limits;
+    /* --trusted-proxy, as given and parsed (http.trusted_proxies points at the ranges) */
+    const char *trusted_proxy[CLI_MAX_TRUSTED_PROXIES];
+    int ntrusted_proxy;
+    struct address_range trusted_ranges[CLI_MAX_TRUSTED_PROXIES];
 };
 
 /* Returned by cli_settings_parse when the command should run. */

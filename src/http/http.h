@@ -67,6 +67,7 @@ enum {
 #define HTTP_UPLOAD_DRAIN_MAX (1024 * 1024)
 
 struct whistle_limits;
+struct address_range;
 
 /* Filled once at start-up from the options table (cli/settings.c), then only read. */
 struct server_config {
@@ -81,6 +82,11 @@ struct server_config {
     int64_t head_timeout_us;
     /* past 3/4 of connection_limit, an address holding this many gets no more */
     unsigned crowded_per_ip;
+    /* --trusted-proxy: peers whose X-Forwarded-For names the client (domain/address.h
+     * address_client); they are also exempt from the per-address connection limits, since
+     * their connections carry many clients */
+    const struct address_range *trusted_proxies;
+    size_t ntrusted_proxies;
     size_t memory_limit;
     /* the password pool (http/pool.h): threads, and requests that may wait for one; past
      * that, a ROUTE_PASSWORD request is answered by busy (503 with Retry-After) at once */
@@ -127,6 +133,7 @@ struct request {
     const struct route *route;
     const struct server_config *cfg;
     char id[HTTP_REQUEST_ID_MAX + 1]; /* X-Request-Id: the client's when well-formed */
+    char client[64];                  /* the client address (http_client_addr) */
     int64_t start_us;
 
     struct buf body; /* request body, capped at route->body_limit */
@@ -187,7 +194,10 @@ int http_query_check(struct request *req, const struct qp_spec *specs, size_t ns
 const char *http_header(struct request *req, const char *name);
 /* A request cookie's value, or NULL. */
 const char *http_cookie(struct request *req, const char *name);
-/* The client's address as text ("127.0.0.1", "::1") into out. */
+/* The client's address as text ("127.0.0.1", "2001:db8::1") into out: the socket peer, or
+ * behind a trusted proxy (--trusted-proxy) the right-most untrusted X-Forwarded-For hop
+ * (domain/address.h address_client). The one source of the client address: every
+ * per-address limit, ballot, sign-in, comment and the access log line use it. */
 void http_client_addr(struct request *req, char *out, size_t n);
 
 /* Adds a response header (any number: the list grows in the arena); name and value must

@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "domain/address.h"
 #include "http/http.h"
 #include "http/pool.h"
 #include "util/log.h"
@@ -81,18 +82,19 @@ static unsigned nwatched;
 static struct addr_count *addr_table[ADDR_BUCKETS];
 static atomic_long head_timeouts; /* connections cut for a late head (logged) */
 
+/* The key an address's connections are counted under: IPv4 as it is (mapped IPv6 folded to
+ * it), IPv6 per /64 (domain/address.h address_limit_key). False for another family, and for
+ * a trusted proxy, whose connections carry many clients and are not counted per address. */
 static bool addr_key_of(const struct sockaddr *sa, struct addr_key *k)
 {
+    struct address a;
     memset(k, 0, sizeof *k);
-    if (!sa)
+    if (address_of_sockaddr(sa, &a) < 0)
         return false;
-    k->family = sa->sa_family;
-    if (sa->sa_family == AF_INET)
-        memcpy(k->bytes, &((const struct sockaddr_in *)sa)->sin_addr, 4);
-    else if (sa->sa_family == AF_INET6)
-        memcpy(k->bytes, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
-    else
+    if (config && address_in_ranges(&a, config->trusted_proxies, config->ntrusted_proxies))
         return false;
+    k->family = a.family;
+    memcpy(k->bytes, a.b, a.family == AF_INET ? 4 : 8);
     return true;
 }
 
@@ -135,8 +137,12 @@ static void addr_release(struct addr_count *a)
 
 /* The accept policy: none once draining (this replaces MHD_quiesce_daemon(), which in
  * libmicrohttpd 0.9.75 with the epoll thread pool can race a worker thread over removing
- * the listen socket from its epoll set and abort the process during shutdown); past three
- * quarters of the global limit, none for an address that already holds crowded_per_ip. */
+ * the listen socket from its epoll set and abort the process during shutdown); none for an
+ * address (an IPv6 /64) that holds per_ip_limit connections; past three quarters of the
+ * global limit, none for one that already holds crowded_per_ip. The per-address counts are
+ * ours rather than libmicrohttpd's per-IP limit, which counts each IPv6 address apart and
+ * would count a trusted proxy's connections as one client's; connections accepted at the
+ * same instant on several threads may pass the limit by at most threads - 1. */
 static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr, socklen_t addrlen)
 {
     (void)cls;
@@ -146,12 +152,11 @@ static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr, socklen
     struct addr_key k;
     if (!config || !addr_key_of(addr, &k))
         return MHD_YES;
-    bool ok = true;
     pthread_mutex_lock(&watch_lock);
-    if ((uint64_t)nwatched * 4 >= (uint64_t)config->connection_limit * 3) {
-        struct addr_count *a = addr_find(&k, false);
-        ok = !a || a->n < config->crowded_per_ip;
-    }
+    struct addr_count *a = addr_find(&k, false);
+    unsigned held = a ? a->n : 0;
+    bool crowded = (uint64_t)nwatched * 4 >= (uint64_t)config->connection_limit * 3;
+    bool ok = held < config->per_ip_limit && (!crowded || held < config->crowded_per_ip);
     pthread_mutex_unlock(&watch_lock);
     return ok ? MHD_YES : MHD_NO;
 }
@@ -282,6 +287,59 @@ static void request_id(struct request *req)
     for (int i = 0; i < 16; i++)
         out[i] = hex[(z >> (60 - 4 * i)) & 15];
     out[16] = '\0';
+}
+
+/* ---- the client address (domain/address.h address_client) --------------------------- */
+
+/* Every X-Forwarded-For header of a request, joined by "," in the order received. */
+static void xff_add(struct buf *b, const char *k, const char *v)
+{
+    if (!k || strcasecmp(k, "X-Forwarded-For") != 0)
+        return;
+    if (b->len)
+        buf_putc(b, ',');
+    buf_puts(b, v ? v : "");
+}
+
+static enum MHD_Result xff_mhd(void *cls, enum MHD_ValueKind kind, const char *k, const char *v)
+{
+    (void)kind;
+    xff_add(cls, k, v);
+    return MHD_YES;
+}
+
+/* Computes req->client once, when the head is complete: the socket peer, or behind a
+ * trusted proxy the client its X-Forwarded-For names. */
+static void client_addr(struct request *req)
+{
+    struct address peer, client;
+    req->client[0] = '\0';
+    if (req->fake) {
+        if (address_parse(req->fake->client_addr ? req->fake->client_addr : "127.0.0.1", &peer) <
+            0) {
+            snprintf(req->client, sizeof req->client, "%s", req->fake->client_addr);
+            return;
+        }
+    } else {
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(req->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+        if (!ci || address_of_sockaddr(ci->client_addr, &peer) < 0)
+            return;
+    }
+    const struct address_range *trusted = config ? config->trusted_proxies : NULL;
+    size_t ntrusted = config ? config->ntrusted_proxies : 0;
+    struct buf xff = BUF_INIT;
+    if (ntrusted && address_in_ranges(&peer, trusted, ntrusted)) {
+        if (req->fake) {
+            for (size_t i = 0; req->fake->headers && req->fake->headers[i][0]; i++)
+                xff_add(&xff, req->fake->headers[i][0], req->fake->headers[i][1]);
+        } else {
+            MHD_get_connection_values(req->conn, MHD_HEADER_KIND, xff_mhd, &xff);
+        }
+    }
+    address_client(&peer, xff.len ? xff.p : NULL, trusted, ntrusted, &client);
+    buf_release(&xff);
+    address_format(&client, req->client, sizeof req->client);
 }
 
 /* ---- routing ------------------------------------------------------------------------- */
@@ -612,6 +670,7 @@ static void request_start(struct request *req, struct MHD_Connection *conn, cons
     }
     req->path = arena_strdup(&req->arena, url);
     request_id(req);
+    client_addr(req);
     watch_head(conn, 0);
 }
 
@@ -808,11 +867,12 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **state,
         watch_head(conn, time_mono_us()); /* kept alive: the next head's clock starts */
     int64_t us = time_mono_us() - req->start_us;
     if (toe == MHD_REQUEST_TERMINATED_COMPLETED_OK)
-        log_info("access", "%s %s %d %zu %lldus rid=%s", req->method_name, req->path, req->status,
-                 req->bytes_sent, (long long)us, req->id);
+        log_info("access", "%s %s %d %zu %lldus rid=%s client=%s", req->method_name, req->path,
+                 req->status, req->bytes_sent, (long long)us, req->id, req->client);
     else
-        log_info("access", "%s %s %d %zu %lldus rid=%s aborted=%d", req->method_name, req->path,
-                 req->status, req->bytes_sent, (long long)us, req->id, (int)toe);
+        log_info("access", "%s %s %d %zu %lldus rid=%s client=%s aborted=%d", req->method_name,
+                 req->path, req->status, req->bytes_sent, (long long)us, req->id, req->client,
+                 (int)toe);
     request_free(req);
     *state = NULL;
     atomic_fetch_sub(&in_flight, 1);
@@ -844,19 +904,7 @@ const char *http_cookie(struct request *req, const char *name)
 
 void http_client_addr(struct request *req, char *out, size_t n)
 {
-    if (req->fake) {
-        snprintf(out, n, "%s", req->fake->client_addr ? req->fake->client_addr : "127.0.0.1");
-        return;
-    }
-    const union MHD_ConnectionInfo *ci =
-        MHD_get_connection_info(req->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-    out[0] = '\0';
-    if (!ci || !ci->client_addr)
-        return;
-    socklen_t len = ci->client_addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
-                                                           : sizeof(struct sockaddr_in);
-    if (getnameinfo(ci->client_addr, len, out, (socklen_t)n, NULL, 0, NI_NUMERICHOST) != 0)
-        out[0] = '\0';
+    snprintf(out, n, "%s", req->client);
 }
 
 struct query_collect {
@@ -937,6 +985,7 @@ struct request *http_fake_request(const char *method, const char *target,
     req->method_name = arena_strdup(&req->arena, method);
     req->path = arena_strndup(&req->arena, target, plen);
     request_id(req);
+    client_addr(req);
     if (q) { /* k=v pairs split on '&' like libmicrohttpd; a key without '=' has no value */
         size_t cap = 1;
         for (const char *p = q + 1; *p; p++)
@@ -1150,12 +1199,11 @@ int http_serve(const struct server_config *cfg, const struct route *table, size_
     struct MHD_Daemon *d = MHD_start_daemon(
         flags, 0, on_accept, NULL, on_request, NULL, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
         MHD_OPTION_THREAD_POOL_SIZE, (unsigned)(cfg->threads > 1 ? cfg->threads : 0),
-        MHD_OPTION_CONNECTION_LIMIT, cfg->connection_limit, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-        cfg->per_ip_limit, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)(cfg->timeout_us / 1000000),
-        MHD_OPTION_CONNECTION_MEMORY_LIMIT, cfg->memory_limit, MHD_OPTION_LISTEN_BACKLOG_SIZE,
-        (unsigned)1024, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
-        MHD_OPTION_URI_LOG_CALLBACK, on_uri, NULL, MHD_OPTION_NOTIFY_CONNECTION, on_connection,
-        NULL, MHD_OPTION_END);
+        MHD_OPTION_CONNECTION_LIMIT, cfg->connection_limit, MHD_OPTION_CONNECTION_TIMEOUT,
+        (unsigned)(cfg->timeout_us / 1000000), MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+        cfg->memory_limit, MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)1024,
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL, MHD_OPTION_URI_LOG_CALLBACK, on_uri, NULL,
+        MHD_OPTION_NOTIFY_CONNECTION, on_connection, NULL, MHD_OPTION_END);
     if (!d) {
         log_error("http", "cannot listen on %s", cfg->listen);
         return -1;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "domain/vocab.h"
+#include "util/buf.h"
 #include "util/uuid.h"
 
 int settings_get(struct store *s, const char *name, char *out, size_t n)
@@ -183,15 +184,57 @@ int rate_windows_prune(struct store *s, int64_t before)
     return STORE_RUN(s, "DELETE FROM rate_windows WHERE started_at <= ?", STORE_INT(before));
 }
 
-int ballots_cast_server(struct store *s, const struct ballot_write *w, int64_t *retry_s)
+int ballots_voter_known(struct store *s, const char *voter)
+{
+    struct store_stmt *st = store_prepare(s, "SELECT 1 FROM ballots WHERE voter = ? LIMIT 1");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, voter);
+    int rc = store_step(st);
+    store_reset(st);
+    return rc < 0 ? rc : rc == STORE_ROW;
+}
+
+/* A PostgreSQL array literal of the subjects ({"a","b",NULL}): subjects are made of
+ * letters, digits, '-' and ':' (app/ballot.c), so they need no escaping. */
+static void subjects_literal(const struct ballot_write *w, struct buf *b)
+{
+    buf_putc(b, '{');
+    for (int k = 0; k < BALLOT_WRITE_WINDOWS; k++) {
+        if (k)
+            buf_putc(b, ',');
+        if (w->subject[k])
+            buf_printf(b, "\"%s\"", w->subject[k]);
+        else
+            buf_puts(b, "NULL");
+    }
+    buf_putc(b, '}');
+}
+
+static void ints_literal(const int64_t *v, struct buf *b)
+{
+    buf_putc(b, '{');
+    for (int k = 0; k < BALLOT_WRITE_WINDOWS; k++)
+        buf_printf(b, "%s%lld", k ? "," : "", (long long)v[k]);
+    buf_putc(b, '}');
+}
+
+int ballots_cast_server(struct store *s, const struct ballot_write *w, int64_t *retry_s,
+                        int *window)
 {
     *retry_s = 0;
+    *window = -1;
     if (strcmp(store_driver_name(s), "postgresql") != 0)
         return BALLOT_WRITE_NO_SERVER_PATH;
     struct store_stmt *st =
-        store_prepare(s, "SELECT whistle_cast_ballot(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        store_prepare(s, "SELECT o_wait, o_window FROM whistle_cast_ballot(?, ?, ?, ?, ?, ?, ?, "
+                         "CAST(? AS TEXT[]), CAST(? AS BIGINT[]), CAST(? AS BIGINT[]), ?)");
     if (!st)
         return STORE_ERR;
+    struct buf subjects = BUF_INIT, limits = BUF_INIT, windows = BUF_INIT;
+    subjects_literal(w, &subjects);
+    ints_literal(w->limit, &limits);
+    ints_literal(w->window_us, &windows);
     store_bind_text(st, 1, w->incident_id);
     store_bind_text(st, 2, w->visibility);
     store_bind_int(st, 3, w->version);
@@ -199,15 +242,17 @@ int ballots_cast_server(struct store *s, const struct ballot_write *w, int64_t *
     store_bind_text(st, 5, w->choice);
     store_bind_text(st, 6, w->rooting);
     store_bind_int(st, 7, w->now);
-    store_bind_text(st, 8, w->voter_subject);
-    store_bind_int(st, 9, w->voter_limit);
-    store_bind_text(st, 10, w->addr_subject);
-    store_bind_int(st, 11, w->addr_limit);
-    store_bind_int(st, 12, w->window_us);
-    store_bind_int(st, 13, (int64_t)randombytes_uniform(BALLOT_TALLY_SLOTS));
+    store_bind_text(st, 8, subjects.p);
+    store_bind_text(st, 9, limits.p);
+    store_bind_text(st, 10, windows.p);
+    store_bind_int(st, 11, (int64_t)randombytes_uniform(BALLOT_TALLY_SLOTS));
     int rc = store_step(st);
     int64_t v = rc == STORE_ROW ? store_col_int(st, 0) : 0;
+    int64_t k = rc == STORE_ROW ? store_col_int(st, 1) : 0;
     store_reset(st);
+    buf_release(&subjects);
+    buf_release(&limits);
+    buf_release(&windows);
     if (rc < 0)
         return rc;
     if (rc != STORE_ROW)
@@ -216,6 +261,7 @@ int ballots_cast_server(struct store *s, const struct ballot_write *w, int64_t *
         return BALLOT_WRITE_STALE;
     if (v > 0) {
         *retry_s = v;
+        *window = k >= 1 && k <= BALLOT_WRITE_WINDOWS ? (int)k - 1 : 0;
         return BALLOT_WRITE_LIMITED;
     }
     return BALLOT_WRITE_DONE;

@@ -44,25 +44,38 @@ int rate_windows_prune(struct store *s, int64_t before);
 /* Tally slot rows per (incident, version, rooting) on the server-side path. */
 #define BALLOT_TALLY_SLOTS 16
 
+/* Whether voter has cast any ballot, on any incident: 1 yes, 0 no (a new voter), or a
+ * negative store_rc. Served by the ballots_voter index (migration 012). */
+int ballots_voter_known(struct store *s, const char *voter);
+
+/* The rate windows of one ballot write, in the order of domain/ballotlimit.h: voter,
+ * address, anonymous per debate, new voter. */
+#define BALLOT_WRITE_WINDOWS 4
+
 /* One ballot write, judged by the caller from what it read of the incident. */
 struct ballot_write {
     const char *incident_id, *visibility; /* as read: the write is refused when it moved */
     int64_t version;                      /* the incident's question version, as read */
     const char *voter, *choice, *rooting; /* rooting may be NULL */
-    int64_t now, window_us;
-    const char *voter_subject, *addr_subject; /* rate windows ("voter:…", "ip:…") */
-    int64_t voter_limit, addr_limit;
+    int64_t now;
+    /* each window: its rate_windows subject (NULL: it does not apply), limit and length.
+     * The last (new voter) applies only when the voter has no ballot yet: the server-side
+     * path decides that itself, in the same statement */
+    const char *subject[BALLOT_WRITE_WINDOWS];
+    int64_t limit[BALLOT_WRITE_WINDOWS], window_us[BALLOT_WRITE_WINDOWS];
 };
 enum {
     BALLOT_WRITE_DONE = 0,
-    BALLOT_WRITE_LIMITED = 1,        /* a rate window is full: *retry_s */
+    BALLOT_WRITE_LIMITED = 1,        /* a rate window is full: *retry_s, *window */
     BALLOT_WRITE_STALE = 2,          /* the incident's visibility or version moved: judge again */
     BALLOT_WRITE_NO_SERVER_PATH = 3, /* this driver has none: run the portable steps */
 };
 /* The whole ballot (rate windows, ballot, tally) in one statement and one round trip, its own
  * transaction, where the driver has a server-side path (PostgreSQL: whistle_cast_ballot,
- * migration 009; the tally moves in a random one of BALLOT_TALLY_SLOTS slot rows). A
- * BALLOT_WRITE_* value or a negative store_rc. */
-int ballots_cast_server(struct store *s, const struct ballot_write *w, int64_t *retry_s);
+ * migration 012; the tally moves in a random one of BALLOT_TALLY_SLOTS slot rows). A
+ * BALLOT_WRITE_* value or a negative store_rc; on BALLOT_WRITE_LIMITED *window is the index
+ * of the first full window. */
+int ballots_cast_server(struct store *s, const struct ballot_write *w, int64_t *retry_s,
+                        int *window);
 
 #endif

@@ -125,6 +125,29 @@ static int parse_body(struct request *req, struct vote_req *v, char *err, size_t
     return 0;
 }
 
+/* Why a ballot was refused by a limit, in words (docs/pages.md "The Fan Verdict's
+ * integrity"): which limit, and what to do. */
+static const char *limited_message(struct request *req, const struct ballot_result *r)
+{
+    long long h = (long long)(r->retry_s + 3599) / 3600, m = (long long)(r->retry_s + 59) / 60;
+    switch (r->limited_by) {
+    case BALLOT_WINDOW_ANON:
+        return arena_printf(&req->arena,
+                            "this network address has already cast %d anonymous ballots on this "
+                            "debate today, the most the Fan Verdict counts from one address; "
+                            "sign in to vote, or try again in about %lld hour%s",
+                            r->limit, h, h == 1 ? "" : "s");
+    case BALLOT_WINDOW_NEW_VOTER:
+        return arena_printf(&req->arena,
+                            "%d new anonymous voters have already voted from this network "
+                            "address in the last hour; sign in to vote, or try again in about "
+                            "%lld minute%s",
+                            r->limit, m, m == 1 ? "" : "s");
+    default:
+        return "too many ballots; wait a minute";
+    }
+}
+
 void web_vote(struct request *req)
 {
     struct vote_req v;
@@ -189,7 +212,9 @@ void web_vote(struct request *req)
                               .suspended = signed_in && sess.account.banned,
                               .address = addr,
                               .limit_voter = req->cfg->limits->vote_per_voter,
-                              .limit_address = req->cfg->limits->vote_per_ip};
+                              .limit_address = req->cfg->limits->vote_per_ip,
+                              .limit_anon = req->cfg->limits->anon_vote_per_ip,
+                              .limit_new_voter = req->cfg->limits->new_voter_per_ip};
     struct ballot_result r;
     switch (ballot_cast(&c, &in, &r)) {
     case BALLOT_OK:
@@ -210,7 +235,7 @@ void web_vote(struct request *req)
         char ra[24];
         snprintf(ra, sizeof ra, "%lld", (long long)r.retry_s);
         reply_header(req, "Retry-After", arena_strdup(&req->arena, ra));
-        fail(req, v.json, 429, ERR_RATE_LIMITED, "too many ballots; wait a minute");
+        fail(req, v.json, 429, ERR_RATE_LIMITED, limited_message(req, &r));
         return;
     }
     default:

@@ -11,6 +11,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from urllib.parse import urljoin, urlsplit
 
 import requests
+import requests.adapters
 from bs4 import BeautifulSoup
 
 from helpers import BASE, run_cli
@@ -229,23 +230,40 @@ def tamper(cookie):
 # ---------------------------------------------------------------- the voter
 
 
+class SourceAdapter(requests.adapters.HTTPAdapter):
+    """Connects from a given local address (any 127.0.0.0/8 address is this machine's)."""
+
+    def __init__(self, ip, **kw):
+        self.source_ip = ip
+        super().__init__(**kw)
+
+    def init_poolmanager(self, *args, **kw):
+        kw["source_address"] = (self.source_ip, 0)
+        super().init_poolmanager(*args, **kw)
+
+
 class Voter:
     """An anonymous browser: views incident pages, keeps its voter cookie and the page's CSRF
     token, and posts ballots with a same-origin Origin (the configured base URL's)."""
 
-    def __init__(self, server, origin=ORIGIN, ip=None):
+    def __init__(self, server, origin=ORIGIN, ip=None, headers=None):
+        """ip: the loopback source address to connect from (127.0.0.2, ...: another client
+        address); headers: sent with every request (an X-Forwarded-For, say)."""
         self.server = server
         self.origin = origin
         self.cookie = None
         self.csrf = None
+        self.extra = dict(headers or {})
         self.http = requests.Session()
         self.http.trust_env = False
+        if ip:
+            self.http.mount("http://", SourceAdapter(ip))
 
     def close(self):
         self.http.close()
 
     def _headers(self, cookie=True, extra=None):
-        h = {}
+        h = dict(self.extra)
         if cookie and self.cookie:
             h["Cookie"] = f"{COOKIE}={self.cookie}"
         if extra:

@@ -45,7 +45,8 @@ pytestmark = [
 
 NODES = 3
 SLUG = "alpha-bravo-late-hit"  # I1, question version 1
-HIGH_LIMITS = ("--vote-limit-voter", "1000", "--vote-limit-ip", "100000")
+HIGH_LIMITS = ("--vote-limit-voter", "1000", "--vote-limit-ip", "100000", "--anon-vote-limit-ip",
+               "100000", "--new-voter-limit-ip", "100000")
 
 
 ARTIFACT = HERE / "artifacts" / "multinode.json"

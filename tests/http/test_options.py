@@ -16,7 +16,8 @@ SERVE_OPTIONS = ["--db", "--listen", "--base-url", "--threads", "--poll", "--no-
                  "--vote-limit-ip", "--max-agent-keys", "--signin-limit-account",
                  "--signin-limit-ip", "--signup-limit-ip", "--password-memory-kib",
                  "--password-threads", "--password-queue", "--no-worker", "--comment-limit-account",
-                 "--comment-limit-ip", "--metrics-listen"]
+                 "--comment-limit-ip", "--metrics-listen", "--trusted-proxy",
+                 "--anon-vote-limit-ip", "--new-voter-limit-ip"]
 WORKER_ONLY = ["--once", "--json"]
 SHARED_WORKER = ["--auto-publish", "--min-source-domains", "--scout-candidates",
                  "--lease-seconds", "--poll-ms", "--fetch-timeout-ms", "--fetch-deadline-ms",
@@ -73,6 +74,14 @@ def test_help_shows_ranges_defaults_and_environment(tmp_path):
      "option --timeout must be a duration from 1 to 3600 seconds (or with ms/s/m/h)"),
     ("serve", ["--vote-limit-ip", "many"],
      "option --vote-limit-ip must be an integer from 1 to 1000000"),
+    ("serve", ["--trusted-proxy", "10.0.0.1/8"],
+     "option --trusted-proxy must be an IPv4 or IPv6 address or CIDR range (10.0.0.0/8, "
+     "2001:db8::/32) with no bits set past the prefix"),
+    ("serve", ["--trusted-proxy", "proxy.example"],
+     "option --trusted-proxy must be an IPv4 or IPv6 address or CIDR range (10.0.0.0/8, "
+     "2001:db8::/32) with no bits set past the prefix"),
+    ("serve", ["--anon-vote-limit-ip", "0"],
+     "option --anon-vote-limit-ip must be an integer from 1 to 1000000"),
     ("serve", ["--base-url", "ftp://x"], "option --base-url must start with http:// or https://"),
     ("worker", ["--fetch-max-bytes", "65M"],
      "option --fetch-max-bytes must be a size from 1 to 67108864 bytes (or with K/M/G)"),

@@ -17,7 +17,8 @@ pytestmark = pytest.mark.skipif(
     not PG, reason="runs in the PostgreSQL pass of make test (WHISTLE_TEST_PG)")
 
 SLUG = "alpha-bravo-late-hit"
-HIGH_LIMITS = ("--vote-limit-voter", "1000", "--vote-limit-ip", "100000")
+HIGH_LIMITS = ("--vote-limit-voter", "1000", "--vote-limit-ip", "100000", "--anon-vote-limit-ip",
+               "100000", "--new-voter-limit-ip", "100000")
 CLIENTS = 8  # parallel clients per round: each its own connection, so threads are mixed
 ROUNDS = 25  # bound on the rounds it takes to reach every thread
 

@@ -81,6 +81,8 @@ static inline struct hk *hk_open(const char *extra_sql)
     k->cfg.threads = 1;
     k->limits = (struct whistle_limits){.vote_per_voter = 10,
                                         .vote_per_ip = 60,
+                                        .anon_vote_per_ip = 20,
+                                        .new_voter_per_ip = 30,
                                         .signin_per_account = 5,
                                         .signin_per_ip = 20,
                                         .mail_forms_per_ip = 20,

@@ -30,7 +30,9 @@ static struct ballot_input input(const char *key, const char *voter, const char 
                               .voter = voter,
                               .address = "192.0.2.1",
                               .limit_voter = 3,
-                              .limit_address = 5};
+                              .limit_address = 5,
+                              .limit_anon = 20,
+                              .limit_new_voter = 30};
     return in;
 }
 
@@ -176,6 +178,89 @@ static void test_ballot_limits(void **state)
     arena_release(&a);
 }
 
+/* Anonymous ballots from one address on one debate: 20 a day, whatever the cookie (issue 14,
+ * item 3); an account's ballot is not counted; after the day the address votes again. The
+ * per-minute limits are raised out of the way. */
+static void test_anonymous_cap_per_address_per_debate(void **state)
+{
+    struct hk *k = *state;
+    struct arena a;
+    arena_init(&a);
+    struct app_ctx c = {.s = k->db->s, .a = &a, .now = NOW};
+    struct ballot_result r;
+    char voter[32];
+    int ok = 0;
+    for (int i = 0; i < 25; i++) {
+        snprintf(voter, sizeof voter, "fresh-%d", i); /* a dropped cookie: a new voter */
+        struct ballot_input in = input(HK_P, voter, "correct");
+        in.limit_voter = in.limit_address = 1000;
+        c.now = NOW + i * 60 * SEC;
+        int rc = ballot_cast(&c, &in, &r);
+        if (rc == BALLOT_OK) {
+            ok++;
+            continue;
+        }
+        assert_int_equal(rc, BALLOT_RATE_LIMITED);
+        assert_int_equal(r.limited_by, BALLOT_WINDOW_ANON);
+        assert_int_equal(r.limit, 20);
+        assert_int_equal(r.retry_s, 86400 - i * 60); /* the day opened by the first ballot */
+    }
+    assert_int_equal(ok, 20);
+    assert_int_equal(total(&c), 20);
+    /* another /64 of IPv6 or another IPv4 address is another subject; the same /64 is not */
+    struct ballot_input in = input(HK_P, "v6-a", "correct");
+    in.limit_voter = in.limit_address = 1000;
+    in.address = "2001:db8:1:2::1";
+    in.limit_anon = 1;
+    assert_int_equal(ballot_cast(&c, &in, &r), BALLOT_OK);
+    in.voter = "v6-b";
+    in.address = "2001:db8:1:2:ffff:ffff:ffff:ffff";
+    assert_int_equal(ballot_cast(&c, &in, &r), BALLOT_RATE_LIMITED);
+    in.address = "2001:db8:1:3::1";
+    assert_int_equal(ballot_cast(&c, &in, &r), BALLOT_OK);
+    /* an account's ballot from the capped address is not an anonymous ballot */
+    in = input(HK_P, "acct:someone", "incorrect");
+    in.limit_voter = in.limit_address = 1000;
+    in.account = true;
+    assert_int_equal(ballot_cast(&c, &in, &r), BALLOT_OK);
+    /* a day after the first anonymous ballot the address counts again */
+    in = input(HK_P, "fresh-next-day", "correct");
+    in.limit_voter = in.limit_address = 1000;
+    c.now = NOW + 86400 * SEC;
+    assert_int_equal(ballot_cast(&c, &in, &r), BALLOT_OK);
+    arena_release(&a);
+}
+
+/* New anonymous voters per address per hour: a voter's first ballot counts, a returning
+ * voter's does not. */
+static void test_new_voter_cap(void **state)
+{
+    struct hk *k = *state;
+    struct arena a;
+    arena_init(&a);
+    struct app_ctx c = {.s = k->db->s, .a = &a, .now = NOW};
+    struct ballot_result r;
+    struct ballot_input in = input(HK_P, "n1", "correct");
+    in.limit_new_voter = 2;
+    in.limit_voter = in.limit_address = 1000;
+    assert_int_equal(ballot_cast(&c, &in, &r), BALLOT_OK);
+    in.voter = "n2";
+    assert_int_equal(ballot_cast(&c, &in, &r), BALLOT_OK);
+    in.voter = "n3";
+    c.now = NOW + 10 * SEC;
+    assert_int_equal(ballot_cast(&c, &in, &r), BALLOT_RATE_LIMITED);
+    assert_int_equal(r.limited_by, BALLOT_WINDOW_NEW_VOTER);
+    assert_int_equal(r.retry_s, 3600 - 10);
+    in.voter = "n1"; /* a voter who has voted before: a revote is allowed */
+    in.choice = "unsure";
+    assert_int_equal(ballot_cast(&c, &in, &r), BALLOT_OK);
+    in.voter = "n3";
+    c.now = NOW + 3600 * SEC;
+    assert_int_equal(ballot_cast(&c, &in, &r), BALLOT_OK);
+    assert_int_equal(total(&c), 3);
+    arena_release(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -183,6 +268,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_read_outcomes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ballot_outcomes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ballot_limits, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_anonymous_cap_per_address_per_debate, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_new_voter_cap, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -140,13 +141,161 @@ static void test_html_text(void **state)
     buf_release(&text);
 }
 
+/* ---- the client address of a request (issue 14, item 2) ---- */
+
+static struct address addr(const char *text)
+{
+    struct address a;
+    if (address_parse(text, &a) < 0)
+        fail_msg("bad test address %s", text);
+    return a;
+}
+
+static const char *text_of(const struct address *a)
+{
+    static char t[ADDRESS_TEXT_MAX];
+    address_format(a, t, sizeof t);
+    return t;
+}
+
+static void test_address_parse(void **state)
+{
+    (void)state;
+    struct address a;
+    assert_int_equal(address_parse("203.0.113.7", &a), 0);
+    assert_int_equal(a.family, AF_INET);
+    assert_string_equal(text_of(&a), "203.0.113.7");
+    assert_int_equal(address_parse("[2001:DB8::1]", &a), 0);
+    assert_string_equal(text_of(&a), "2001:db8::1");
+    assert_int_equal(address_parse("::ffff:198.51.100.9", &a), 0); /* mapped: IPv4 */
+    assert_int_equal(a.family, AF_INET);
+    assert_string_equal(text_of(&a), "198.51.100.9");
+    const char *bad[] = {"",        " 1.2.3.4",         "1.2.3.4:80",   "[1.2.3.4]", "1.2.3",
+                         "unknown", "2001:db8::1%eth0", "[2001:db8::1", "::1]",      "1.2.3.4.5",
+                         NULL};
+    for (int i = 0; bad[i]; i++)
+        assert_int_equal(address_parse(bad[i], &a), -1);
+    assert_int_equal(address_parse(NULL, &a), -1);
+}
+
+static void test_address_ranges(void **state)
+{
+    (void)state;
+    struct address_range r[4];
+    assert_int_equal(address_range_parse("10.0.0.0/8", &r[0]), 0);
+    assert_int_equal(address_range_parse("2001:db8:a::/48", &r[1]), 0);
+    assert_int_equal(address_range_parse("127.0.0.1", &r[2]), 0); /* a host */
+    assert_int_equal(r[2].bits, 32);
+    assert_int_equal(address_range_parse("::ffff:192.0.2.0/120", &r[3]), 0); /* mapped: v4 /24 */
+    assert_int_equal(r[3].bits, 24);
+    struct address a = addr("10.200.1.2");
+    assert_true(address_in_ranges(&a, r, 4));
+    a = addr("11.0.0.1");
+    assert_false(address_in_ranges(&a, r, 4));
+    a = addr("2001:db8:a:ffff::1");
+    assert_true(address_in_ranges(&a, r, 4));
+    a = addr("2001:db8:b::1");
+    assert_false(address_in_ranges(&a, r, 4));
+    a = addr("::ffff:10.1.1.1"); /* mapped form of a trusted IPv4 address */
+    assert_true(address_in_ranges(&a, r, 4));
+    a = addr("192.0.2.77");
+    assert_true(address_in_ranges(&a, r, 4));
+    assert_false(address_in_ranges(&a, r, 0));
+    struct address_range x;
+    assert_int_equal(address_range_parse("0.0.0.0/0", &x), 0);
+    assert_true(address_in_ranges(&a, &x, 1));
+    const char *bad[] = {"10.0.0.1/8", "10.0.0.0/33",    "2001:db8::/129",      "10.0.0.0/",
+                         "/8",         "10.0.0.0/8x",    "10.0.0.0/-1",         "example.org",
+                         "",           "2001:db8::1/64", "::ffff:192.0.2.0/64", NULL};
+    for (int i = 0; bad[i]; i++)
+        assert_int_equal(address_range_parse(bad[i], &x), -1);
+}
+
+/* The right-most untrusted hop of X-Forwarded-For, from trusted peers only. */
+static void test_address_client(void **state)
+{
+    (void)state;
+    struct address_range t[2];
+    assert_int_equal(address_range_parse("127.0.0.1", &t[0]), 0);
+    assert_int_equal(address_range_parse("10.0.0.0/8", &t[1]), 0);
+    struct address proxy = addr("127.0.0.1"), stranger = addr("198.51.100.1"), out;
+    static const struct {
+        const char *peer, *xff, *client;
+    } cases[] = {
+        /* a trusted peer: the right-most hop that is not trusted */
+        {"127.0.0.1", "203.0.113.9", "203.0.113.9"},
+        {"127.0.0.1", "1.1.1.1, 203.0.113.9", "203.0.113.9"},  /* the left one was the client's */
+        {"127.0.0.1", "203.0.113.9, 10.1.2.3", "203.0.113.9"}, /* through a second proxy */
+        {"127.0.0.1", "203.0.113.9,10.1.2.3,127.0.0.1", "203.0.113.9"},
+        {"127.0.0.1", " 2001:db8::5 ", "2001:db8::5"},
+        {"127.0.0.1", "[2001:db8::5]", "2001:db8::5"},
+        {"127.0.0.1", "::ffff:203.0.113.9", "203.0.113.9"},
+        {"127.0.0.1", "10.9.9.9, 10.1.1.1", "10.9.9.9"}, /* all trusted: the left-most */
+        /* malformed: the peer, never a guess */
+        {"127.0.0.1", "", "127.0.0.1"},
+        {"127.0.0.1", "garbage", "127.0.0.1"},
+        {"127.0.0.1", "203.0.113.9,", "127.0.0.1"},
+        {"127.0.0.1", "203.0.113.9:4711", "127.0.0.1"},
+        {"127.0.0.1", ",10.1.1.1", "127.0.0.1"},
+        {"127.0.0.1", "unknown, 10.1.1.1", "127.0.0.1"},
+        {"127.0.0.1", "203.0.113.9, ,10.1.1.1", "127.0.0.1"},
+        /* junk left of the client is the client's own and never read */
+        {"127.0.0.1", "junk, 203.0.113.9", "203.0.113.9"},
+        {"127.0.0.1", NULL, "127.0.0.1"},
+        /* an untrusted peer: the header is ignored */
+        {"198.51.100.1", "203.0.113.9", "198.51.100.1"},
+        {"198.51.100.1", NULL, "198.51.100.1"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct address peer = addr(cases[i].peer);
+        address_client(&peer, cases[i].xff, t, 2, &out);
+        if (strcmp(text_of(&out), cases[i].client) != 0)
+            fail_msg("peer %s xff \"%s\": got %s, want %s", cases[i].peer,
+                     cases[i].xff ? cases[i].xff : "(none)", text_of(&out), cases[i].client);
+    }
+    /* no trusted proxy configured: always the peer */
+    address_client(&proxy, "203.0.113.9", NULL, 0, &out);
+    assert_string_equal(text_of(&out), "127.0.0.1");
+    address_client(&stranger, "203.0.113.9", t, 2, &out);
+    assert_string_equal(text_of(&out), "198.51.100.1");
+    /* a long header of trusted hops is walked without trouble */
+    char big[8192] = "";
+    size_t n = 0;
+    for (int i = 0; i < 600; i++)
+        n += (size_t)snprintf(big + n, sizeof big - n, "%s10.0.0.%d", i ? "," : "", i % 250);
+    address_client(&proxy, big, t, 2, &out);
+    assert_string_equal(text_of(&out), "10.0.0.0");
+}
+
+static void test_address_limit_key(void **state)
+{
+    (void)state;
+    char k[ADDRESS_TEXT_MAX];
+    address_limit_key("203.0.113.9", k, sizeof k);
+    assert_string_equal(k, "203.0.113.9");
+    address_limit_key("2001:db8:1:2:aaaa:bbbb:cccc:dddd", k, sizeof k);
+    assert_string_equal(k, "2001:db8:1:2::/64");
+    address_limit_key("2001:db8:1:2::1", k, sizeof k);
+    assert_string_equal(k, "2001:db8:1:2::/64");
+    address_limit_key("2001:db8:1:3::1", k, sizeof k);
+    assert_string_equal(k, "2001:db8:1:3::/64");
+    address_limit_key("::ffff:203.0.113.9", k, sizeof k); /* mapped: the IPv4 address */
+    assert_string_equal(k, "203.0.113.9");
+    address_limit_key("::1", k, sizeof k);
+    assert_string_equal(k, "::/64");
+    address_limit_key("not an address", k, sizeof k);
+    assert_string_equal(k, "not an address");
+    address_limit_key(NULL, k, sizeof k);
+    assert_string_equal(k, "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_refused_addresses),
-        cmocka_unit_test(test_html_text),
-        cmocka_unit_test(test_public_addresses),
-        cmocka_unit_test(test_html_meta),
+        cmocka_unit_test(test_refused_addresses), cmocka_unit_test(test_html_text),
+        cmocka_unit_test(test_public_addresses),  cmocka_unit_test(test_html_meta),
+        cmocka_unit_test(test_address_parse),     cmocka_unit_test(test_address_ranges),
+        cmocka_unit_test(test_address_client),    cmocka_unit_test(test_address_limit_key),
     };
     return cmocka_run_group_tests_name("domain/address, research/fetch", tests, NULL, NULL);
 }

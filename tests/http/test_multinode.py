@@ -10,7 +10,10 @@
 - a rolling restart done as docs/deploy.md says (drain in HAProxy, SIGTERM, start, ready)
   under continuous reads and ballots answers every request;
 - ballots cast and changed through a node SIGKILL and a PostgreSQL restart: every
-  acknowledged ballot counted once, tallies equal to the live ballots (issue 20).
+  acknowledged ballot counted once, tallies equal to the live ballots (issue 20);
+- behind HAProxy (`option forwardfor`, nodes started with --trusted-proxy) two clients
+  are limited apart, and a client cannot choose its address with its own X-Forwarded-For,
+  through HAProxy or connecting to a node directly (issue 14, item 2).
 
 Runs in the PostgreSQL pass of make test (WHISTLE_TEST_PG set) when HAProxy is installed
 (make deps-pg). It starts a throwaway cluster of its own, because one test stops it.
@@ -93,6 +96,7 @@ defaults
 
 frontend public
     bind 127.0.0.1:{self.port}
+    option forwardfor
     default_backend whistle
 
 backend whistle
@@ -154,7 +158,7 @@ class Deployment:
     """One database with main.json, NODES nodes on it sharing a test clock, HAProxy in
     front. Has the LeadKit interface the Agent class needs (.server, .base, .agent())."""
 
-    def __init__(self, cluster, workdir):
+    def __init__(self, cluster, workdir, limits=HIGH_LIMITS):
         self.cluster = cluster
         self.dbname = cluster.new_db()
         self.db = cluster.db_uri(self.dbname)
@@ -162,7 +166,10 @@ class Deployment:
         self.clock = Clock(os.path.join(workdir, f"now-offset-{uniq()}"))
         r = run_cli("import", FIXTURES / "main.json", "--db", self.db, env=self.clock.env)
         assert r.returncode == 0, r.stderr
-        self.nodes = [Server(self.db, threads=2, extra=("--no-worker", *HIGH_LIMITS),
+        # HAProxy reaches the nodes from 127.0.0.1 and says who the client is in
+        # X-Forwarded-For (docs/deploy.md)
+        self.nodes = [Server(self.db, threads=2,
+                             extra=("--no-worker", "--trusted-proxy", "127.0.0.1", *limits),
                              env=self.clock.env) for _ in range(NODES)]
         self.front = Front(self.nodes, workdir)
         self.server = self.front
@@ -628,3 +635,46 @@ def test_ballots_survive_a_node_kill_and_a_postgres_restart(dep, cluster):
             f"SELECT sum(correct), sum(incorrect), sum(unsure) FROM vote_tallies"
             f" WHERE incident_id = '{iid}' AND question_version = {qv}")[0]
         assert [int(x or 0) for x in summed] == [live.get(c, 0) for c in CHOICES], (slug, live)
+
+
+# ------------------------------------------------------------------ client addresses
+
+
+def test_clients_behind_haproxy_are_limited_apart_and_cannot_spoof(cluster, tmp_path):
+    """Issue 14, item 2: the anonymous cap per client address (3 here) holds per client
+    behind HAProxy. Clients connect from 127.0.0.2 and 127.0.0.3 (loopback answers on all of
+    127/8); HAProxy appends each one's address to X-Forwarded-For and the nodes trust only
+    127.0.0.1, HAProxy's side. A client's own X-Forwarded-For (a new fake address per
+    ballot) changes nothing, through HAProxy or straight to a node."""
+    d = Deployment(cluster, str(tmp_path), limits=(
+        "--vote-limit-voter", "1000", "--vote-limit-ip", "100000", "--anon-vote-limit-ip", "3",
+        "--new-voter-limit-ip", "100000"))
+    try:
+        def accepted(server, ip, n, spoof=False):
+            ok = 0
+            for k in range(n):
+                headers = {"X-Forwarded-For": f"198.51.100.{k + 1}"} if spoof else None
+                v = Voter(server, ip=ip, headers=headers)
+                try:
+                    v.view(f"/incidents/{SLUG}")
+                    r = v.vote(SLUG, CHOICES[k % 3])
+                    assert r.status_code in (200, 429), (r.status_code, r.text[:300])
+                    ok += r.status_code == 200
+                finally:
+                    v.close()
+            return ok
+
+        a = accepted(d.front, "127.0.0.2", 5)
+        b = accepted(d.front, "127.0.0.3", 5)
+        spoof_front = accepted(d.front, "127.0.0.4", 5, spoof=True)
+        spoof_direct = accepted(d.nodes[0], "127.0.0.5", 5, spoof=True)
+        assert (a, b, spoof_front, spoof_direct) == (3, 3, 3, 3)
+        # the nodes logged the client HAProxy named, not HAProxy's own address
+        logged = [ln for n in d.nodes for ln in list(n.lines) if "/vote " in ln]
+        assert any("client=127.0.0.2" in ln for ln in logged), logged[:3]
+        assert not any("client=198.51.100." in ln for ln in logged), logged[:3]
+        record("clients_behind_haproxy", {"accepted_per_client": [a, b],
+                                          "spoofed_through_haproxy": spoof_front,
+                                          "spoofed_direct": spoof_direct, "cap": 3})
+    finally:
+        d.close()

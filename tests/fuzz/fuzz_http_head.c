@@ -3,11 +3,14 @@
  * read the way libmicrohttpd hands it over, and dispatched through http_fake_request():
  * the raw-target checks (%00, %2F, length), the framing checks on the headers (Content-
  * Length, Transfer-Encoding, whitespace in names), routing (404, 405, the CORS preflight),
- * body caps (413) and a handler that parses its query and form. */
+ * body caps (413) and a handler that parses its query and form. The fake peer (127.0.0.1)
+ * is a trusted proxy, so every X-Forwarded-For header is read as the client address
+ * (domain/address.c address_client). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "domain/address.h"
 #include "http/http.h"
 #include "util/form.h"
 
@@ -51,8 +54,13 @@ static const struct route routes[] = {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static struct server_config cfg = {.listen = "127.0.0.1:0", .base_url = "http://x"};
+    static struct address_range trusted[2];
     static int ready;
     if (!ready) {
+        address_range_parse("127.0.0.1", &trusted[0]);
+        address_range_parse("10.0.0.0/8", &trusted[1]);
+        cfg.trusted_proxies = trusted;
+        cfg.ntrusted_proxies = 2;
         http_fake_setup(&cfg, routes, sizeof routes / sizeof routes[0]);
         ready = 1;
     }

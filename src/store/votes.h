@@ -45,7 +45,7 @@ int rate_windows_prune(struct store *s, int64_t before);
 #define BALLOT_TALLY_SLOTS 16
 
 /* Whether voter has cast any ballot, on any incident: 1 yes, 0 no (a new voter), or a
- * negative store_rc. Served by the ballots_voter index (migration 012). */
+ * negative store_rc. Served by the ballots_voter index (migration 013). */
 int ballots_voter_known(struct store *s, const char *voter);
 
 /* The rate windows of one ballot write, in the order of domain/ballotlimit.h: voter,
@@ -72,7 +72,7 @@ enum {
 };
 /* The whole ballot (rate windows, ballot, tally) in one statement and one round trip, its own
  * transaction, where the driver has a server-side path (PostgreSQL: whistle_cast_ballot,
- * migration 012; the tally moves in a random one of BALLOT_TALLY_SLOTS slot rows). A
+ * migration 013; the tally moves in a random one of BALLOT_TALLY_SLOTS slot rows). A
  * BALLOT_WRITE_* value or a negative store_rc; on BALLOT_WRITE_LIMITED *window is the index
  * of the first full window. */
 int ballots_cast_server(struct store *s, const struct ballot_write *w, int64_t *retry_s,

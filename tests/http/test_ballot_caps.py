@@ -6,7 +6,7 @@ a distinct voter. Now one client address counts at most 20 anonymous ballots per
 day (--anon-vote-limit-ip) and at most 30 new anonymous voters an hour
 (--new-voter-limit-ip), whatever cookies it presents; refusals are 429 with Retry-After,
 JSON for the API and a page in words for the form. Runs on both drivers (the PostgreSQL
-path is the server-side whistle_cast_ballot of migration 012)."""
+path is the server-side whistle_cast_ballot of migration 013)."""
 
 import json
 import time

@@ -1,4 +1,4 @@
--- 012: ballot stuffing by dropping the voter cookie (issue 14, item 3; docs/pages.md "The
+-- 013: ballot stuffing by dropping the voter cookie (issue 14, item 3; docs/pages.md "The
 -- Fan Verdict's integrity", domain/ballotlimit.h).
 
 -- Whether a voter has cast any ballot yet (the new-voter window): one index probe.

@@ -13,6 +13,7 @@
 #include "domain/vocab.h"
 #include "util/html.h"
 #include "util/timefmt.h"
+#include "util/xmltext.h"
 #include "web/web.h"
 
 #define FEED_ITEMS 50
@@ -20,17 +21,16 @@
  * GET /ns/1.0 (web_feed_ns) describes its elements. */
 #define NS_PATH "/ns/1.0"
 
-/* XML 1.0 refuses most C0 control characters even escaped: drop them. */
+/* Every text of the feed, reduced to what XML 1.0 allows (util/xmltext.h): one forbidden
+ * character (a C0 control, U+FFFE, U+FFFF, a byte that is not UTF-8) in a title would make
+ * the whole document ill-formed. */
 static const xmlChar *xml_safe(struct request *req, const char *s)
 {
     if (!s)
         return (const xmlChar *)"";
-    char *out = arena_strdup(&req->arena, s);
-    char *o = out;
-    for (const char *p = s; *p; p++)
-        if ((unsigned char)*p >= 0x20 || *p == '\t' || *p == '\n' || *p == '\r')
-            *o++ = *p;
-    *o = '\0';
+    size_t n = strlen(s);
+    char *out = arena_alloc(&req->arena, XML_TEXT_MAX(n));
+    xml_text_clean(out, s, n);
     return (const xmlChar *)out;
 }
 

@@ -294,3 +294,56 @@ def test_escaping(server_factory):
         ESC_INC["debate_question"]["question_text"]
     desc = it.findtext("description")
     assert api["matchup"] in desc and ESC_INC["debate_question"]["question_text"] in desc
+
+
+# Characters XML 1.0 forbids even escaped (issue 14 item 8): C0 controls other than tab, LF
+# and CR, U+FFFE and U+FFFF. The import takes them (JSON can carry them); the feed drops them
+# from every text it writes, the JSON API keeps them exactly, the HTML page still renders.
+FORBIDDEN = "\x01\x08\x0b\x0c\x1f\ufffe\uffff"
+
+
+def _with_forbidden(s):
+    return s[:3] + FORBIDDEN + s[3:]
+
+
+def _strip_forbidden(s):
+    return "".join(ch for ch in s if ch not in FORBIDDEN)
+
+
+def test_characters_xml_forbids_are_dropped_and_the_feed_stays_valid(server_factory):
+    doc = generated_doc(2, tag=0xfffe)
+    inc = doc["incidents"][1]
+    inc["title"] = _with_forbidden("Late \u2028 hit \U0001F3C8 é, tab\there")
+    inc["neutral_summary"] = _with_forbidden("A summary")
+    inc["debate_question"]["question_text"] = _with_forbidden("Was it right?")
+    doc["teams"][0]["name"] = _with_forbidden("Generated Home")
+    s = server_factory.start(doc=doc)
+    raw = fetch(s).content
+    f = feedparser.parse(raw)
+    assert f.bozo == 0, f.get("bozo_exception")
+    assert len(f.entries) == 2
+    its = items(raw)  # well-formed XML
+    it = next(i for i in its if i.findtext("link").endswith("/generated-2"))
+    assert it.findtext("title") == _strip_forbidden(inc["title"])
+    assert f.entries[0].title == _strip_forbidden(inc["title"])
+    assert it.findtext("whistle:question", namespaces=NS) == "Was it right?"
+    assert "Generated Home" in it.findtext("whistle:matchup", namespaces=NS)
+    desc = it.findtext("description")
+    assert "A summary" in desc and "Was it right?" in desc
+    for ch in FORBIDDEN:
+        assert ch.encode() not in raw, repr(ch)
+    # the JSON API keeps the text exactly (escaped where JSON requires it)
+    r = s.get(f"/api/v1/incidents/{inc['id']}")
+    assert r.status_code == 200
+    api = r.json()["data"]  # json.loads is strict: a raw control character would fail here
+    assert api["title"] == inc["title"]
+    assert api["neutral_summary"] == inc["neutral_summary"]
+    assert api["debate_question"]["question_text"] == inc["debate_question"]["question_text"]
+    lst = s.json("/api/v1/incidents?limit=10")["data"]
+    assert inc["title"] in [d["title"] for d in lst]
+    # the HTML pages render the title (valid UTF-8, escaped, the visible text intact)
+    for path in ("/incidents/generated-2", "/"):
+        r = s.get(path)
+        assert r.status_code == 200, (path, r.status_code)
+        text = r.content.decode("utf-8")
+        assert "Late \u2028 hit \U0001F3C8 é" in _strip_forbidden(text), path

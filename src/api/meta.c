@@ -33,6 +33,12 @@ void api_readyz(struct request *req)
         reply_error(req, 503, "the database is not reachable or not migrated");
         return;
     }
+    char why[256];
+    if (store_write_probe(s, why, sizeof why) < 0) {
+        /* every write would be answered 503: the node is not ready (issue 14 item 8) */
+        reply_error(req, 503, "the database cannot be written: %s", why);
+        return;
+    }
     buf_puts(&req->out, "{\"status\":\"ready\"}");
     reply_json(req, 200);
 }

@@ -31,6 +31,8 @@ struct store_driver {
     void (*rollback)(struct store *s);
     const char *(*errmsg)(struct store *s);
     int (*data_version)(struct store *s, uint64_t out[2]);
+    /* store_write_probe: 0 or a negative store_rc, the reason left for errmsg */
+    int (*write_probe)(struct store *s);
     /* Called by store_thread() before it hands the connection out: true when it looks
      * usable without a round trip. A transaction left open (a bug) is rolled back here. */
     bool (*idle_ok)(struct store *s);

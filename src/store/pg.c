@@ -611,6 +611,15 @@ static int pg_begin_row_write(struct store *base)
     return begin_writing(base, "BEGIN; SELECT pg_advisory_xact_lock_shared(" WRITE_LOCK_KEY ")");
 }
 
+/* One row (migration 014) updated in a transaction the caller rolls back: refused in a
+ * read-only transaction (default_transaction_read_only, a standby in recovery). SKIP LOCKED:
+ * a probe of another connection holding the row means that one got its write in. */
+static int pg_write_probe(struct store *base)
+{
+    return command(conn_of(base), "BEGIN; UPDATE store_probe SET n = n + 1 WHERE id IN"
+                                  " (SELECT id FROM store_probe FOR UPDATE SKIP LOCKED)");
+}
+
 static int pg_commit(struct store *base)
 {
     struct pg_store *s = conn_of(base);
@@ -735,6 +744,7 @@ static const struct store_driver pg_driver = {
     .rollback = pg_rollback,
     .errmsg = pg_errmsg,
     .data_version = pg_data_version,
+    .write_probe = pg_write_probe,
     .idle_ok = pg_idle_ok,
     .reopen = pg_reopen,
 };

@@ -11,7 +11,8 @@
 #include "store/driver.h"
 #include "util/log.h"
 
-#define STMT_CACHE 128
+#define STMT_CACHE      128
+#define BUSY_TIMEOUT_MS 5000 /* how long a writer waits for the write lock (STORE_BUSY after) */
 
 struct cached_stmt {
     struct store_stmt base; /* first: the handle store_prepare() hands out */
@@ -94,7 +95,7 @@ static int sq_connect(const char *path, bool create, sqlite3 **out, char *err, s
     int rc = sqlite3_open_v2(path, &db, flags, NULL);
     if (rc == SQLITE_OK) {
         sqlite3_extended_result_codes(db, 1);
-        sqlite3_busy_timeout(db, 5000);
+        sqlite3_busy_timeout(db, BUSY_TIMEOUT_MS);
         rc = sqlite3_exec(db, pragmas, NULL, NULL, NULL);
     }
     if (rc == SQLITE_OK) {
@@ -354,6 +355,21 @@ static int sq_commit(struct store *base)
     return rc;
 }
 
+/* The write lock first, without waiting: a lock held by another connection (SQLITE_BUSY)
+ * shows the file takes writes. Then one row changed (migration 014): in WAL mode BEGIN
+ * IMMEDIATE succeeds on a file opened read-only, the first write is what SQLite refuses.
+ * The caller rolls back, so nothing reaches the file. */
+static int sq_write_probe(struct store *base)
+{
+    struct sqlite_store *s = conn(base);
+    sqlite3_busy_timeout(s->db, 0);
+    int rc = control(s, "BEGIN IMMEDIATE");
+    sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
+    if (rc == STORE_BUSY)
+        return 0;
+    return rc < 0 ? rc : control(s, "UPDATE store_probe SET n = n + 1");
+}
+
 static int sq_data_version(struct store *s, uint64_t out[2])
 {
     struct store_stmt *st = sq_prepare(s, "PRAGMA data_version");
@@ -422,6 +438,7 @@ static const struct store_driver sqlite_driver = {
     .rollback = sq_rollback,
     .errmsg = sq_errmsg,
     .data_version = sq_data_version,
+    .write_probe = sq_write_probe,
     .idle_ok = sq_idle_ok,
     .reopen = sq_reopen,
 };

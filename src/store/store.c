@@ -252,6 +252,16 @@ int store_data_version(struct store *s, uint64_t out[2])
     return rc;
 }
 
+int store_write_probe(struct store *s, char *why, size_t whylen)
+{
+    int rc = seen(s, s->drv->write_probe(s));
+    if (reopened(s, rc))
+        rc = seen(s, s->drv->write_probe(s));
+    snprintf(why, whylen, "%s", rc < 0 ? s->drv->errmsg(s) : "");
+    s->drv->rollback(s);
+    return rc;
+}
+
 /* ---- per-thread connections for the server ---------------------------------------- */
 
 /* Reconnection backoff (PostgreSQL): after a failed connection the thread answers

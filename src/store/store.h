@@ -141,6 +141,14 @@ void store_error_counts(int64_t *error, int64_t *busy, int64_t *gone);
  * pg_current_snapshot(), see pg.c). Response caches compare it before serving. */
 int store_data_version(struct store *s, uint64_t out[2]);
 
+/* The write probe of GET /readyz: 0 when the database takes writes now, or a negative
+ * store_rc with the reason in why (a read-only file, PostgreSQL read-only or in recovery).
+ * Nothing lasts and nothing grows (the one row of store_probe updated in a transaction that
+ * is rolled back), and it never waits for
+ * another writer: a write lock held elsewhere shows the database takes writes. Call it
+ * outside a transaction. */
+int store_write_probe(struct store *s, char *why, size_t whylen);
+
 /* The calling thread's connection to the server's database, opened on first use.
  * store_thread_setup() names the database once at start-up (and closes the calling
  * thread's connection, if it has one); connections close when their thread exits. Returns NULL when

@@ -634,12 +634,13 @@ def export_db(db):
 class Server:
     """A running `whistle serve` process; stderr is collected by a background thread."""
 
-    def __init__(self, db, base_url=BASE, threads=2, extra=(), env=None):
+    def __init__(self, db, base_url=BASE, threads=2, extra=(), env=None, prefix=()):
+        """prefix: a command that runs the server (e.g. setpriv to run it as another user)."""
         self.db = str(db)
         self.base_url = base_url
         self.lines = []
         self.cond = threading.Condition()
-        args = [BIN, "serve", "--db", db_arg(self.db), "--listen", "127.0.0.1:0", "--base-url", base_url,
+        args = [*prefix, BIN, "serve", "--db", db_arg(self.db), "--listen", "127.0.0.1:0", "--base-url", base_url,
                 "--threads", str(threads), *extra]
         penv = dict(os.environ)
         penv.pop("WHISTLE_DB", None)

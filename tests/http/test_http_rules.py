@@ -3,15 +3,19 @@ log and request ids, emitted URLs, 503 when the store is unavailable, SIGTERM.""
 
 import os
 import re
+import shutil
 import signal
 import socket
+import tempfile
 import threading
 import time
+from pathlib import Path
 
 import pytest
 import requests
 
-from helpers import BASE, DUPLICATE, I1, RID_RE, db_arg, db_exists, db_outage, iter_strings
+from helpers import (BASE, DUPLICATE, FIXTURES, I1, PG, RID_RE, Server, _pg_dbs, db_arg,
+                     db_exists, db_outage, import_doc, iter_strings, psql, sqlite_only)
 
 READ_PATHS = [
     "/api/v1/games",
@@ -171,6 +175,87 @@ def test_readyz(ro_server):
     assert r.status_code == 200
     check_common_headers(r)
     assert isinstance(r.json(), dict)
+
+
+def _readyz_refused(r):
+    assert r.status_code == 503, r.text[:300]
+    check_common_headers(r)
+    err = r.json()["error"]
+    assert err["code"] == "unavailable"
+    assert err["message"].startswith("the database cannot be written: "), err
+    return err["message"]
+
+
+@sqlite_only("PostgreSQL: test_readyz_fails_when_postgresql_is_read_only")
+def test_readyz_fails_when_the_file_cannot_be_written(server_factory):
+    """A database file the server may read but not write (issue 14 item 8): /readyz answers
+    503 and says why, while reads go on (200) and liveness is unaffected. The server runs as
+    nobody (setpriv) when the test runs as root, for whom file modes do not hold."""
+    d = Path(tempfile.mkdtemp(prefix="whistle-ro-"))  # under /tmp: reachable by nobody
+    try:
+        d.chmod(0o755)
+        db = d / "whistle.db"
+        assert import_doc(db, FIXTURES / "main.json", d).returncode == 0
+        first = server_factory.start(db=db)  # creates what a first start creates (the secret)
+        assert first.get("/readyz").status_code == 200
+        assert first.stop() == 0
+        prefix = ()
+        if os.geteuid() == 0:
+            prefix = ("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups")
+            for p in [d, *d.iterdir()]:
+                os.chown(p, 65534, 65534)
+        for p in d.iterdir():
+            p.chmod(0o444)
+        s = Server(db, prefix=prefix)
+        try:
+            msg = _readyz_refused(s.get("/readyz"))
+            assert "readonly" in msg or "read-only" in msg, msg
+            assert s.get("/healthz").status_code == 200
+            assert s.get(f"/api/v1/incidents/{I1}").status_code == 200
+            assert _readyz_refused(s.get("/readyz"))  # and again: nothing was left behind
+        finally:
+            assert s.stop() == 0
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+@pytest.mark.skipif(not PG, reason="the PostgreSQL pass of make test (WHISTLE_TEST_PG)")
+def test_readyz_fails_when_postgresql_is_read_only(server_factory):
+    """default_transaction_read_only on the database (as on a standby, or set by an operator):
+    /readyz answers 503 and says why; back to 200 once writes are allowed again. The setting
+    takes effect on new sessions: the server's are terminated and it reconnects."""
+    s = server_factory.start(threads=2)
+    assert s.get("/readyz").status_code == 200
+    name = _pg_dbs[os.path.abspath(s.db)]
+
+    def setting(sql):
+        psql(f"ALTER DATABASE {name} {sql}")
+        psql("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+             f" WHERE datname = '{name}' AND application_name = 'whistle'")
+
+    def readyz_until(done):
+        """GET /readyz until done(answer) (bounded): a thread whose session was just
+        terminated first answers 503 "not reachable" while it reconnects."""
+        deadline = time.monotonic() + 10
+        while not done(r := s.get("/readyz")) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return r
+
+    def unwritable(r):
+        return r.status_code == 503 and "cannot be written" in r.text
+
+    setting("SET default_transaction_read_only = on")
+    try:
+        msg = _readyz_refused(readyz_until(unwritable))
+        assert "read-only" in msg, msg
+        assert s.get(f"/api/v1/incidents/{I1}").status_code == 200  # reads go on
+        for _ in range(4):  # every thread's connection, once reconnected, says the same
+            _readyz_refused(readyz_until(unwritable))
+    finally:
+        setting("RESET default_transaction_read_only")
+    assert readyz_until(lambda r: r.status_code == 200).status_code == 200
+    # the probe leaves nothing behind: its row is as the migration wrote it
+    assert psql("SELECT id, n FROM store_probe", name).split() == ["1|0"]
 
 
 def test_emitted_urls_use_base_url_only(ro_server):

@@ -376,6 +376,33 @@ static void test_first_statement_of_a_transaction_reconnects(void **state)
     assert_int_equal(query_int(f->s, "SELECT count(*) FROM schema_version WHERE version = 998"), 1);
 }
 
+/* The write probe of /readyz: refused (with PostgreSQL's reason) in a read-only session,
+ * leaves nothing behind, and a probe of another connection holding the row counts as
+ * writable instead of being waited for. */
+static void test_write_probe(void **state)
+{
+    struct fixture *f = migrated(state);
+    char why[200];
+    assert_int_equal(store_write_probe(f->s, why, sizeof why), 0);
+    assert_string_equal(why, "");
+    assert_int_equal(query_int(f->s, "SELECT n FROM store_probe WHERE id = 1"), 0);
+
+    struct store *other = NULL;
+    assert_int_equal(store_open(f->uri, false, &other, f->err, sizeof f->err), 0);
+    assert_int_equal(store_exec(other, "BEGIN; SELECT id FROM store_probe FOR UPDATE"), 0);
+    assert_int_equal(store_write_probe(f->s, why, sizeof why), 0);
+    store_rollback(other);
+    store_close(other);
+
+    assert_int_equal(store_exec(f->s, "SET default_transaction_read_only = on"), 0);
+    assert_true(store_write_probe(f->s, why, sizeof why) < 0);
+    assert_non_null(strstr(why, "read-only"));
+    assert_int_equal(query_int(f->s, "SELECT 1"), 1); /* a refusal, not a lost connection */
+    assert_int_equal(store_exec(f->s, "SET default_transaction_read_only = off"), 0);
+    assert_int_equal(store_write_probe(f->s, why, sizeof why), 0);
+    assert_int_equal(query_int(f->s, "SELECT n FROM store_probe WHERE id = 1"), 0);
+}
+
 int main(void)
 {
     log_set_level(LOG_ERROR);
@@ -403,6 +430,7 @@ int main(void)
                                         teardown_db),
         cmocka_unit_test_setup_teardown(test_read_transaction_is_one_snapshot, setup_db,
                                         teardown_db),
+        cmocka_unit_test_setup_teardown(test_write_probe, setup_db, teardown_db),
     };
     return cmocka_run_group_tests_name("store_pg", tests, NULL, NULL);
 }

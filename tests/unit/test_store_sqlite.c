@@ -522,6 +522,34 @@ static void test_transactions(void **state)
     assert_int_equal(query_int(f->s, "SELECT sum(n) FROM t"), 5);
 }
 
+/* The write probe of /readyz: nothing lasts (no commit, so caches keyed on the data version
+ * stay valid), no transaction is left open, and a write lock held elsewhere counts as
+ * writable instead of being waited for. A read-only file: tests/http/test_http_rules.py. */
+static void test_write_probe(void **state)
+{
+    struct fixture *f = *state;
+    char why[200];
+    uint64_t v0[2], v1[2];
+    assert_int_equal(store_data_version(f->s, v0), STORE_DONE);
+    assert_int_equal(store_write_probe(f->s, why, sizeof why), STORE_DONE);
+    assert_string_equal(why, "");
+    assert_int_equal(store_data_version(f->s, v1), STORE_DONE);
+    assert_memory_equal(v0, v1, sizeof v0);
+    assert_int_equal(query_int(f->s, "SELECT n FROM store_probe WHERE id = 1"), 0);
+    assert_int_equal(query_int(f->s, "SELECT count(*) FROM store_probe"), 1);
+    assert_int_equal(store_begin_write(f->s), STORE_DONE); /* nothing was left open */
+    store_rollback(f->s);
+
+    struct store *s2 = NULL;
+    assert_int_equal(store_open(f->path, false, &s2, f->err, sizeof f->err), 0);
+    assert_int_equal(store_begin_write(s2), STORE_DONE);
+    assert_int_equal(store_write_probe(f->s, why, sizeof why), STORE_DONE);
+    store_rollback(s2);
+    store_close(s2);
+    assert_int_equal(store_begin_write(f->s), STORE_DONE);
+    store_rollback(f->s);
+}
+
 /* ---- per-thread connection -------------------------------------------------------- */
 
 static void test_thread_connection(void **state)
@@ -579,6 +607,7 @@ int main(void)
         T(test_constraint_violations, setup_migrated),
         T(test_exec, setup_db),
         T(test_transactions, setup_db),
+        T(test_write_probe, setup_migrated),
         T(test_thread_connection, setup_migrated),
     };
     return cmocka_run_group_tests_name("store/sqlite", tests, NULL, NULL);

@@ -8,25 +8,26 @@
 #include "util/buf.h"
 #include "util/log.h"
 
-/* Queues a message unless the address already got APP_MAIL_PER_RECIPIENT_HOUR messages in
- * the last hour (then nothing is sent). */
-static int mail_capped(struct store *s, const char *to, const char *subject, const char *body,
-                       int64_t now)
+/* Queues a message when send is true, unless the address already got
+ * APP_MAIL_PER_RECIPIENT_HOUR messages in the last hour (then nothing is sent). The same
+ * statements run either way. */
+static int mail_capped(struct store *s, bool send, const char *to, const char *subject,
+                       const char *body, int64_t now)
 {
     int64_t recent = 0;
     int rc = outbox_recent(s, to, now - 3600 * ACCOUNT_SEC, &recent);
     if (rc < 0)
         return rc;
-    if (recent >= APP_MAIL_PER_RECIPIENT_HOUR) {
+    if (send && recent >= APP_MAIL_PER_RECIPIENT_HOUR) {
         log_info("accounts", "mail to an address skipped: %d messages in the last hour",
                  APP_MAIL_PER_RECIPIENT_HOUR);
-        return 0;
+        send = false;
     }
-    return outbox_enqueue(s, to, subject, body, now);
+    return outbox_enqueue(s, send, to, subject, body, now);
 }
 
-int app_mail_link(struct store *s, enum app_mail_kind kind, const char *to, const char *base_url,
-                  const char *token, int64_t now)
+int app_mail_link(struct store *s, bool send, enum app_mail_kind kind, const char *to,
+                  const char *base_url, const char *token, int64_t now)
 {
     struct buf body = BUF_INIT;
     const char *subject = "";
@@ -62,7 +63,7 @@ int app_mail_link(struct store *s, enum app_mail_kind kind, const char *to, cons
                    to, base_url, base_url, token);
         break;
     }
-    int rc = mail_capped(s, to, subject, body.p, now);
+    int rc = mail_capped(s, send, to, subject, body.p, now);
     sodium_memzero(body.p, body.len);
     buf_release(&body);
     return rc;

@@ -1,6 +1,7 @@
 #ifndef WHISTLE_APP_MAIL_H
 #define WHISTLE_APP_MAIL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "store/store.h"
@@ -24,8 +25,9 @@ enum app_mail_kind {
 /* Queues the message of that kind for `to`, carrying the link token, in the caller's
  * transaction; nothing when `to` already got APP_MAIL_PER_RECIPIENT_HOUR messages in the
  * hour before now. The body (which holds the token) is wiped from memory once queued.
- * 0 or a negative store_rc. */
-int app_mail_link(struct store *s, enum app_mail_kind kind, const char *to, const char *base_url,
-                  const char *token, int64_t now);
+ * send false: the message is built and the same statements run, but nothing is queued
+ * (an answer that must not tell whether `to` is registered). 0 or a negative store_rc. */
+int app_mail_link(struct store *s, bool send, enum app_mail_kind kind, const char *to,
+                  const char *base_url, const char *token, int64_t now);
 
 #endif

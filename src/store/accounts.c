@@ -111,15 +111,15 @@ int accounts_set_email(struct store *s, const char *id, const char *email, int64
                      STORE_TEXT(email), STORE_INT(now), STORE_TEXT(id));
 }
 
-int account_tokens_insert(struct store *s, const char *hash, const char *account_id,
+int account_tokens_insert(struct store *s, bool insert, const char *hash, const char *account_id,
                           const char *purpose, int64_t now, int64_t expires)
 {
     return STORE_RUN(
         s,
         "INSERT INTO account_tokens (token_hash, account_id, purpose, created_at, expires_at)"
-        " VALUES (?, ?, ?, ?, ?)",
+        " SELECT ?, ?, ?, ?, ? WHERE ? = 1",
         STORE_TEXT(hash), STORE_TEXT(account_id), STORE_TEXT(purpose), STORE_INT(now),
-        STORE_INT(expires));
+        STORE_INT(expires), STORE_INT(insert));
 }
 
 int account_tokens_find(struct store *s, const char *hash, const char *purpose,
@@ -242,17 +242,17 @@ int accounts_key_revoke(struct store *s, const char *account_id, const char *key
     return agents_key_revoke(s, key_id, now);
 }
 
-int outbox_enqueue(struct store *s, const char *recipient, const char *subject, const char *body,
-                   int64_t now)
+int outbox_enqueue(struct store *s, bool insert, const char *recipient, const char *subject,
+                   const char *body, int64_t now)
 {
     char id[UUID_STR_LEN + 1];
     uuid_v4(id);
     return STORE_RUN(
         s,
         "INSERT INTO outbox (id, recipient, subject, body, created_at, next_attempt_at)"
-        " VALUES (?, ?, ?, ?, ?, ?)",
+        " SELECT ?, ?, ?, ?, ?, ? WHERE ? = 1",
         STORE_TEXT(id), STORE_TEXT(recipient), STORE_TEXT(subject), STORE_TEXT(body),
-        STORE_INT(now), STORE_INT(now));
+        STORE_INT(now), STORE_INT(now), STORE_INT(insert));
 }
 
 int outbox_recent(struct store *s, const char *recipient, int64_t since, int64_t *count)

@@ -38,7 +38,9 @@ int accounts_set_email(struct store *s, const char *id, const char *email, int64
 
 /* ---- single-use links ("verify", "reset") ---- */
 
-int account_tokens_insert(struct store *s, const char *hash, const char *account_id,
+/* Stores a link's token hash. With insert false the same statement runs and inserts nothing
+ * (see outbox_enqueue). */
+int account_tokens_insert(struct store *s, bool insert, const char *hash, const char *account_id,
                           const char *purpose, int64_t now, int64_t expires);
 struct account_token_row {
     char account_id[ID_LEN];
@@ -79,8 +81,10 @@ int accounts_key_revoke(struct store *s, const char *account_id, const char *key
 
 /* ---- outbox ---- */
 
-int outbox_enqueue(struct store *s, const char *recipient, const char *subject, const char *body,
-                   int64_t now);
+/* Queues a message. With insert false the same statement runs and inserts nothing: for
+ * answers that must do the same work whether or not an address is registered. */
+int outbox_enqueue(struct store *s, bool insert, const char *recipient, const char *subject,
+                   const char *body, int64_t now);
 /* Messages queued for recipient after `since`. */
 int outbox_recent(struct store *s, const char *recipient, int64_t since, int64_t *count);
 struct outbox_msg {

@@ -54,6 +54,8 @@ struct store {
      * prepares on the server does it now) and answers STORE_DONE without executing */
     bool prepare_only;
     bool key_locked; /* store_lock_key holds a lock until the transaction ends */
+    void (*trace)(void *arg, const char *what); /* store_trace */
+    void *trace_arg;
 };
 
 struct store_stmt {

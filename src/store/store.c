@@ -85,8 +85,21 @@ static bool reopened(struct store *s, int rc)
     return true;
 }
 
+void store_trace(struct store *s, void (*fn)(void *arg, const char *what), void *arg)
+{
+    s->trace = fn;
+    s->trace_arg = arg;
+}
+
+static void traced(struct store *s, const char *what)
+{
+    if (s->trace)
+        s->trace(s->trace_arg, what);
+}
+
 struct store_stmt *store_prepare(struct store *s, const char *sql)
 {
+    traced(s, sql);
     return s->drv->prepare(s, sql);
 }
 
@@ -181,11 +194,13 @@ int64_t store_changes(struct store *s)
 
 int store_exec(struct store *s, const char *sql)
 {
+    traced(s, sql);
     return seen(s, s->drv->exec(s, sql));
 }
 
 int store_begin_read(struct store *s)
 {
+    traced(s, "BEGIN READ");
     int rc = seen(s, s->drv->begin_read(s));
     if (reopened(s, rc))
         rc = seen(s, s->drv->begin_read(s));
@@ -211,6 +226,7 @@ int store_lock_key(struct store *s, const char *key)
 
 int store_begin_write(struct store *s)
 {
+    traced(s, "BEGIN WRITE");
     int rc = seen(s, s->drv->begin_write(s));
     if (reopened(s, rc))
         rc = seen(s, s->drv->begin_write(s));
@@ -219,6 +235,7 @@ int store_begin_write(struct store *s)
 
 int store_begin_row_write(struct store *s)
 {
+    traced(s, "BEGIN ROW WRITE");
     int (*begin)(struct store *) =
         s->drv->begin_row_write ? s->drv->begin_row_write : s->drv->begin_write;
     int rc = seen(s, begin(s));
@@ -230,12 +247,14 @@ int store_begin_row_write(struct store *s)
 int store_commit(struct store *s)
 {
     s->key_locked = false;
+    traced(s, "COMMIT");
     return seen(s, s->drv->commit(s));
 }
 
 void store_rollback(struct store *s)
 {
     s->key_locked = false;
+    traced(s, "ROLLBACK");
     s->drv->rollback(s);
 }
 

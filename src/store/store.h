@@ -141,6 +141,12 @@ void store_error_counts(int64_t *error, int64_t *busy, int64_t *gone);
  * pg_current_snapshot(), see pg.c). Response caches compare it before serving. */
 int store_data_version(struct store *s, uint64_t out[2]);
 
+/* A test's view of the work done on s: fn(arg, what) for every statement prepared (the SQL
+ * text, cache hits included), every store_exec, and every transaction control ("BEGIN
+ * READ", "BEGIN WRITE", "BEGIN ROW WRITE", "COMMIT", "ROLLBACK"), in order.
+ * fn NULL stops it. For tests that compare the work of two paths. */
+void store_trace(struct store *s, void (*fn)(void *arg, const char *what), void *arg);
+
 /* The write probe of GET /readyz: 0 when the database takes writes now, or a negative
  * store_rc with the reason in why (a read-only file, PostgreSQL read-only or in recovery).
  * Nothing lasts and nothing grows (the one row of store_probe updated in a transaction that

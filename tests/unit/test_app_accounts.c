@@ -17,6 +17,7 @@
 #include "store/agents.h"
 #include "tmpdb.h"
 #include "util/arena.h"
+#include "util/buf.h"
 
 #define SEC      INT64_C(1000000)
 #define NOW      (INT64_C(1764000000) * SEC)
@@ -404,6 +405,59 @@ static void test_banned_account(void **state)
 
 /* ---- reset and password change ------------------------------------------------------ */
 
+static void record(void *arg, const char *what)
+{
+    buf_printf(arg, "%s\n", what);
+}
+
+/* The statements and transaction steps of one forgot-password request, in order. */
+static void forgot_work(struct fx *f, int64_t now, const char *email, struct buf *out)
+{
+    struct app_ctx c = at(f, now);
+    struct account_result r;
+    buf_reset(out);
+    store_trace(f->d->s, record, out);
+    assert_int_equal(account_forgot(&c, &f->lim, BASE, email, IP2, &r), ACCOUNT_OK);
+    store_trace(f->d->s, NULL, NULL);
+}
+
+/* docs/accounts.md promises the same work for registered and unregistered addresses
+ * (issue 14 item 8): a forgot-password request runs the same statements in the same order
+ * for an address with an account, one without, a banned one and one whose hourly mail cap
+ * is reached; only the registered one gets a message. A structural test, not a timing one:
+ * both paths also derive a token and build the message (send_link in app/accounts.c). */
+static void test_forgot_does_the_same_work_either_way(void **state)
+{
+    struct fx *f = *state;
+    struct account_row a;
+    struct buf known = BUF_INIT, unknown = BUF_INIT, banned = BUF_INIT, capped = BUF_INIT;
+    verified_account(f, NOW, "known@example.org", &a);
+    verified_account(f, NOW, "banned@example.org", &a);
+    struct app_ctx c = at(f, NOW);
+    assert_int_equal(account_set_banned(&c, "banned@example.org", true, NULL), ACCOUNT_OK);
+    forgot_work(f, NOW + SEC, "known@example.org", &known);
+    forgot_work(f, NOW + SEC, "unknown@example.org", &unknown);
+    forgot_work(f, NOW + SEC, "banned@example.org", &banned);
+    assert_non_null(strstr(known.p, "BEGIN WRITE\n"));
+    assert_non_null(strstr(known.p, "INSERT INTO account_tokens"));
+    assert_non_null(strstr(known.p, "INSERT INTO outbox"));
+    assert_non_null(strstr(known.p, "COMMIT\n"));
+    assert_null(strstr(known.p, "ROLLBACK"));
+    assert_string_equal(known.p, unknown.p);
+    assert_string_equal(known.p, banned.p);
+    /* the per-recipient cap: the same statements once it is reached */
+    for (int k = 0; k < APP_MAIL_PER_RECIPIENT_HOUR; k++)
+        forgot_work(f, NOW + 2 * SEC, "known@example.org", &capped);
+    assert_int_equal(mails_to(f, "known@example.org", NOW - SEC), APP_MAIL_PER_RECIPIENT_HOUR);
+    assert_string_equal(known.p, capped.p);
+    assert_int_equal(mails_to(f, "unknown@example.org", NOW), 0);
+    assert_int_equal(mails_to(f, "banned@example.org", NOW + SEC / 2), 0);
+    buf_release(&known);
+    buf_release(&unknown);
+    buf_release(&banned);
+    buf_release(&capped);
+}
+
 static void test_forgot_and_reset(void **state)
 {
     struct fx *f = *state;
@@ -633,6 +687,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_signin_limited_per_client, setup, teardown),
         cmocka_unit_test_setup_teardown(test_banned_account, setup, teardown),
         cmocka_unit_test_setup_teardown(test_forgot_and_reset, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_forgot_does_the_same_work_either_way, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reset_link_expires_and_proves_the_mailbox, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_password_change, setup, teardown),

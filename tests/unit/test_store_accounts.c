@@ -73,7 +73,7 @@ static void test_link_tokens_single_use(void **state)
 {
     struct store *s = S(state);
     struct account_token_row t;
-    assert_int_equal(account_tokens_insert(s, H("a"), A1, "verify", NOW, NOW + 10 * SEC), 0);
+    assert_int_equal(account_tokens_insert(s, true, H("a"), A1, "verify", NOW, NOW + 10 * SEC), 0);
     assert_int_equal(account_tokens_find(s, H("a"), "verify", &t), 1);
     assert_string_equal(t.account_id, A1);
     assert_int_equal(t.used_at, INT64_MIN);
@@ -83,14 +83,17 @@ static void test_link_tokens_single_use(void **state)
     assert_int_equal(account_tokens_find(s, H("a"), "verify", &t), 1);
     assert_int_equal(t.used_at, NOW + SEC);
     /* an expired token cannot be used */
-    assert_int_equal(account_tokens_insert(s, H("b"), A1, "verify", NOW, NOW + 10 * SEC), 0);
+    assert_int_equal(account_tokens_insert(s, true, H("b"), A1, "verify", NOW, NOW + 10 * SEC), 0);
     assert_int_equal(account_tokens_use(s, H("b"), NOW + 10 * SEC), 0);
     /* spending all the reset links of one account leaves the other's */
-    assert_int_equal(account_tokens_insert(s, H("c"), A1, "reset", NOW, NOW + 10 * SEC), 0);
-    assert_int_equal(account_tokens_insert(s, H("d"), A2, "reset", NOW, NOW + 10 * SEC), 0);
+    assert_int_equal(account_tokens_insert(s, true, H("c"), A1, "reset", NOW, NOW + 10 * SEC), 0);
+    assert_int_equal(account_tokens_insert(s, true, H("d"), A2, "reset", NOW, NOW + 10 * SEC), 0);
     assert_int_equal(account_tokens_spend_all(s, A1, "reset", NOW), 0);
     assert_int_equal(account_tokens_use(s, H("c"), NOW), 0);
     assert_int_equal(account_tokens_use(s, H("d"), NOW), 1);
+    /* insert false: the same statement, nothing kept */
+    assert_int_equal(account_tokens_insert(s, false, H("e"), A1, "reset", NOW, NOW + 10 * SEC), 0);
+    assert_int_equal(account_tokens_find(s, H("e"), "reset", &t), 0);
 }
 
 static void test_sessions(void **state)
@@ -145,8 +148,10 @@ static void test_outbox_cycle(void **state)
     struct outbox_msg m, m2;
     int64_t n = -1, lease = 60 * SEC;
     assert_int_equal(outbox_claim(s, &a, NOW, lease, &m), 0); /* empty */
-    assert_int_equal(outbox_enqueue(s, "one@example.org", "Hi", "link 1", NOW), 0);
-    assert_int_equal(outbox_enqueue(s, "one@example.org", "Hi", "link 2", NOW + SEC), 0);
+    assert_int_equal(outbox_enqueue(s, true, "one@example.org", "Hi", "link 1", NOW), 0);
+    assert_int_equal(outbox_enqueue(s, true, "one@example.org", "Hi", "link 2", NOW + SEC), 0);
+    /* insert false: the same statement, nothing kept */
+    assert_int_equal(outbox_enqueue(s, false, "one@example.org", "Hi", "kept nowhere", NOW), 0);
     assert_int_equal(outbox_recent(s, "one@example.org", NOW - SEC, &n), 0);
     assert_int_equal(n, 2);
     assert_int_equal(outbox_recent(s, "two@example.org", NOW - SEC, &n), 0);
@@ -194,7 +199,7 @@ static void test_prune_keeps_live_rows(void **state)
     struct account_token_row t;
     assert_int_equal(sessions_insert(s, H("5"), A1, NOW, NOW + 100 * SEC), 0);
     assert_int_equal(sessions_insert(s, H("6"), A1, NOW, NOW + 10 * SEC), 0);
-    assert_int_equal(account_tokens_insert(s, H("7"), A1, "verify", NOW, NOW + 100 * SEC), 0);
+    assert_int_equal(account_tokens_insert(s, true, H("7"), A1, "verify", NOW, NOW + 100 * SEC), 0);
     assert_int_equal(accounts_prune(s, NOW + 50 * SEC), 0);
     assert_int_equal(sessions_find(s, H("5"), NOW, &r), 1);
     assert_int_equal(sessions_find(s, H("6"), NOW, &r), 0);

@@ -11,7 +11,7 @@ import pytest
 
 from accountkit import (PASSWORD, SESSION_COOKIE, Accounts, Browser, MailSink, link_of,
                         location, page_message, text, token_of)
-from helpers import BASE
+from helpers import BASE, db_rows
 from leadkit import LEADS, Clock, lead_body, idem
 from pagekit import COOKIE as VOTER_COOKIE
 from pagekit import check_html_headers, cookie_attrs, soup
@@ -597,6 +597,13 @@ def test_banned_account_cannot_create_keys(acc, cli):
     assert doc.find(id="create-key-form") is None
     assert b.post("/developers/keys", {"name": "x"}).status_code == 403
     acc.signin(acc.browser(), who, status=403)
+    assert db_rows(acc.server.db, "SELECT count(*) FROM sessions x JOIN accounts a"
+                   f" ON a.id = x.account_id WHERE a.email = '{who}'"
+                   " AND x.revoked_at IS NULL") == [(0,)]
+    # ended, not hidden (issue 14 item 8): once unbanned, the old session is still signed out
+    assert cli("account", "unban", who, "--db", acc.server.db).returncode == 0
+    r, doc = b.get("/developers", status=200)
+    assert doc.find(id="create-key-form") is None
 
 
 # ---------------------------------------------------------------- signed-in voting

@@ -498,6 +498,11 @@ def test_admin_bans_with_the_password_and_the_sessions_end(kit):
     assert "account.ban" in doc.find("table", class_="audit").get_text()
     r = form(kit.admin, f"/desk/accounts/{vid}", "unban", {"reason": "appeal"})
     assert r.status_code == 303
+    # ended, not hidden (issue 14 item 8): once unbanned, the old session is still signed out
+    r, _ = victim.get("/account")
+    assert r.status_code == 303
+    assert db_rows(kit.server.db, "SELECT count(*) FROM sessions"
+                   f" WHERE account_id = '{vid}' AND revoked_at IS NULL") == [(0,)]
     # roles: grant (re-authenticated), then revoke
     r = form(kit.admin, f"/desk/accounts/{vid}", "role",
              {"role": "moderator", "change": "grant", "password": PASSWORD})

@@ -710,7 +710,7 @@ fi
 CRASH_MD="$TMP/crash.md"
 : >"$CRASH_MD"
 if WHISTLE_BIN="$BIN" /usr/bin/python3 -m pytest -q -p no:cacheprovider \
-    "$ROOT/tests/http/test_lead_crash.py" >"$TMP/crash.log" 2>&1 &&
+    "$ROOT/tests/http/test_crash.py::test_sigkill_loses_no_acknowledged_lead" >"$TMP/crash.log" 2>&1 &&
     [ -f "$ROOT/tests/http/artifacts/crash.json" ]; then
     /usr/bin/python3 - "$ROOT/tests/http/artifacts/crash.json" >"$CRASH_MD" <<'PY'
 import json, sys
@@ -855,7 +855,7 @@ fi
     fi
     echo "## Acknowledged leads survive SIGKILL (issue 3)"
     echo
-    echo "\`tests/http/test_lead_crash.py\`, run by \`make bench\` (and by \`make test\`):"
+    echo "\`tests/http/test_crash.py\`, run by \`make bench\` (and by \`make test\`):"
     echo
     cat "$CRASH_MD"
     echo

@@ -63,14 +63,21 @@ static void read_game(struct arena *a, struct store_stmt *st, struct game *g)
     read_team(a, st, c, &g->away);
 }
 
-/* The games index's order (game_filter.by_week) over the columns of alias t. */
-static void week_order(struct buf *sql, const char *t)
+void games_week_keys(struct buf *sql, const char *t)
 {
-    buf_printf(sql, " ORDER BY %s.league, %s.season DESC, CASE %s.season_type", t, t, t);
+    buf_printf(sql, "%sleague, %sseason DESC, (CASE %sseason_type", t, t, t);
     for (int k = 0; season_type_names[k]; k++)
         buf_printf(sql, " WHEN '%s' THEN %d", season_type_names[k], season_type_rank[k]);
-    buf_printf(sql, " ELSE %d END, %s.week DESC, %s.kickoff_known DESC, %s.starts_at, %s.id",
+    buf_printf(sql, " ELSE %d END), %sweek DESC, %skickoff_known DESC, %sstarts_at, %sid",
                SEASON_TYPE_COUNT, t, t, t, t);
+}
+
+/* The games index's order (game_filter.by_week) over the columns of alias g: the order of
+ * the index games_by_week (migration 014), so a page walks the index. */
+static void week_order(struct buf *sql)
+{
+    buf_puts(sql, " ORDER BY ");
+    games_week_keys(sql, "g.");
 }
 
 int games_list(struct store *s, struct arena *a, const struct game_filter *f, struct game **out,
@@ -89,13 +96,13 @@ int games_list(struct store *s, struct arena *a, const struct game_filter *f, st
     where_int(&w, "g.starts_at >= ?", f->from);
     where_int(&w, "g.starts_at < ?", f->to);
     if (f->by_week)
-        week_order(&w.sql, "g");
+        week_order(&w.sql);
     else
         buf_puts(&w.sql, f->recent ? " ORDER BY g.kickoff_known DESC, g.starts_at DESC, g.id ASC"
                                    : " ORDER BY g.kickoff_known DESC, g.starts_at ASC, g.id ASC");
     buf_puts(&w.sql, " LIMIT ? OFFSET ?) p JOIN games g ON g.id = p.pid" GAME_JOINS);
     if (f->by_week)
-        week_order(&w.sql, "g");
+        week_order(&w.sql);
     else
         buf_puts(&w.sql, f->recent ? " ORDER BY p.pk DESC, p.ps DESC, p.pid ASC"
                                    : " ORDER BY p.pk DESC, p.ps ASC, p.pid ASC");

@@ -22,6 +22,11 @@ struct game_filter {
 
 /* Reads one page of games into *out (arena-owned, *n entries); *more tells whether a
  * further record exists. Returns 0 or a negative store_rc. */
+/* The sort keys of the games index (game_filter.by_week), each column prefixed by t ("g." or
+ * ""): the ORDER BY of games_list and the column list of the index games_by_week, whose
+ * migration the vocabulary test holds to this text. */
+struct buf;
+void games_week_keys(struct buf *sql, const char *t);
 int games_list(struct store *s, struct arena *a, const struct game_filter *f, struct game **out,
                size_t *n, bool *more);
 

@@ -21,7 +21,9 @@
 
 #include "domain/comment.h"
 #include "domain/vocab.h"
+#include "store/games.h"
 #include "store/store.h"
+#include "util/buf.h"
 
 extern const unsigned char openapi_json[];
 extern const size_t openapi_json_len;
@@ -454,6 +456,25 @@ static void read_checks(const char *sql, int version, struct check *checks, size
     }
 }
 
+/* The games index's ORDER BY (built from the season types' ranks) and the index that serves
+ * it (migration 014) must stay the same text, or both databases sort every game again. */
+static void test_games_week_index_matches_its_order(void **state)
+{
+    (void)state;
+    struct buf keys = BUF_INIT;
+    buf_puts(&keys, "CREATE INDEX games_by_week ON games (");
+    games_week_keys(&keys, "");
+    buf_puts(&keys, ");");
+    bool found = false;
+    int version;
+    const char *sql;
+    for (size_t i = 0; (sql = store_migration(i, &version)); i++)
+        found = found || strstr(sql, keys.p) != NULL;
+    if (!found)
+        fail_msg("no migration creates the games index as games_list orders it: %s", keys.p);
+    buf_release(&keys);
+}
+
 static void test_migration_checks(void **state)
 {
     (void)state;
@@ -543,6 +564,7 @@ int main(void)
         cmocka_unit_test(test_compare_reports_drift),
         cmocka_unit_test(test_openapi_enums),
         cmocka_unit_test(test_migration_checks),
+        cmocka_unit_test(test_games_week_index_matches_its_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -88,7 +88,17 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -c $< -o $@
 
-$(BUILD)/gen/migrations.c: $(MIGRATIONS) scripts/embed.sh
+# the list of migration files, rewritten only when it changes (a renamed or removed migration
+# regenerates migrations.c); two files with one number fail here, by name
+$(BUILD)/gen/migrations.list: FORCE
+	@mkdir -p $(dir $@)
+	@printf '%s\n' $(MIGRATIONS) > $@.new; \
+	  dup=$$(sed 's|.*/||; s|_.*||' $@.new | sort | uniq -d); \
+	  if [ -n "$$dup" ]; then echo "migrations: two files are numbered $$dup:"; \
+	    grep "/$$dup"_ $@.new; rm -f $@.new; exit 1; fi; \
+	  if cmp -s $@.new $@; then rm -f $@.new; else mv $@.new $@; fi
+
+$(BUILD)/gen/migrations.c: $(MIGRATIONS) $(BUILD)/gen/migrations.list scripts/embed.sh
 	@mkdir -p $(dir $@)
 	@: > $@
 	@for f in $(MIGRATIONS); do n=$$(basename $$f .sql | cut -d_ -f1); \

@@ -73,7 +73,7 @@ void games_week_keys(struct buf *sql, const char *t)
 }
 
 /* The games index's order (game_filter.by_week) over the columns of alias g: the order of
- * the index games_by_week (migration 014), so a page walks the index. */
+ * the index games_by_week (migration 015), so a page walks the index. */
 static void week_order(struct buf *sql)
 {
     buf_puts(sql, " ORDER BY ");

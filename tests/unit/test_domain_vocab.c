@@ -457,7 +457,7 @@ static void read_checks(const char *sql, int version, struct check *checks, size
 }
 
 /* The games index's ORDER BY (built from the season types' ranks) and the index that serves
- * it (migration 014) must stay the same text, or both databases sort every game again. */
+ * it (migration 015) must stay the same text, or both databases sort every game again. */
 static void test_games_week_index_matches_its_order(void **state)
 {
     (void)state;

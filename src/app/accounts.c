@@ -362,13 +362,29 @@ enum account_outcome account_signout(const struct app_ctx *c, const char *sessio
     return rc < 0 ? unavailable(c, rc, "sign-out") : ACCOUNT_OK;
 }
 
-int account_session(const struct app_ctx *c, const char *cookie, struct session_row *out)
+int account_session(const struct app_ctx *c, const char *cookie, int64_t staff_idle_us,
+                    struct session_row *out)
 {
     char hash[ACCOUNT_TOKEN_HASH_HEX + 1];
     if (!account_session_check(cookie, hash))
         return 0;
     int rc = sessions_find(c->s, hash, c->now, out);
-    return rc < 0 ? unavailable(c, rc, "session") : rc;
+    if (rc <= 0)
+        return rc < 0 ? unavailable(c, rc, "session") : 0;
+    bool ended = account_session_idle_ended(c->now, out->last_seen_at, out->staff, staff_idle_us);
+    if (!ended && !account_session_touch_due(c->now, out->last_seen_at, out->staff, staff_idle_us))
+        return 1;
+    /* a row write (ARCHITECTURE.md "Storage rules"): the session's own row, one statement */
+    rc = store_begin_row_write(c->s);
+    if (rc >= 0)
+        rc = ended ? sessions_revoke(c->s, hash, c->now) : sessions_touch(c->s, hash, c->now);
+    if (rc >= 0)
+        rc = store_commit(c->s);
+    if (rc < 0)
+        return unavailable(c, rc, ended ? "idle session" : "session touch");
+    if (!ended)
+        out->last_seen_at = c->now;
+    return ended ? 0 : 1;
 }
 
 enum account_outcome account_reset(const struct app_ctx *c, const struct whistle_limits *limits,

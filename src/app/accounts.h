@@ -104,8 +104,11 @@ enum account_outcome account_signin(const struct app_ctx *c, const struct whistl
 enum account_outcome account_signout(const struct app_ctx *c, const char *session_hash);
 
 /* The live session named by a session cookie (may be NULL): 1 with *out, 0 when there is
- * none (no cookie, a forged one, an ended session), or APP_UNAVAILABLE. */
-int account_session(const struct app_ctx *c, const char *cookie, struct session_row *out);
+ * none (no cookie, a forged one, an ended session), or APP_UNAVAILABLE. A staff session idle
+ * for staff_idle_us (0: no idle limit) has ended: it is revoked and 0 answered; a live one
+ * has its last request recorded now and then (domain/account.h). */
+int account_session(const struct app_ctx *c, const char *cookie, int64_t staff_idle_us,
+                    struct session_row *out);
 
 /* A password-reset request: mails a reset link when the address has an account that is not
  * banned; ACCOUNT_OK either way (the answer tells nothing). ACCOUNT_BAD_EMAIL,

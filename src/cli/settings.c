@@ -107,6 +107,10 @@ static const struct opt_spec rows[] = {
      .help = "new comments per minute per client address; a day: ten times it (429 beyond)"},
     {"max-agent-keys", OPT_INT, S, "N", 1, 1000, .def = 5, AT(limits.max_agent_keys),
      .help = "active agent keys per account on /developers (409 beyond)"},
+    {"staff-idle-timeout", OPT_DURATION, S, "SECONDS", 60, 86400, OPT_SEC, .def = 1800,
+     AT(limits.staff_idle_us),
+     .help = "a moderator's, editor's or admin's browser session ends after this long without "
+             "a request (sign in again); a fan's session lasts its 30 days"},
     {"signin-limit-account", OPT_INT, S, "N", 1, 100000, .def = 5,
      AT(limits.signin_per_account),
      .help = "failed sign-ins per email address from one client address per 15 minutes (429 "

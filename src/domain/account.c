@@ -278,3 +278,13 @@ int64_t account_outbox_retry_at(int attempts, int64_t now)
         k = (int)(sizeof minutes / sizeof minutes[0]) - 1;
     return now + minutes[k] * 60 * ACCOUNT_SEC;
 }
+
+bool account_session_idle_ended(int64_t now, int64_t last_seen, bool staff, int64_t staff_idle_us)
+{
+    return staff && staff_idle_us > 0 && now - last_seen >= staff_idle_us;
+}
+
+bool account_session_touch_due(int64_t now, int64_t last_seen, bool staff, int64_t staff_idle_us)
+{
+    return staff && staff_idle_us > 0 && now - last_seen >= staff_idle_us / 4;
+}

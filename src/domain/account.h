@@ -73,6 +73,15 @@ enum account_token_state { ACCOUNT_TOKEN_VALID, ACCOUNT_TOKEN_EXPIRED, ACCOUNT_T
  * unused. A used token reports USED even after it would have expired. */
 enum account_token_state account_token_state(int64_t now, int64_t expires_at, int64_t used_at);
 
+/* Staff sessions (an account with a role: moderator, editor or admin) end after
+ * staff_idle_us without a request (--staff-idle-timeout); a fan's session lasts its 30 days.
+ * last_seen is the session's last recorded request (its creation before any).
+ * account_session_idle_ended: whether the session has ended at now.
+ * account_session_touch_due: whether now should be recorded as its last request — at most
+ * every quarter of the timeout, so a busy editor writes a few rows an hour, not one a page. */
+bool account_session_idle_ended(int64_t now, int64_t last_seen, bool staff, int64_t staff_idle_us);
+bool account_session_touch_due(int64_t now, int64_t last_seen, bool staff, int64_t staff_idle_us);
+
 /* A new session cookie value and the storage hash of its token. */
 void account_session_new(char cookie[ACCOUNT_COOKIE_LEN + 1],
                          char hash[ACCOUNT_TOKEN_HASH_HEX + 1]);

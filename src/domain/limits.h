@@ -2,6 +2,7 @@
 #define WHISTLE_DOMAIN_LIMITS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 /*
  * The limits and policy switches that operators set with `whistle serve` / `whistle worker`
@@ -26,6 +27,9 @@ struct whistle_limits {
      * libsodium's interactive value */
     int password_memory_kib;
     unsigned long long password_ops;
+    /* a staff session (moderator, editor, admin) ends after this long without a request
+     * (--staff-idle-timeout; domain/account.h account_session_idle_ended), in µs */
+    int64_t staff_idle_us;
     /* research: signals of completed scout runs count as independent discussion; the scout
      * status op reports it (--scout-candidates) */
     bool scout_candidates;

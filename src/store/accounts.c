@@ -180,7 +180,10 @@ int sessions_find(struct store *s, const char *hash, int64_t now, struct session
 {
     struct store_stmt *st = store_prepare(
         s, "SELECT a.id, a.email, coalesce(a.password_hash, ''), a.email_verified, a.banned,"
-           " x.expires_at FROM sessions x JOIN accounts a ON a.id = x.account_id"
+           " x.expires_at, coalesce(x.last_seen_at, x.created_at),"
+           " CASE WHEN EXISTS (SELECT 1 FROM account_roles r WHERE r.account_id = a.id)"
+           " THEN 1 ELSE 0 END"
+           " FROM sessions x JOIN accounts a ON a.id = x.account_id"
            " WHERE x.token_hash = ? AND x.revoked_at IS NULL AND x.expires_at > ?");
     if (!st)
         return STORE_ERR;
@@ -190,10 +193,25 @@ int sessions_find(struct store *s, const char *hash, int64_t now, struct session
     if (rc == STORE_ROW) {
         account_cols(st, 0, &out->account);
         out->expires_at = store_col_int(st, 5);
+        out->last_seen_at = store_col_int(st, 6);
+        out->staff = store_col_int(st, 7) != 0;
         snprintf(out->hash, sizeof out->hash, "%s", hash);
     }
     store_reset(st);
     return rc < 0 ? rc : rc == STORE_ROW;
+}
+
+int sessions_touch(struct store *s, const char *hash, int64_t now)
+{
+    struct store_stmt *st =
+        store_prepare(s, "UPDATE sessions SET last_seen_at = ? WHERE token_hash = ?"
+                         " AND (last_seen_at IS NULL OR last_seen_at < ?)");
+    if (!st)
+        return STORE_ERR;
+    store_bind_int(st, 1, now);
+    store_bind_text(st, 2, hash);
+    store_bind_int(st, 3, now);
+    return store_run(st);
 }
 
 int sessions_revoke(struct store *s, const char *hash, int64_t now)

@@ -64,9 +64,13 @@ struct session_row {
     char hash[65];
     struct account_row account;
     int64_t expires_at;
+    int64_t last_seen_at; /* its last recorded request (its creation before any) */
+    bool staff;           /* the account has a role (moderator, editor, admin) */
 };
 /* A live session (not revoked, not expired at now) with its account: 1, or 0. */
 int sessions_find(struct store *s, const char *hash, int64_t now, struct session_row *out);
+/* Records now as the session's last request (when it is later than the stored one). */
+int sessions_touch(struct store *s, const char *hash, int64_t now);
 int sessions_revoke(struct store *s, const char *hash, int64_t now);
 /* Revokes every live session of the account except keep_hash (may be NULL). */
 int sessions_revoke_all(struct store *s, const char *account_id, const char *keep_hash,

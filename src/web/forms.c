@@ -46,7 +46,8 @@ struct app_ctx web_app_ctx(struct request *req, struct store *s, int64_t now)
 int web_session(struct request *req, struct store *s, int64_t now, struct session_row *out)
 {
     struct app_ctx c = web_app_ctx(req, s, now);
-    return account_session(&c, http_cookie(req, ACCOUNT_COOKIE_NAME), out);
+    return account_session(&c, http_cookie(req, ACCOUNT_COOKIE_NAME),
+                           req->cfg->limits ? req->cfg->limits->staff_idle_us : 0, out);
 }
 
 static void read_form(struct request *req, struct web_form *f)

@@ -671,3 +671,42 @@ def test_scout_credentials_on_the_desk(kit):
     assert kit.editor.get("/desk/scout-keys")[0].status_code == 403
     # PostgreSQL write rule: nothing was prepared under a credential's lock
     assert [ln for ln in kit.server.lines[seen:] if "prepared while a key lock is held" in ln] == []
+
+
+# ------------------------------------------------------------------ staff idle timeout
+
+
+def test_staff_sessions_end_after_the_idle_timeout(whistle_bin, tmp_path):
+    """--staff-idle-timeout 60: a staff session ends after 60 s without a request (the test
+    clock moves, nothing sleeps); requests keep it alive; a fan's session is not touched."""
+    from conftest import ServerFactory
+
+    f = ServerFactory(tmp_path)
+    k = Kit(f, tmp_path, extra=("--staff-idle-timeout", "60"))
+    try:
+        editor, fan = k.user("Idle Editor"), k.user()
+        assert k.cli("account", "grant", editor.email, "editor").returncode == 0
+        assert editor.get("/desk")[0].status_code == 200
+        # seen every 45 s, the session lives on well past 60 s
+        for _ in range(3):
+            k.clock.advance(45)
+            assert editor.get("/desk")[0].status_code == 200
+        # 60 s without a request: signed out (the desk sends to sign in, a form is refused)
+        k.clock.advance(60)
+        r, _ = editor.get("/desk")
+        assert r.status_code == 303 and "/account/signin" in r.headers["Location"]
+        r, _ = editor.get("/account")
+        assert r.status_code == 303 and "/account/signin" in r.headers["Location"]
+        assert db_rows(k.db, "SELECT count(*) FROM sessions s JOIN accounts a"
+                             " ON a.id = s.account_id WHERE a.email = '%s'"
+                             " AND s.revoked_at IS NULL" % editor.email)[0][0] == 0
+        # a fan's session has no idle limit (its 30 days hold)
+        assert fan.get("/account")[0].status_code == 200
+        k.clock.advance(3600)
+        assert fan.get("/account")[0].status_code == 200
+        # signing in again works
+        k.acc.signin(editor, editor.email)
+        assert editor.get("/desk")[0].status_code == 200
+    finally:
+        k.close()
+        f.stop_all()

@@ -17,7 +17,7 @@ SERVE_OPTIONS = ["--db", "--listen", "--base-url", "--threads", "--poll", "--no-
                  "--signin-limit-ip", "--signup-limit-ip", "--password-memory-kib",
                  "--password-threads", "--password-queue", "--no-worker", "--comment-limit-account",
                  "--comment-limit-ip", "--metrics-listen", "--trusted-proxy",
-                 "--anon-vote-limit-ip", "--new-voter-limit-ip"]
+                 "--anon-vote-limit-ip", "--new-voter-limit-ip", "--staff-idle-timeout"]
 WORKER_ONLY = ["--once", "--json"]
 SHARED_WORKER = ["--auto-publish", "--min-source-domains", "--scout-candidates",
                  "--lease-seconds", "--poll-ms", "--fetch-timeout-ms", "--fetch-deadline-ms",

@@ -309,24 +309,24 @@ static void test_signin_outcomes_and_sessions(void **state)
     assert_int_equal(account_signin(&c, &f->lim, "IN@example.org", PW, IP, NULL, &r), ACCOUNT_OK);
     char first[ACCOUNT_COOKIE_LEN + 1];
     memcpy(first, r.cookie, sizeof first);
-    assert_int_equal(account_session(&c, first, &sess), 1);
+    assert_int_equal(account_session(&c, first, 0, &sess), 1);
     assert_string_equal(sess.account.id, a.id);
     /* signing in again from this browser ends the session it had */
     assert_int_equal(account_signin(&c, &f->lim, "in@example.org", PW, IP, first, &r), ACCOUNT_OK);
-    assert_int_equal(account_session(&c, first, &sess), 0);
-    assert_int_equal(account_session(&c, r.cookie, &sess), 1);
+    assert_int_equal(account_session(&c, first, 0, &sess), 0);
+    assert_int_equal(account_session(&c, r.cookie, 0, &sess), 1);
     /* forged and missing cookies name no session */
     char forged[ACCOUNT_COOKIE_LEN + 1];
     memcpy(forged, r.cookie, sizeof forged);
     forged[ACCOUNT_COOKIE_LEN - 1] = forged[ACCOUNT_COOKIE_LEN - 1] == '0' ? '1' : '0';
-    assert_int_equal(account_session(&c, forged, &sess), 0);
-    assert_int_equal(account_session(&c, NULL, &sess), 0);
+    assert_int_equal(account_session(&c, forged, 0, &sess), 0);
+    assert_int_equal(account_session(&c, NULL, 0, &sess), 0);
     /* sign-out ends it; sessions last 30 days otherwise */
     struct app_ctx late = at(f, NOW + SEC + ACCOUNT_SESSION_TTL_US);
-    assert_int_equal(account_session(&late, r.cookie, &sess), 0);
-    assert_int_equal(account_session(&c, r.cookie, &sess), 1);
+    assert_int_equal(account_session(&late, r.cookie, 0, &sess), 0);
+    assert_int_equal(account_session(&c, r.cookie, 0, &sess), 1);
     assert_int_equal(account_signout(&c, sess.hash), ACCOUNT_OK);
-    assert_int_equal(account_session(&c, r.cookie, &sess), 0);
+    assert_int_equal(account_session(&c, r.cookie, 0, &sess), 0);
     account_result_wipe(&r);
 }
 
@@ -485,7 +485,7 @@ static void test_forgot_and_reset(void **state)
     assert_int_equal(account_reset(&c, &f->lim, m.token, PW2, &r), ACCOUNT_OK);
     /* one transaction: the password, every session, every other reset link */
     assert_int_equal(signin(f, c.now, "reset@example.org", PW, IP2, &r), ACCOUNT_WRONG_PASSWORD);
-    assert_int_equal(account_session(&c, s1.cookie, &sess), 0);
+    assert_int_equal(account_session(&c, s1.cookie, 0, &sess), 0);
     assert_int_equal(account_reset(&c, &f->lim, m.token, PW, &r), ACCOUNT_LINK_USED);
     assert_int_equal(account_reset(&c, &f->lim, old.token, PW, &r), ACCOUNT_LINK_USED);
     assert_int_equal(account_reset(&c, &f->lim, "nope", PW, &r), ACCOUNT_LINK_UNKNOWN);
@@ -530,8 +530,8 @@ static void test_password_change(void **state)
                      ACCOUNT_BAD_PASSWORD);
     assert_int_equal(account_password_change(&c, &f->lim, &a, PW, PW2, IP, &r), ACCOUNT_OK);
     /* the other session ended, the new cookie names a live one */
-    assert_int_equal(account_session(&c, other.cookie, &sess), 0);
-    assert_int_equal(account_session(&c, r.cookie, &sess), 1);
+    assert_int_equal(account_session(&c, other.cookie, 0, &sess), 0);
+    assert_int_equal(account_session(&c, r.cookie, 0, &sess), 1);
     account_result_wipe(&r);
     assert_int_equal(accounts_by_email(f->d->s, "chg@example.org", &a), 1);
     /* a wrong current password counts as a failed sign-in */

@@ -197,6 +197,29 @@ static void test_session_csrf(void **state)
     assert_false(account_session_csrf_ok(h, t2));
 }
 
+/* Staff sessions end after the idle timeout without a request, to the microsecond; a fan's
+ * never does; the last request is recorded at most every quarter of the timeout. */
+static void test_staff_idle_timeout(void **state)
+{
+    (void)state;
+    const int64_t idle = 1800 * SEC, seen = 1700000000 * SEC;
+    assert_false(account_session_idle_ended(seen, seen, true, idle));
+    assert_false(account_session_idle_ended(seen + idle - 1, seen, true, idle));
+    assert_true(account_session_idle_ended(seen + idle, seen, true, idle));
+    assert_false(account_session_idle_ended(seen + 100 * idle, seen, false, idle)); /* a fan */
+    assert_false(account_session_idle_ended(seen + 100 * idle, seen, true, 0));     /* no limit */
+    assert_false(account_session_touch_due(seen + idle / 4 - 1, seen, true, idle));
+    assert_true(account_session_touch_due(seen + idle / 4, seen, true, idle));
+    assert_false(account_session_touch_due(seen + idle, seen, false, idle));
+    /* a staff member who is seen every quarter never reaches the timeout */
+    int64_t last = seen;
+    for (int64_t now = seen; now < seen + 10 * idle; now += idle / 8) {
+        assert_false(account_session_idle_ended(now, last, true, idle));
+        if (account_session_touch_due(now, last, true, idle))
+            last = now;
+    }
+}
+
 static void test_account_voter(void **state)
 {
     (void)state;
@@ -320,6 +343,7 @@ int main(void)
         cmocka_unit_test(test_safe_next),
         cmocka_unit_test(test_key_name),
         cmocka_unit_test(test_outbox_backoff),
+        cmocka_unit_test(test_staff_idle_timeout),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -14,6 +14,7 @@
 #include "app/editorial.h"
 #include "app/mail.h"
 #include "domain/comment.h"
+#include "store/audit.h"
 #include "domain/voter.h"
 #include "store/comments.h"
 #include "util/log.h"
@@ -23,6 +24,7 @@
 void account_result_wipe(struct account_result *r)
 {
     sodium_memzero(r->cookie, sizeof r->cookie);
+    sodium_memzero(r->challenge, sizeof r->challenge);
 }
 
 static void result_init(struct account_result *r)
@@ -304,6 +306,20 @@ static int signin_failed(const struct app_ctx *c, const struct signin_subjects *
     return rc < 0 ? unavailable(c, rc, "failed sign-in") : ACCOUNT_WRONG_PASSWORD;
 }
 
+/* A new session for account_id in the caller's write transaction (out->cookie); one this
+ * browser already had ends (a session is never carried over, whoever it belonged to). */
+static int session_open(const struct app_ctx *c, const char *account_id, const char *old_cookie,
+                        struct account_result *out)
+{
+    char hash[ACCOUNT_TOKEN_HASH_HEX + 1], old[ACCOUNT_TOKEN_HASH_HEX + 1];
+    bool had = account_session_check(old_cookie, old);
+    account_session_new(out->cookie, hash);
+    int rc = had ? sessions_revoke(c->s, old, c->now) : 0;
+    if (rc >= 0)
+        rc = sessions_insert(c->s, hash, account_id, c->now, c->now + ACCOUNT_SESSION_TTL_US);
+    return rc;
+}
+
 enum account_outcome account_signin(const struct app_ctx *c, const struct whistle_limits *limits,
                                     const char *email, const char *password,
                                     const char *client_addr, const char *old_cookie,
@@ -333,16 +349,28 @@ enum account_outcome account_signin(const struct app_ctx *c, const struct whistl
         return signin_failed(c, &j);
     if (a.banned)
         return ACCOUNT_SUSPENDED;
-    /* a new session for every sign-in; one this browser already had ends (a session is
-     * never carried over, whoever it belonged to) */
-    char hash[ACCOUNT_TOKEN_HASH_HEX + 1], old[ACCOUNT_TOKEN_HASH_HEX + 1];
-    bool had = account_session_check(old_cookie, old);
-    account_session_new(out->cookie, hash);
+    /* two-factor on: no session yet, a challenge that the code form carries */
+    struct totp_row t;
+    rc = totp_get(c->s, a.id, &t);
+    if (rc < 0)
+        return unavailable(c, rc, "sign-in");
+    if (rc == 1 && t.enabled) {
+        char ch[ACCOUNT_TOKEN_HASH_HEX + 1];
+        account_token_new(out->challenge, ch);
+        rc = store_begin_row_write(c->s);
+        if (rc >= 0)
+            rc = signin_challenge_insert(c->s, ch, a.id, c->now, c->now + ACCOUNT_CHALLENGE_TTL_US);
+        if (rc >= 0)
+            rc = store_commit(c->s);
+        if (rc < 0) {
+            sodium_memzero(out->challenge, sizeof out->challenge);
+            return unavailable(c, rc, "sign-in challenge");
+        }
+        return ACCOUNT_CODE_NEEDED;
+    }
     rc = store_begin_write(c->s);
-    if (rc >= 0 && had)
-        rc = sessions_revoke(c->s, old, c->now);
     if (rc >= 0)
-        rc = sessions_insert(c->s, hash, a.id, c->now, c->now + ACCOUNT_SESSION_TTL_US);
+        rc = session_open(c, a.id, old_cookie, out);
     if (rc >= 0)
         rc = store_commit(c->s);
     if (rc < 0) {
@@ -545,4 +573,282 @@ enum account_outcome account_claim(const struct app_ctx *c, const char *display_
     if (rc >= 0)
         rc = store_commit(c->s);
     return rc < 0 ? unavailable(c, rc, "claim") : ACCOUNT_OK;
+}
+
+/* ---- two-factor sign-in (TOTP) ---- */
+
+/* The account's TOTP secret as bytes: 1 (enabled or pending in t), 0 none, or a negative
+ * store_rc. */
+static int totp_secret(const struct app_ctx *c, const char *account_id, struct totp_row *t,
+                       unsigned char secret[TOTP_SECRET_BYTES])
+{
+    int rc = totp_get(c->s, account_id, t);
+    if (rc != 1)
+        return rc;
+    size_t n = 0;
+    if (sodium_hex2bin(secret, TOTP_SECRET_BYTES, t->secret_hex, strlen(t->secret_hex), NULL, &n,
+                       NULL) != 0 ||
+        n != TOTP_SECRET_BYTES)
+        return STORE_ERR;
+    return 1;
+}
+
+/* Every store call a two-factor write makes under the account's two-factor lock, with
+ * placeholder arguments, for store_prepare_ahead: no statement is prepared while the lock
+ * is held (app.h). Nothing executes; lookups find nothing. */
+static int totp_statements(struct store *s, void *arg)
+{
+    (void)arg;
+    static const char none[] = "00000000-0000-4000-8000-000000000000";
+    struct totp_row t;
+    int rc = totp_get(s, none, &t);
+    if (rc >= 0)
+        rc = totp_put_pending(s, none, none, 0);
+    if (rc >= 0)
+        rc = totp_enable(s, none, 0);
+    if (rc >= 0)
+        rc = totp_use_step(s, none, 0);
+    if (rc >= 0)
+        rc = totp_delete(s, none);
+    if (rc >= 0)
+        rc = audit_insert(
+            s,
+            &(struct audit_record){
+                .id = none, .actor = none, .action = none, .target_kind = none, .target_id = none});
+    if (rc >= 0)
+        rc = signin_challenge_use(s, none, 0);
+    if (rc >= 0)
+        rc = sessions_revoke(s, none, 0);
+    if (rc >= 0)
+        rc = sessions_insert(s, none, none, 0, 0);
+    return rc < 0 ? rc : 0;
+}
+
+/* A write of the account's TOTP row alone (ARCHITECTURE.md "Storage rules"): its statements
+ * prepared first, then a row write that takes the account's two-factor lock key. */
+static int totp_begin(const struct app_ctx *c, const char *account_id)
+{
+    char key[64];
+    snprintf(key, sizeof key, "totp:%s", account_id);
+    store_prepare_ahead(c->s, totp_statements, NULL);
+    int rc = store_begin_row_write(c->s);
+    return rc < 0 ? rc : store_lock_key(c->s, key);
+}
+
+/* The account acting on itself, for its audit records. */
+static struct app_ctx self(const struct app_ctx *c, const char *account_id)
+{
+    struct app_ctx by = *c;
+    by.actor = arena_printf(c->a, "account:%s", account_id);
+    return by;
+}
+
+/* The password of a, checked like a sign-in under the same limits: ACCOUNT_OK,
+ * ACCOUNT_LIMITED (r->retry_s), ACCOUNT_WRONG_PASSWORD, or APP_UNAVAILABLE. */
+static int password_again(const struct app_ctx *c, const struct whistle_limits *limits,
+                          const struct account_row *a, const char *password,
+                          const char *client_addr, struct account_result *r)
+{
+    struct signin_subjects j;
+    signin_subjects(a->email, client_addr, &j);
+    int rc = signin_limited(c, limits, &j, &r->retry_s);
+    if (rc != 0)
+        return rc < 0 ? unavailable(c, rc, "password check") : ACCOUNT_LIMITED;
+    if (!password || !a->password_hash[0] || !account_password_verify(a->password_hash, password))
+        return signin_failed(c, &j);
+    return ACCOUNT_OK;
+}
+
+enum account_outcome account_totp_begin(const struct app_ctx *c,
+                                        const struct whistle_limits *limits,
+                                        const struct account_row *a, bool staff,
+                                        const char *password, const char *client_addr,
+                                        struct totp_enrolment *out, struct account_result *r)
+{
+    memset(out, 0, sizeof *out);
+    result_init(r);
+    if (!staff)
+        return ACCOUNT_NOT_STAFF;
+    int rc = password_again(c, limits, a, password, client_addr, r);
+    if (rc != ACCOUNT_OK)
+        return rc;
+    unsigned char secret[TOTP_SECRET_BYTES];
+    char hex[2 * TOTP_SECRET_BYTES + 1];
+    randombytes_buf(secret, sizeof secret);
+    sodium_bin2hex(hex, sizeof hex, secret, sizeof secret);
+    int result = ACCOUNT_OK;
+    struct totp_row t;
+    rc = totp_begin(c, a->id);
+    if (rc >= 0)
+        rc = totp_get(c->s, a->id, &t);
+    if (rc == 1 && t.enabled)
+        result = ACCOUNT_TOTP_ON;
+    else if (rc >= 0)
+        rc = totp_put_pending(c->s, a->id, hex, c->now);
+    if (rc >= 0 && result == ACCOUNT_OK)
+        rc = store_commit(c->s);
+    else
+        store_rollback(c->s);
+    if (rc >= 0 && result == ACCOUNT_OK && totp_base32(secret, sizeof secret, out->base32) < 0)
+        rc = STORE_ERR;
+    sodium_memzero(secret, sizeof secret);
+    sodium_memzero(hex, sizeof hex);
+    if (rc < 0)
+        return unavailable(c, rc, "two-factor enrolment");
+    if (result == ACCOUNT_OK) {
+        struct buf u = BUF_INIT;
+        totp_uri(&u, a->email, out->base32);
+        out->uri = arena_strdup(c->a, u.p);
+        sodium_memzero(u.p, u.len);
+        buf_release(&u);
+    }
+    return result;
+}
+
+enum account_outcome account_totp_confirm(const struct app_ctx *c, const struct account_row *a,
+                                          const char *code)
+{
+    struct totp_row t;
+    unsigned char secret[TOTP_SECRET_BYTES];
+    int result = ACCOUNT_OK;
+    int rc = totp_begin(c, a->id);
+    if (rc >= 0)
+        rc = totp_secret(c, a->id, &t, secret);
+    if (rc == 0 || (rc == 1 && t.enabled)) {
+        result = rc == 0 ? ACCOUNT_TOTP_NONE : ACCOUNT_TOTP_ON;
+    } else if (rc == 1) {
+        int64_t step = totp_match(secret, sizeof secret, c->now / ACCOUNT_SEC, code);
+        if (step < 0) {
+            result = ACCOUNT_WRONG_CODE;
+        } else {
+            rc = totp_enable(c->s, a->id, step);
+            struct app_ctx by = self(c, a->id);
+            if (rc > 0)
+                rc = app_audit(&by, "account.totp_enable", "account", a->id, "{\"totp\":false}",
+                               "{\"totp\":true}", NULL);
+        }
+    }
+    sodium_memzero(secret, sizeof secret);
+    if (rc >= 0 && result == ACCOUNT_OK)
+        rc = store_commit(c->s);
+    else
+        store_rollback(c->s);
+    return rc < 0 ? unavailable(c, rc, "two-factor confirmation") : result;
+}
+
+enum account_outcome account_totp_disable(const struct app_ctx *c,
+                                          const struct whistle_limits *limits,
+                                          const struct account_row *a, const char *password,
+                                          const char *client_addr, struct account_result *r)
+{
+    result_init(r);
+    int rc = password_again(c, limits, a, password, client_addr, r);
+    if (rc != ACCOUNT_OK)
+        return rc;
+    struct app_ctx by = self(c, a->id);
+    rc = totp_begin(c, a->id);
+    if (rc >= 0)
+        rc = totp_delete(c->s, a->id);
+    if (rc == 0) {
+        store_rollback(c->s);
+        return ACCOUNT_TOTP_NONE;
+    }
+    if (rc > 0)
+        rc = app_audit(&by, "account.totp_disable", "account", a->id, "{\"totp\":true}",
+                       "{\"totp\":false}", NULL);
+    if (rc >= 0)
+        rc = store_commit(c->s);
+    return rc < 0 ? unavailable(c, rc, "two-factor off") : ACCOUNT_OK;
+}
+
+int account_totp_state(const struct app_ctx *c, const char *account_id, bool *on, bool *pending)
+{
+    struct totp_row t;
+    int rc = totp_get(c->s, account_id, &t);
+    *on = rc == 1 && t.enabled;
+    *pending = rc == 1 && !t.enabled;
+    return rc < 0 ? unavailable(c, rc, "two-factor state") : APP_OK;
+}
+
+/* Spends a code of the account's enabled secret in the caller's row write (totp_begin):
+ * ACCOUNT_OK, ACCOUNT_WRONG_CODE (wrong, already used, two-factor off), or a negative
+ * store_rc. */
+static int code_spend(const struct app_ctx *c, const char *account_id, const char *code)
+{
+    struct totp_row t;
+    unsigned char secret[TOTP_SECRET_BYTES];
+    int rc = totp_secret(c, account_id, &t, secret);
+    if (rc < 0)
+        return rc;
+    int64_t step =
+        rc == 1 && t.enabled ? totp_match(secret, sizeof secret, c->now / ACCOUNT_SEC, code) : -1;
+    sodium_memzero(secret, sizeof secret);
+    if (!totp_step_fresh(step, t.last_step))
+        return ACCOUNT_WRONG_CODE;
+    rc = totp_use_step(c->s, account_id, step);
+    return rc < 0 ? rc : rc == 1 ? ACCOUNT_OK : ACCOUNT_WRONG_CODE;
+}
+
+enum account_outcome account_signin_code(const struct app_ctx *c,
+                                         const struct whistle_limits *limits, const char *challenge,
+                                         const char *code, const char *client_addr,
+                                         const char *old_cookie, struct account_result *out)
+{
+    result_init(out);
+    char hash[ACCOUNT_TOKEN_HASH_HEX + 1], aid[ID_LEN];
+    if (!challenge || account_token_hash(challenge, hash) < 0)
+        return ACCOUNT_WRONG_CODE;
+    int rc = signin_challenge_find(c->s, hash, c->now, aid);
+    if (rc <= 0)
+        return rc < 0 ? unavailable(c, rc, "sign-in code") : ACCOUNT_WRONG_CODE;
+    struct account_row a;
+    rc = accounts_by_id(c->s, aid, &a);
+    if (rc <= 0)
+        return rc < 0 ? unavailable(c, rc, "sign-in code") : ACCOUNT_WRONG_CODE;
+    struct signin_subjects j;
+    signin_subjects(a.email, client_addr, &j);
+    rc = signin_limited(c, limits, &j, &out->retry_s);
+    if (rc != 0)
+        return rc < 0 ? unavailable(c, rc, "sign-in code") : ACCOUNT_LIMITED;
+    if (a.banned)
+        return ACCOUNT_SUSPENDED;
+    /* one transaction: the code's step and the challenge are spent with the new session */
+    rc = totp_begin(c, a.id);
+    if (rc >= 0)
+        rc = code_spend(c, a.id, code);
+    if (rc == ACCOUNT_OK) {
+        rc = signin_challenge_use(c->s, hash, c->now);
+        rc = rc < 0 ? rc : rc == 1 ? ACCOUNT_OK : ACCOUNT_WRONG_CODE;
+    }
+    if (rc == ACCOUNT_OK)
+        rc = session_open(c, a.id, old_cookie, out);
+    if (rc == ACCOUNT_OK)
+        rc = store_commit(c->s);
+    if (rc == ACCOUNT_OK)
+        return ACCOUNT_OK;
+    store_rollback(c->s);
+    account_result_wipe(out);
+    if (rc < 0)
+        return unavailable(c, rc, "sign-in code");
+    int f = signin_failed(c, &j); /* a wrong code counts like a wrong password */
+    return f == ACCOUNT_WRONG_PASSWORD ? ACCOUNT_WRONG_CODE : f;
+}
+
+enum account_outcome account_reauth(const struct app_ctx *c, const struct account_row *a,
+                                    const char *password, const char *code)
+{
+    if (code && *code) {
+        int rc = totp_begin(c, a->id);
+        if (rc >= 0)
+            rc = code_spend(c, a->id, code);
+        if (rc == ACCOUNT_OK)
+            rc = store_commit(c->s);
+        if (rc == ACCOUNT_OK)
+            return ACCOUNT_OK;
+        store_rollback(c->s);
+        return rc < 0 ? unavailable(c, rc, "re-authentication") : ACCOUNT_WRONG_CODE;
+    }
+    if (password && a->password_hash[0] && account_password_verify(a->password_hash, password))
+        return ACCOUNT_OK;
+    return ACCOUNT_WRONG_PASSWORD;
 }

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "app/app.h"
+#include "domain/totp.h"
 #include "domain/account.h"
 #include "domain/agentkey.h"
 #include "domain/limits.h"
@@ -47,6 +48,13 @@ enum account_outcome {
                              * this display name */
     ACCOUNT_TAKEN,          /* claim: another account has this address */
     ACCOUNT_NOT_IMPORTED,   /* claim: the account has an address of its own already */
+    ACCOUNT_CODE_NEEDED,    /* sign-in: the password is right and two-factor is on: the
+                             * code form carries out->challenge */
+    ACCOUNT_WRONG_CODE,     /* a TOTP code that is wrong, already used, or a challenge that
+                             * is unknown, used or expired */
+    ACCOUNT_NOT_STAFF,      /* two-factor is for staff accounts (a role) only */
+    ACCOUNT_TOTP_ON,        /* enrolment: two-factor is on already */
+    ACCOUNT_TOTP_NONE,      /* confirm: nothing pending; disable: two-factor is off */
 };
 
 /* The two kinds of emailed single-use link. */
@@ -61,6 +69,7 @@ struct account_result {
     const char *problem;               /* ACCOUNT_BAD_PASSWORD: the reason (static text) */
     int64_t retry_s;                   /* ACCOUNT_LIMITED: seconds to wait */
     char cookie[ACCOUNT_COOKIE_LEN + 1];
+    char challenge[ACCOUNT_TOKEN_LEN + 1]; /* ACCOUNT_CODE_NEEDED: the sign-in's second step */
 };
 void account_result_wipe(struct account_result *r);
 
@@ -149,6 +158,59 @@ enum account_outcome account_password_change(const struct app_ctx *c,
  * ACCOUNT_OK or ACCOUNT_NOT_FOUND. */
 enum account_outcome account_set_banned(const struct app_ctx *c, const char *email, bool banned,
                                         const char *reason);
+
+/* ---- two-factor sign-in (TOTP, RFC 6238; docs/accounts.md "Two-factor sign-in") ------ */
+
+/* Staff only (an account with a role). The secret lives in the database; a code is used
+ * once (its time step must be later than the last accepted one); every change writes one
+ * audit record (account.totp_enable, account.totp_disable). */
+
+#define ACCOUNT_CHALLENGE_TTL_US (INT64_C(300) * ACCOUNT_SEC) /* the code form: 5 minutes */
+
+struct totp_enrolment {
+    char base32[TOTP_BASE32_MAX]; /* the secret as apps type it */
+    const char *uri;              /* otpauth://totp/… (c->a) */
+};
+
+/* Starts enrolment for staff account a (staff: it has a role), the password checked like a
+ * sign-in under the same limits: a new pending secret (replacing a pending one), shown in
+ * *out. ACCOUNT_OK, ACCOUNT_NOT_STAFF, ACCOUNT_TOTP_ON, ACCOUNT_LIMITED,
+ * ACCOUNT_WRONG_PASSWORD. */
+enum account_outcome account_totp_begin(const struct app_ctx *c,
+                                        const struct whistle_limits *limits,
+                                        const struct account_row *a, bool staff,
+                                        const char *password, const char *client_addr,
+                                        struct totp_enrolment *out, struct account_result *r);
+
+/* Turns the pending secret on with a code of it: ACCOUNT_OK, ACCOUNT_TOTP_NONE,
+ * ACCOUNT_WRONG_CODE. */
+enum account_outcome account_totp_confirm(const struct app_ctx *c, const struct account_row *a,
+                                          const char *code);
+
+/* Turns two-factor off (the password again, like a sign-in): ACCOUNT_OK, ACCOUNT_TOTP_NONE,
+ * ACCOUNT_LIMITED, ACCOUNT_WRONG_PASSWORD. */
+enum account_outcome account_totp_disable(const struct app_ctx *c,
+                                          const struct whistle_limits *limits,
+                                          const struct account_row *a, const char *password,
+                                          const char *client_addr, struct account_result *r);
+
+/* Whether two-factor is on for the account (*on) and an enrolment is pending (*pending). */
+int account_totp_state(const struct app_ctx *c, const char *account_id, bool *on, bool *pending);
+
+/* The second step of a sign-in: the challenge of ACCOUNT_CODE_NEEDED and a code. A wrong
+ * code counts as a failed sign-in (the same limits); a right one spends the challenge and
+ * opens a session as account_signin does. ACCOUNT_OK (out->cookie), ACCOUNT_WRONG_CODE,
+ * ACCOUNT_LIMITED, ACCOUNT_SUSPENDED. */
+enum account_outcome account_signin_code(const struct app_ctx *c,
+                                         const struct whistle_limits *limits, const char *challenge,
+                                         const char *code, const char *client_addr,
+                                         const char *old_cookie, struct account_result *out);
+
+/* Re-authentication before an admin action (the desk): the account's password, or, when
+ * two-factor is on, a fresh code instead. ACCOUNT_OK, ACCOUNT_WRONG_PASSWORD,
+ * ACCOUNT_WRONG_CODE. */
+enum account_outcome account_reauth(const struct app_ctx *c, const struct account_row *a,
+                                    const char *password, const char *code);
 
 /* ---- agent keys -------------------------------------------------------------------- */
 

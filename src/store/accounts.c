@@ -357,6 +357,7 @@ int accounts_prune(struct store *s, int64_t before)
         "DELETE FROM sessions WHERE expires_at <= ? OR revoked_at <= ?",
         "DELETE FROM account_tokens WHERE expires_at <= ? OR used_at <= ?",
         "DELETE FROM outbox WHERE sent_at <= ? OR failed_at <= ?",
+        "DELETE FROM signin_challenges WHERE expires_at <= ? OR used_at <= ?",
     };
     for (size_t i = 0; i < sizeof sql / sizeof sql[0]; i++) {
         struct store_stmt *st = store_prepare(s, sql[i]);
@@ -369,4 +370,123 @@ int accounts_prune(struct store *s, int64_t before)
             return rc;
     }
     return 0;
+}
+
+/* ---- TOTP two-factor ---- */
+
+int totp_get(struct store *s, const char *account_id, struct totp_row *out)
+{
+    struct store_stmt *st = store_prepare(
+        s,
+        "SELECT secret, enabled, coalesce(last_step, -1) FROM account_totp WHERE account_id = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, account_id);
+    int rc = store_step(st);
+    if (rc == STORE_ROW) {
+        store_col_copy(st, 0, out->secret_hex, sizeof out->secret_hex);
+        out->enabled = store_col_int(st, 1) != 0;
+        out->last_step = store_col_int(st, 2);
+    }
+    store_reset(st);
+    return rc < 0 ? rc : rc == STORE_ROW;
+}
+
+int totp_put_pending(struct store *s, const char *account_id, const char *secret_hex, int64_t now)
+{
+    struct store_stmt *st = store_prepare(
+        s, "INSERT INTO account_totp (account_id, secret, enabled, created_at) VALUES (?, ?, 0, ?)"
+           " ON CONFLICT (account_id) DO UPDATE SET secret = excluded.secret, enabled = 0,"
+           " created_at = excluded.created_at, last_step = NULL");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, account_id);
+    store_bind_text(st, 2, secret_hex);
+    store_bind_int(st, 3, now);
+    return store_run(st);
+}
+
+/* Runs a one-row UPDATE (account_id, then an int64 bound twice where the SQL says so):
+ * 1 changed, 0 not. */
+static int totp_update(struct store *s, const char *sql, const char *account_id, int64_t step,
+                       int nstep)
+{
+    struct store_stmt *st = store_prepare(s, sql);
+    if (!st)
+        return STORE_ERR;
+    store_bind_int(st, 1, step);
+    store_bind_text(st, 2, account_id);
+    if (nstep > 1)
+        store_bind_int(st, 3, step);
+    int rc = store_run(st);
+    return rc < 0 ? rc : store_changes(s) > 0;
+}
+
+int totp_enable(struct store *s, const char *account_id, int64_t step)
+{
+    return totp_update(s,
+                       "UPDATE account_totp SET enabled = 1, last_step = ? WHERE account_id = ?"
+                       " AND enabled = 0",
+                       account_id, step, 1);
+}
+
+int totp_use_step(struct store *s, const char *account_id, int64_t step)
+{
+    return totp_update(s,
+                       "UPDATE account_totp SET last_step = ? WHERE account_id = ? AND enabled = 1"
+                       " AND (last_step IS NULL OR last_step < ?)",
+                       account_id, step, 2);
+}
+
+int totp_delete(struct store *s, const char *account_id)
+{
+    struct store_stmt *st = store_prepare(s, "DELETE FROM account_totp WHERE account_id = ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, account_id);
+    int rc = store_run(st);
+    return rc < 0 ? rc : store_changes(s) > 0;
+}
+
+int signin_challenge_insert(struct store *s, const char *hash, const char *account_id, int64_t now,
+                            int64_t expires)
+{
+    struct store_stmt *st = store_prepare(
+        s, "INSERT INTO signin_challenges (token_hash, account_id, created_at, expires_at)"
+           " VALUES (?, ?, ?, ?)");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, hash);
+    store_bind_text(st, 2, account_id);
+    store_bind_int(st, 3, now);
+    store_bind_int(st, 4, expires);
+    return store_run(st);
+}
+
+int signin_challenge_find(struct store *s, const char *hash, int64_t now, char account_id[ID_LEN])
+{
+    struct store_stmt *st = store_prepare(
+        s, "SELECT account_id FROM signin_challenges WHERE token_hash = ? AND used_at IS NULL"
+           " AND expires_at > ?");
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, hash);
+    store_bind_int(st, 2, now);
+    int rc = store_step(st);
+    if (rc == STORE_ROW)
+        store_col_copy(st, 0, account_id, ID_LEN);
+    store_reset(st);
+    return rc < 0 ? rc : rc == STORE_ROW;
+}
+
+int signin_challenge_use(struct store *s, const char *hash, int64_t now)
+{
+    struct store_stmt *st = store_prepare(
+        s, "UPDATE signin_challenges SET used_at = ? WHERE token_hash = ? AND used_at IS NULL");
+    if (!st)
+        return STORE_ERR;
+    store_bind_int(st, 1, now);
+    store_bind_text(st, 2, hash);
+    int rc = store_run(st);
+    return rc < 0 ? rc : store_changes(s) > 0;
 }

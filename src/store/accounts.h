@@ -76,6 +76,32 @@ int sessions_revoke(struct store *s, const char *hash, int64_t now);
 int sessions_revoke_all(struct store *s, const char *account_id, const char *keep_hash,
                         int64_t now);
 
+/* ---- TOTP two-factor (migration 013) ---- */
+
+struct totp_row {
+    char secret_hex[2 * 32 + 1];
+    bool enabled;
+    int64_t last_step; /* -1: no code accepted yet */
+};
+/* The account's TOTP secret, pending or enabled: 1, or 0 none. */
+int totp_get(struct store *s, const char *account_id, struct totp_row *out);
+/* Stores a new pending secret (replacing a pending one). */
+int totp_put_pending(struct store *s, const char *account_id, const char *secret_hex, int64_t now);
+/* Turns a pending secret on, step its first accepted code: 1 done, 0 nothing pending. */
+int totp_enable(struct store *s, const char *account_id, int64_t step);
+/* Spends step on an enabled secret if it is later than the last one: 1 accepted, 0 not
+ * (a replay, or no enabled secret). One conditional UPDATE. */
+int totp_use_step(struct store *s, const char *account_id, int64_t step);
+/* Forgets the account's secret: 1 removed, 0 there was none. */
+int totp_delete(struct store *s, const char *account_id);
+
+int signin_challenge_insert(struct store *s, const char *hash, const char *account_id, int64_t now,
+                            int64_t expires);
+/* The account of a live (unused, unexpired at now) challenge: 1 with account_id, or 0. */
+int signin_challenge_find(struct store *s, const char *hash, int64_t now, char account_id[ID_LEN]);
+/* Spends a challenge: 1 spent now, 0 it was spent already. */
+int signin_challenge_use(struct store *s, const char *hash, int64_t now);
+
 /* ---- agent keys of an account (the /developers portal) ---- */
 
 /* Active keys (not revoked, not expired at now) of the account. */
@@ -105,7 +131,8 @@ int outbox_sent(struct store *s, const char *id, int64_t now);
 int outbox_failed(struct store *s, const char *id, int64_t now, int64_t retry_at,
                   const char *error);
 
-/* Housekeeping: forgets sessions and links that expired, were revoked or used, failure
+/* Housekeeping: forgets sessions, links and sign-in challenges that expired, were revoked
+ * or used, failure
  * events, and finished mail, all at or before `before` (a link kept a while after it
  * expired is still recognised as expired rather than unknown). */
 int accounts_prune(struct store *s, int64_t before);

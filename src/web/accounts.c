@@ -5,6 +5,7 @@
  * the origin and CSRF checks (forms.c), calls the use case and maps its outcome to a page,
  * a redirect or a status.
  */
+#include <sodium.h>
 #include <stdio.h>
 
 #include "api/api.h"
@@ -320,6 +321,29 @@ static void signin_page(struct request *req, int status, const char *email, cons
     web_reply_html(req, status);
 }
 
+/* The second step of a sign-in with two-factor on: the code form, carrying the challenge. */
+static void code_page(struct request *req, int status, const char *challenge, const char *next,
+                      const char *error)
+{
+    char csrf[ACCOUNT_CSRF_LEN + 1];
+    struct buf *b = form_page(req, NULL, "Two-factor code", csrf);
+    html_raw(b, "<h1>Two-factor code</h1><p>Enter the 6-digit code your authenticator app shows "
+                "for Whistle.</p>");
+    web_form_error(b, error);
+    html_raw(b, "<form id=\"code-form\" class=\"account-form\" method=\"post\" "
+                "action=\"/account/signin/code\">");
+    web_hidden(b, "csrf", csrf);
+    web_hidden(b, "challenge", challenge);
+    web_hidden(b, "next", account_safe_next(next));
+    html_raw(b, "<label>Code <input name=\"code\" inputmode=\"numeric\" "
+                "autocomplete=\"one-time-code\" pattern=\"[0-9]{6}\" maxlength=\"6\" required "
+                "autofocus></label><button type=\"submit\">Sign in</button></form><p>The code "
+                "form lasts five minutes: <a href=\"/account/signin\">sign in again</a> after "
+                "that.</p>");
+    web_page_end(b);
+    web_reply_html(req, status);
+}
+
 static const char *const signin_notices[] = {"reset", "signedout", NULL};
 
 void web_signin_form(struct request *req)
@@ -362,6 +386,10 @@ void web_signin(struct request *req)
         log_info("accounts", "sign-in rid=%s", req->id);
         web_redirect(req, 303, account_safe_next(f.v[2]));
         break;
+    case ACCOUNT_CODE_NEEDED:
+        code_page(req, 200, r.challenge, f.v[2], NULL);
+        account_result_wipe(&r);
+        break;
     case ACCOUNT_MISSING:
         signin_page(req, 400, f.v[0], f.v[2], "enter your email address and your password", NULL);
         break;
@@ -370,6 +398,46 @@ void web_signin(struct request *req)
         break;
     case ACCOUNT_WRONG_PASSWORD:
         signin_page(req, 403, r.email, f.v[2], "The email address or the password is wrong.", NULL);
+        break;
+    case ACCOUNT_SUSPENDED:
+        web_error_page(req, 403, "This account is suspended.");
+        break;
+    default:
+        web_unavailable(req);
+    }
+}
+
+void web_signin_code(struct request *req)
+{
+    static const char *const names[] = {"challenge", "code", "next", "csrf", NULL};
+    struct web_form f = {.names = names};
+    struct account_result r;
+    char addr[64];
+    if (web_anon_post(req, &f) < 0)
+        return;
+    if (f.bad < 0) {
+        code_page(req, 400, f.v[0] ? f.v[0] : "", f.v[2], f.err);
+        return;
+    }
+    struct store *s = web_store(req);
+    if (!s)
+        return;
+    struct app_ctx c = web_app_ctx(req, s, time_now_us());
+    switch (account_signin_code(&c, req->cfg->limits, f.v[0], f.v[1], client_addr(req, addr),
+                                http_cookie(req, ACCOUNT_COOKIE_NAME), &r)) {
+    case ACCOUNT_OK:
+        set_session_cookie(req, r.cookie);
+        account_result_wipe(&r);
+        log_info("accounts", "sign-in with a code rid=%s", req->id);
+        web_redirect(req, 303, account_safe_next(f.v[2]));
+        break;
+    case ACCOUNT_WRONG_CODE:
+        code_page(req, 403, f.v[0] ? f.v[0] : "", f.v[2],
+                  "The code is wrong or was used already (or this form is older than five "
+                  "minutes): enter the next code, or sign in again.");
+        break;
+    case ACCOUNT_LIMITED:
+        signins_limited(req, r.retry_s);
         break;
     case ACCOUNT_SUSPENDED:
         web_error_page(req, 403, "This account is suspended.");
@@ -513,7 +581,33 @@ void web_reset(struct request *req)
 
 /* ---- the account page and password change ----------------------------------------- */
 
-static const char *const account_notices[] = {"password", NULL};
+static const char *const account_notices[] = {"password", "totp-on", "totp-off", NULL};
+
+/* The two-factor section of a staff member's account page. */
+static void totp_section(struct request *req, struct buf *b, const struct session_row *sess,
+                         const char *csrf)
+{
+    bool on = false, pending = false;
+    struct app_ctx c = web_app_ctx(req, store_thread(), time_now_us());
+    html_raw(b, "<h2>Two-factor sign-in</h2>");
+    if (!c.s || account_totp_state(&c, sess->account.id, &on, &pending) != APP_OK) {
+        html_raw(b, "<p>The two-factor state cannot be read right now.</p>");
+        return;
+    }
+    html_raw(b, on ? "<p id=\"totp-state\">Two-factor sign-in is <strong>on</strong>: signing "
+                     "in asks for a code of your authenticator app.</p>"
+                   : "<p id=\"totp-state\">Two-factor sign-in is <strong>off</strong>. Turn it "
+                     "on with an authenticator app (TOTP, RFC 6238).</p>");
+    html_raw(b, on ? "<form id=\"totp-disable-form\" class=\"account-form\" method=\"post\" "
+                     "action=\"/account/totp/disable\">"
+                   : "<form id=\"totp-begin-form\" class=\"account-form\" method=\"post\" "
+                     "action=\"/account/totp\">");
+    web_hidden(b, "csrf", csrf);
+    html_raw(b, "<label>Your password <input type=\"password\" name=\"password\" "
+                "autocomplete=\"current-password\" required maxlength=\"256\"></label>");
+    html_raw(b, on ? "<button type=\"submit\">Turn two-factor off</button></form>"
+                   : "<button type=\"submit\">Turn two-factor on</button></form>");
+}
 
 static void account_page(struct request *req, int status, const struct session_row *sess,
                          const char *notice, const char *error)
@@ -556,6 +650,8 @@ static void account_page(struct request *req, int status, const struct session_r
                 "<label>New password <input type=\"password\" name=\"password\" "
                 "autocomplete=\"new-password\" required minlength=\"10\" maxlength=\"256\">"
                 "</label><button type=\"submit\">Change password</button></form>");
+    if (sess->staff)
+        totp_section(req, b, sess, csrf);
     web_page_end(b);
     web_reply_html(req, status);
 }
@@ -578,9 +674,10 @@ void web_account(struct request *req)
         web_redirect(req, 303, "/account/signin?next=/account");
         return;
     }
-    account_page(req, 200, &sess,
-                 v[0].set ? "Your password is changed; your other sessions are signed out." : NULL,
-                 NULL);
+    static const char *const said[] = {
+        "Your password is changed; your other sessions are signed out.",
+        "Two-factor sign-in is on: signing in now asks for a code.", "Two-factor sign-in is off."};
+    account_page(req, 200, &sess, v[0].set ? said[v[0].i] : NULL, NULL);
 }
 
 void web_password(struct request *req)
@@ -611,6 +708,137 @@ void web_password(struct request *req)
         break;
     case ACCOUNT_BAD_PASSWORD:
         account_page(req, 400, &sess, NULL, r.problem);
+        break;
+    default:
+        web_unavailable(req);
+    }
+}
+
+/* ---- two-factor enrolment (staff) ---- */
+
+/* The confirmation form (with the secret when it was just made). */
+static void totp_setup_page(struct request *req, int status, const struct session_row *sess,
+                            const struct totp_enrolment *e, const char *error)
+{
+    char csrf[ACCOUNT_CSRF_LEN + 1];
+    struct buf *b = form_page(req, sess, "Turn on two-factor sign-in", csrf);
+    html_raw(b, "<h1>Turn on two-factor sign-in</h1>");
+    if (e) {
+        html_raw(b, "<p>Add this key to your authenticator app (it is shown this once), then "
+                    "enter the code the app shows.</p><dl class=\"facts\"><dt>Key (base32)</dt>"
+                    "<dd><code id=\"totp-secret\">");
+        html_text(b, e->base32);
+        html_raw(b, "</code></dd><dt>Or open this link in the app</dt><dd><code "
+                    "id=\"totp-uri\" class=\"wrap\">");
+        html_text(b, e->uri);
+        html_raw(b, "</code></dd></dl>");
+    }
+    web_form_error(b, error);
+    html_raw(b, "<form id=\"totp-confirm-form\" class=\"account-form\" method=\"post\" "
+                "action=\"/account/totp/confirm\">");
+    web_hidden(b, "csrf", csrf);
+    html_raw(b, "<label>Code <input name=\"code\" inputmode=\"numeric\" "
+                "autocomplete=\"one-time-code\" pattern=\"[0-9]{6}\" maxlength=\"6\" required>"
+                "</label><button type=\"submit\">Turn on</button></form><p><a "
+                "href=\"/account\">Back to your account</a> (two-factor stays off until a code "
+                "confirms it)</p>");
+    web_page_end(b);
+    web_reply_html(req, status);
+}
+
+void web_totp_begin(struct request *req)
+{
+    static const char *const names[] = {"password", "csrf", NULL};
+    struct web_form f = {.names = names};
+    struct account_result r;
+    struct session_row sess;
+    struct totp_enrolment e;
+    int signed_in;
+    char addr[64];
+    int64_t now = time_now_us();
+    struct store *s = web_session_post(req, &f, now, &sess, false, &signed_in);
+    if (!s)
+        return;
+    struct app_ctx c = web_app_ctx(req, s, now);
+    switch (account_totp_begin(&c, req->cfg->limits, &sess.account, sess.staff, f.v[0],
+                               client_addr(req, addr), &e, &r)) {
+    case ACCOUNT_OK:
+        totp_setup_page(req, 200, &sess, &e, NULL);
+        sodium_memzero(e.base32, sizeof e.base32);
+        break;
+    case ACCOUNT_NOT_STAFF:
+        web_error_page(req, 403, "two-factor sign-in is for moderators, editors and admins");
+        break;
+    case ACCOUNT_TOTP_ON:
+        web_error_page(req, 409, "two-factor sign-in is on already");
+        break;
+    case ACCOUNT_LIMITED:
+        signins_limited(req, r.retry_s);
+        break;
+    case ACCOUNT_WRONG_PASSWORD:
+        account_page(req, 403, &sess, NULL, "The password is wrong.");
+        break;
+    default:
+        web_unavailable(req);
+    }
+}
+
+void web_totp_confirm(struct request *req)
+{
+    static const char *const names[] = {"code", "csrf", NULL};
+    struct web_form f = {.names = names};
+    struct session_row sess;
+    int signed_in;
+    int64_t now = time_now_us();
+    struct store *s = web_session_post(req, &f, now, &sess, false, &signed_in);
+    if (!s)
+        return;
+    struct app_ctx c = web_app_ctx(req, s, now);
+    switch (account_totp_confirm(&c, &sess.account, f.v[0])) {
+    case ACCOUNT_OK:
+        web_redirect(req, 303, "/account?notice=totp-on");
+        break;
+    case ACCOUNT_WRONG_CODE:
+        totp_setup_page(req, 403, &sess, NULL,
+                        "The code is wrong: enter the code your app shows now.");
+        break;
+    case ACCOUNT_TOTP_ON:
+        web_error_page(req, 409, "two-factor sign-in is on already");
+        break;
+    case ACCOUNT_TOTP_NONE:
+        web_error_page(req, 409, "no two-factor set-up is waiting: start again on /account");
+        break;
+    default:
+        web_unavailable(req);
+    }
+}
+
+void web_totp_disable(struct request *req)
+{
+    static const char *const names[] = {"password", "csrf", NULL};
+    struct web_form f = {.names = names};
+    struct account_result r;
+    struct session_row sess;
+    int signed_in;
+    char addr[64];
+    int64_t now = time_now_us();
+    struct store *s = web_session_post(req, &f, now, &sess, false, &signed_in);
+    if (!s)
+        return;
+    struct app_ctx c = web_app_ctx(req, s, now);
+    switch (account_totp_disable(&c, req->cfg->limits, &sess.account, f.v[0],
+                                 client_addr(req, addr), &r)) {
+    case ACCOUNT_OK:
+        web_redirect(req, 303, "/account?notice=totp-off");
+        break;
+    case ACCOUNT_TOTP_NONE:
+        web_error_page(req, 409, "two-factor sign-in is off already");
+        break;
+    case ACCOUNT_LIMITED:
+        signins_limited(req, r.retry_s);
+        break;
+    case ACCOUNT_WRONG_PASSWORD:
+        account_page(req, 403, &sess, NULL, "The password is wrong.");
         break;
     default:
         web_unavailable(req);

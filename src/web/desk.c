@@ -133,14 +133,24 @@ static int gate(struct request *req, struct desk *d, bool admin, bool post, bool
             web_error_page(req, 400, "%s", bad);
             return 0;
         }
-        /* the admin actions (ban, role grant) re-authenticate with the password, on the
-         * password pool: their routes carry ROUTE_PASSWORD (routes.c) */
+        /* the admin actions (ban, role grant, a scout credential) re-authenticate — the
+         * password, or a fresh two-factor code when two-factor is on — on the password pool:
+         * their routes carry ROUTE_PASSWORD (routes.c) */
         assert(!reauth || !req->route || (req->route->flags & ROUTE_PASSWORD));
-        const char *pw = fv(d, "password");
-        if (reauth && (!pw || !d->sess.account.password_hash[0] ||
-                       !account_password_verify(d->sess.account.password_hash, pw))) {
-            web_error_page(req, 403, "enter your own password again to confirm this action");
-            return 0;
+        if (reauth) {
+            int rc = account_reauth(&d->c, &d->sess.account, fv(d, "password"), fv(d, "code"));
+            if (rc == APP_UNAVAILABLE) {
+                web_unavailable(req);
+                return 0;
+            }
+            if (rc != ACCOUNT_OK) {
+                web_error_page(req, 403,
+                               rc == ACCOUNT_WRONG_CODE
+                                   ? "the two-factor code is wrong or was used already: enter "
+                                     "the next one (or your password)"
+                                   : "enter your own password again to confirm this action");
+                return 0;
+            }
         }
     }
     return 1;
@@ -1182,7 +1192,9 @@ static void page_accounts(struct request *req, struct desk *d)
 static void password_input(struct buf *b)
 {
     html_raw(b, "<label>Your password (to confirm) <input type=\"password\" name=\"password\" "
-                "autocomplete=\"current-password\" required></label>");
+                "autocomplete=\"current-password\"></label><label>or, with two-factor on, a "
+                "code <input name=\"code\" inputmode=\"numeric\" autocomplete=\"one-time-code\" "
+                "pattern=\"[0-9]{6}\" maxlength=\"6\"></label>");
 }
 
 static void page_account(struct request *req, struct desk *d)

@@ -39,6 +39,10 @@ void web_reset_form(struct request *req);
 void web_reset(struct request *req);
 void web_account(struct request *req);
 void web_password(struct request *req);
+void web_signin_code(struct request *req); /* the code of two-factor sign-in */
+void web_totp_begin(struct request *req);  /* two-factor enrolment (staff) */
+void web_totp_confirm(struct request *req);
+void web_totp_disable(struct request *req);
 void web_developers(struct request *req);
 void web_key_create(struct request *req);
 void web_key_revoke_confirm(struct request *req);

@@ -90,29 +90,6 @@ static int parse(int argc, char **argv, struct opts *o)
     return k < 0 ? 0 : budget_refuse(k);
 }
 
-/* The operator's use-case context over the database at db. */
-struct op {
-    struct store *s;
-    struct arena a;
-    struct app_ctx c;
-};
-
-static int op_open(struct op *o, const char *db)
-{
-    o->s = cli_open_store(cli_db_path(db));
-    if (!o->s)
-        return CLI_REFUSED;
-    arena_init(&o->a);
-    o->c = (struct app_ctx){.s = o->s, .a = &o->a, .now = time_now_us(), .actor = "operator"};
-    return CLI_OK;
-}
-
-static void op_close(struct op *o)
-{
-    arena_release(&o->a);
-    store_close(o->s);
-}
-
 /* A use case's outcome as an exit status (refusals said on stderr). */
 static int outcome(int rc, const char *message)
 {
@@ -125,8 +102,8 @@ static int outcome(int rc, const char *message)
 
 static int create(const struct opts *o)
 {
-    struct op op;
-    if (op_open(&op, o->db) != CLI_OK)
+    struct cli_op op;
+    if (cli_op_open(&op, o->db) != CLI_OK)
         return CLI_REFUSED;
     struct scoutkey_new k;
     const char *why = NULL;
@@ -150,15 +127,15 @@ static int create(const struct opts *o)
         sodium_memzero(out.p, out.len);
         buf_release(&out);
     }
-    op_close(&op);
+    cli_op_close(&op);
     return rc;
 }
 
 static int change(const struct opts *o, const char *id, enum scoutkey_change what)
 {
     static const char *const done[] = {"changed the budgets of", "disabled", "enabled", "revoked"};
-    struct op op;
-    if (op_open(&op, o->db) != CLI_OK)
+    struct cli_op op;
+    if (cli_op_open(&op, o->db) != CLI_OK)
         return CLI_REFUSED;
     struct scout_credential k;
     const char *why = NULL;
@@ -175,14 +152,14 @@ static int change(const struct opts *o, const char *id, enum scoutkey_change wha
     } else if (rc == CLI_OK) {
         fprintf(stderr, "%s %s\n", done[what], id);
     }
-    op_close(&op);
+    cli_op_close(&op);
     return rc;
 }
 
 static int list(const struct opts *o)
 {
-    struct op op;
-    if (op_open(&op, o->db) != CLI_OK)
+    struct cli_op op;
+    if (cli_op_open(&op, o->db) != CLI_OK)
         return CLI_REFUSED;
     struct scout_credential *v;
     size_t n;
@@ -219,7 +196,7 @@ static int list(const struct opts *o)
     else if (rc == CLI_OK && n == 0)
         fprintf(stderr, "no scout credentials\n");
     buf_release(&out);
-    op_close(&op);
+    cli_op_close(&op);
     return rc;
 }
 

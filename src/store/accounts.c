@@ -451,16 +451,10 @@ int totp_delete(struct store *s, const char *account_id)
 int signin_challenge_insert(struct store *s, const char *hash, const char *account_id, int64_t now,
                             int64_t expires)
 {
-    struct store_stmt *st = store_prepare(
-        s, "INSERT INTO signin_challenges (token_hash, account_id, created_at, expires_at)"
-           " VALUES (?, ?, ?, ?)");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, hash);
-    store_bind_text(st, 2, account_id);
-    store_bind_int(st, 3, now);
-    store_bind_int(st, 4, expires);
-    return store_run(st);
+    return STORE_RUN(s,
+                     "INSERT INTO signin_challenges (token_hash, account_id, created_at,"
+                     " expires_at) VALUES (?, ?, ?, ?)",
+                     STORE_TEXT(hash), STORE_TEXT(account_id), STORE_INT(now), STORE_INT(expires));
 }
 
 int signin_challenge_find(struct store *s, const char *hash, int64_t now, char account_id[ID_LEN])

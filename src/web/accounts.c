@@ -362,6 +362,28 @@ void web_signin_form(struct request *req)
     signin_page(req, 200, NULL, v[0].s, NULL, notice);
 }
 
+/* The outcomes both steps of a sign-in share: a session (303 to next with its cookie), a
+ * limit, a suspended account, the store. */
+static void signin_answer(struct request *req, int rc, struct account_result *r, const char *next)
+{
+    switch (rc) {
+    case ACCOUNT_OK:
+        set_session_cookie(req, r->cookie);
+        account_result_wipe(r);
+        log_info("accounts", "sign-in rid=%s", req->id);
+        web_redirect(req, 303, account_safe_next(next));
+        break;
+    case ACCOUNT_LIMITED:
+        signins_limited(req, r->retry_s);
+        break;
+    case ACCOUNT_SUSPENDED:
+        web_error_page(req, 403, "This account is suspended.");
+        break;
+    default:
+        web_unavailable(req);
+    }
+}
+
 void web_signin(struct request *req)
 {
     static const char *const names[] = {"email", "password", "next", "csrf", NULL};
@@ -378,14 +400,9 @@ void web_signin(struct request *req)
     if (!s)
         return;
     struct app_ctx c = web_app_ctx(req, s, time_now_us());
-    switch (account_signin(&c, req->cfg->limits, f.v[0], f.v[1], client_addr(req, addr),
-                           http_cookie(req, ACCOUNT_COOKIE_NAME), &r)) {
-    case ACCOUNT_OK:
-        set_session_cookie(req, r.cookie);
-        account_result_wipe(&r);
-        log_info("accounts", "sign-in rid=%s", req->id);
-        web_redirect(req, 303, account_safe_next(f.v[2]));
-        break;
+    int rc = account_signin(&c, req->cfg->limits, f.v[0], f.v[1], client_addr(req, addr),
+                            http_cookie(req, ACCOUNT_COOKIE_NAME), &r);
+    switch (rc) {
     case ACCOUNT_CODE_NEEDED:
         code_page(req, 200, r.challenge, f.v[2], NULL);
         account_result_wipe(&r);
@@ -393,17 +410,11 @@ void web_signin(struct request *req)
     case ACCOUNT_MISSING:
         signin_page(req, 400, f.v[0], f.v[2], "enter your email address and your password", NULL);
         break;
-    case ACCOUNT_LIMITED:
-        signins_limited(req, r.retry_s);
-        break;
     case ACCOUNT_WRONG_PASSWORD:
         signin_page(req, 403, r.email, f.v[2], "The email address or the password is wrong.", NULL);
         break;
-    case ACCOUNT_SUSPENDED:
-        web_error_page(req, 403, "This account is suspended.");
-        break;
     default:
-        web_unavailable(req);
+        signin_answer(req, rc, &r, f.v[2]);
     }
 }
 
@@ -423,27 +434,16 @@ void web_signin_code(struct request *req)
     if (!s)
         return;
     struct app_ctx c = web_app_ctx(req, s, time_now_us());
-    switch (account_signin_code(&c, req->cfg->limits, f.v[0], f.v[1], client_addr(req, addr),
-                                http_cookie(req, ACCOUNT_COOKIE_NAME), &r)) {
-    case ACCOUNT_OK:
-        set_session_cookie(req, r.cookie);
-        account_result_wipe(&r);
-        log_info("accounts", "sign-in with a code rid=%s", req->id);
-        web_redirect(req, 303, account_safe_next(f.v[2]));
-        break;
+    int rc = account_signin_code(&c, req->cfg->limits, f.v[0], f.v[1], client_addr(req, addr),
+                                 http_cookie(req, ACCOUNT_COOKIE_NAME), &r);
+    switch (rc) {
     case ACCOUNT_WRONG_CODE:
         code_page(req, 403, f.v[0] ? f.v[0] : "", f.v[2],
                   "The code is wrong or was used already (or this form is older than five "
                   "minutes): enter the next code, or sign in again.");
         break;
-    case ACCOUNT_LIMITED:
-        signins_limited(req, r.retry_s);
-        break;
-    case ACCOUNT_SUSPENDED:
-        web_error_page(req, 403, "This account is suspended.");
-        break;
     default:
-        web_unavailable(req);
+        signin_answer(req, rc, &r, f.v[2]);
     }
 }
 
@@ -746,6 +746,37 @@ static void totp_setup_page(struct request *req, int status, const struct sessio
     web_reply_html(req, status);
 }
 
+/* The refusals of the two-factor forms, one answer each. */
+static void totp_refused(struct request *req, int rc, const struct account_result *r,
+                         const struct session_row *sess)
+{
+    switch (rc) {
+    case ACCOUNT_NOT_STAFF:
+        web_error_page(req, 403, "two-factor sign-in is for moderators, editors and admins");
+        break;
+    case ACCOUNT_TOTP_ON:
+        web_error_page(req, 409, "two-factor sign-in is on already");
+        break;
+    case ACCOUNT_TOTP_NONE:
+        web_error_page(req, 409,
+                       "two-factor sign-in is off, or no set-up is waiting: start "
+                       "again on /account");
+        break;
+    case ACCOUNT_WRONG_CODE:
+        totp_setup_page(req, 403, sess, NULL,
+                        "The code is wrong: enter the code your app shows now.");
+        break;
+    case ACCOUNT_LIMITED:
+        signins_limited(req, r->retry_s);
+        break;
+    case ACCOUNT_WRONG_PASSWORD:
+        account_page(req, 403, sess, NULL, "The password is wrong.");
+        break;
+    default:
+        web_unavailable(req);
+    }
+}
+
 void web_totp_begin(struct request *req)
 {
     static const char *const names[] = {"password", "csrf", NULL};
@@ -760,27 +791,14 @@ void web_totp_begin(struct request *req)
     if (!s)
         return;
     struct app_ctx c = web_app_ctx(req, s, now);
-    switch (account_totp_begin(&c, req->cfg->limits, &sess.account, sess.staff, f.v[0],
-                               client_addr(req, addr), &e, &r)) {
-    case ACCOUNT_OK:
-        totp_setup_page(req, 200, &sess, &e, NULL);
-        sodium_memzero(e.base32, sizeof e.base32);
-        break;
-    case ACCOUNT_NOT_STAFF:
-        web_error_page(req, 403, "two-factor sign-in is for moderators, editors and admins");
-        break;
-    case ACCOUNT_TOTP_ON:
-        web_error_page(req, 409, "two-factor sign-in is on already");
-        break;
-    case ACCOUNT_LIMITED:
-        signins_limited(req, r.retry_s);
-        break;
-    case ACCOUNT_WRONG_PASSWORD:
-        account_page(req, 403, &sess, NULL, "The password is wrong.");
-        break;
-    default:
-        web_unavailable(req);
+    int rc = account_totp_begin(&c, req->cfg->limits, &sess.account, sess.staff, f.v[0],
+                                client_addr(req, addr), &e, &r);
+    if (rc != ACCOUNT_OK) {
+        totp_refused(req, rc, &r, &sess);
+        return;
     }
+    totp_setup_page(req, 200, &sess, &e, NULL);
+    sodium_memzero(e.base32, sizeof e.base32);
 }
 
 void web_totp_confirm(struct request *req)
@@ -794,23 +812,12 @@ void web_totp_confirm(struct request *req)
     if (!s)
         return;
     struct app_ctx c = web_app_ctx(req, s, now);
-    switch (account_totp_confirm(&c, &sess.account, f.v[0])) {
-    case ACCOUNT_OK:
+    struct account_result r = {0};
+    int rc = account_totp_confirm(&c, &sess.account, f.v[0]);
+    if (rc != ACCOUNT_OK)
+        totp_refused(req, rc, &r, &sess);
+    else
         web_redirect(req, 303, "/account?notice=totp-on");
-        break;
-    case ACCOUNT_WRONG_CODE:
-        totp_setup_page(req, 403, &sess, NULL,
-                        "The code is wrong: enter the code your app shows now.");
-        break;
-    case ACCOUNT_TOTP_ON:
-        web_error_page(req, 409, "two-factor sign-in is on already");
-        break;
-    case ACCOUNT_TOTP_NONE:
-        web_error_page(req, 409, "no two-factor set-up is waiting: start again on /account");
-        break;
-    default:
-        web_unavailable(req);
-    }
 }
 
 void web_totp_disable(struct request *req)
@@ -826,21 +833,10 @@ void web_totp_disable(struct request *req)
     if (!s)
         return;
     struct app_ctx c = web_app_ctx(req, s, now);
-    switch (account_totp_disable(&c, req->cfg->limits, &sess.account, f.v[0],
-                                 client_addr(req, addr), &r)) {
-    case ACCOUNT_OK:
+    int rc = account_totp_disable(&c, req->cfg->limits, &sess.account, f.v[0],
+                                  client_addr(req, addr), &r);
+    if (rc != ACCOUNT_OK)
+        totp_refused(req, rc, &r, &sess);
+    else
         web_redirect(req, 303, "/account?notice=totp-off");
-        break;
-    case ACCOUNT_TOTP_NONE:
-        web_error_page(req, 409, "two-factor sign-in is off already");
-        break;
-    case ACCOUNT_LIMITED:
-        signins_limited(req, r.retry_s);
-        break;
-    case ACCOUNT_WRONG_PASSWORD:
-        account_page(req, 403, &sess, NULL, "The password is wrong.");
-        break;
-    default:
-        web_unavailable(req);
-    }
 }

@@ -505,10 +505,28 @@ enum account_outcome account_password_change(const struct app_ctx *c,
     return ACCOUNT_OK;
 }
 
+/* The statements of a ban or unban besides the comment ones, for store_prepare_ahead. */
+static int ban_statements(struct store *s, void *arg)
+{
+    (void)arg;
+    static const char none[] = "00000000-0000-4000-8000-000000000000";
+    struct account_row a;
+    int rc = accounts_by_email(s, "none@example.invalid", &a);
+    if (rc >= 0)
+        rc = agents_account_set_banned(s, "none@example.invalid", false, 0);
+    if (rc >= 0)
+        rc = sessions_revoke_all(s, none, NULL, 0);
+    return rc < 0 ? rc : 0;
+}
+
 enum account_outcome account_set_banned(const struct app_ctx *c, const char *email, bool banned,
                                         const char *reason)
 {
     struct account_row a = {0};
+    /* prepared outside every lock: the write holds the deployment's write lock, then the
+     * author's comment lock (app.h) */
+    store_prepare_ahead(c->s, ban_statements, NULL);
+    comments_prepare_writes(c);
     int rc = store_begin_write(c->s);
     if (rc >= 0 && (rc = accounts_by_email(c->s, email, &a)) == 1)
         rc = agents_account_set_banned(c->s, email, banned, c->now);

@@ -93,6 +93,11 @@ static int write_statements(struct store *s, void *arg)
     return 0;
 }
 
+void comments_prepare_writes(const struct app_ctx *c)
+{
+    store_prepare_ahead(c->s, write_statements, c->a);
+}
+
 /* Begins a comment write: its statements prepared first (write_statements), then the
  * row-write transaction. 0 or a negative store_rc. */
 static int begin_write(const struct app_ctx *c)

@@ -83,6 +83,10 @@ int comment_suspend(const struct app_ctx *c, const char *moderator, const char *
  * negative store_rc. */
 int comments_author_suspended(const struct app_ctx *c, const char *by, const char *account_id,
                               bool suspended, const char *reason);
+/* Prepares every statement a comment write runs under its author's lock (store_prepare_ahead),
+ * for another use case's write that calls comments_author_suspended: call it before that
+ * write begins (no statement is prepared while a lock is held, app.h). */
+void comments_prepare_writes(const struct app_ctx *c);
 /* Whether account_id may moderate (moderator or admin): 1, 0, or APP_UNAVAILABLE. */
 int comment_is_moderator(const struct app_ctx *c, const char *account_id);
 

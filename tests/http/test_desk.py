@@ -478,6 +478,7 @@ def test_audit_page_and_cli(kit):
 
 
 def test_admin_bans_with_the_password_and_the_sessions_end(kit):
+    seen = len(kit.server.lines)
     victim = kit.user()
     vid = account_id(kit, victim)
     assert victim.get("/account")[0].status_code == 200
@@ -493,6 +494,8 @@ def test_admin_bans_with_the_password_and_the_sessions_end(kit):
     assert r.status_code == 303
     r, _ = victim.get("/account")
     assert r.status_code == 303, "a ban ends the account's sessions at once"
+    # its statements (and the comment ones it runs under the author lock) were prepared first
+    assert [ln for ln in kit.server.lines[seen:] if "prepared while a key lock is held" in ln] == []
     _, doc = kit.admin.get(f"/desk/accounts/{vid}", status=200)
     assert doc.find(id="account-state").get_text().startswith("banned")
     assert "account.ban" in doc.find("table", class_="audit").get_text()

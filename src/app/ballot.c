@@ -133,6 +133,8 @@ static int cast_in_transaction(const struct app_ctx *c, const struct ballot_inpu
         if (st[k].applies &&
             (rc = app_rate_record(c->s, w->subject[k], st[k].window_us, c->now)) < 0)
             goto out;
+    /* a ballot moves tallies only: cached bodies without this incident's stay valid */
+    store_write_tallies_only(c->s);
     if ((rc = store_commit(c->s)) < 0)
         goto out;
     return done(c, &ref, out);

@@ -11,6 +11,7 @@
 
 #include "api/api.h"
 #include "domain/voter.h"
+#include "store/incidents.h"
 #include "store/votes.h"
 #include "web/web.h"
 #include "cli/cli.h"
@@ -28,6 +29,21 @@ static int cache_token(uint64_t out[2])
     if (!s)
         return -1;
     return store_data_version(s, out) < 0 ? -1 : 0;
+}
+
+/* Whether the tallies of a cached body's incidents are still those it rendered. */
+static int cache_fresh(const char *const *ids, size_t n, const uint64_t *fps)
+{
+    struct store *s = store_thread();
+    uint64_t *now = s ? calloc(n, sizeof *now) : NULL;
+    if (!now)
+        return -1;
+    int rc = incidents_tally_fingerprints(s, ids, n, now) < 0 ? -1 : 1;
+    for (size_t i = 0; rc == 1 && i < n; i++)
+        if (now[i] != fps[i])
+            rc = 0;
+    free(now);
+    return rc;
 }
 
 int cli_serve(int argc, char **argv)
@@ -51,6 +67,8 @@ int cli_serve(int argc, char **argv)
         cfg->password_threads = ncpu > 1 ? (int)(ncpu / 2 < 64 ? ncpu / 2 : 64) : 1;
     }
     cfg->busy = web_password_busy;
+    cfg->cache_watch = incidents_watch_tallies;
+    cfg->cache_fresh = cache_fresh;
 
     const char *base = st.base_url;
     char base_buf[512];

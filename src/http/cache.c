@@ -1,6 +1,7 @@
 #include "http/cache.h"
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,15 +10,31 @@
 #define CACHE_MAX_BODY  (512 * 1024) /* larger bodies are not cached */
 #define CACHE_MAX_BYTES (64u << 20)  /* per thread */
 
+/* the incidents whose tallies a body shows, with their fingerprints (cache.h) */
+struct deps {
+    bool all; /* more than CACHE_DEPS_MAX: depends on every tally */
+    size_t n;
+    char **ids;
+    uint64_t *fps;
+};
+
 struct slot {
     uint64_t hash;
     char *key;
     struct cache_token token;
+    struct deps deps;
     struct cache_body *body;
 };
 
 static _Thread_local struct slot *slots;
 static _Thread_local size_t bytes;
+/* the response being rendered on this thread */
+static _Thread_local struct {
+    bool all;
+    size_t n;
+    char *ids[CACHE_DEPS_MAX];
+    uint64_t fps[CACHE_DEPS_MAX];
+} rendering;
 static pthread_key_t exit_key;
 static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
 
@@ -46,6 +63,64 @@ void cache_body_unref(struct cache_body *b)
         free(b);
 }
 
+static void deps_free(struct deps *d)
+{
+    for (size_t i = 0; i < d->n; i++)
+        free(d->ids[i]);
+    free(d->ids);
+    free(d->fps);
+    memset(d, 0, sizeof *d);
+}
+
+/* A copy of the rendering thread's dependencies; false when out of memory. */
+static bool deps_copy(struct deps *d)
+{
+    memset(d, 0, sizeof *d);
+    d->all = rendering.all;
+    if (d->all || rendering.n == 0)
+        return true;
+    d->ids = calloc(rendering.n, sizeof *d->ids);
+    d->fps = calloc(rendering.n, sizeof *d->fps);
+    if (!d->ids || !d->fps) {
+        deps_free(d);
+        return false;
+    }
+    for (; d->n < rendering.n; d->n++) {
+        if (!(d->ids[d->n] = strdup(rendering.ids[d->n]))) {
+            deps_free(d);
+            return false;
+        }
+        d->fps[d->n] = rendering.fps[d->n];
+    }
+    return true;
+}
+
+void cache_deps_begin(void)
+{
+    for (size_t i = 0; i < rendering.n; i++)
+        free(rendering.ids[i]);
+    rendering.n = 0;
+    rendering.all = false;
+}
+
+void cache_deps_add(void *unused, const char *id, uint64_t fp)
+{
+    (void)unused;
+    if (rendering.all)
+        return;
+    for (size_t i = 0; i < rendering.n; i++)
+        if (rendering.fps[i] == fp && strcmp(rendering.ids[i], id) == 0)
+            return; /* read twice, unchanged */
+    char *copy = rendering.n < CACHE_DEPS_MAX ? strdup(id) : NULL;
+    if (!copy) {
+        cache_deps_begin();
+        rendering.all = true;
+        return;
+    }
+    rendering.ids[rendering.n] = copy;
+    rendering.fps[rendering.n++] = fp;
+}
+
 static void slot_clear(struct slot *s)
 {
     if (s->body) {
@@ -53,10 +128,27 @@ static void slot_clear(struct slot *s)
         cache_body_unref(s->body);
     }
     free(s->key);
+    deps_free(&s->deps);
     memset(s, 0, sizeof *s);
 }
 
-struct cache_body *cache_get(const char *key, const struct cache_token *token)
+/* Whether an entry stored under s->token is valid under token (cache.h). */
+static bool valid(struct slot *s, const struct cache_token *token, cache_fresh_fn fresh)
+{
+    if (s->token.content != token->content)
+        return false;
+    if (s->token.tally == token->tally)
+        return true;
+    if (s->deps.all)
+        return false;
+    if (s->deps.n > 0 &&
+        (!fresh || fresh((const char *const *)s->deps.ids, s->deps.n, s->deps.fps) != 1))
+        return false;
+    s->token.tally = token->tally;
+    return true;
+}
+
+struct cache_body *cache_get(const char *key, const struct cache_token *token, cache_fresh_fn fresh)
 {
     if (!slots)
         return NULL;
@@ -64,7 +156,7 @@ struct cache_body *cache_get(const char *key, const struct cache_token *token)
     struct slot *s = &slots[h % CACHE_SLOTS];
     if (!s->body || s->hash != h || strcmp(s->key, key) != 0)
         return NULL;
-    if (s->token.a != token->a || s->token.b != token->b) {
+    if (!valid(s, token, fresh)) {
         slot_clear(s); /* stale: the database changed since it was stored */
         return NULL;
     }
@@ -92,7 +184,8 @@ void cache_put(const char *key, const struct cache_token *token, int status,
         return;
     struct cache_body *b = malloc(sizeof *b + len);
     char *k = strdup(key);
-    if (!b || !k) {
+    struct deps d;
+    if (!b || !k || !deps_copy(&d)) {
         free(b);
         free(k);
         return;
@@ -105,12 +198,14 @@ void cache_put(const char *key, const struct cache_token *token, int status,
     s->hash = h;
     s->key = k;
     s->token = *token;
+    s->deps = d;
     s->body = b;
     bytes += len;
 }
 
 void cache_thread_release(void)
 {
+    cache_deps_begin();
     if (!slots)
         return;
     for (size_t i = 0; i < CACHE_SLOTS; i++)

@@ -94,13 +94,17 @@ struct server_config {
     void (*busy)(struct request *req);
     /* the operators' limits (domain/limits.h), read by handlers as req->cfg->limits */
     const struct whistle_limits *limits;
-    /* fills the cache validation token; NULL or a negative return disables the cache
-     * for that request */
+    /* fills the cache validation token (content and tally versions, cache.h); NULL or a
+     * negative return disables the cache for that request */
     int (*cache_token)(uint64_t out[2]);
     /* --metrics-listen: a second listener that answers only GET /metrics, in the Prometheus
      * text format written by metrics (NULL: no such listener; the public one never has it) */
     const char *metrics_listen;
     void (*metrics)(struct buf *out);
+    /* the cache's tally dependencies (cache.h): sets (fn) or clears (NULL) the calling
+     * thread's watcher of tally reads, and checks recorded fingerprints against the store */
+    void (*cache_watch)(void (*fn)(void *ctx, const char *id, uint64_t fp), void *ctx);
+    int (*cache_fresh)(const char *const *ids, size_t n, const uint64_t *fps);
 };
 
 #define REQUEST_MAX_QUERY 64
@@ -151,6 +155,7 @@ struct request {
     int nheaders, headers_cap;
     size_t bytes_sent;
     struct cache_body *cached; /* set when the body comes from the response cache */
+    const char *cache_state;   /* X-Whistle-Cache: "hit", "miss", or NULL (not cacheable) */
     struct arena arena;        /* last: everything before it is zeroed at allocation */
 };
 

@@ -550,19 +550,26 @@ static bool dispatch(struct request *req)
     if (cache) {
         uint64_t t[2];
         cache = config->cache_token(t) == 0;
-        token.a = t[0];
-        token.b = t[1];
+        token.content = t[0];
+        token.tally = t[1];
     }
     if (cache) {
         cache_key(req, &key);
-        req->cached = cache_get(key.p, &token);
+        req->cached = cache_get(key.p, &token, config->cache_fresh);
+        req->cache_state = req->cached ? "hit" : "miss";
         if (req->cached) {
             reply_body(req, req->cached->status, req->cached->content_type);
             buf_release(&key);
             return false;
         }
+        /* the store tells which incidents' tallies the body shows (cache.h) */
+        cache_deps_begin();
+        if (config->cache_watch)
+            config->cache_watch(cache_deps_add, NULL);
     }
     run_handler(req);
+    if (cache && config->cache_watch)
+        config->cache_watch(NULL, NULL);
     if (cache && req->status == 200 && req->nheaders == 0)
         cache_put(key.p, &token, req->status, req->content_type, req->out.p, req->out.len);
     buf_release(&key);
@@ -597,6 +604,8 @@ static enum MHD_Result queue(struct request *req)
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
     MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
     MHD_add_response_header(resp, "X-Request-Id", req->id);
+    if (req->cache_state)
+        MHD_add_response_header(resp, "X-Whistle-Cache", req->cache_state);
     if (req->route && (req->route->flags & ROUTE_CORS)) {
         MHD_add_response_header(resp, "Access-Control-Allow-Origin", "*");
         MHD_add_response_header(resp, "Access-Control-Expose-Headers", HTTP_CORS_EXPOSE);

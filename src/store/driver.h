@@ -33,6 +33,7 @@ struct store_driver {
     int (*data_version)(struct store *s, uint64_t out[2]);
     /* store_write_probe: 0 or a negative store_rc, the reason left for errmsg */
     int (*write_probe)(struct store *s);
+    int (*tallies_moved)(struct store *s); /* store_tallies_moved; NULL: nothing to do */
     /* Called by store_thread() before it hands the connection out: true when it looks
      * usable without a round trip. A transaction left open (a bug) is rolled back here. */
     bool (*idle_ok)(struct store *s);
@@ -56,6 +57,9 @@ struct store {
     bool key_locked; /* store_lock_key holds a lock until the transaction ends */
     void (*trace)(void *arg, const char *what); /* store_trace */
     void *trace_arg;
+    /* what the commit of the open write transaction moves (store_data_version) */
+    enum { STORE_BUMP_NONE, STORE_BUMP_CONTENT, STORE_BUMP_TALLY } bump;
+    bool wrote; /* store_exec ran in the write transaction (DDL): bump even if no row moved */
 };
 
 struct store_stmt {

@@ -1,5 +1,6 @@
 #include "store/incidents.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "domain/votes.h"
@@ -97,6 +98,35 @@ static void read_incident(struct arena *a, struct store_stmt *st, struct inciden
 #define TALLY_SUMS                                                                                 \
     "CAST(sum(correct) AS BIGINT), CAST(sum(incorrect) AS BIGINT), CAST(sum(unsure) AS BIGINT)"
 
+static _Thread_local void (*watch_fn)(void *, const char *, uint64_t);
+static _Thread_local void *watch_ctx;
+
+void incidents_watch_tallies(void (*fn)(void *ctx, const char *id, uint64_t fp), void *ctx)
+{
+    watch_fn = fn;
+    watch_ctx = ctx;
+}
+
+/* FNV-1a of the counters: two tallies with the same fingerprint render the same. */
+static uint64_t tally_fp(const struct votes *v)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t r = 0; r < sizeof v->by_rooting / sizeof v->by_rooting[0]; r++) {
+        int64_t c[3] = {v->by_rooting[r].correct, v->by_rooting[r].incorrect,
+                        v->by_rooting[r].unsure};
+        const unsigned char *p = (const unsigned char *)c;
+        for (size_t i = 0; i < sizeof c; i++)
+            h = (h ^ p[i]) * 1099511628211ULL;
+    }
+    return h;
+}
+
+static void tallies_seen(const char *id, const struct votes *v)
+{
+    if (watch_fn)
+        watch_fn(watch_ctx, id, tally_fp(v));
+}
+
 int incidents_tallies(struct store *s, const char *id, int64_t version, struct votes *v)
 {
     memset(v, 0, sizeof *v);
@@ -117,54 +147,84 @@ int incidents_tallies(struct store *s, const char *id, int64_t version, struct v
         v->by_rooting[r].unsure = store_col_int(st, 3);
     }
     store_reset(st);
-    return rc < 0 ? rc : 0;
+    if (rc < 0)
+        return rc;
+    tallies_seen(id, v);
+    return 0;
 }
 
-/* The current-version tallies of a whole page in one query (one SQL text per page size,
- * each prepared once): a page costs two statements, not one per incident. */
-static int page_tallies(struct store *s, struct incident *list, size_t count)
+/* The current-version tallies of n incidents in one query (one SQL text per count, each
+ * prepared once): a page costs two statements, not one per incident. */
+static int current_tallies(struct store *s, const char *const *ids, size_t n, struct votes *out)
 {
-    size_t asked = 0;
+    memset(out, 0, n * sizeof *out);
+    if (n == 0)
+        return 0;
     struct buf sql = BUF_INIT;
     buf_puts(&sql, "SELECT t.incident_id, t.rooting, " TALLY_SUMS
                    " FROM vote_tallies t JOIN incidents i ON i.id = t.incident_id"
                    " AND t.question_version = i.question_version WHERE t.incident_id IN (");
-    for (size_t i = 0; i < count; i++) {
-        if (!list[i].has_question)
-            continue;
-        buf_puts(&sql, asked ? ", ?" : "?");
-        asked++;
-    }
+    for (size_t i = 0; i < n; i++)
+        buf_puts(&sql, i ? ", ?" : "?");
     buf_puts(&sql, ") GROUP BY t.incident_id, t.rooting");
-    if (asked == 0) {
-        buf_release(&sql);
-        return 0;
-    }
     struct store_stmt *st = store_prepare(s, sql.p);
     buf_release(&sql);
     if (!st)
         return STORE_ERR;
-    int k = 1;
-    for (size_t i = 0; i < count; i++)
-        if (list[i].has_question)
-            store_bind_text(st, k++, list[i].id);
+    for (size_t i = 0; i < n; i++)
+        store_bind_text(st, (int)i + 1, ids[i]);
     int rc;
     while ((rc = store_step(st)) == STORE_ROW) {
         const char *id = store_col_text(st, 0);
         int r = rooting_from_name(store_col_text(st, 1));
         if (r < 0 || !id)
             continue;
-        for (size_t i = 0; i < count; i++) {
-            if (strcmp(list[i].id, id) != 0)
+        for (size_t i = 0; i < n; i++) {
+            if (strcmp(ids[i], id) != 0)
                 continue;
-            list[i].votes.by_rooting[r].correct = store_col_int(st, 2);
-            list[i].votes.by_rooting[r].incorrect = store_col_int(st, 3);
-            list[i].votes.by_rooting[r].unsure = store_col_int(st, 4);
+            out[i].by_rooting[r].correct = store_col_int(st, 2);
+            out[i].by_rooting[r].incorrect = store_col_int(st, 3);
+            out[i].by_rooting[r].unsure = store_col_int(st, 4);
             break;
         }
     }
     store_reset(st);
     return rc < 0 ? rc : 0;
+}
+
+int incidents_tally_fingerprints(struct store *s, const char *const *ids, size_t n, uint64_t *fps)
+{
+    struct votes *v = calloc(n ? n : 1, sizeof *v);
+    if (!v)
+        return STORE_ERR;
+    int rc = current_tallies(s, ids, n, v);
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        fps[i] = tally_fp(&v[i]);
+    free(v);
+    return rc;
+}
+
+/* The tallies of a page's incidents that have a question. */
+static int page_tallies(struct store *s, struct incident *list, size_t count)
+{
+    const char **ids = calloc(count ? count : 1, sizeof *ids);
+    struct votes *v = calloc(count ? count : 1, sizeof *v);
+    size_t n = 0;
+    int rc = ids && v ? 0 : STORE_ERR;
+    for (size_t i = 0; rc == 0 && i < count; i++)
+        if (list[i].has_question)
+            ids[n++] = list[i].id;
+    if (rc == 0)
+        rc = current_tallies(s, ids, n, v);
+    for (size_t i = 0, k = 0; rc == 0 && i < count; i++) {
+        if (!list[i].has_question)
+            continue;
+        list[i].votes = v[k++];
+        tallies_seen(list[i].id, &list[i].votes);
+    }
+    free(ids);
+    free(v);
+    return rc;
 }
 
 int incidents_list(struct store *s, struct arena *a, const struct incident_filter *f,

@@ -51,6 +51,20 @@ int incidents_questions(struct store *s, struct arena *a, const char *id, struct
 /* Reads the tallies of one question version into v (zeroed first). */
 int incidents_tallies(struct store *s, const char *id, int64_t version, struct votes *v);
 
+/*
+ * Tally dependencies of a response (http/cache.h): while a watcher is set on the calling
+ * thread, every read of an incident's tallies here (incidents_tallies, the tallies of an
+ * incidents_list page) calls fn(ctx, incident id, fingerprint of the tallies read). fn NULL
+ * stops watching. Every tally read of the program goes through this file, so a body that
+ * shows tallies cannot forget to say so.
+ */
+void incidents_watch_tallies(void (*fn)(void *ctx, const char *id, uint64_t fp), void *ctx);
+
+/* The fingerprints of the current question version's tallies of n incidents, now, in one
+ * statement: equal to those a watcher was told iff the tallies are the same. 0 or a negative
+ * store_rc. */
+int incidents_tally_fingerprints(struct store *s, const char *const *ids, size_t n, uint64_t *fps);
+
 /* Calls fn for every incident, whatever its visibility ("published", "withdrawn",
  * "merged"), in ID order; strings live until fn returns. */
 int incidents_each(struct store *s,

@@ -27,12 +27,10 @@
  *   rules lock their own rows (ballots through whistle_cast_ballot, leads on the 'leads'
  *   row of write_locks) run side by side and wait only for the exclusive ones (issue 20,
  *   docs/scale.md).
- * - store_data_version: a hash of pg_current_snapshot(). A snapshot lists the transaction
- *   ids still running and the next one to be assigned; a write transaction that commits
- *   either leaves the running list or, if it had no id yet, moves the next id, so the text
- *   differs before and after any commit by any node (writes in other databases of the
- *   cluster change it too: a spurious cache miss, never a stale hit). Reads assign no id
- *   and do not move it. One round trip, no table access.
+ * - store_data_version: the last values of two sequences, whistle_content_seq (bumped after
+ *   every committed write transaction but the ballots) and whistle_tally_seq (after every
+ *   ballot): pg_commit, pg_tallies_moved. Reading them takes no lock and one round trip; a
+ *   ballot no longer moves what every cached body depends on (http/cache.h).
  */
 #include <inttypes.h>
 #include <libpq-fe.h>
@@ -68,9 +66,6 @@ struct pg_stmt {
     PGresult *res; /* the executed result while the statement runs */
     int row;       /* current row of res */
 };
-
-/* write commits made by this process, for store_data_version() */
-static atomic_ulong local_commits;
 
 struct pg_store {
     struct store base; /* first */
@@ -620,42 +615,92 @@ static int pg_write_probe(struct store *base)
                                   " (SELECT id FROM store_probe FOR UPDATE SKIP LOCKED)");
 }
 
+/* The statements around COMMIT that move a version (store_data_version): the first notes
+ * whether the transaction wrote anything (an id is assigned by the first row it changes or
+ * locks; a background job that found nothing to do has none), the last bumps the sequence
+ * then. to_regclass: before migration 015 made the sequence, nextval(NULL) is NULL. */
+#define WROTE                                                                                      \
+    "SELECT set_config('whistle.wrote', CAST(txid_current_if_assigned() IS NOT NULL AS TEXT),"     \
+    " false); COMMIT; SELECT CASE WHEN current_setting('whistle.wrote') = 'true' THEN "
+#define BUMP_CONTENT "nextval(to_regclass('whistle_content_seq'))"
+#define BUMP_TALLY   "nextval(to_regclass('whistle_tally_seq'))"
+
+/*
+ * COMMIT, and for a write transaction the version bump, sent as one simple query: one round
+ * trip, no lock held by the bump (nextval is not transactional and waits for nobody). The
+ * server runs the bump only once COMMIT succeeded, so a reader that sees the new version sees
+ * the write; it runs it even when this client dies in between (the query is already there).
+ * Between the commit and the bump (microseconds, inside the server) a reader may still get
+ * the old version and a cached body without the write: the writer has not been answered yet,
+ * so no request that started after the write's answer can see it.
+ */
 static int pg_commit(struct store *base)
 {
     struct pg_store *s = conn_of(base);
     if (s->base.broken)
         return STORE_GONE;
-    PGresult *res = PQexec(s->conn, "COMMIT");
-    ExecStatusType st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
+    const char *sql = "COMMIT";
+    if (s->writing && base->bump == STORE_BUMP_CONTENT)
+        sql = WROTE BUMP_CONTENT " END";
+    else if (s->writing && base->bump == STORE_BUMP_TALLY)
+        sql = WROTE BUMP_TALLY " END";
+    /* the result of COMMIT: the first one, or the second after the set_config */
+    int commit_at = sql[0] == 'S' ? 1 : 0, at = 0;
     int rc = 0;
-    if (st != PGRES_COMMAND_OK) {
-        rc = map_result(s, res);
-    } else if (strcmp(PQcmdStatus(res), "COMMIT") != 0) {
-        /* COMMIT of a transaction that had failed answers ROLLBACK: nothing was written */
-        set_err(s, "transaction aborted by an earlier error");
-        rc = STORE_ERR;
+    if (!PQsendQuery(s->conn, sql)) {
+        set_err(s, PQerrorMessage(s->conn));
+        s->base.broken = PQstatus(s->conn) != CONNECTION_OK;
+        rc = s->base.broken ? STORE_GONE : STORE_ERR;
     }
-    PQclear(res);
+    PGresult *res;
+    while (rc == 0 && (res = PQgetResult(s->conn)) != NULL) {
+        ExecStatusType st = PQresultStatus(res);
+        bool want_rows = at != commit_at;
+        if (at <= commit_at && st != (want_rows ? PGRES_TUPLES_OK : PGRES_COMMAND_OK)) {
+            rc = map_result(s, res);
+        } else if (at == commit_at && strcmp(PQcmdStatus(res), "COMMIT") != 0) {
+            /* COMMIT of a transaction that had failed answers ROLLBACK: nothing was written */
+            set_err(s, "transaction aborted by an earlier error");
+            rc = STORE_ERR;
+        } else if (at > commit_at && st != PGRES_TUPLES_OK) {
+            /* committed; only the bump failed: caches may miss it, say so */
+            log_error("store", "cache version bump failed: %s", PQresultErrorMessage(res));
+        }
+        at++;
+        PQclear(res);
+    }
     if (rc < 0) {
+        while ((res = PQgetResult(s->conn)) != NULL)
+            PQclear(res);
+        if (PQstatus(s->conn) != CONNECTION_OK)
+            s->base.broken = true;
         pg_rollback(base);
         return rc;
     }
-    if (s->writing)
-        atomic_fetch_add(&local_commits, 1);
     s->writing = false;
     return 0;
 }
 
+static int pg_tallies_moved(struct store *base)
+{
+    return command(conn_of(base), "SELECT " BUMP_TALLY);
+}
+
+/* (content, tally) from the sequences in one statement; the server's start time is mixed
+ * into the content version: after a crash a sequence may hand out a value again (its last
+ * advance was not flushed), and a cache must not take the new data for the old. */
 static int pg_data_version(struct store *base, uint64_t out[2])
 {
-    struct store_stmt *st = pg_prepare(base, "SELECT CAST(pg_current_snapshot() AS TEXT)");
+    struct store_stmt *st = pg_prepare(base, "SELECT c.last_value, t.last_value,"
+                                             " CAST(pg_postmaster_start_time() AS TEXT)"
+                                             " FROM whistle_content_seq c, whistle_tally_seq t");
     int rc = pg_step(st);
     if (rc == STORE_ROW) {
-        const char *v = pg_col_text(st, 0);
-        out[0] = store_sql_hash(v ? v : "");
+        const char *start = pg_col_text(st, 2);
+        out[0] = (uint64_t)pg_col_int(st, 0) ^ store_sql_hash(start ? start : "");
+        out[1] = (uint64_t)pg_col_int(st, 1);
     }
     pg_reset(st);
-    out[1] = atomic_load(&local_commits);
     return rc == STORE_ROW ? 0 : (rc < 0 ? rc : STORE_ERR);
 }
 
@@ -745,6 +790,7 @@ static const struct store_driver pg_driver = {
     .errmsg = pg_errmsg,
     .data_version = pg_data_version,
     .write_probe = pg_write_probe,
+    .tallies_moved = pg_tallies_moved,
     .idle_ok = pg_idle_ok,
     .reopen = pg_reopen,
 };

@@ -21,16 +21,14 @@ struct cached_stmt {
     sqlite3_stmt *stmt;
 };
 
-/* write commits made by this process, for store_data_version() */
-static atomic_ulong local_commits;
-
 struct sqlite_store {
     struct store base; /* first */
     sqlite3 *db;
     char *path; /* for reopen */
     int last_rc;
     bool writing;
-    int budget_ticks; /* progress-handler calls left in this read (read_budget) */
+    int budget_ticks;         /* progress-handler calls left in this read (read_budget) */
+    int64_t changes_at_begin; /* sqlite3_total_changes64 when the write transaction began */
     struct cached_stmt cache[STMT_CACHE];
 };
 
@@ -326,6 +324,7 @@ static int sq_begin_write(struct store *base)
     struct sqlite_store *s = conn(base);
     int rc = control(s, "BEGIN IMMEDIATE");
     s->writing = rc >= 0;
+    s->changes_at_begin = sqlite3_total_changes64(s->db);
     return rc;
 }
 
@@ -339,18 +338,34 @@ static void sq_rollback(struct store *base)
         control(s, "ROLLBACK");
 }
 
+/* The version bump of a write transaction (store_data_version), inside it: one writer, so
+ * the new value becomes visible with the write and not before. Before migration 015 made
+ * cache_versions the UPDATE fails and changes nothing (migrations themselves, an old file). */
+static void bump_version(struct sqlite_store *s)
+{
+    const char *sql = NULL;
+    if (!s->base.wrote && sqlite3_total_changes64(s->db) == s->changes_at_begin)
+        return; /* no row changed */
+    if (s->base.bump == STORE_BUMP_CONTENT)
+        sql = "UPDATE cache_versions SET n = n + 1 WHERE name = 'content'";
+    else if (s->base.bump == STORE_BUMP_TALLY)
+        sql = "UPDATE cache_versions SET n = n + 1 WHERE name = 'tally'";
+    if (sql)
+        sqlite3_exec(s->db, sql, NULL, NULL, NULL);
+}
+
 static int sq_commit(struct store *base)
 {
     struct sqlite_store *s = conn(base);
     if (s->base.read_budget)
         sqlite3_progress_handler(s->db, 0, NULL, NULL);
+    if (s->writing)
+        bump_version(s);
     int rc = control(s, "COMMIT");
     if (rc < 0) {
         sq_rollback(base);
         return rc;
     }
-    if (s->writing)
-        atomic_fetch_add(&local_commits, 1);
     s->writing = false;
     return rc;
 }
@@ -372,14 +387,17 @@ static int sq_write_probe(struct store *base)
 
 static int sq_data_version(struct store *s, uint64_t out[2])
 {
-    struct store_stmt *st = sq_prepare(s, "PRAGMA data_version");
+    struct store_stmt *st = sq_prepare(s, "SELECT (SELECT n FROM cache_versions WHERE name ="
+                                          " 'content'), (SELECT n FROM cache_versions WHERE"
+                                          " name = 'tally')");
     if (!st)
         return STORE_ERR;
     int rc = sq_step(st);
-    if (rc == STORE_ROW)
+    if (rc == STORE_ROW) {
         out[0] = (uint64_t)sq_col_int(st, 0);
+        out[1] = (uint64_t)sq_col_int(st, 1);
+    }
     sq_reset(st);
-    out[1] = atomic_load(&local_commits);
     return rc == STORE_ROW ? 0 : (rc < 0 ? rc : STORE_ERR);
 }
 

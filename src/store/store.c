@@ -195,6 +195,8 @@ int64_t store_changes(struct store *s)
 int store_exec(struct store *s, const char *sql)
 {
     traced(s, sql);
+    if (s->bump != STORE_BUMP_NONE)
+        s->wrote = true;
     return seen(s, s->drv->exec(s, sql));
 }
 
@@ -224,13 +226,24 @@ int store_lock_key(struct store *s, const char *key)
     return rc < 0 ? rc : 0;
 }
 
+/* Every write transaction that changed something moves the content version when it commits
+ * unless it says it wrote tallies only (store_write_tallies_only): no caller can forget it.
+ * The drivers tell whether it changed something (a background job that found nothing to
+ * do moves nothing, or no cache would live longer than the worker's poll interval). */
+static int began_write(struct store *s, int rc)
+{
+    s->bump = rc < 0 ? STORE_BUMP_NONE : STORE_BUMP_CONTENT;
+    s->wrote = false;
+    return rc;
+}
+
 int store_begin_write(struct store *s)
 {
     traced(s, "BEGIN WRITE");
     int rc = seen(s, s->drv->begin_write(s));
     if (reopened(s, rc))
         rc = seen(s, s->drv->begin_write(s));
-    return rc;
+    return began_write(s, rc);
 }
 
 int store_begin_row_write(struct store *s)
@@ -241,21 +254,35 @@ int store_begin_row_write(struct store *s)
     int rc = seen(s, begin(s));
     if (reopened(s, rc))
         rc = seen(s, begin(s));
-    return rc;
+    return began_write(s, rc);
 }
 
 int store_commit(struct store *s)
 {
     s->key_locked = false;
     traced(s, "COMMIT");
-    return seen(s, s->drv->commit(s));
+    int rc = seen(s, s->drv->commit(s));
+    s->bump = STORE_BUMP_NONE;
+    return rc;
 }
 
 void store_rollback(struct store *s)
 {
     s->key_locked = false;
     traced(s, "ROLLBACK");
+    s->bump = STORE_BUMP_NONE;
     s->drv->rollback(s);
+}
+
+void store_write_tallies_only(struct store *s)
+{
+    if (s->bump != STORE_BUMP_NONE)
+        s->bump = STORE_BUMP_TALLY;
+}
+
+int store_tallies_moved(struct store *s)
+{
+    return s->drv->tallies_moved ? seen(s, s->drv->tallies_moved(s)) : 0;
 }
 
 const char *store_errmsg(struct store *s)

@@ -128,6 +128,12 @@ int store_lock_key(struct store *s, const char *key);
 int store_prepare_ahead(struct store *s, int (*fn)(struct store *s, void *arg), void *arg);
 int store_commit(struct store *s);
 void store_rollback(struct store *s);
+/* Inside a write transaction: what it writes is ballots and their tallies only, so its commit
+ * moves the tally version instead of the content version (store_data_version). */
+void store_write_tallies_only(struct store *s);
+/* After a ballot written outside store_begin_write (PostgreSQL's one-statement ballot,
+ * store/votes.c): moves the tally version now that the ballot is committed. */
+int store_tallies_moved(struct store *s);
 
 const char *store_errmsg(struct store *s);
 
@@ -135,10 +141,17 @@ const char *store_errmsg(struct store *s);
  * STORE_BUSY, STORE_GONE; a constraint's refusal is not a failure): GET /metrics. */
 void store_error_counts(int64_t *error, int64_t *busy, int64_t *gone);
 
-/* A value that changes whenever the database may have changed since it was last read:
- * out[1] counts write commits made by this process; out[0] moves on commits by any other
- * connection or process (SQLite: the connection's data_version; PostgreSQL: a hash of
- * pg_current_snapshot(), see pg.c). Response caches compare it before serving. */
+/*
+ * The response cache's validation token (http/cache.h), in one round trip: out[0], the
+ * content version, moves after every committed write transaction (store_begin_write,
+ * store_begin_row_write) except the ballots; out[1], the tally version, moves after every
+ * committed ballot. Both move only once the commit is visible, never before: a reader that
+ * sees a new value sees the write. PostgreSQL: the sequences whistle_content_seq and
+ * whistle_tally_seq bumped right after COMMIT (pg.c), mixed with the server's start time
+ * (a crash may hand out a sequence value again); SQLite: the cache_versions rows, bumped
+ * inside the write transaction (one writer). Writes made behind Whistle's back (psql,
+ * sqlite3) move nothing: docs/operators.md says how to bump by hand.
+ */
 int store_data_version(struct store *s, uint64_t out[2]);
 
 /* A test's view of the work done on s: fn(arg, what) for every statement prepared (the SQL

@@ -264,5 +264,9 @@ int ballots_cast_server(struct store *s, const struct ballot_write *w, int64_t *
         *window = k >= 1 && k <= BALLOT_WRITE_WINDOWS ? (int)k - 1 : 0;
         return BALLOT_WRITE_LIMITED;
     }
-    return BALLOT_WRITE_DONE;
+    /* committed (autocommit): now move the tally version (store.h store_data_version). If
+     * that fails the caller answers "unavailable" and the voter's retry, the same ballot
+     * again, moves it. */
+    rc = store_tallies_moved(s);
+    return rc < 0 ? rc : BALLOT_WRITE_DONE;
 }

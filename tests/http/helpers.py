@@ -128,20 +128,39 @@ def db_bytes(db):
     return blobs + dump.stdout
 
 
+# What an operator runs after a hand edit (docs/operators.md "Editing the database by hand"):
+# moves the content version, so every node's response cache lets go of what it holds.
+BUMP_SQL = {"postgresql": "SELECT nextval(to_regclass('whistle_content_seq'))",
+            "sqlite": "UPDATE cache_versions SET n = n + 1 WHERE name = 'content'"}
+
+
 def db_sql(db, sql):
     """Runs one SQL statement on the database of a test path, behind Whistle's back (to set
-    up states the API cannot reach, e.g. a newer schema)."""
+    up states the API cannot reach, e.g. a newer schema), then moves the cache content
+    version as an operator's hand edit must (a running server sees the edit at once)."""
     if PG:
-        return psql(sql, _pg_dbs[os.path.abspath(str(db))])
+        return _db_sql_pg(db, sql)
     import sqlite3
 
     con = sqlite3.connect(str(db))
     try:
         with con:
             con.execute(sql)
+        try:
+            with con:
+                con.execute(BUMP_SQL["sqlite"])
+        except sqlite3.OperationalError:
+            pass  # before migration 015 (no cache_versions table)
     finally:
         con.close()
     return ""
+
+
+def _db_sql_pg(db, sql):
+    dbname = _pg_dbs[os.path.abspath(str(db))]
+    out = psql(sql, dbname)
+    psql(BUMP_SQL["postgresql"], dbname)
+    return out
 
 
 def db_rows(db, sql):

@@ -33,7 +33,7 @@ import time
 import pytest
 import requests
 
-from helpers import BASE, FIXTURES, HERE, I1, PG, Server, run_cli
+from helpers import BASE, FIXTURES, HERE, I1, I2, I5, PG, Server, run_cli
 from helpers import PgCluster as Cluster
 from leadkit import (LEADS, Agent, Clock, accepted, create_key, error_of, idem, lead_body,
                      quota_refused, uniq)
@@ -357,6 +357,37 @@ def test_ballot_flood_keeps_tallies_equal_to_ballots(dep):
     assert after[0]["counts"] == counts
     for v in voters:
         v.close()
+
+
+def primed(node, path, tries=20):
+    """GETs path on one node until its cache answers (bounded); returns the body."""
+    for _ in range(tries):
+        r = node.get(path)
+        assert r.status_code == 200, (path, r.status_code, r.text[:300])
+        if r.headers.get("X-Whistle-Cache") == "hit":
+            return r.json()
+    raise AssertionError(f"{path} never came from {node.url}'s cache in {tries} requests")
+
+
+def test_caches_of_other_nodes_see_a_ballot_and_a_withdrawal_at_once(dep):
+    """issue 20 item 5: a ballot through node 1 shows on node 2's next answer (its cached
+    body of that incident is not served), and so does a withdrawal (the spec: a node never
+    serves a withdrawn incident); node 2's cached bodies without the ballot's tallies stay."""
+    n1, n2 = dep.nodes[0], dep.nodes[1]
+    a, b, gone = f"/api/v1/incidents/{I1}", f"/api/v1/incidents/{I2}", f"/api/v1/incidents/{I5}"
+    before_a, before_b = primed(n2, a), primed(n2, b)
+    primed(n2, gone)
+    v = Voter(n1)
+    v.view(f"/incidents/{SLUG}")
+    assert v.vote(SLUG, "incorrect").status_code == 200
+    for _ in range(4):  # whichever of node 2's threads answers
+        assert n2.json(a)["data"]["votes"]["total"] == before_a["data"]["votes"]["total"] + 1
+        assert n2.json(b) == before_b
+    v.close()
+    r = run_cli("incident", "withdraw", I5, "--db", dep.db, env=dep.clock.env)
+    assert r.returncode == 0, r.stderr
+    for _ in range(4):
+        assert n2.get(gone).status_code == 404
 
 
 # ------------------------------------------------------------------ failures

@@ -21,6 +21,7 @@ static const struct {
 } commands[] = {
     {"serve", cli_serve, "serve the API (HTTP)"},
     {"migrate", cli_migrate, "apply database migrations"},
+    {"cache", cli_cache, "flush every node's response cache (after a hand edit)"},
     {"import", cli_import, "import teams, games and incidents from a JSON document"},
     {"export", cli_export, "export everything as an import document"},
     {"incident", cli_incident, "withdraw, merge, set-question, set-status"},

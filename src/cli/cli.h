@@ -16,6 +16,7 @@
 enum { CLI_OK = 0, CLI_REFUSED = 1, CLI_USAGE = 2 };
 
 int cli_serve(int argc, char **argv);
+int cli_cache(int argc, char **argv);
 int cli_migrate(int argc, char **argv);
 int cli_import(int argc, char **argv);
 int cli_export(int argc, char **argv);

@@ -142,6 +142,39 @@ int cli_serve(int argc, char **argv)
     return rc == 0 ? CLI_OK : CLI_REFUSED;
 }
 
+/* whistle cache flush: after an edit made behind Whistle's back (psql, sqlite3), which moves
+ * no cache version (store.h store_data_version). */
+int cli_cache(int argc, char **argv)
+{
+    static const struct option opts[] = {{"db", required_argument, NULL, 'd'}, {NULL, 0, NULL, 0}};
+    static const char usage[] = "whistle cache flush [--db PATH]";
+    const char *db = NULL;
+    int c;
+    optind = 2;
+    if (argc < 2 || strcmp(argv[1], "flush") != 0)
+        return cli_usage(usage);
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (c == 'd')
+            db = optarg;
+        else
+            return cli_usage(usage);
+    }
+    if (optind != argc)
+        return cli_usage(usage);
+    struct store *s = cli_open_store(cli_db_path(db));
+    if (!s)
+        return CLI_REFUSED;
+    int rc = store_cache_flush(s);
+    const char *err = rc < 0 ? store_errmsg(s) : NULL;
+    if (rc < 0)
+        fprintf(stderr, "whistle: cannot flush the response caches: %s\n", err);
+    store_close(s);
+    if (rc < 0)
+        return CLI_REFUSED;
+    printf("response caches flushed: every node renders its next answers again\n");
+    return 0;
+}
+
 int cli_migrate(int argc, char **argv)
 {
     static const struct option opts[] = {

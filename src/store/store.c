@@ -308,6 +308,18 @@ int store_write_probe(struct store *s, char *why, size_t whylen)
     return rc;
 }
 
+int store_cache_flush(struct store *s)
+{
+    /* a write transaction that changes a row moves the content version at its commit */
+    int rc = store_begin_write(s);
+    if (rc == 0)
+        rc = store_exec(s, "UPDATE cache_versions SET n = n + 1 WHERE name = 'content'");
+    if (rc == 0)
+        return store_commit(s);
+    store_rollback(s);
+    return rc;
+}
+
 /* ---- per-thread connections for the server ---------------------------------------- */
 
 /* Reconnection backoff (PostgreSQL): after a failed connection the thread answers

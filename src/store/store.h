@@ -153,6 +153,8 @@ void store_error_counts(int64_t *error, int64_t *busy, int64_t *gone);
  * sqlite3) move nothing: docs/operators.md says how to bump by hand.
  */
 int store_data_version(struct store *s, uint64_t out[2]);
+/* Moves the content version (whistle cache flush): every node's cached bodies are stale. */
+int store_cache_flush(struct store *s);
 
 /* A test's view of the work done on s: fn(arg, what) for every statement prepared (the SQL
  * text, cache hits included), every store_exec, and every transaction control ("BEGIN

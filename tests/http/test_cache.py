@@ -15,8 +15,12 @@ The multi-node version (a ballot and a withdrawal through one node seen through 
 in test_multinode.py.
 """
 
+import os
+import sqlite3
+
 import pytest
 
+import helpers
 from commentkit import Kit
 from helpers import I1, I2, I5, I7, db_sql, run_cli
 from pagekit import Voter, api_votes
@@ -128,6 +132,32 @@ def test_every_other_write_empties_the_cache(one, change):
         assert state(one, f"/api/v1/incidents/{B}")[1]["data"]["title"] == "Edited by hand"
     if change == "withdraw":
         assert one.get(f"/api/v1/incidents/{I5}").status_code == 404
+
+
+def raw_sql(db, sql):
+    """An edit behind Whistle's back that moves no cache version (what db_sql adds)."""
+    if helpers.PG:
+        helpers.psql(sql, helpers._pg_dbs[os.path.abspath(str(db))])
+        return
+    con = sqlite3.connect(str(db))
+    try:
+        with con:
+            con.execute(sql)
+    finally:
+        con.close()
+
+
+def test_a_hand_edit_shows_after_cache_flush(one):
+    """docs/operators.md: an edit with psql or sqlite3 moves no version, so cached bodies
+    stay until `whistle cache flush`."""
+    path = f"/api/v1/incidents/{B}"
+    before = primed(one, path)
+    raw_sql(one.db, f"UPDATE incidents SET title = 'Edited behind its back' WHERE id = '{B}'")
+    assert state(one, path) == ("hit", before)
+    r = ok(run_cli("cache", "flush", "--db", one.db))
+    assert "flushed" in r.stdout
+    how, body = state(one, path)
+    assert how == "miss" and body["data"]["title"] == "Edited behind its back"
 
 
 def test_a_comment_empties_the_cache(server_factory, tmp_path):

@@ -16,6 +16,12 @@
 # caps per address): the figures are
 # the cost of a ballot, not of a refusal. PostgreSQL runs with fsync=off (tests/pgcluster.sh).
 #
+# Cached reads during a ballot flood (issue 20 item 5): on the PostgreSQL node on its socket,
+# GET of one incident's JSON (wrk -t1 -c8), first quiet, then while a ballot flood (wrk -t1
+# -c8, the same length) runs on every other incident; the share of cache hits comes from
+# the X-Whistle-Cache header of the node's answers where the build sends it.
+# BENCH_W_ONLY=cache runs only that part.
+#
 # Environment: WHISTLE_BIN, WHISTLE_BIN_BEFORE, BENCH_W_VOTERS (2000), BENCH_W_INCIDENTS
 # (2000), BENCH_W_DELAY_US (500), BENCH_W_THREADS (serve --threads, 16), BENCH_W_CONNS (32),
 # DUR (10s), WARMUP (3s).
@@ -103,6 +109,8 @@ EOF
 
 RESULTS=$TMP/results.tsv
 : >"$RESULTS"
+READS=$TMP/reads.tsv
+: >"$READS"
 measure() { # measure BUILD CONFIG PORT
     local build=$1 config=$2 port=$3 load out rps p99 non2xx
     local vf="$TMP/voters-$build-${config%%,*}.txt"
@@ -121,6 +129,33 @@ measure() { # measure BUILD CONFIG PORT
     done
 }
 
+# reads_in_flood BUILD PORT: reads/s of one incident's JSON, quiet and during a ballot flood
+# on the other incidents (bounded: both runs last DUR)
+reads_in_flood() {
+    local build=$1 port=$2 target quiet flood ballots vf="$TMP/voters-$1-reads.txt" hits
+    [ -s "$vf" ] || voters "$port" "$vf"
+    target=$(tail -1 "$TMP/spread-$DBNAME.txt")
+    head -n -1 "$TMP/spread-$DBNAME.txt" >"$TMP/others-$DBNAME.txt"
+    local url="http://127.0.0.1:$port/api/v1/incidents/$target"
+    curl -sf -o /dev/null "$url" || die "GET $url failed"
+    wrk -t1 -c8 -d"$WARMUP" "$url" >/dev/null 2>&1 || die "wrk warm-up failed"
+    wrk -t1 -c8 -d"$DUR" "$url" >"$TMP/reads-quiet-$build.txt" 2>&1 || die "wrk failed"
+    quiet=$(awk '/^Requests\/sec:/ { print $2 }' "$TMP/reads-quiet-$build.txt")
+    VOTERS=$vf INCIDENTS=$TMP/others-$DBNAME.txt wrk -t1 -c8 -d"$DUR" -s bench/ballots.lua \
+        "http://127.0.0.1:$port" >"$TMP/flood-$build.txt" 2>&1 &
+    local flood_pid=$!
+    sleep 0.5
+    wrk -t1 -c8 -d"$DUR" "$url" >"$TMP/reads-flood-$build.txt" 2>&1 || die "wrk failed"
+    wait "$flood_pid" || die "wrk (flood) failed: $(cat "$TMP/flood-$build.txt")"
+    flood=$(awk '/^Requests\/sec:/ { print $2 }' "$TMP/reads-flood-$build.txt")
+    ballots=$(awk '/^Requests\/sec:/ { print $2 }' "$TMP/flood-$build.txt")
+    # after the flood: does the next read come from the cache?
+    hits=$(curl -s -D - -o /dev/null "$url" | awk -F': *' 'tolower($1) == "x-whistle-cache" { gsub(/\r/, "", $2); print $2 }')
+    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$build" "$quiet" "$flood" "$ballots" "${hits:-n/a}" \
+        "$(cut -d' ' -f1 /proc/loadavg)" >>"$READS"
+    say "$(printf '%-7s reads/s quiet %8.0f, during the flood %8.0f (%6.0f ballots/s; next read: %s)' "$build" "$quiet" "$flood" "$ballots" "${hits:-n/a}")"
+}
+
 grid() { # grid BUILD BINARY
     local build=$1 bin=$2
     DBNAME=$build
@@ -130,11 +165,19 @@ grid() { # grid BUILD BINARY
     if "$bin" serve --help | grep -q -- --anon-vote-limit-ip; then
         lim+=(--anon-vote-limit-ip 1000000 --new-voter-limit-ip 1000000)
     fi
-    BIN=$bin start_node "$SQ" "${lim[@]}"
-    measure "$build" "sqlite, 1 node" "${NODE_PORTS[0]}"
-    stop_all
+    if [ "${BENCH_W_ONLY:-}" != cache ]; then
+        BIN=$bin start_node "$SQ" "${lim[@]}"
+        measure "$build" "sqlite, 1 node" "${NODE_PORTS[0]}"
+        stop_all
+    fi
     BIN=$bin start_node "$PG" "${lim[@]}"
+    if [ "${BENCH_W_ONLY:-}" = cache ]; then
+        reads_in_flood "$build" "${NODE_PORTS[0]}"
+        stop_all
+        return
+    fi
     measure "$build" "postgresql, 1 node, socket" "${NODE_PORTS[0]}"
+    reads_in_flood "$build" "${NODE_PORTS[0]}"
     stop_all
     BIN=$bin start_node "$PGD" "${lim[@]}"
     measure "$build" "postgresql, 1 node, delay proxy" "${NODE_PORTS[0]}"
@@ -149,6 +192,24 @@ if [ -n "$BEFORE" ]; then grid before "$BEFORE"; fi
 grid after "$BIN"
 
 # ---- Markdown ----------------------------------------------------------------------------
+
+if [ -s "$READS" ]; then
+    echo "### Cached reads during a ballot flood"
+    echo
+    echo "One PostgreSQL node on its socket (\`--threads $THREADS\`): \`GET /api/v1/incidents/{id}\` of one"
+    echo "incident, \`wrk -t1 -c8 -d$DUR\`, quiet, then while \`wrk -t1 -c8\` casts ballots (bench/ballots.lua)"
+    echo "on the other $((N - 1)) incidents; \"next read\": the X-Whistle-Cache header of one more read after"
+    echo "the flood (issue 20 item 5). Load average: the machine's 1-minute figure after the run"
+    echo "(shared with other work)."
+    echo
+    echo "| build | reads/s quiet | reads/s during the flood | ballots/s of the flood | next read | load avg |"
+    echo "|---|---:|---:|---:|---|---:|"
+    while IFS=$'\t' read -r build quiet flood ballots hits load; do
+        printf '| %s | %.0f | %.0f | %.0f | %s | %s |\n' "$build" "$quiet" "$flood" "$ballots" "$hits" "$load"
+    done <"$READS"
+    echo
+fi
+[ "${BENCH_W_ONLY:-}" = cache ] && exit 0
 
 get() { awk -F'\t' -v b="$1" -v c="$2" -v l="$3" '$1 == b && $2 == c && $3 == l { print $4; exit }' "$RESULTS"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b == 0) print "n/a"; else printf "%.2f", a / b }'; }

@@ -146,9 +146,11 @@ int cli_serve(int argc, char **argv)
  * no cache version (store.h store_data_version). */
 int cli_cache(int argc, char **argv)
 {
-    static const struct option opts[] = {{"db", required_argument, NULL, 'd'}, {NULL, 0, NULL, 0}};
-    static const char usage[] = "whistle cache flush [--db PATH]";
+    static const struct option opts[] = {
+        {"db", required_argument, NULL, 'd'}, {"json", no_argument, NULL, 'j'}, {NULL, 0, NULL, 0}};
+    static const char usage[] = "whistle cache flush [--db PATH] [--json]";
     const char *db = NULL;
+    bool json = false;
     int c;
     optind = 2;
     if (argc < 2 || strcmp(argv[1], "flush") != 0)
@@ -156,6 +158,8 @@ int cli_cache(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         if (c == 'd')
             db = optarg;
+        else if (c == 'j')
+            json = true;
         else
             return cli_usage(usage);
     }
@@ -165,13 +169,19 @@ int cli_cache(int argc, char **argv)
     if (!s)
         return CLI_REFUSED;
     int rc = store_cache_flush(s);
-    const char *err = rc < 0 ? store_errmsg(s) : NULL;
     if (rc < 0)
-        fprintf(stderr, "whistle: cannot flush the response caches: %s\n", err);
+        fprintf(stderr, "whistle: cannot flush the response caches: %s\n", store_errmsg(s));
     store_close(s);
     if (rc < 0)
         return CLI_REFUSED;
-    printf("response caches flushed: every node renders its next answers again\n");
+    if (json) {
+        struct buf out = BUF_INIT;
+        buf_puts(&out, "{\"flushed\":true}");
+        cli_print_json(&out);
+        buf_release(&out);
+    } else {
+        printf("response caches flushed: every node renders its next answers again\n");
+    }
     return 0;
 }
 

@@ -40,6 +40,7 @@ static const struct route *table;
 static size_t ntable;
 static atomic_llong buckets[NBOUND + 1]; /* the last: above every bound (+Inf only) */
 static atomic_llong total_us;
+static atomic_llong cache_hits, cache_misses; /* X-Whistle-Cache answers (cache.h) */
 
 /* A route row's pattern: its path, "{id}" for the segment of a param route, its suffix. */
 static char *pattern(const struct route *r)
@@ -124,6 +125,9 @@ void http_metrics_count(const struct request *req, int64_t us)
         b++;
     atomic_fetch_add_explicit(&buckets[b], 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&total_us, us > 0 ? us : 0, memory_order_relaxed);
+    if (req->cache_state)
+        atomic_fetch_add_explicit(req->cache_state[0] == 'h' ? &cache_hits : &cache_misses, 1,
+                                  memory_order_relaxed);
 }
 
 void http_metrics_write(struct buf *out)
@@ -160,4 +164,11 @@ void http_metrics_write(struct buf *out)
     buf_printf(out, "whistle_http_request_duration_seconds_sum %.6f\n",
                (double)atomic_load_explicit(&total_us, memory_order_relaxed) / 1e6);
     buf_printf(out, "whistle_http_request_duration_seconds_count %lld\n", cumulative);
+    buf_puts(out, "# HELP whistle_http_cache_total Cacheable requests by what the response cache "
+                  "did (X-Whistle-Cache): hit, or miss (rendered).\n"
+                  "# TYPE whistle_http_cache_total counter\n");
+    buf_printf(out, "whistle_http_cache_total{result=\"hit\"} %lld\n",
+               atomic_load_explicit(&cache_hits, memory_order_relaxed));
+    buf_printf(out, "whistle_http_cache_total{result=\"miss\"} %lld\n",
+               atomic_load_explicit(&cache_misses, memory_order_relaxed));
 }

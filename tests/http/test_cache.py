@@ -3,8 +3,8 @@ docs/architecture.md "Response cache").
 
 A cached public body is validated by two versions: the content version (every committed
 write but ballots) and the tally version (ballots), plus the incidents whose tallies the body
-shows. The X-Whistle-Cache response header (hit | miss, docs/operators.md) makes the cache's
-decisions observable. Proved here, on both drivers, counting hits and misses and never
+shows. The X-Whistle-Cache response header (hit | miss, docs/operators.md) and the
+whistle_http_cache_total counter of /metrics make the cache's decisions observable. Proved here, on both drivers, counting hits and misses and never
 timing anything:
 
 - a ballot on incident A keeps B's cached JSON and a list page without A as hits, while A's
@@ -24,6 +24,8 @@ import helpers
 from commentkit import Kit
 from helpers import I1, I2, I5, I7, db_sql, run_cli
 from pagekit import Voter, api_votes
+from test_metrics import scrape
+from test_metrics import start as metrics_start
 
 A, A_SLUG = I1, "alpha-bravo-late-hit"  # question version 1, 7 ballots in main.json
 B = I2  # another debate, another game
@@ -63,6 +65,16 @@ def test_header_says_miss_then_hit(one):
     assert state(one, f"/api/v1/incidents/{B}")[0] == "hit"
     # not a cacheable route: no header
     assert "X-Whistle-Cache" not in one.get("/healthz").headers
+
+
+def test_metrics_count_hits_and_misses(server_factory):
+    s = metrics_start(server_factory, threads=1)
+    for _ in range(3):
+        s.get(f"/api/v1/incidents/{B}")
+    s.get("/healthz")
+    text = scrape(s)
+    assert 'whistle_http_cache_total{result="hit"} 2' in text.splitlines()
+    assert 'whistle_http_cache_total{result="miss"} 1' in text.splitlines()
 
 
 def test_ballot_keeps_bodies_without_its_tallies(one):

@@ -276,19 +276,37 @@ static void test_write_transaction_holds_the_write_lock(void **state)
     store_close(other);
 }
 
+/* The cache versions (store.h store_data_version): a committed write transaction of another
+ * connection moves the content version, a ballot's (store_write_tallies_only) the tally
+ * version; a read, a rolled-back write and a write transaction that changed nothing move
+ * neither. */
 static void test_data_version_moves_on_commits_by_others(void **state)
 {
     struct fixture *f = migrated(state);
     struct store *other = NULL;
     assert_int_equal(store_open(f->uri, false, &other, f->err, sizeof f->err), 0);
-    uint64_t a[2], b[2], c[2];
+    uint64_t a[2], b[2], c[2], d[2];
     assert_int_equal(store_data_version(f->s, a), 0);
     assert_int_equal(query_int(other, "SELECT count(*) FROM settings"), 0); /* a read */
+    assert_int_equal(store_begin_write(other), 0); /* a write that changes nothing */
+    assert_int_equal(store_exec(other, "UPDATE settings SET value = 'x' WHERE name = 'none'"), 0);
+    assert_int_equal(store_commit(other), 0);
+    assert_int_equal(store_begin_write(other), 0); /* rolled back */
+    assert_int_equal(store_exec(other, "INSERT INTO settings VALUES ('r', 'v')"), 0);
+    store_rollback(other);
     assert_int_equal(store_data_version(f->s, b), 0);
     assert_true(a[0] == b[0] && a[1] == b[1]);
+    assert_int_equal(store_begin_write(other), 0);
     assert_int_equal(store_exec(other, "INSERT INTO settings VALUES ('n', 'v')"), 0);
+    assert_int_equal(store_commit(other), 0);
     assert_int_equal(store_data_version(f->s, c), 0);
-    assert_true(c[0] != b[0]);
+    assert_true(c[0] != b[0] && c[1] == b[1]);
+    assert_int_equal(store_begin_row_write(other), 0); /* a ballot */
+    assert_int_equal(store_exec(other, "INSERT INTO settings VALUES ('t', 'v')"), 0);
+    store_write_tallies_only(other);
+    assert_int_equal(store_commit(other), 0);
+    assert_int_equal(store_data_version(f->s, d), 0);
+    assert_true(d[0] == c[0] && d[1] != c[1]);
     store_close(other);
 }
 

@@ -17,9 +17,8 @@
 # the cost of a ballot, not of a refusal. PostgreSQL runs with fsync=off (tests/pgcluster.sh).
 #
 # Cached reads during a ballot flood (issue 20 item 5): on the PostgreSQL node on its socket,
-# GET of one incident's JSON (wrk -t1 -c8), first quiet, then while a ballot flood (wrk -t1
-# -c8, the same length) runs on every other incident; the share of cache hits comes from
-# the X-Whistle-Cache header of the node's answers where the build sends it.
+# GETs of the JSON of 100 incidents in rotation (wrk -t1 -c8), first quiet, then while a
+# ballot flood (wrk -t1 -c8, the same length) runs on every other incident.
 # BENCH_W_ONLY=cache runs only that part.
 #
 # Environment: WHISTLE_BIN, WHISTLE_BIN_BEFORE, BENCH_W_VOTERS (2000), BENCH_W_INCIDENTS
@@ -129,31 +128,35 @@ measure() { # measure BUILD CONFIG PORT
     done
 }
 
-# reads_in_flood BUILD PORT: reads/s of one incident's JSON, quiet and during a ballot flood
-# on the other incidents (bounded: both runs last DUR)
+# reads_in_flood BUILD PORT: reads/s of the JSON of READ_SET incidents in rotation, quiet and
+# during a ballot flood on the other incidents (bounded: both runs last DUR)
+READ_SET=100
 reads_in_flood() {
-    local build=$1 port=$2 target quiet flood ballots vf="$TMP/voters-$1-reads.txt" hits
+    local build=$1 port=$2 quiet flood ballots vf="$TMP/voters-$1-reads.txt"
     [ -s "$vf" ] || voters "$port" "$vf"
-    target=$(tail -1 "$TMP/spread-$DBNAME.txt")
-    head -n -1 "$TMP/spread-$DBNAME.txt" >"$TMP/others-$DBNAME.txt"
-    local url="http://127.0.0.1:$port/api/v1/incidents/$target"
-    curl -sf -o /dev/null "$url" || die "GET $url failed"
-    wrk -t1 -c8 -d"$WARMUP" "$url" >/dev/null 2>&1 || die "wrk warm-up failed"
-    wrk -t1 -c8 -d"$DUR" "$url" >"$TMP/reads-quiet-$build.txt" 2>&1 || die "wrk failed"
+    head -n "-$READ_SET" "$TMP/spread-$DBNAME.txt" >"$TMP/others-$DBNAME.txt"
+    tail -n "$READ_SET" "$TMP/spread-$DBNAME.txt" | while read -r slug; do
+        echo "/api/v1/incidents/$(sqlite3 "$SQ" "SELECT id FROM incidents WHERE slug = '$slug'")"
+    done >"$TMP/read-paths-$DBNAME.txt"
+    local url="http://127.0.0.1:$port"
+    curl -sf -o /dev/null "$url$(head -1 "$TMP/read-paths-$DBNAME.txt")" || die "GET failed"
+    wrk -t1 -c8 -d"$WARMUP" -s bench/rotate.lua "$url" -- "$TMP/read-paths-$DBNAME.txt" \
+        >/dev/null 2>&1 || die "wrk warm-up failed"
+    wrk -t1 -c8 -d"$DUR" -s bench/rotate.lua "$url" -- "$TMP/read-paths-$DBNAME.txt" \
+        >"$TMP/reads-quiet-$build.txt" 2>&1 || die "wrk failed"
     quiet=$(awk '/^Requests\/sec:/ { print $2 }' "$TMP/reads-quiet-$build.txt")
     VOTERS=$vf INCIDENTS=$TMP/others-$DBNAME.txt wrk -t1 -c8 -d"$DUR" -s bench/ballots.lua \
-        "http://127.0.0.1:$port" >"$TMP/flood-$build.txt" 2>&1 &
+        "$url" >"$TMP/flood-$build.txt" 2>&1 &
     local flood_pid=$!
     sleep 0.5
-    wrk -t1 -c8 -d"$DUR" "$url" >"$TMP/reads-flood-$build.txt" 2>&1 || die "wrk failed"
+    wrk -t1 -c8 -d"$DUR" -s bench/rotate.lua "$url" -- "$TMP/read-paths-$DBNAME.txt" \
+        >"$TMP/reads-flood-$build.txt" 2>&1 || die "wrk failed"
     wait "$flood_pid" || die "wrk (flood) failed: $(cat "$TMP/flood-$build.txt")"
     flood=$(awk '/^Requests\/sec:/ { print $2 }' "$TMP/reads-flood-$build.txt")
     ballots=$(awk '/^Requests\/sec:/ { print $2 }' "$TMP/flood-$build.txt")
-    # after the flood: does the next read come from the cache?
-    hits=$(curl -s -D - -o /dev/null "$url" | awk -F': *' 'tolower($1) == "x-whistle-cache" { gsub(/\r/, "", $2); print $2 }')
-    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$build" "$quiet" "$flood" "$ballots" "${hits:-n/a}" \
+    printf '%s\t%s\t%s\t%s\t%s\n' "$build" "$quiet" "$flood" "$ballots" \
         "$(cut -d' ' -f1 /proc/loadavg)" >>"$READS"
-    say "$(printf '%-7s reads/s quiet %8.0f, during the flood %8.0f (%6.0f ballots/s; next read: %s)' "$build" "$quiet" "$flood" "$ballots" "${hits:-n/a}")"
+    say "$(printf '%-7s reads/s quiet %8.0f, during the flood %8.0f (%6.0f ballots/s)' "$build" "$quiet" "$flood" "$ballots")"
 }
 
 grid() { # grid BUILD BINARY
@@ -196,16 +199,15 @@ grid after "$BIN"
 if [ -s "$READS" ]; then
     echo "### Cached reads during a ballot flood"
     echo
-    echo "One PostgreSQL node on its socket (\`--threads $THREADS\`): \`GET /api/v1/incidents/{id}\` of one"
-    echo "incident, \`wrk -t1 -c8 -d$DUR\`, quiet, then while \`wrk -t1 -c8\` casts ballots (bench/ballots.lua)"
-    echo "on the other $((N - 1)) incidents; \"next read\": the X-Whistle-Cache header of one more read after"
-    echo "the flood (issue 20 item 5). Load average: the machine's 1-minute figure after the run"
-    echo "(shared with other work)."
+    echo "One PostgreSQL node on its socket (\`--threads $THREADS\`): \`GET /api/v1/incidents/{id}\` of"
+    echo "$READ_SET incidents in rotation (bench/rotate.lua), \`wrk -t1 -c8 -d$DUR\`, quiet, then while"
+    echo "\`wrk -t1 -c8\` casts ballots (bench/ballots.lua) on the other $((N - READ_SET)) incidents (issue 20"
+    echo "item 5). Load average: the machine's 1-minute figure after the run (shared with other work)."
     echo
-    echo "| build | reads/s quiet | reads/s during the flood | ballots/s of the flood | next read | load avg |"
-    echo "|---|---:|---:|---:|---|---:|"
-    while IFS=$'\t' read -r build quiet flood ballots hits load; do
-        printf '| %s | %.0f | %.0f | %.0f | %s | %s |\n' "$build" "$quiet" "$flood" "$ballots" "$hits" "$load"
+    echo "| build | reads/s quiet | reads/s during the flood | ballots/s of the flood | load avg |"
+    echo "|---|---:|---:|---:|---:|"
+    while IFS=$'\t' read -r build quiet flood ballots load; do
+        printf '| %s | %.0f | %.0f | %.0f | %s |\n' "$build" "$quiet" "$flood" "$ballots" "$load"
     done <"$READS"
     echo
 fi

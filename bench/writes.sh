@@ -18,7 +18,8 @@
 #
 # Cached reads during a ballot flood (issue 20 item 5): on the PostgreSQL node on its socket,
 # GETs of the JSON of 100 incidents in rotation (wrk -t1 -c8), first quiet, then while a
-# ballot flood (wrk -t1 -c8, the same length) runs on every other incident.
+# ballot flood (wrk -t1 -c2, the same length) runs on every other incident; the share of
+# cache hits during the flood from the node's /metrics where the build has it.
 # BENCH_W_ONLY=cache runs only that part.
 #
 # Environment: WHISTLE_BIN, WHISTLE_BIN_BEFORE, BENCH_W_VOTERS (2000), BENCH_W_INCIDENTS
@@ -128,6 +129,18 @@ measure() { # measure BUILD CONFIG PORT
     done
 }
 
+# cache_counts: "hits misses" of the node's response cache (GET /metrics on METRICS_PORT,
+# where the build has it); hit_share BEFORE AFTER: the hits' share between two counts
+cache_counts() {
+    [ -n "${METRICS_PORT:-}" ] || return 0
+    curl -s "http://127.0.0.1:$METRICS_PORT/metrics" |
+        awk '/^whistle_http_cache_total\{result="hit"\}/ { h = $2 } /^whistle_http_cache_total\{result="miss"\}/ { m = $2 } END { print h + 0, m + 0 }'
+}
+hit_share() {
+    [ -n "$1" ] && [ -n "$2" ] || { echo "n/a"; return; }
+    echo "$1 $2" | awk '{ h = $3 - $1; m = $4 - $2; if (h + m > 0) printf "%.1f%%", 100 * h / (h + m); else print "n/a" }'
+}
+
 # reads_in_flood BUILD PORT: reads/s of the JSON of READ_SET incidents in rotation, quiet and
 # during a ballot flood on the other incidents (bounded: both runs last DUR)
 READ_SET=100
@@ -145,7 +158,9 @@ reads_in_flood() {
     wrk -t1 -c8 -d"$DUR" -s bench/rotate.lua "$url" -- "$TMP/read-paths-$DBNAME.txt" \
         >"$TMP/reads-quiet-$build.txt" 2>&1 || die "wrk failed"
     quiet=$(awk '/^Requests\/sec:/ { print $2 }' "$TMP/reads-quiet-$build.txt")
-    VOTERS=$vf INCIDENTS=$TMP/others-$DBNAME.txt wrk -t1 -c8 -d"$DUR" -s bench/ballots.lua \
+    local h0 h1
+    h0=$(cache_counts)
+    VOTERS=$vf INCIDENTS=$TMP/others-$DBNAME.txt wrk -t1 -c2 -d"$DUR" -s bench/ballots.lua \
         "$url" >"$TMP/flood-$build.txt" 2>&1 &
     local flood_pid=$!
     sleep 0.5
@@ -153,9 +168,10 @@ reads_in_flood() {
         >"$TMP/reads-flood-$build.txt" 2>&1 || die "wrk failed"
     wait "$flood_pid" || die "wrk (flood) failed: $(cat "$TMP/flood-$build.txt")"
     flood=$(awk '/^Requests\/sec:/ { print $2 }' "$TMP/reads-flood-$build.txt")
+    h1=$(cache_counts)
     ballots=$(awk '/^Requests\/sec:/ { print $2 }' "$TMP/flood-$build.txt")
-    printf '%s\t%s\t%s\t%s\t%s\n' "$build" "$quiet" "$flood" "$ballots" \
-        "$(cut -d' ' -f1 /proc/loadavg)" >>"$READS"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$build" "$quiet" "$flood" "$ballots" \
+        "$(hit_share "$h0" "$h1")" "$(cut -d' ' -f1 /proc/loadavg)" >>"$READS"
     say "$(printf '%-7s reads/s quiet %8.0f, during the flood %8.0f (%6.0f ballots/s)' "$build" "$quiet" "$flood" "$ballots")"
 }
 
@@ -165,15 +181,24 @@ grid() { # grid BUILD BINARY
     data "$build" "$bin"
     local lim=(--vote-limit-voter 100000 --vote-limit-ip 1000000 --threads "$THREADS")
     # the anonymous caps per address (issue 14 item 3), where the binary has them
-    if "$bin" serve --help | grep -q -- --anon-vote-limit-ip; then
-        lim+=(--anon-vote-limit-ip 1000000 --new-voter-limit-ip 1000000)
-    fi
+    # (the help is read whole: `grep -q` would end the pipe early, and pipefail fail it)
+    local help
+    help=$("$bin" serve --help 2>&1 || true)
+    case "$help" in *--anon-vote-limit-ip*)
+        lim+=(--anon-vote-limit-ip 1000000 --new-voter-limit-ip 1000000) ;;
+    esac
     if [ "${BENCH_W_ONLY:-}" != cache ]; then
         BIN=$bin start_node "$SQ" "${lim[@]}"
         measure "$build" "sqlite, 1 node" "${NODE_PORTS[0]}"
         stop_all
     fi
-    BIN=$bin start_node "$PG" "${lim[@]}"
+    METRICS_PORT=
+    local mopt=()
+    case "$help" in *--metrics-listen*)
+        METRICS_PORT=$(free_port)
+        mopt=(--metrics-listen "127.0.0.1:$METRICS_PORT") ;;
+    esac
+    BIN=$bin start_node "$PG" "${lim[@]}" "${mopt[@]}"
     if [ "${BENCH_W_ONLY:-}" = cache ]; then
         reads_in_flood "$build" "${NODE_PORTS[0]}"
         stop_all
@@ -201,13 +226,15 @@ if [ -s "$READS" ]; then
     echo
     echo "One PostgreSQL node on its socket (\`--threads $THREADS\`): \`GET /api/v1/incidents/{id}\` of"
     echo "$READ_SET incidents in rotation (bench/rotate.lua), \`wrk -t1 -c8 -d$DUR\`, quiet, then while"
-    echo "\`wrk -t1 -c8\` casts ballots (bench/ballots.lua) on the other $((N - READ_SET)) incidents (issue 20"
-    echo "item 5). Load average: the machine's 1-minute figure after the run (shared with other work)."
+    echo "\`wrk -t1 -c2\` casts ballots (bench/ballots.lua) on the other $((N - READ_SET)) incidents (issue 20"
+    echo "item 5). Cache hits: the share of the reads the node answered from its cache during the flood"
+    echo "(\`whistle_http_cache_total\` on /metrics; n/a for a build without it). Load average: the"
+    echo "machine's 1-minute figure after the run (shared with other work)."
     echo
-    echo "| build | reads/s quiet | reads/s during the flood | ballots/s of the flood | load avg |"
-    echo "|---|---:|---:|---:|---:|"
-    while IFS=$'\t' read -r build quiet flood ballots load; do
-        printf '| %s | %.0f | %.0f | %.0f | %s |\n' "$build" "$quiet" "$flood" "$ballots" "$load"
+    echo "| build | reads/s quiet | reads/s during the flood | ballots/s of the flood | cache hits during the flood | load avg |"
+    echo "|---|---:|---:|---:|---:|---:|"
+    while IFS=$'\t' read -r build quiet flood ballots hits load; do
+        printf '| %s | %.0f | %.0f | %.0f | %s | %s |\n' "$build" "$quiet" "$flood" "$ballots" "$hits" "$load"
     done <"$READS"
     echo
 fi

@@ -572,6 +572,8 @@ static bool dispatch(struct request *req)
         config->cache_watch(NULL, NULL);
     if (cache && req->status == 200 && req->nheaders == 0)
         cache_put(key.p, &token, req->status, req->content_type, req->out.p, req->out.len);
+    if (cache)
+        cache_deps_begin(); /* forgets them: nothing stays on a thread between requests */
     buf_release(&key);
     return false;
 }

@@ -144,26 +144,31 @@ int cli_serve(int argc, char **argv)
 
 /* whistle cache flush: after an edit made behind Whistle's back (psql, sqlite3), which moves
  * no cache version (store.h store_data_version). */
-int cli_cache(int argc, char **argv)
+/* The options of a command that takes only --db and --json, from argv[first]: false when
+ * anything else is there (a usage error). */
+static bool db_json_options(int argc, char **argv, int first, const char **db, bool *json)
 {
     static const struct option opts[] = {
         {"db", required_argument, NULL, 'd'}, {"json", no_argument, NULL, 'j'}, {NULL, 0, NULL, 0}};
+    int c;
+    optind = first;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (c == 'd')
+            *db = optarg;
+        else if (c == 'j')
+            *json = true;
+        else
+            return false;
+    }
+    return optind == argc;
+}
+
+int cli_cache(int argc, char **argv)
+{
     static const char usage[] = "whistle cache flush [--db PATH] [--json]";
     const char *db = NULL;
     bool json = false;
-    int c;
-    optind = 2;
-    if (argc < 2 || strcmp(argv[1], "flush") != 0)
-        return cli_usage(usage);
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        if (c == 'd')
-            db = optarg;
-        else if (c == 'j')
-            json = true;
-        else
-            return cli_usage(usage);
-    }
-    if (optind != argc)
+    if (argc < 2 || strcmp(argv[1], "flush") != 0 || !db_json_options(argc, argv, 2, &db, &json))
         return cli_usage(usage);
     struct store *s = cli_open_store(cli_db_path(db));
     if (!s)
@@ -187,21 +192,9 @@ int cli_cache(int argc, char **argv)
 
 int cli_migrate(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"db", required_argument, NULL, 'd'}, {"json", no_argument, NULL, 'j'}, {NULL, 0, NULL, 0}};
     const char *db = NULL;
     bool json = false;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        if (c == 'd')
-            db = optarg;
-        else if (c == 'j')
-            json = true;
-        else
-            return cli_usage("whistle migrate [--db PATH] [--json]");
-    }
-    if (optind != argc)
+    if (!db_json_options(argc, argv, 1, &db, &json))
         return cli_usage("whistle migrate [--db PATH] [--json]");
     struct store *s = cli_open_store(cli_db_path(db));
     if (!s)

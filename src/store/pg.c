@@ -624,7 +624,7 @@ static int pg_write_probe(struct store *base)
 /* The statements around COMMIT that move a version (store_data_version): the first notes
  * whether the transaction wrote anything (an id is assigned by the first row it changes or
  * locks; a background job that found nothing to do has none), the last bumps the sequence
- * then. to_regclass: before migration 016 made the sequence, nextval(NULL) is NULL. */
+ * then. to_regclass: before migration 018 made the sequence, nextval(NULL) is NULL. */
 #define WROTE                                                                                      \
     "SELECT set_config('whistle.wrote', CAST(txid_current_if_assigned() IS NOT NULL AS TEXT),"     \
     " false); COMMIT; SELECT CASE WHEN current_setting('whistle.wrote') = 'true' THEN "

@@ -339,7 +339,7 @@ static void sq_rollback(struct store *base)
 }
 
 /* The version bump of a write transaction (store_data_version), inside it: one writer, so
- * the new value becomes visible with the write and not before. Before migration 016 made
+ * the new value becomes visible with the write and not before. Before migration 018 made
  * cache_versions the UPDATE fails and changes nothing (migrations themselves, an old file). */
 static void bump_version(struct sqlite_store *s)
 {

@@ -150,7 +150,7 @@ def db_sql(db, sql):
             with con:
                 con.execute(BUMP_SQL["sqlite"])
         except sqlite3.OperationalError:
-            pass  # before migration 016 (no cache_versions table)
+            pass  # before migration 018 (no cache_versions table)
     finally:
         con.close()
     return ""

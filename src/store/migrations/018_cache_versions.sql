@@ -1,4 +1,4 @@
--- 016: cache versions (issue 20 item 5, http/cache.h, store.h store_data_version). The
+-- 018: cache versions (issue 20 item 5, http/cache.h, store.h store_data_version). The
 -- response cache of every node is validated by two numbers: the content version, moved by
 -- every committed write but the ballots, and the tally version, moved by every ballot. A
 -- ballot then leaves cached bodies without that incident's tallies valid.

@@ -779,6 +779,28 @@ enum account_outcome account_totp_disable(const struct app_ctx *c,
     return rc < 0 ? unavailable(c, rc, "two-factor off") : ACCOUNT_OK;
 }
 
+enum account_outcome account_totp_reset(const struct app_ctx *c, const char *email)
+{
+    struct account_row a;
+    int rc = accounts_by_email(c->s, email, &a);
+    if (rc == 0)
+        return ACCOUNT_NOT_FOUND;
+    if (rc > 0)
+        rc = totp_begin(c, a.id);
+    if (rc >= 0)
+        rc = totp_delete(c->s, a.id);
+    if (rc == 0) {
+        store_rollback(c->s);
+        return ACCOUNT_TOTP_NONE;
+    }
+    if (rc > 0)
+        rc = app_audit(c, "account.totp_disable", "account", a.id, "{\"totp\":true}",
+                       "{\"totp\":false}", "authenticator lost: reset by an operator");
+    if (rc >= 0)
+        rc = store_commit(c->s);
+    return rc < 0 ? unavailable(c, rc, "two-factor reset") : ACCOUNT_OK;
+}
+
 int account_totp_state(const struct app_ctx *c, const char *account_id, bool *on, bool *pending)
 {
     struct totp_row t;

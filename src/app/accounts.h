@@ -194,6 +194,12 @@ enum account_outcome account_totp_disable(const struct app_ctx *c,
                                           const struct account_row *a, const char *password,
                                           const char *client_addr, struct account_result *r);
 
+/* An operator's recovery of a staff account whose authenticator is lost (`whistle account
+ * totp-off EMAIL`): the account's key, on or pending, is deleted and one audit record
+ * (account.totp_disable, the operator named, the reason "authenticator lost") written; its
+ * sessions stay. ACCOUNT_OK, ACCOUNT_NOT_FOUND, ACCOUNT_TOTP_NONE. */
+enum account_outcome account_totp_reset(const struct app_ctx *c, const char *email);
+
 /* Whether two-factor is on for the account (*on) and an enrolment is pending (*pending). */
 int account_totp_state(const struct app_ctx *c, const char *account_id, bool *on, bool *pending);
 

@@ -22,7 +22,8 @@ static const char key_usage[] =
     "       whistle key revoke KEY_ID [--db PATH] [--json]";
 static const char account_usage[] =
     "whistle account ban|unban EMAIL [--db PATH] [--json]\n"
-    "       whistle account claim DISPLAY_NAME EMAIL [--db PATH] [--json]";
+    "       whistle account claim DISPLAY_NAME EMAIL [--db PATH] [--json]\n"
+    "       whistle account totp-off EMAIL [--db PATH] [--json]";
 
 struct opts {
     const char *db, *owner, *name;
@@ -263,6 +264,42 @@ static int claim(const char *db, const char *name, const char *email, bool json)
     return rc;
 }
 
+/* whistle account totp-off EMAIL: a staff member lost their authenticator */
+static int totp_off(const char *db, const char *arg, bool json)
+{
+    char email[ACCOUNT_EMAIL_MAX + 2];
+    if (account_email_normalize(arg, email) < 0)
+        return cli_refuse("EMAIL must be an email address");
+    struct cli_op op;
+    if (cli_op_open(&op, db) != CLI_OK)
+        return CLI_REFUSED;
+    int rc;
+    switch (account_totp_reset(&op.c, email)) {
+    case ACCOUNT_OK:
+        rc = CLI_OK;
+        break;
+    case ACCOUNT_NOT_FOUND:
+        rc = cli_refuse("no account %s", email);
+        break;
+    case ACCOUNT_TOTP_NONE:
+        rc = cli_refuse("%s has no two-factor key (on or pending)", email);
+        break;
+    default:
+        rc = cli_refuse("cannot change the account: %s", store_errmsg(op.s));
+    }
+    cli_op_close(&op);
+    if (rc == CLI_OK) {
+        if (json)
+            printf("{\"owner\":\"%s\",\"totp\":false}\n", email);
+        else
+            fprintf(stderr,
+                    "two-factor sign-in is off for %s: it signs in with its password "
+                    "and may enrol a new authenticator\n",
+                    email);
+    }
+    return rc;
+}
+
 int cli_account(int argc, char **argv)
 {
     struct opts o = {0};
@@ -277,6 +314,8 @@ int cli_account(int argc, char **argv)
     if (strcmp(action, "claim") == 0)
         return optind == argc - 2 ? claim(o.db, argv[optind], argv[optind + 1], o.json)
                                   : cli_usage(account_usage);
+    if (strcmp(action, "totp-off") == 0)
+        return optind == argc - 1 ? totp_off(o.db, argv[optind], o.json) : cli_usage(account_usage);
     bool banned = strcmp(action, "ban") == 0;
     if ((!banned && strcmp(action, "unban") != 0) || optind != argc - 1)
         return cli_usage(account_usage);

@@ -9,6 +9,7 @@ plus the test clock's offset, which the tests move instead of sleeping)."""
 import base64
 import hashlib
 import hmac
+import json
 import re
 import struct
 import time
@@ -195,3 +196,29 @@ def test_wrong_codes_count_as_failed_sign_ins(kit):
         assert r.status_code == 403
     assert limited is not None and limited <= 5, limited
     assert send_code(ed, fields, code(kit, secret)).status_code == 429
+
+
+def test_operator_turns_off_a_lost_authenticator(kit):
+    ed = kit.user("Lost Phone Editor")
+    assert kit.cli("account", "grant", ed.email, "editor").returncode == 0
+    aid = account_id(kit, ed)
+    # nothing to reset yet, an unknown address, a malformed one
+    r = kit.cli("account", "totp-off", ed.email)
+    assert r.returncode == 1 and "no two-factor key" in r.stderr
+    assert kit.cli("account", "totp-off", "nobody@example.com").returncode == 1
+    assert kit.cli("account", "totp-off", "not-an-address").returncode == 1
+    assert kit.cli("account", "totp-off").returncode == 2
+    enrol(kit, ed)
+    signin_to_code(kit, ed)  # the password alone no longer signs in
+    r = kit.cli("account", "totp-off", ed.email, "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout) == {"owner": ed.email, "totp": False}
+    assert audit(kit, aid) == ["account.totp_enable", "account.totp_disable"]
+    reason = db_rows(kit.db, "SELECT actor, reason FROM audit_log WHERE target_id ="
+                             f" '{aid}' AND action = 'account.totp_disable'")
+    assert reason == [("operator", "authenticator lost: reset by an operator")]
+    # the password signs in again, and a new authenticator can be enrolled
+    r = ed.form_post("/account/signin", "signin-form", {"email": ed.email, "password": PASSWORD})
+    assert r.status_code == 303 and ed.session
+    enrol(kit, ed)
+    assert kit.cli("account", "totp-off", ed.email).returncode == 0

@@ -1,6 +1,7 @@
 #include "store/games.h"
 #include "store/where.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,26 +81,99 @@ static void week_order(struct buf *sql)
     games_week_keys(sql, "g.");
 }
 
+/* The index a page of games walks (migration 019): of the filters present, the one whose
+ * values select the fewest games (where_count, as for incidents in store/incidents.c),
+ * in the list's order (_kickoff or _recent); the other filters are checked inside it
+ * (docs/scale.md). */
+static const char *game_index(struct store *s, const struct game_filter *f, char *name, size_t size)
+{
+    const int64_t none = STORE_NULL_INT;
+    struct where_driver d[8];
+    int n = 0;
+    const char *by = f->team_id ? "home" : "all";
+    if (where_hinted(s)) {
+#define CANDIDATE(ix, cond, text, i)                                                               \
+    d[n++] = (struct where_driver)                                                                 \
+    {                                                                                              \
+        ix, where_count(s, "games g", "games_" ix "_kickoff", cond, text, NULL, i, none)           \
+    }
+        if (f->team_id) {
+            CANDIDATE("home", "g.home_team_id = ?", f->team_id, none);
+            d[n - 1].rows += where_count(s, "games g", "games_away_kickoff", "g.away_team_id = ?",
+                                         f->team_id, NULL, none, none);
+        }
+        if (f->season != STORE_NULL_INT)
+            CANDIDATE("season", "g.season = ?", NULL, f->season);
+        if (f->week != STORE_NULL_INT)
+            CANDIDATE("week", "g.week = ?", NULL, f->week);
+        if (f->status)
+            CANDIDATE("status", "g.status = ?", f->status, none);
+        if (f->season_type)
+            CANDIDATE("type", "g.season_type = ?", f->season_type, none);
+        if (f->league)
+            CANDIDATE("league", "g.league = ?", f->league, none);
+#undef CANDIDATE
+        d[n++] = (struct where_driver){"all", INT64_MAX};
+        by = where_cheapest(d, n);
+    }
+    snprintf(name, size, "games_%s_%s", by, f->recent ? "recent" : "kickoff");
+    return name;
+}
+
+static void game_conditions(struct where *w, const struct game_filter *f)
+{
+    where_int(w, "g.season = ?", f->season);
+    where_int(w, "g.week = ?", f->week);
+    where_text(w, "g.league = ?", f->league);
+    where_text(w, "g.season_type = ?", f->season_type);
+    where_text(w, "g.status = ?", f->status);
+    where_int(w, "g.starts_at >= ?", f->from);
+    where_int(w, "g.starts_at < ?", f->to);
+}
+
 int games_list(struct store *s, struct arena *a, const struct game_filter *f, struct game **out,
                size_t *n, bool *more)
 {
-    /* the page's ids first through an index in the list's order, then their columns */
+    /* the page's ids first through the index of the driving filter in the list's order,
+     * then their columns; a team is its home games and its away games merged (as for
+     * incidents, store/incidents.c) */
+    char index[32] = "";
+    if (!f->by_week)
+        game_index(s, f, index, sizeof index);
+    /* the pages' by-week order has no index: SQLite chooses, as before */
+    bool arms = !f->by_week && f->team_id && strncmp(index, "games_home_", 11) == 0;
     struct where w;
-    where_init(&w, GAME_COLS " FROM (SELECT g.id AS pid, g.kickoff_known AS pk, g.starts_at AS ps"
-                             " FROM games g WHERE 1 = 1");
-    where_int(&w, "g.season = ?", f->season);
-    where_int(&w, "g.week = ?", f->week);
-    where_text(&w, "(g.home_team_id = ? OR g.away_team_id = ?)", f->team_id);
-    where_text(&w, "g.league = ?", f->league);
-    where_text(&w, "g.season_type = ?", f->season_type);
-    where_text(&w, "g.status = ?", f->status);
-    where_int(&w, "g.starts_at >= ?", f->from);
-    where_int(&w, "g.starts_at < ?", f->to);
-    if (f->by_week)
+    struct buf head = BUF_INIT;
+    buf_printf(&head,
+               GAME_COLS " FROM (SELECT g.id AS pid, g.kickoff_known AS pk, g.starts_at AS ps"
+                         " FROM games g%s WHERE 1 = 1",
+               f->by_week ? "" : where_index(s, index));
+    where_init(&w, head.p);
+    buf_release(&head);
+    if (arms)
+        where_text(&w, "g.home_team_id = ?", f->team_id);
+    where_mark(&w);
+    game_conditions(&w, f);
+    if (!arms)
+        where_text(&w, "(g.home_team_id = ? OR g.away_team_id = ?)", f->team_id);
+    if (arms) {
+        struct buf arm = BUF_INIT;
+        buf_printf(&arm,
+                   " UNION ALL SELECT g.id, g.kickoff_known, g.starts_at FROM games g%s"
+                   " WHERE 1 = 1",
+                   where_index(s, f->recent ? "games_away_recent" : "games_away_kickoff"));
+        where_repeat(&w, arm.p);
+        buf_release(&arm);
+        where_text(&w, "g.away_team_id = ?", f->team_id);
+        where_text(&w, "g.home_team_id IS DISTINCT FROM ?", f->team_id);
+        buf_puts(&w.sql, f->recent ? " ORDER BY pk DESC, ps DESC, pid ASC"
+                                   : " ORDER BY pk DESC, ps ASC, pid ASC");
+    } else if (f->by_week) {
         week_order(&w.sql);
-    else
+    } else {
         buf_puts(&w.sql, f->recent ? " ORDER BY g.kickoff_known DESC, g.starts_at DESC, g.id ASC"
                                    : " ORDER BY g.kickoff_known DESC, g.starts_at ASC, g.id ASC");
+    }
     buf_puts(&w.sql, " LIMIT ? OFFSET ?) p JOIN games g ON g.id = p.pid" GAME_JOINS);
     if (f->by_week)
         week_order(&w.sql);

@@ -227,30 +227,112 @@ static int page_tallies(struct store *s, struct incident *list, size_t count)
     return rc;
 }
 
+/* The index a page of incidents walks (migration 019): the game's when a game is asked
+ * for (a game has a few incidents), else of the filters present the one whose values
+ * select the fewest published incidents (where_count; on a tie the first in this order).
+ * The other filters are checked inside that index, so a request reads at most that many
+ * index entries, then only the page's rows (docs/scale.md). */
+#define PUB "i.visibility = 'published' AND "
+static const char *incident_index(struct store *s, const struct incident_filter *f)
+{
+    bool season = f->season != STORE_NULL_INT, week = f->week != STORE_NULL_INT;
+    const int64_t none = STORE_NULL_INT;
+    struct where_driver d[12];
+    int n = 0;
+    if (f->game_id)
+        return "incidents_by_game";
+    if (!where_hinted(s))
+        return f->team_id ? "incidents_by_home" : "incidents_by_published";
+#define CANDIDATE(ix, cond, text, text2, i, j)                                                     \
+    d[n++] = (struct where_driver)                                                                 \
+    {                                                                                              \
+        ix, where_count(s, "incidents i", ix, PUB cond, text, text2, i, j)                         \
+    }
+    if (f->team_id) {
+        CANDIDATE("incidents_by_home", "i.g_home = ?", f->team_id, NULL, none, none);
+        d[n - 1].rows += where_count(s, "incidents i", "incidents_by_away", PUB "i.g_away = ?",
+                                     f->team_id, NULL, none, none);
+    }
+    if (season && week)
+        CANDIDATE("incidents_by_season_week", "i.g_season = ? AND i.g_week = ?", NULL, NULL,
+                  f->season, f->week);
+    if (f->has_verdict == 0)
+        CANDIDATE("incidents_unverdicted", "i.question_version IS NULL", NULL, NULL, none, none);
+    if (week)
+        CANDIDATE("incidents_by_week", "i.g_week = ?", NULL, NULL, f->week, none);
+    if (season)
+        CANDIDATE("incidents_by_season", "i.g_season = ?", NULL, NULL, f->season, none);
+    if (f->category)
+        CANDIDATE("incidents_by_category", "i.category = ?", f->category, NULL, none, none);
+    if (f->league && f->season_type)
+        CANDIDATE("incidents_by_league_type", "i.g_league = ? AND i.g_season_type = ?", f->league,
+                  f->season_type, none, none);
+    if (f->status)
+        CANDIDATE("incidents_by_status", "i.status = ?", f->status, NULL, none, none);
+    if (f->season_type)
+        CANDIDATE("incidents_by_type", "i.g_season_type = ?", f->season_type, NULL, none, none);
+    if (f->league)
+        CANDIDATE("incidents_by_league", "i.g_league = ?", f->league, NULL, none, none);
+#undef CANDIDATE
+    d[n++] = (struct where_driver){"incidents_by_published", INT64_MAX};
+    return where_cheapest(d, n);
+}
+
+static void incident_conditions(struct where *w, const struct incident_filter *f)
+{
+    where_text(w, "i.game_id = ?", f->game_id);
+    where_text(w, "i.category = ?", f->category);
+    where_text(w, "i.status = ?", f->status);
+    where_flag(w, "i.question_version IS NOT NULL", f->has_verdict == 1);
+    where_flag(w, "i.question_version IS NULL", f->has_verdict == 0);
+    where_int(w, "i.published_at >= ?", f->from);
+    where_int(w, "i.published_at < ?", f->to);
+    where_int(w, "i.g_season = ?", f->season);
+    where_int(w, "i.g_week = ?", f->week);
+    where_text(w, "i.g_league = ?", f->league);
+    where_text(w, "i.g_season_type = ?", f->season_type);
+}
+
 int incidents_list(struct store *s, struct arena *a, const struct incident_filter *f,
                    struct incident **out, size_t *n, bool *more)
 {
-    /* The page's ids first, through the index of the filters (the game attributes are
-     * copied onto each incident, migration 011), so OFFSET walks a narrow index; then the
-     * columns of those ids only. */
+    /* The page's ids first, through the index of the driving filter (the game attributes
+     * are copied onto each incident, migration 011), so OFFSET walks a narrow index; then
+     * the columns of those ids only. A team's incidents are its home incidents and its away
+     * incidents where it is not also home (the condition keeps the union exact): two
+     * ordered index scans merged by the compound ORDER BY. */
+    const char *index = incident_index(s, f);
+    bool arms = f->team_id && strcmp(index, "incidents_by_home") == 0;
     struct where w;
-    where_init(&w, "SELECT " INCIDENT_COLS " FROM (SELECT i.id AS pid, i.published_at AS pat"
-                   " FROM incidents i WHERE i.visibility = 'published'");
-    where_text(&w, "i.game_id = ?", f->game_id);
-    where_text(&w, "i.category = ?", f->category);
-    where_text(&w, "i.status = ?", f->status);
-    where_flag(&w, "i.question_version IS NOT NULL", f->has_verdict == 1);
-    where_flag(&w, "i.question_version IS NULL", f->has_verdict == 0);
-    where_int(&w, "i.published_at >= ?", f->from);
-    where_int(&w, "i.published_at < ?", f->to);
-    where_int(&w, "i.g_season = ?", f->season);
-    where_int(&w, "i.g_week = ?", f->week);
-    where_text(&w, "(i.g_home = ? OR i.g_away = ?)", f->team_id);
-    where_text(&w, "i.g_league = ?", f->league);
-    where_text(&w, "i.g_season_type = ?", f->season_type);
-    buf_puts(&w.sql,
-             " ORDER BY i.published_at DESC, i.id DESC LIMIT ? OFFSET ?) p"
-             " JOIN incidents i ON i.id = p.pid" INCIDENT_JOINS " ORDER BY p.pat DESC, p.pid DESC");
+    struct buf head = BUF_INIT;
+    buf_printf(&head,
+               "SELECT " INCIDENT_COLS " FROM (SELECT i.id AS pid, i.published_at AS pat"
+               " FROM incidents i%s WHERE i.visibility = 'published'",
+               where_index(s, index));
+    where_init(&w, head.p);
+    buf_release(&head);
+    if (arms)
+        where_text(&w, "i.g_home = ?", f->team_id);
+    where_mark(&w);
+    incident_conditions(&w, f);
+    if (!arms)
+        where_text(&w, "(i.g_home = ? OR i.g_away = ?)", f->team_id);
+    if (arms) {
+        struct buf arm = BUF_INIT;
+        buf_printf(&arm,
+                   " UNION ALL SELECT i.id, i.published_at FROM incidents i%s"
+                   " WHERE i.visibility = 'published'",
+                   where_index(s, "incidents_by_away"));
+        where_repeat(&w, arm.p);
+        buf_release(&arm);
+        where_text(&w, "i.g_away = ?", f->team_id);
+        where_text(&w, "i.g_home IS DISTINCT FROM ?", f->team_id);
+        buf_puts(&w.sql, " ORDER BY pat DESC, pid DESC");
+    } else {
+        buf_puts(&w.sql, " ORDER BY i.published_at DESC, i.id DESC");
+    }
+    buf_puts(&w.sql, " LIMIT ? OFFSET ?) p JOIN incidents i ON i.id = p.pid" INCIDENT_JOINS
+                     " ORDER BY p.pat DESC, p.pid DESC");
     int k;
     struct store_stmt *st = where_prepare(&w, s, &k);
     if (!st)

@@ -1,6 +1,7 @@
 #ifndef WHISTLE_STORE_WHERE_H
 #define WHISTLE_STORE_WHERE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "store/store.h"
@@ -13,11 +14,12 @@
  * depends only on which filters are present, so each shape is prepared once per connection
  * (store_prepare's cache). A list query then adds its ORDER BY and LIMIT ? OFFSET ?.
  */
-#define WHERE_MAX 16
+#define WHERE_MAX 32
 
 struct where {
     struct buf sql;
     int n;
+    size_t mark, mark_n; /* where_mark: the conditions where_repeat copies start here */
     struct {
         const char *text; /* NULL: an integer */
         int64_t i;
@@ -32,6 +34,35 @@ void where_text(struct where *w, const char *clause, const char *value);
 void where_int(struct where *w, const char *clause, int64_t value);
 /* Appends clause without a value when on. */
 void where_flag(struct where *w, const char *clause, int on);
+/* Marks the start of the conditions that where_repeat copies. */
+void where_mark(struct where *w);
+/* Appends text, then the conditions added since where_mark again, with their values (the
+ * second arm of a UNION ALL over the same filters). */
+void where_repeat(struct where *w, const char *text);
+/* Whether the store takes the list's choice of index (SQLite). */
+bool where_hinted(struct store *s);
+/* " INDEXED BY name" on SQLite, which has no statistics to choose a list's index (the list
+ * picks the index of its most selective filter); "" on PostgreSQL, whose planner has them
+ * (docs/scale.md). */
+const char *where_index(struct store *s, const char *name);
+/* A list's candidate index: the filter it is keyed on and how many rows that filter's
+ * values select (where_count). The list walks the candidate with the fewest rows, so a
+ * request reads at most that many index entries whatever the other filters (SQLite has no
+ * per-value statistics; PostgreSQL's planner has its own and ignores the choice). */
+struct where_driver {
+    const char *index;
+    int64_t rows;
+};
+/* How many rows of table (through index) match cond, with cond's "?" bound to text and text2
+ * (when non-NULL) then i and j (when not STORE_NULL_INT), up to WHERE_COUNT_MAX (past it a
+ * partition is just large, and counting it stays cheap); remembered per process for a few minutes
+ * (a count only steers the choice of an index, never a result). INT64_MAX when it cannot be
+ * counted. */
+#define WHERE_COUNT_MAX 100000
+int64_t where_count(struct store *s, const char *table, const char *index, const char *cond,
+                    const char *text, const char *text2, int64_t i, int64_t j);
+/* Of n candidates, the one with the fewest rows (the first on a tie). */
+const char *where_cheapest(const struct where_driver *d, int n);
 /* Prepares the SQL text (then released) and binds every value from 1; *next is the next
  * free parameter index. NULL when the statement cannot be prepared. */
 struct store_stmt *where_prepare(struct where *w, struct store *s, int *next);

@@ -27,6 +27,12 @@
  *   rules lock their own rows (ballots through whistle_cast_ballot, leads on the 'leads'
  *   row of write_locks) run side by side and wait only for the exclusive ones (issue 20,
  *   docs/scale.md).
+ * - Reads without waiting for BEGIN or ROLLBACK (issue 13): store_begin_read only marks the
+ *   read; its first statement goes in one pipeline with BEGIN ISOLATION LEVEL REPEATABLE READ
+ *   (and the request's SET LOCAL statement_timeout), one round trip, so every later
+ *   statement of the read sees the same snapshot. The read's ROLLBACK is sent without
+ *   waiting for its answer, which is collected before the connection's next use (drain).
+ *   A read costs one round trip per statement, a read that never ran a statement none.
  * - store_data_version: the last values of two sequences, whistle_content_seq (bumped after
  *   every committed write transaction but the ballots) and whistle_tally_seq (after every
  *   ballot): pg_commit, pg_tallies_moved. Reading them takes no lock and one round trip; a
@@ -72,6 +78,8 @@ struct pg_store {
     PGconn *conn;
     char *uri; /* for reopen */
     bool writing;
+    bool read_pending; /* store_begin_read called, BEGIN not sent yet */
+    bool draining;     /* a ROLLBACK was sent, its answer not read yet */
     int64_t changes;
     uint64_t epoch; /* hash of the server's start time, read at connect (pg_data_version) */
     unsigned next_name;
@@ -136,11 +144,25 @@ static int map_result(struct pg_store *s, PGresult *res)
     return STORE_ERR;
 }
 
+/* Reads the answer of a ROLLBACK sent without waiting (pg_rollback), before the connection
+ * is used again. */
+static void drain(struct pg_store *s)
+{
+    if (!s->draining)
+        return;
+    s->draining = false;
+    PGresult *r;
+    while ((r = PQgetResult(s->conn)) != NULL)
+        PQclear(r);
+}
+
 /* Runs a parameterless command (any number of statements): 0 or a negative store_rc. */
 static int command(struct pg_store *s, const char *sql)
 {
     if (s->base.broken)
         return STORE_GONE;
+    drain(s);
+    s->read_pending = false;
     PGresult *res = PQexec(s->conn, sql);
     ExecStatusType st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
     int rc = 0;
@@ -448,41 +470,34 @@ static bool types_changed(const struct pg_stmt *p)
     return false;
 }
 
-/* Prepares (first time on this connection) and executes the statement; keeps the result. */
-static int execute(struct pg_stmt *p)
+/* Whether the statement must be prepared (again) before it runs; if so names it and fixes
+ * the types it is prepared with. */
+static bool needs_prepare(struct pg_stmt *p)
 {
-    struct pg_store *s = p->s;
-    if (s->base.broken)
-        return STORE_GONE;
     if (p->prepared && types_changed(p)) {
         /* the old one stays on the server under its unique name until the connection
          * closes: this happens at most once per parameter of a statement (below) */
         p->prepared = false;
     }
-    if (!p->prepared) {
-        /* declared types only accumulate: a parameter once declared keeps its type when
-         * a later binding leaves it to inference */
-        for (int i = 0; i < p->nparams; i++)
-            if (p->types[i] != 0)
-                p->prep[i] = p->types[i];
-        /* the write rule (app/app.h): a statement a locked write needs is prepared before
-         * the lock (store_prepare_ahead); one prepared under it is a bug worth a line */
-        if (s->base.key_locked)
-            log_warn("store", "statement prepared while a key lock is held: %.80s", p->sql);
-        snprintf(p->name, sizeof p->name, "w%u", ++s->next_name);
-        PGresult *r = PQprepare(s->conn, p->name, p->pgsql, p->nparams, p->prep);
-        if (!r || PQresultStatus(r) != PGRES_COMMAND_OK) {
-            int rc = map_result(s, r);
-            PQclear(r);
-            return rc;
-        }
-        PQclear(r);
-        p->prepared = true;
-    }
-    if (s->base.prepare_only)
-        return STORE_DONE;
-    PGresult *res =
-        PQexecPrepared(s->conn, p->name, p->nparams, (const char *const *)p->values, NULL, NULL, 0);
+    if (p->prepared)
+        return false;
+    /* declared types only accumulate: a parameter once declared keeps its type when a later
+     * binding leaves it to inference */
+    for (int i = 0; i < p->nparams; i++)
+        if (p->types[i] != 0)
+            p->prep[i] = p->types[i];
+    /* the write rule (app/app.h): a statement a locked write needs is prepared before the
+     * lock (store_prepare_ahead); one prepared under it is a bug worth a line */
+    if (p->s->base.key_locked)
+        log_warn("store", "statement prepared while a key lock is held: %.80s", p->sql);
+    snprintf(p->name, sizeof p->name, "w%u", ++p->s->next_name);
+    return true;
+}
+
+/* Keeps the statement's result (takes res): 0, or a negative store_rc when it failed. */
+static int take_result(struct pg_stmt *p, PGresult *res)
+{
+    struct pg_store *s = p->s;
     ExecStatusType st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
     if (st == PGRES_TUPLES_OK) {
         /* RETURNING reports its rows like a write; a plain SELECT leaves changes alone */
@@ -503,6 +518,107 @@ static int execute(struct pg_stmt *p)
         log_error("store", "in statement: %s", p->sql);
     PQclear(res);
     return rc;
+}
+
+/* The first statement of a read: BEGIN, the read's budget, the statement's preparation
+ * when needed and its execution in one pipeline (one round trip). */
+static int execute_opening_read(struct pg_stmt *p)
+{
+    struct pg_store *s = p->s;
+    PGconn *c = s->conn;
+    char budget[64];
+    snprintf(budget, sizeof budget, "SET LOCAL statement_timeout = %d", STORE_READ_BUDGET_MS);
+    bool prepare = needs_prepare(p);
+    int sent = 0;
+    bool ok =
+        PQenterPipelineMode(c) &&
+        PQsendQueryParams(c, "BEGIN ISOLATION LEVEL REPEATABLE READ", 0, NULL, NULL, NULL, NULL, 0);
+    sent += ok;
+    if (ok && s->base.read_budget)
+        sent += ok = PQsendQueryParams(c, budget, 0, NULL, NULL, NULL, NULL, 0);
+    if (ok && prepare)
+        sent += ok = PQsendPrepare(c, p->name, p->pgsql, p->nparams, p->prep);
+    if (ok)
+        sent += ok = PQsendQueryPrepared(c, p->name, p->nparams, (const char *const *)p->values,
+                                         NULL, NULL, 0);
+    ok = ok && PQpipelineSync(c);
+    if (!ok) {
+        /* what was sent cannot be told from what was not: the connection starts again */
+        set_err(s, PQerrorMessage(c));
+        s->base.broken = true;
+        return STORE_GONE;
+    }
+    /* each query's result, then the NULL that closes it; then the sync */
+    int rc = 0;
+    PGresult *last = NULL;
+    for (int i = 0; i < sent; i++) {
+        PGresult *r = PQgetResult(c);
+        if (i == sent - 1) {
+            last = r;
+        } else {
+            ExecStatusType st = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
+            if (st != PGRES_COMMAND_OK && rc == 0)
+                rc = map_result(s, r);
+            PQclear(r);
+        }
+        if (r)
+            PQclear(PQgetResult(c));
+    }
+    PGresult *sync;
+    while ((sync = PQgetResult(c)) != NULL) {
+        bool done = PQresultStatus(sync) == PGRES_PIPELINE_SYNC;
+        PQclear(sync);
+        if (done)
+            break;
+    }
+    if (!PQexitPipelineMode(c)) {
+        set_err(s, PQerrorMessage(c));
+        s->base.broken = true;
+        rc = STORE_GONE;
+    }
+    if (rc < 0) {
+        PQclear(last);
+        return rc;
+    }
+    p->prepared = p->prepared || prepare;
+    return take_result(p, last);
+}
+
+static int pg_reopen(struct store *base, char *err, size_t errlen);
+
+/* Prepares (first time on this connection) and executes the statement; keeps the result. */
+static int execute(struct pg_stmt *p)
+{
+    struct pg_store *s = p->s;
+    if (s->base.broken)
+        return STORE_GONE;
+    drain(s);
+    if (s->read_pending && !s->base.prepare_only) {
+        s->read_pending = false;
+        int rc = execute_opening_read(p);
+        char err[512];
+        /* nothing was read yet: a connection found dead (the server restarted) is opened
+         * again and the read begins again, as store_begin_read does for the other drivers */
+        if (rc == STORE_GONE && pg_reopen(&s->base, err, sizeof err) == 0) {
+            log_info("store", "database connection lost and opened again");
+            rc = execute_opening_read(p);
+        }
+        return rc;
+    }
+    if (needs_prepare(p)) {
+        PGresult *r = PQprepare(s->conn, p->name, p->pgsql, p->nparams, p->prep);
+        if (!r || PQresultStatus(r) != PGRES_COMMAND_OK) {
+            int rc = map_result(s, r);
+            PQclear(r);
+            return rc;
+        }
+        PQclear(r);
+        p->prepared = true;
+    }
+    if (s->base.prepare_only)
+        return STORE_DONE;
+    return take_result(p, PQexecPrepared(s->conn, p->name, p->nparams,
+                                         (const char *const *)p->values, NULL, NULL, 0));
 }
 
 static int pg_step(struct store_stmt *st)
@@ -569,24 +685,32 @@ static int pg_exec(struct store *s, const char *sql)
 static void pg_rollback(struct store *base)
 {
     struct pg_store *s = conn_of(base);
+    bool writing = s->writing;
     s->writing = false;
+    s->read_pending = false;
     if (s->base.broken)
         return;
+    drain(s);
     PGTransactionStatusType t = PQtransactionStatus(s->conn);
-    if (t == PQTRANS_INTRANS || t == PQTRANS_INERROR)
+    if (t != PQTRANS_INTRANS && t != PQTRANS_INERROR)
+        return;
+    /* the end of a read is not waited for (drain collects its answer); a write's is */
+    if (!writing && PQsendQuery(s->conn, "ROLLBACK"))
+        s->draining = true;
+    else
         command(s, "ROLLBACK");
 }
 
-static int pg_begin_read(struct store *s)
+/* The read begins with its first statement (execute_opening_read): no round trip here. A
+ * request's read is bounded there (store.h STORE_READ_BUDGET_MS). */
+static int pg_begin_read(struct store *base)
 {
-    if (!s->read_budget)
-        return command(conn_of(s), "BEGIN ISOLATION LEVEL REPEATABLE READ");
-    /* a request's read is bounded in the same round trip (store.h STORE_READ_BUDGET_MS) */
-    char sql[128];
-    snprintf(sql, sizeof sql,
-             "BEGIN ISOLATION LEVEL REPEATABLE READ; SET LOCAL statement_timeout = %d",
-             STORE_READ_BUDGET_MS);
-    return command(conn_of(s), sql);
+    struct pg_store *s = conn_of(base);
+    if (s->base.broken)
+        return STORE_GONE;
+    drain(s);
+    s->read_pending = true;
+    return 0;
 }
 
 /* A write transaction opened by sql (BEGIN and a lock) in one round trip. */
@@ -645,6 +769,12 @@ static int pg_commit(struct store *base)
     struct pg_store *s = conn_of(base);
     if (s->base.broken)
         return STORE_GONE;
+    drain(s);
+    if (s->read_pending) {
+        /* a read that ran no statement has nothing to commit */
+        s->read_pending = false;
+        return 0;
+    }
     const char *sql = "COMMIT";
     if (s->writing && base->bump == STORE_BUMP_CONTENT)
         sql = WROTE BUMP_CONTENT " END";
@@ -730,6 +860,8 @@ static bool pg_idle_ok(struct store *base)
     struct pg_store *s = conn_of(base);
     if (s->base.broken || PQstatus(s->conn) != CONNECTION_OK)
         return false;
+    drain(s);
+    s->read_pending = false;
     PGTransactionStatusType t = PQtransactionStatus(s->conn);
     if (t == PQTRANS_INTRANS || t == PQTRANS_INERROR) {
         log_error("store", "a transaction was left open: rolled back");
@@ -768,6 +900,7 @@ static int pg_reopen(struct store *base, char *err, size_t errlen)
     s->conn = NULL;
     s->base.broken = true;
     s->writing = false;
+    s->draining = false;
     for (int i = 0; i < STMT_CACHE; i++)
         s->cache[i].prepared = false;
     return pg_connect(s, err, errlen);

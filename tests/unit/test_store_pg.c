@@ -324,6 +324,61 @@ static void test_read_transaction_is_one_snapshot(void **state)
     store_close(other);
 }
 
+static const char *query_text(struct store *s, const char *sql, char *out, size_t n)
+{
+    struct store_stmt *st = store_prepare(s, sql);
+    assert_non_null(st);
+    assert_int_equal(store_step(st), STORE_ROW);
+    snprintf(out, n, "%s", store_col_text(st, 0));
+    store_reset(st);
+    return out;
+}
+
+/* A read opens with its first statement (BEGIN, the request's budget and the statement in
+ * one pipeline) and its ROLLBACK is not waited for: the budget holds inside the read only,
+ * a failed read leaves nothing behind, and the next read or write sees what others did. */
+static void test_read_opens_with_its_first_statement(void **state)
+{
+    struct fixture *f = migrated(state);
+    char v[64];
+    store_thread_setup(f->uri);
+    struct store *s = store_thread();
+    struct store *other = NULL;
+    assert_int_equal(store_open(f->uri, false, &other, f->err, sizeof f->err), 0);
+    for (int round = 0; round < 3; round++) {
+        assert_int_equal(store_begin_read(s), 0);
+        assert_string_not_equal(
+            query_text(s, "SELECT current_setting('statement_timeout')", v, sizeof v), "0");
+        assert_int_equal(query_int(s, "SELECT count(*) FROM settings"), round);
+        snprintf(v, sizeof v, "INSERT INTO settings VALUES ('n%d', 'v')", round);
+        assert_int_equal(store_exec(other, v), 0);
+        assert_int_equal(query_int(s, "SELECT count(*) FROM settings"), round);
+        if (round == 1) {
+            /* a failing statement: the read is rolled back all the same */
+            struct store_stmt *st = store_prepare(s, "SELECT 1 / (SELECT count(*) - count(*)"
+                                                     " FROM settings)");
+            assert_true(store_step(st) < 0);
+            store_reset(st);
+        }
+        store_rollback(s);
+    }
+    assert_ptr_equal(store_thread(), s);
+    assert_string_equal(query_text(s, "SELECT current_setting('statement_timeout')", v, sizeof v),
+                        "0");
+    /* a read that ran nothing, then a write right after a read */
+    assert_int_equal(store_begin_read(s), 0);
+    store_rollback(s);
+    assert_int_equal(store_begin_read(s), 0);
+    assert_int_equal(query_int(s, "SELECT count(*) FROM settings"), 3);
+    store_rollback(s);
+    assert_int_equal(store_begin_write(s), 0);
+    assert_int_equal(store_exec(s, "INSERT INTO settings VALUES ('w', 'v')"), 0);
+    assert_int_equal(store_commit(s), 0);
+    assert_int_equal(query_int(other, "SELECT count(*) FROM settings"), 4);
+    store_close(other);
+    store_thread_setup(f->uri); /* closes the thread's connection before teardown drops the db */
+}
+
 /* ---- a connection the server ended heals itself ---------------------------------- */
 
 /* Ends s's session from the admin connection (as a server restart does) and waits, bounded,
@@ -449,6 +504,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_read_transaction_is_one_snapshot, setup_db,
                                         teardown_db),
         cmocka_unit_test_setup_teardown(test_write_probe, setup_db, teardown_db),
+        cmocka_unit_test_setup_teardown(test_read_opens_with_its_first_statement, setup_db,
+                                        teardown_db),
     };
     return cmocka_run_group_tests_name("store_pg", tests, NULL, NULL);
 }

@@ -24,6 +24,7 @@ struct slot {
     struct cache_token token;
     struct deps deps;
     struct cache_body *body;
+    struct cache_body *gz; /* the body's gzip form, once a client took it */
 };
 
 static _Thread_local struct slot *slots;
@@ -127,6 +128,10 @@ static void slot_clear(struct slot *s)
         bytes -= s->body->len;
         cache_body_unref(s->body);
     }
+    if (s->gz) {
+        bytes -= s->gz->len;
+        cache_body_unref(s->gz);
+    }
     free(s->key);
     deps_free(&s->deps);
     memset(s, 0, sizeof *s);
@@ -148,7 +153,8 @@ static bool valid(struct slot *s, const struct cache_token *token, cache_fresh_f
     return true;
 }
 
-struct cache_body *cache_get(const char *key, const struct cache_token *token, cache_fresh_fn fresh)
+/* The valid entry for key under token, or NULL (a stale one is dropped). */
+static struct slot *find(const char *key, const struct cache_token *token, cache_fresh_fn fresh)
 {
     if (!slots)
         return NULL;
@@ -160,8 +166,58 @@ struct cache_body *cache_get(const char *key, const struct cache_token *token, c
         slot_clear(s); /* stale: the database changed since it was stored */
         return NULL;
     }
-    atomic_fetch_add(&s->body->refs, 1);
-    return s->body;
+    return s;
+}
+
+static struct cache_body *ref(struct cache_body *b)
+{
+    if (b)
+        atomic_fetch_add(&b->refs, 1);
+    return b;
+}
+
+struct cache_body *cache_get(const char *key, const struct cache_token *token, cache_fresh_fn fresh)
+{
+    struct slot *s = find(key, token, fresh);
+    return s ? ref(s->body) : NULL;
+}
+
+struct cache_body *cache_get_gzip(const char *key, const struct cache_token *token,
+                                  cache_fresh_fn fresh)
+{
+    struct slot *s = find(key, token, fresh);
+    return s ? ref(s->gz) : NULL;
+}
+
+static struct cache_body *body_new(int status, const char *content_type, const char *data,
+                                   size_t len)
+{
+    struct cache_body *b = malloc(sizeof *b + len);
+    if (!b)
+        return NULL;
+    atomic_init(&b->refs, 1);
+    b->status = status;
+    b->content_type = content_type;
+    b->len = len;
+    memcpy(b->data, data, len);
+    return b;
+}
+
+void cache_put_gzip(const char *key, const struct cache_token *token, const char *body, size_t len)
+{
+    /* the entry just read or stored under this very token (nothing is dropped here) */
+    if (!slots)
+        return;
+    uint64_t h = hash_key(key);
+    struct slot *s = &slots[h % CACHE_SLOTS];
+    if (!s->body || s->hash != h || strcmp(s->key, key) != 0 ||
+        s->token.content != token->content || s->token.tally != token->tally)
+        return;
+    if (s->gz || bytes + len > CACHE_MAX_BYTES)
+        return;
+    s->gz = body_new(s->body->status, s->body->content_type, body, len);
+    if (s->gz)
+        bytes += len;
 }
 
 void cache_put(const char *key, const struct cache_token *token, int status,
@@ -182,7 +238,7 @@ void cache_put(const char *key, const struct cache_token *token, int status,
     slot_clear(s); /* direct-mapped: a collision evicts */
     if (bytes + len > CACHE_MAX_BYTES)
         return;
-    struct cache_body *b = malloc(sizeof *b + len);
+    struct cache_body *b = body_new(status, content_type, body, len);
     char *k = strdup(key);
     struct deps d;
     if (!b || !k || !deps_copy(&d)) {
@@ -190,11 +246,6 @@ void cache_put(const char *key, const struct cache_token *token, int status,
         free(k);
         return;
     }
-    atomic_init(&b->refs, 1);
-    b->status = status;
-    b->content_type = content_type;
-    b->len = len;
-    memcpy(b->data, body, len);
     s->hash = h;
     s->key = k;
     s->token = *token;

@@ -28,7 +28,8 @@
  * thus leaves every cached body without A's tallies valid on every node.
  *
  * Bodies are reference-counted: a response being sent keeps its body alive after the
- * entry is evicted.
+ * entry is evicted. An entry may also hold its body's gzip form (http/gzip.h), made at the
+ * first request that takes gzip and dropped with the entry.
  */
 #define CACHE_DEPS_MAX 200
 
@@ -63,6 +64,15 @@ struct cache_body *cache_get(const char *key, const struct cache_token *token,
  * (replacing an older entry). */
 void cache_put(const char *key, const struct cache_token *token, int status,
                const char *content_type, const char *body, size_t len);
+
+/* The gzip form of the entry for key valid under token, with a reference the caller owns,
+ * or NULL (no entry, or none compressed yet). */
+struct cache_body *cache_get_gzip(const char *key, const struct cache_token *token,
+                                  cache_fresh_fn fresh);
+
+/* Keeps the gzip form of the entry for key under token beside it (nothing when that entry
+ * is not there). */
+void cache_put_gzip(const char *key, const struct cache_token *token, const char *body, size_t len);
 
 void cache_body_unref(struct cache_body *b);
 

@@ -156,6 +156,7 @@ struct request {
     size_t bytes_sent;
     struct cache_body *cached; /* set when the body comes from the response cache */
     const char *cache_state;   /* X-Whistle-Cache: "hit", "miss", or NULL (not cacheable) */
+    bool gzipped;              /* the body (out or cached) is gzip-compressed */
     struct arena arena;        /* last: everything before it is zeroed at allocation */
 };
 

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "domain/address.h"
+#include "http/gzip.h"
 #include "http/http.h"
 #include "http/pool.h"
 #include "util/log.h"
@@ -478,6 +479,37 @@ static void release_cached(void *cls)
     cache_body_unref(cls);
 }
 
+/* The answer's body in its gzip form (http/gzip.h) when it is a 200 of GZIP_MIN_BODY bytes
+ * or more; kept beside the cache entry for key (when given) for the next such request. */
+static void gzip_answer(struct request *req, const struct buf *key, const struct cache_token *token)
+{
+    const char *data = req->cached ? req->cached->data : req->out.p;
+    size_t len = req->cached ? req->cached->len : req->out.len;
+    if (req->status != 200 || len < GZIP_MIN_BODY)
+        return;
+    struct buf z = BUF_INIT;
+    if (gzip_compress(data, len, &z) < 0) {
+        buf_release(&z);
+        return;
+    }
+    req->gzipped = true;
+    struct cache_body *gz = NULL;
+    if (key) {
+        cache_put_gzip(key->p, token, z.p, z.len);
+        gz = cache_get_gzip(key->p, token, config->cache_fresh);
+    }
+    if (gz) {
+        buf_release(&z);
+        cache_body_unref(req->cached);
+        req->cached = gz;
+        return;
+    }
+    cache_body_unref(req->cached);
+    req->cached = NULL;
+    buf_release(&req->out);
+    req->out = z;
+}
+
 /* The handler of the request's route, then the check that it answered; on a pool thread
  * for ROUTE_PASSWORD routes (pool.h), else on libmicrohttpd's. */
 static void run_handler(struct request *req)
@@ -545,8 +577,9 @@ static bool dispatch(struct request *req)
     }
     struct cache_token token;
     struct buf key = BUF_INIT;
-    bool cache = (r->flags & ROUTE_CACHEABLE) && config->cache_token &&
-                 (req->method & (HTTP_GET | HTTP_HEAD));
+    bool cacheable = (r->flags & ROUTE_CACHEABLE) && (req->method & (HTTP_GET | HTTP_HEAD));
+    bool cache = cacheable && config->cache_token;
+    bool gzip = cacheable && gzip_accepted(http_header(req, "Accept-Encoding"));
     if (cache) {
         uint64_t t[2];
         cache = config->cache_token(t) == 0;
@@ -555,10 +588,15 @@ static bool dispatch(struct request *req)
     }
     if (cache) {
         cache_key(req, &key);
-        req->cached = cache_get(key.p, &token, config->cache_fresh);
+        req->cached = gzip ? cache_get_gzip(key.p, &token, config->cache_fresh) : NULL;
+        req->gzipped = req->cached != NULL;
+        if (!req->cached)
+            req->cached = cache_get(key.p, &token, config->cache_fresh);
         req->cache_state = req->cached ? "hit" : "miss";
         if (req->cached) {
             reply_body(req, req->cached->status, req->cached->content_type);
+            if (gzip && !req->gzipped)
+                gzip_answer(req, &key, &token);
             buf_release(&key);
             return false;
         }
@@ -570,10 +608,13 @@ static bool dispatch(struct request *req)
     run_handler(req);
     if (cache && config->cache_watch)
         config->cache_watch(NULL, NULL);
-    if (cache && req->status == 200 && req->nheaders == 0)
+    bool put = cache && req->status == 200 && req->nheaders == 0;
+    if (put)
         cache_put(key.p, &token, req->status, req->content_type, req->out.p, req->out.len);
     if (cache)
         cache_deps_begin(); /* forgets them: nothing stays on a thread between requests */
+    if (gzip && req->answered)
+        gzip_answer(req, put ? &key : NULL, &token);
     buf_release(&key);
     return false;
 }
@@ -608,6 +649,11 @@ static enum MHD_Result queue(struct request *req)
     MHD_add_response_header(resp, "X-Request-Id", req->id);
     if (req->cache_state)
         MHD_add_response_header(resp, "X-Whistle-Cache", req->cache_state);
+    if (req->gzipped)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
+    /* every cacheable answer depends on Accept-Encoding (the plain one too) */
+    if (req->route && (req->route->flags & ROUTE_CACHEABLE))
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY, "Accept-Encoding");
     if (req->route && (req->route->flags & ROUTE_CORS)) {
         MHD_add_response_header(resp, "Access-Control-Allow-Origin", "*");
         MHD_add_response_header(resp, "Access-Control-Expose-Headers", HTTP_CORS_EXPOSE);

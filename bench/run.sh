@@ -34,6 +34,8 @@
 #   BENCH_PG=0     skip the PostgreSQL comparison (bench/pg.sh)
 #   BENCH_SIGNINS=0 skip the read-under-sign-ins figures (bench/signins.sh; WHISTLE_BIN_BEFORE
 #                  adds a before/after comparison with another build)
+#   BENCH_READS=0  skip the uncached read rotations and gzip (bench/reads.sh, issue 13;
+#                  BENCH_READS_SCALES, default the first scale)
 #   BENCH_WRITES=0 skip the write-path figures (bench/writes.sh; WHISTLE_BIN_BEFORE adds a
 #                  before/after comparison with another build)
 set -euo pipefail
@@ -744,6 +746,23 @@ if [ "${BENCH_PG:-1}" = 1 ]; then
     cat "$TMP/pg.log" >&2
 fi
 
+# Uncached reads and gzip (issue 13): bench/reads.sh, against nginx in the same run.
+R_MD="$TMP/reads.md"
+: >"$R_MD"
+if [ "${BENCH_READS:-1}" = 1 ]; then
+    say "uncached read rotations and gzip (bench/reads.sh)"
+    if ! WHISTLE_BIN="$BIN" DUR="$DUR" WARMUP="$WARMUP" \
+        BENCH_READS_SCALES="${BENCH_READS_SCALES:-$BASE_SCALE}" bash "$ROOT/bench/reads.sh" \
+        >"$R_MD" 2>"$TMP/reads.log"; then
+        {
+            echo "bench/reads.sh failed; the end of its output:"
+            echo
+            tail -n 20 "$TMP/reads.log" | sed 's/^/    /'
+        } >"$R_MD"
+    fi
+    cat "$TMP/reads.log" >&2
+fi
+
 # Writes (issue 20): bench/writes.sh, ballots on SQLite, PostgreSQL and three nodes behind a
 # delay proxy; with WHISTLE_BIN_BEFORE set, before/after in the same run.
 W_MD="$TMP/writes.md"
@@ -865,6 +884,16 @@ fi
         echo "\`bench/pg.sh\`, run by \`make bench\` (docs/deploy.md):"
         echo
         cat "$PG_MD"
+        echo
+    fi
+    if [ -s "$R_MD" ]; then
+        echo "## Uncached reads, filters and gzip (issue 13)"
+        echo
+        echo "\`bench/reads.sh\`, run by \`make bench\` (docs/operators.md); the machine is shared:"
+        echo "each figure carries the load average at its start, and the ratios against nginx in"
+        echo "the same run are what count:"
+        echo
+        cat "$R_MD"
         echo
     fi
     if [ -s "$W_MD" ]; then

@@ -57,12 +57,12 @@ bool gzip_accepted(const char *ae)
     return gzip >= 0 ? gzip > 0 : star > 0;
 }
 
-int gzip_compress(const char *data, size_t len, struct buf *out)
+int gzip_compress(const char *data, size_t len, int level, struct buf *out)
 {
     z_stream z;
     memset(&z, 0, sizeof z);
     /* windowBits 15 + 16: a gzip header and trailer around the deflate stream */
-    if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+    if (deflateInit2(&z, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
         return -1;
     size_t room = deflateBound(&z, (uLong)len);
     size_t at = out->len;

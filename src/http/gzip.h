@@ -19,7 +19,9 @@
  * "x-gzip" with a q-value above 0, or "*" above 0 when gzip is not itself refused (q=0). */
 bool gzip_accepted(const char *accept_encoding);
 
-/* Appends the gzip form of data (one member, zlib's default level) to out: 0, or -1. */
-int gzip_compress(const char *data, size_t len, struct buf *out);
+/* Appends the gzip form of data (one member) to out: 0, or -1. level: zlib's 1 (fastest,
+ * for a body compressed once per request) to 9; 6 is gzip's default (for a body the response
+ * cache keeps: compressed once, sent many times). */
+int gzip_compress(const char *data, size_t len, int level, struct buf *out);
 
 #endif

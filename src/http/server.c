@@ -480,7 +480,8 @@ static void release_cached(void *cls)
 }
 
 /* The answer's body in its gzip form (http/gzip.h) when it is a 200 of GZIP_MIN_BODY bytes
- * or more; kept beside the cache entry for key (when given) for the next such request. */
+ * or more; kept beside the cache entry for key (when given) for the next such request, at
+ * gzip's default level, else at the fastest (it is made again for every request). */
 static void gzip_answer(struct request *req, const struct buf *key, const struct cache_token *token)
 {
     const char *data = req->cached ? req->cached->data : req->out.p;
@@ -488,7 +489,7 @@ static void gzip_answer(struct request *req, const struct buf *key, const struct
     if (req->status != 200 || len < GZIP_MIN_BODY)
         return;
     struct buf z = BUF_INIT;
-    if (gzip_compress(data, len, &z) < 0) {
+    if (gzip_compress(data, len, key ? 6 : 1, &z) < 0) {
         buf_release(&z);
         return;
     }

@@ -1,0 +1,249 @@
+#!/usr/bin/env bash
+# bench/reads.sh: the uncached read rotations of issue 13, run by `make bench` (bench/run.sh
+# puts its Markdown, stdout, into BENCHMARKS.md); it also runs on its own.
+#
+# For each scale (BENCH_READS_SCALES, default 10000; a million takes ~10 minutes to load,
+# or give an already migrated bench/seed.sql database as BENCH_READS_DB_<N>):
+#   1. filters: bench/list_rotation.py, 2,000 random valid list queries (every filter of the
+#      spec, deep offsets), one at a time; p50/p99 of the server's own time per request
+#      (its access log) and its CPU per request
+#   2. single: 2,000 different incidents, wrk -c32 with bench/rotate.lua, against nginx
+#      serving the byte-identical files (checked with cmp first)
+#   3. list: 2,000 different list pages (limit 20, offsets spread over the data), the same
+#   4. gzip: the list pages with Accept-Encoding: gzip against nginx gzip_static (files
+#      compressed with gzip -6, checked to decompress to the same bytes), bytes and req/s;
+#      and one list page again and again (Whistle's response cache keeps its gzip form)
+# Whistle runs with --no-cache for 2-4 (2,000 URLs: no cache can answer them; the fixed-URL
+# gzip run uses the cache). The machine is shared: every figure carries the 1-minute load
+# average at its start; the ratios against nginx in the same run are what count.
+#
+# Environment: WHISTLE_BIN, BENCH_READS_SCALES, BENCH_READS_DB_<N>, DUR (default 10s),
+# WARMUP (default 3s), BENCH_READS_CONNS (default 32), BENCH_READS_COUNT (default 2000).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+# shellcheck source=bench/lib.sh
+. "$ROOT/bench/lib.sh" # free_port, start_node, stop_all, to_ms
+BIN=${WHISTLE_BIN:-build/whistle}
+SCALES=${BENCH_READS_SCALES:-10000}
+DUR=${DUR:-10s}
+WARMUP=${WARMUP:-3s}
+C=${BENCH_READS_CONNS:-32}
+COUNT=${BENCH_READS_COUNT:-2000}
+
+say() { echo "bench-reads: $*" >&2; }
+die() {
+    say "$*"
+    exit 1
+}
+for tool in wrk nginx sqlite3 curl gzip python3; do
+    command -v "$tool" >/dev/null 2>&1 || die "missing $tool (make deps-bench)"
+done
+
+# nginx reads the files as its worker user: the directory must be world-readable
+TMP=$(mktemp -d /tmp/whistle-benchreads.XXXXXX)
+chmod 755 "$TMP"
+PIDS=()
+NPID=""
+cleanup() {
+    stop_all
+    if [ -n "$NPID" ]; then kill -TERM "$NPID" 2>/dev/null || true; wait "$NPID" 2>/dev/null || true; fi
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+load() { cut -d' ' -f1 /proc/loadavg; }
+
+# wrk_run URL PATHS|- [WRK_OPTION...]: a warm-up, then the measured run, cycling through the
+# paths in file PATHS (bench/rotate.lua) or asking for URL alone; prints "rps p50 p99 load"
+wrk_run() {
+    local url=$1 paths=$2 out l
+    shift 2
+    local rot=()
+    if [ "$paths" != - ]; then rot=(-s bench/rotate.lua "$url" -- "$paths"); else rot=("$url"); fi
+    wrk -t2 -c"$C" -d"$WARMUP" "$@" "${rot[@]}" >/dev/null 2>&1 || true
+    l=$(load)
+    out=$(wrk --latency -t2 -c"$C" -d"$DUR" "$@" "${rot[@]}" 2>&1) || die "wrk failed: $out"
+    if echo "$out" | grep -q "Non-2xx"; then die "non-2xx answers: $out"; fi
+    local rps p50 p99
+    rps=$(echo "$out" | awk '/^Requests\/sec/ { printf "%d", $2 }')
+    p50=$(to_ms "$(echo "$out" | awk '$1 == "50%" { print $2 }')")
+    p99=$(to_ms "$(echo "$out" | awk '$1 == "99%" { print $2 }')")
+    echo "$rps $p50 $p99 $l"
+}
+
+start_nginx() {
+    local www=$1 user_line=""
+    NPORT=$(free_port)
+    mkdir -p "$TMP/nginx/tmp" "$TMP/nginx/logs"
+    if [ "$(id -u)" = 0 ]; then user_line="user root;"; fi
+    cat >"$TMP/nginx/nginx.conf" <<EOF
+$user_line
+worker_processes 2;
+daemon off;
+pid $TMP/nginx/nginx.pid;
+error_log $TMP/nginx/logs/error.log warn;
+events { worker_connections 4096; }
+http {
+    access_log off;
+    sendfile on;
+    tcp_nopush on;
+    tcp_nodelay on;
+    keepalive_requests 1000000;
+    server_tokens off;
+    open_file_cache max=8000 inactive=600s;
+    client_body_temp_path $TMP/nginx/tmp/body;
+    proxy_temp_path $TMP/nginx/tmp/proxy;
+    fastcgi_temp_path $TMP/nginx/tmp/fastcgi;
+    uwsgi_temp_path $TMP/nginx/tmp/uwsgi;
+    scgi_temp_path $TMP/nginx/tmp/scgi;
+    types { }
+    default_type "application/json";
+    gzip_static on;
+    gzip_vary on;
+    server {
+        listen 127.0.0.1:$NPORT;
+        root $www;
+        add_header Cache-Control "no-store" always;
+        add_header X-Content-Type-Options "nosniff" always;
+        add_header X-Request-Id "0123456789abcdef" always;
+        location = /api/v1/incidents { try_files /lists/\$arg_offset.json =404; }
+        location /api/v1/incidents/ { try_files /one/\$uri.json =404; }
+        location / { return 404; }
+    }
+}
+EOF
+    nginx -p "$TMP/nginx" -c "$TMP/nginx/nginx.conf" -e "$TMP/nginx/logs/error.log" \
+        >/dev/null 2>&1 </dev/null &
+    NPID=$!
+    for _ in $(seq 1 100); do
+        curl -s -o /dev/null "http://127.0.0.1:$NPORT/" 2>/dev/null && return 0
+        kill -0 "$NPID" 2>/dev/null || die "nginx exited: $(cat "$TMP/nginx/logs/error.log")"
+        sleep 0.1
+    done
+    die "nginx did not answer within 10 s"
+}
+
+stop_nginx() {
+    kill -TERM "$NPID" 2>/dev/null || true
+    wait "$NPID" 2>/dev/null || true
+    NPID=""
+}
+
+echo "| incidents | rotation | server | req/s | p50 ms | p99 ms | ratio to nginx | load avg |"
+echo "|---:|---|---|---:|---:|---:|---:|---:|"
+NOTES="$TMP/notes.md"
+: >"$NOTES"
+for N in $SCALES; do
+    var="BENCH_READS_DB_$N"
+    DB=${!var:-}
+    if [ -z "$DB" ]; then
+        DB="$TMP/db-$N.db"
+        say "building $N incidents"
+        "$BIN" migrate --db "$DB" >/dev/null || die "migrate failed"
+        sqlite3 -bail "$DB" ".parameter set @n $N" ".read $ROOT/bench/seed.sql" >/dev/null ||
+            die "bench/seed.sql failed"
+    fi
+    "$BIN" migrate --db "$DB" >/dev/null || die "migrate $DB failed"
+
+    # 1. random filters and offsets, one at a time, server time from the access log
+    start_node "$DB" --no-cache
+    port=${NODE_PORTS[0]}
+    pid=${PIDS[0]}
+    log="$TMP/node-$port.log"
+    l=$(load)
+    rot=$(python3 bench/list_rotation.py "http://127.0.0.1:$port" "$COUNT" 13 "$N" 0 "$pid" | head -1)
+    server=$(python3 - "$log" <<'PY'
+import re, sys
+t = sorted(int(m.group(1)) for m in re.finditer(
+    r"access: GET /api/v1/(?:incidents|games) \d+ \d+ (\d+)us", open(sys.argv[1]).read()))
+p = lambda q: t[min(len(t) - 1, int(q * len(t)))] / 1000
+print("%d requests, server time p50 %.2f ms, p99 %.2f ms, max %.1f ms" % (len(t), p(.5), p(.99), t[-1] / 1000))
+PY
+)
+    echo "- $N incidents, $COUNT random filter+offset queries: $server; $(echo "$rot" | sed 's/.*server CPU/server CPU/; s/  load.*//') (load average $l at the start)" >>"$NOTES"
+
+    # 2-4. the rotations' paths, the bodies Whistle sends, the same files for nginx
+    sqlite3 "$DB" "SELECT id FROM incidents WHERE visibility = 'published'
+                   AND rowid % max(1, $N / $COUNT) = 0 LIMIT $COUNT" >"$TMP/ids"
+    python3 - "http://127.0.0.1:$port" "$N" "$COUNT" "$TMP" <<'PY' || die "collecting bodies failed"
+import gzip, http.client, os, sys, urllib.parse
+base, n, count, tmp = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+u = urllib.parse.urlsplit(base)
+c = http.client.HTTPConnection(u.hostname, u.port, timeout=60)
+def get(path, enc=None):
+    c.request("GET", path, headers={"Accept-Encoding": enc} if enc else {})
+    r = c.getresponse()
+    body = r.read()
+    assert r.status == 200, (path, r.status, body[:200])
+    return body
+ids = open(os.path.join(tmp, "ids")).read().split()
+www = os.path.join(tmp, "www")
+os.makedirs(os.path.join(www, "one/api/v1/incidents"), exist_ok=True)
+os.makedirs(os.path.join(www, "lists"), exist_ok=True)
+with open(os.path.join(tmp, "single.paths"), "w") as f:
+    for i in ids:
+        p = "/api/v1/incidents/" + i
+        open(os.path.join(www, "one" + p + ".json"), "wb").write(get(p))
+        f.write(p + "\n")
+lstep = max(1, min(n, 100000) // count)
+with open(os.path.join(tmp, "list.paths"), "w") as f:
+    for k in range(count):
+        p = "/api/v1/incidents?limit=20&offset=%d" % (k * lstep)
+        body = get(p)
+        open(os.path.join(www, "lists", "%d.json" % (k * lstep)), "wb").write(body)
+        # Whistle's gzip form decompresses to the same bytes
+        assert gzip.decompress(get(p, "gzip")) == body, p
+        f.write(p + "\n")
+print(len(ids), "incidents,", count, "list pages", file=sys.stderr)
+PY
+    # nginx gzip_static serves FILE.gz next to FILE
+    find "$TMP/www/lists" -name '*.json' -exec gzip -6 -n -k {} +
+    chmod -R a+rX "$TMP/www"
+    start_nginx "$TMP/www"
+    # cmp every body nginx sends with Whistle's (plain), and the gzip forms decompressed
+    while read -r p; do
+        curl -s -o "$TMP/n.body" "http://127.0.0.1:$NPORT$p"
+        f="$TMP/www/one$p.json"
+        [ -f "$f" ] || f="$TMP/www/lists/${p##*offset=}.json"
+        cmp -s "$TMP/n.body" "$f" || die "nginx's body for $p differs from Whistle's"
+    done < <(sed -n '1~100p' "$TMP/single.paths" "$TMP/list.paths")
+    zb=$(curl -s -H "Accept-Encoding: gzip" "http://127.0.0.1:$NPORT/api/v1/incidents?limit=20&offset=0" | gunzip | cmp - "$TMP/www/lists/0.json" && echo ok)
+    [ "$zb" = ok ] || die "nginx's gzip body differs"
+    say "bodies checked with cmp (every 100th path, both servers)"
+
+    for kind in single list; do
+        w=$(wrk_run "http://127.0.0.1:$port" "$TMP/$kind.paths")
+        n_=$(wrk_run "http://127.0.0.1:$NPORT" "$TMP/$kind.paths")
+        r=$(awk -v a="${w%% *}" -v b="${n_%% *}" 'BEGIN { printf "%.2f", a / b }')
+        set -- $w; echo "| $N | $COUNT different ${kind}s | whistle --no-cache | $1 | $2 | $3 | $r | $4 |"
+        set -- $n_; echo "| $N | $COUNT different ${kind}s | nginx | $1 | $2 | $3 | | $4 |"
+    done
+    w=$(wrk_run "http://127.0.0.1:$port" "$TMP/list.paths" -H "Accept-Encoding: gzip")
+    n_=$(wrk_run "http://127.0.0.1:$NPORT" "$TMP/list.paths" -H "Accept-Encoding: gzip")
+    r=$(awk -v a="${w%% *}" -v b="${n_%% *}" 'BEGIN { printf "%.2f", a / b }')
+    set -- $w; echo "| $N | $COUNT different lists, gzip | whistle --no-cache | $1 | $2 | $3 | $r | $4 |"
+    set -- $n_; echo "| $N | $COUNT different lists, gzip | nginx gzip_static | $1 | $2 | $3 | | $4 |"
+    plain=$(stat -c %s "$TMP/www/lists/0.json")
+    wz=$(curl -s -H "Accept-Encoding: gzip" "http://127.0.0.1:$port/api/v1/incidents?limit=20&offset=0" | wc -c)
+    nz=$(stat -c %s "$TMP/www/lists/0.json.gz")
+    echo "- $N incidents, list page \`?limit=20&offset=0\`: $plain bytes plain, $wz gzip from Whistle --no-cache (zlib level 1; 6 for a body its cache keeps), $nz from nginx gzip_static (gzip -6)" >>"$NOTES"
+    stop_all
+
+    # one list page again and again: Whistle's cache holds the plain and the gzip form
+    start_node "$DB"
+    port=${NODE_PORTS[0]}
+    for enc in identity gzip; do
+        w=$(wrk_run "http://127.0.0.1:$port/api/v1/incidents?limit=20&offset=0" - -H "Accept-Encoding: $enc")
+        n_=$(wrk_run "http://127.0.0.1:$NPORT/api/v1/incidents?limit=20&offset=0" - -H "Accept-Encoding: $enc")
+        r=$(awk -v a="${w%% *}" -v b="${n_%% *}" 'BEGIN { printf "%.2f", a / b }')
+        set -- $w; echo "| $N | one list page, $enc | whistle (cache) | $1 | $2 | $3 | $r | $4 |"
+        set -- $n_; echo "| $N | one list page, $enc | nginx | $1 | $2 | $3 | | $4 |"
+    done
+    stop_all
+    stop_nginx
+    rm -rf "$TMP/www" "$TMP/nginx"
+done
+echo
+cat "$NOTES"

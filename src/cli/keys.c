@@ -22,6 +22,7 @@ static const char key_usage[] =
     "       whistle key revoke KEY_ID [--db PATH] [--json]";
 static const char account_usage[] =
     "whistle account ban|unban EMAIL [--db PATH] [--json]\n"
+    "       whistle account grant|revoke EMAIL moderator|editor|admin [--db PATH] [--json]\n"
     "       whistle account claim DISPLAY_NAME EMAIL [--db PATH] [--json]\n"
     "       whistle account totp-off EMAIL [--db PATH] [--json]";
 

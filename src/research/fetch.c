@@ -286,13 +286,17 @@ int fetch_urls(const struct fetch_policy *p, const char *const *urls, int n, int
         while ((msg = curl_multi_info_read(m, &left))) {
             if (msg->msg != CURLMSG_DONE)
                 continue;
+            /* the message is freed with its handle (curl_multi_info_read(3)): read it first */
+            CURL *done = msg->easy_handle;
+            CURLcode result = msg->data.result;
             for (int i = 0; i < n; i++) {
-                if (handles[i] != msg->easy_handle)
+                if (handles[i] != done)
                     continue;
-                conclude(handles[i], msg->data.result, &ctxs[i], &out[i]);
+                conclude(handles[i], result, &ctxs[i], &out[i]);
                 curl_multi_remove_handle(m, handles[i]);
                 curl_easy_cleanup(handles[i]);
                 handles[i] = NULL;
+                break;
             }
         }
         if (running == 0)

@@ -20,7 +20,7 @@
 # GETs of the JSON of 100 incidents in rotation (wrk -t1 -c8), first quiet, then while a
 # ballot flood (wrk -t1 -c2, the same length) runs on every other incident; the share of
 # cache hits during the flood from the node's /metrics where the build has it.
-# BENCH_W_ONLY=cache runs only that part.
+# BENCH_W_ONLY=cache runs only that part; BENCH_W_ONLY=sqlite only the SQLite node.
 #
 # Environment: WHISTLE_BIN, WHISTLE_BIN_BEFORE, BENCH_W_VOTERS (2000), BENCH_W_INCIDENTS
 # (2000), BENCH_W_DELAY_US (500), BENCH_W_THREADS (serve --threads, 16), BENCH_W_CONNS (32),
@@ -192,6 +192,7 @@ grid() { # grid BUILD BINARY
         measure "$build" "sqlite, 1 node" "${NODE_PORTS[0]}"
         stop_all
     fi
+    [ "${BENCH_W_ONLY:-}" = sqlite ] && return
     METRICS_PORT=
     local mopt=()
     case "$help" in *--metrics-listen*)

@@ -165,8 +165,10 @@ void store_trace(struct store *s, void (*fn)(void *arg, const char *what), void 
 /* The write probe of GET /readyz: 0 when the database takes writes now, or a negative
  * store_rc with the reason in why (a read-only file, PostgreSQL read-only or in recovery).
  * Nothing lasts and nothing grows (the one row of store_probe updated in a transaction that
- * is rolled back: store_data_version does not move), and it never waits for another writer: a write
- * lock held elsewhere shows the database takes writes. Call it outside a transaction. */
+ * is rolled back: store_data_version does not move), and it never waits long for another
+ * writer: a write lock held elsewhere shows the database takes writes (SQLite: the probe
+ * waits up to 100 ms for this process's writers, so that a writer failing on a read-only
+ * file is not mistaken for one that writes). Call it outside a transaction. */
 int store_write_probe(struct store *s, char *why, size_t whylen);
 
 /* The calling thread's connection to the server's database, opened on first use.

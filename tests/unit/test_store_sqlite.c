@@ -12,6 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -550,6 +553,67 @@ static void test_write_probe(void **state)
     store_rollback(f->s);
 }
 
+/* The writer gate (sqlite.c): writers of one process queue on it instead of SQLite's
+ * sleeping busy handler, and every way a write transaction ends lets the next one in (a
+ * leaked gate would make the next begin wait 5 s and answer STORE_BUSY). */
+struct gate_writer {
+    const char *path;
+    atomic_int began;
+    int rc;
+};
+
+static void *gate_writer_run(void *arg)
+{
+    struct gate_writer *w = arg;
+    struct store *s = NULL;
+    char err[256];
+    w->rc = store_open(w->path, false, &s, err, sizeof err);
+    if (w->rc == 0)
+        w->rc = store_begin_write(s);
+    atomic_store(&w->began, 1);
+    if (w->rc == 0)
+        w->rc = store_exec(s, "INSERT INTO t VALUES (10)");
+    if (w->rc == 0)
+        w->rc = store_commit(s);
+    store_close(s);
+    return NULL;
+}
+
+static void test_writer_gate(void **state)
+{
+    struct fixture *f = *state;
+    assert_int_equal(store_exec(f->s, "CREATE TABLE t (n INTEGER)"), STORE_DONE);
+
+    /* a second writer waits while the first holds the write, and gets in at its commit */
+    assert_int_equal(store_begin_write(f->s), STORE_DONE);
+    struct gate_writer w = {.path = f->path};
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, gate_writer_run, &w), 0);
+    nanosleep(&(struct timespec){.tv_nsec = 100 * 1000000L}, NULL);
+    assert_int_equal(atomic_load(&w.began), 0);
+    assert_int_equal(store_exec(f->s, "INSERT INTO t VALUES (1)"), STORE_DONE);
+    assert_int_equal(store_commit(f->s), STORE_DONE);
+    assert_int_equal(pthread_join(th, NULL), 0);
+    assert_int_equal(w.rc, STORE_DONE);
+    assert_int_equal(query_int(f->s, "SELECT sum(n) FROM t"), 11);
+
+    /* the gate is let go by a rollback, a failed begin inside a transaction, and a close
+     * with the transaction still open */
+    struct store *s2 = NULL;
+    assert_int_equal(store_open(f->path, false, &s2, f->err, sizeof f->err), 0);
+    assert_int_equal(store_begin_write(s2), STORE_DONE);
+    store_rollback(s2);
+    assert_int_equal(store_begin_write(f->s), STORE_DONE);
+    assert_true(store_begin_write(f->s) < 0);
+    assert_int_equal(store_commit(f->s), STORE_DONE);
+    assert_int_equal(store_begin_write(s2), STORE_DONE);
+    assert_int_equal(store_exec(s2, "INSERT INTO t VALUES (100)"), STORE_DONE);
+    store_close(s2); /* rolls back */
+    assert_int_equal(store_begin_write(f->s), STORE_DONE);
+    assert_int_equal(query_int(f->s, "SELECT sum(n) FROM t"), 11);
+    assert_int_equal(store_commit(f->s), STORE_DONE);
+}
+
 /* ---- per-thread connection -------------------------------------------------------- */
 
 static void test_thread_connection(void **state)
@@ -608,6 +672,7 @@ int main(void)
         T(test_exec, setup_db),
         T(test_transactions, setup_db),
         T(test_write_probe, setup_migrated),
+        T(test_writer_gate, setup_db),
         T(test_thread_connection, setup_migrated),
     };
     return cmocka_run_group_tests_name("store/sqlite", tests, NULL, NULL);

@@ -33,7 +33,8 @@ struct store_driver {
     int (*data_version)(struct store *s, uint64_t out[2]);
     /* store_write_probe: 0 or a negative store_rc, the reason left for errmsg */
     int (*write_probe)(struct store *s);
-    int (*tallies_moved)(struct store *s); /* store_tallies_moved; NULL: nothing to do */
+    /* store_step_write; NULL: store_step (the driver's writes all run in transactions) */
+    int (*step_write)(struct store_stmt *st, bool tallies_only);
     /* Called by store_thread() before it hands the connection out: true when it looks
      * usable without a round trip. A transaction left open (a bug) is rolled back here. */
     bool (*idle_ok)(struct store *s);
@@ -60,6 +61,7 @@ struct store {
     /* what the commit of the open write transaction moves (store_data_version) */
     enum { STORE_BUMP_NONE, STORE_BUMP_CONTENT, STORE_BUMP_TALLY } bump;
     bool wrote; /* store_exec ran in the write transaction (DDL): bump even if no row moved */
+    int64_t round_trips; /* store_round_trips: counted by the driver */
 };
 
 struct store_stmt {

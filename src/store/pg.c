@@ -35,8 +35,14 @@
  *   A read costs one round trip per statement, a read that never ran a statement none.
  * - store_data_version: the last values of two sequences, whistle_content_seq (bumped after
  *   every committed write transaction but the ballots) and whistle_tally_seq (after every
- *   ballot): pg_commit, pg_tallies_moved. Reading them takes no lock and one round trip; a
+ *   ballot): pg_commit, pg_step_write. Reading them takes no lock and one round trip; a
  *   ballot no longer moves what every cached body depends on (http/cache.h).
+ * - Writes in one statement (store_step_write: a ballot, a lead): the statement, a sync, the
+ *   version bump, a sync, in one pipeline: one round trip, the bump in an implicit
+ *   transaction of its own after the write's (pg_step_write).
+ * - store_round_trips: every exchange this driver waits for counts one (command, a
+ *   statement's preparation and its execution, a pipeline, COMMIT); the ROLLBACK of a read,
+ *   sent without waiting, counts nothing.
  */
 #include <inttypes.h>
 #include <libpq-fe.h>
@@ -163,6 +169,7 @@ static int command(struct pg_store *s, const char *sql)
         return STORE_GONE;
     drain(s);
     s->read_pending = false;
+    s->base.round_trips++;
     PGresult *res = PQexec(s->conn, sql);
     ExecStatusType st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
     int rc = 0;
@@ -542,6 +549,7 @@ static int execute_opening_read(struct pg_stmt *p)
         sent += ok = PQsendQueryPrepared(c, p->name, p->nparams, (const char *const *)p->values,
                                          NULL, NULL, 0);
     ok = ok && PQpipelineSync(c);
+    s->base.round_trips++;
     if (!ok) {
         /* what was sent cannot be told from what was not: the connection starts again */
         set_err(s, PQerrorMessage(c));
@@ -606,6 +614,7 @@ static int execute(struct pg_stmt *p)
         return rc;
     }
     if (needs_prepare(p)) {
+        s->base.round_trips++;
         PGresult *r = PQprepare(s->conn, p->name, p->pgsql, p->nparams, p->prep);
         if (!r || PQresultStatus(r) != PGRES_COMMAND_OK) {
             int rc = map_result(s, r);
@@ -617,6 +626,7 @@ static int execute(struct pg_stmt *p)
     }
     if (s->base.prepare_only)
         return STORE_DONE;
+    s->base.round_trips++;
     return take_result(p, PQexecPrepared(s->conn, p->name, p->nparams,
                                          (const char *const *)p->values, NULL, NULL, 0));
 }
@@ -783,6 +793,7 @@ static int pg_commit(struct store *base)
     /* the result of COMMIT: the first one, or the second after the set_config */
     int commit_at = sql[0] == 'S' ? 1 : 0, at = 0;
     int rc = 0;
+    s->base.round_trips++;
     if (!PQsendQuery(s->conn, sql)) {
         set_err(s, PQerrorMessage(s->conn));
         s->base.broken = PQstatus(s->conn) != CONNECTION_OK;
@@ -817,9 +828,113 @@ static int pg_commit(struct store *base)
     return 0;
 }
 
-static int pg_tallies_moved(struct store *base)
+/* Collects the answers of a pipeline synced `syncs` times and leaves pipeline mode: the
+ * result of each query in the order sent into res[0..n-1] (PGRES_PIPELINE_ABORTED for one
+ * skipped after an error in its segment; NULL past what came). false when the connection
+ * failed (then broken, and what res holds is to be cleared all the same). */
+static bool pipeline_collect(struct pg_store *s, int syncs, PGresult **res, int n)
 {
-    return command(conn_of(base), "SELECT " BUMP_TALLY);
+    int got = 0;
+    bool after_null = false;
+    while (syncs > 0) {
+        PGresult *r = PQgetResult(s->conn);
+        if (!r) {
+            if (after_null)
+                break; /* two in a row: nothing more will come */
+            after_null = true;
+            continue;
+        }
+        after_null = false;
+        if (PQresultStatus(r) == PGRES_PIPELINE_SYNC) {
+            syncs--;
+            PQclear(r);
+        } else if (got < n) {
+            res[got++] = r;
+        } else {
+            PQclear(r);
+        }
+    }
+    for (int i = got; i < n; i++)
+        res[i] = NULL;
+    if (syncs > 0 || !PQexitPipelineMode(s->conn)) {
+        set_err(s, PQerrorMessage(s->conn));
+        s->base.broken = true;
+        return false;
+    }
+    return true;
+}
+
+/* The version bump after a write of store_step_write, and the reset of its condition */
+#define MOVED         "CASE WHEN current_setting('whistle.moved', true) = 'true' THEN "
+#define MOVED_RESET   "SELECT set_config('whistle.moved', 'false', false)"
+#define MOVED_TALLY   "SELECT " MOVED BUMP_TALLY " END"
+#define MOVED_CONTENT "SELECT " MOVED BUMP_CONTENT " END"
+
+/*
+ * store_step_write: [the statement's preparation when needed,] the statement, a sync, the
+ * bump and the reset of whistle.moved, a sync; one pipeline, one round trip. The sync makes
+ * the statement's implicit transaction commit before the bump's begins, so the server runs
+ * the bump only after the commit (and only if the statement set whistle.moved: a failed
+ * statement's transaction leaves it as the last reset did). As pg_commit: the bump runs even
+ * if this client dies after sending. Inside a transaction, or for a statement already
+ * running, a plain step: the transaction's commit moves the version.
+ */
+static int pg_step_write(struct store_stmt *st, bool tallies_only)
+{
+    struct pg_stmt *p = stmt_of(st);
+    struct pg_store *s = p->s;
+    if (p->res || s->writing || s->read_pending || s->base.prepare_only || s->base.broken)
+        return pg_step(st);
+    drain(s);
+    if (PQtransactionStatus(s->conn) != PQTRANS_IDLE)
+        return pg_step(st);
+    PGconn *c = s->conn;
+    bool prepare = needs_prepare(p);
+    int sent = 0;
+    bool ok = PQenterPipelineMode(c);
+    if (ok && prepare)
+        sent += ok = PQsendPrepare(c, p->name, p->pgsql, p->nparams, p->prep);
+    if (ok)
+        sent += ok = PQsendQueryPrepared(c, p->name, p->nparams, (const char *const *)p->values,
+                                         NULL, NULL, 0);
+    ok = ok && PQpipelineSync(c) &&
+         PQsendQueryParams(c, tallies_only ? MOVED_TALLY : MOVED_CONTENT, 0, NULL, NULL, NULL, NULL,
+                           0) &&
+         PQsendQueryParams(c, MOVED_RESET, 0, NULL, NULL, NULL, NULL, 0) && PQpipelineSync(c);
+    s->base.round_trips++;
+    if (!ok) {
+        /* what was sent cannot be told from what was not: the connection starts again */
+        set_err(s, PQerrorMessage(c));
+        s->base.broken = true;
+        return STORE_GONE;
+    }
+    PGresult *res[4];
+    int n = sent + 2;
+    int rc = pipeline_collect(s, 2, res, n) ? 0 : STORE_GONE;
+    if (rc == 0 && prepare) {
+        if (PQresultStatus(res[0]) != PGRES_COMMAND_OK)
+            rc = map_result(s, res[0]);
+        else
+            p->prepared = true;
+    }
+    /* the statement's result: kept, or its failure mapped (take_result clears it) */
+    if (rc == 0)
+        rc = take_result(p, res[sent - 1]);
+    else
+        PQclear(res[sent - 1]);
+    res[sent - 1] = NULL;
+    if (rc == 0 && PQresultStatus(res[sent]) != PGRES_TUPLES_OK) {
+        /* committed; the bump failed: answer it, so that a retry moves the version */
+        rc = map_result(s, res[sent]);
+        PQclear(p->res);
+        p->res = NULL;
+    }
+    for (int i = 0; i < n; i++)
+        PQclear(res[i]);
+    if (rc < 0)
+        return rc;
+    p->row++;
+    return p->row < PQntuples(p->res) ? STORE_ROW : STORE_DONE;
 }
 
 /* (content, tally) from the sequences in one statement (pg_sequence_last_value: no scan, a
@@ -929,7 +1044,7 @@ static const struct store_driver pg_driver = {
     .errmsg = pg_errmsg,
     .data_version = pg_data_version,
     .write_probe = pg_write_probe,
-    .tallies_moved = pg_tallies_moved,
+    .step_write = pg_step_write,
     .idle_ok = pg_idle_ok,
     .reopen = pg_reopen,
 };

@@ -280,9 +280,15 @@ void store_write_tallies_only(struct store *s)
         s->bump = STORE_BUMP_TALLY;
 }
 
-int store_tallies_moved(struct store *s)
+int store_step_write(struct store_stmt *st, bool tallies_only)
 {
-    return s->drv->tallies_moved ? seen(s, s->drv->tallies_moved(s)) : 0;
+    struct store *s = st->conn;
+    return s->drv->step_write ? seen(s, s->drv->step_write(st, tallies_only)) : store_step(st);
+}
+
+int64_t store_round_trips(struct store *s)
+{
+    return s->round_trips;
 }
 
 const char *store_errmsg(struct store *s)

@@ -131,9 +131,26 @@ void store_rollback(struct store *s);
 /* Inside a write transaction: what it writes is ballots and their tallies only, so its commit
  * moves the tally version instead of the content version (store_data_version). */
 void store_write_tallies_only(struct store *s);
-/* After a ballot written outside store_begin_write (PostgreSQL's one-statement ballot,
- * store/votes.c): moves the tally version now that the ballot is committed. */
-int store_tallies_moved(struct store *s);
+/*
+ * Steps st, a write that is whole in one statement run outside any transaction (a call of a
+ * server-side function, store/votes.c ballots_cast_server: PostgreSQL runs it in an implicit
+ * transaction of its own), then, once it committed, moves the version it changed
+ * (store_data_version: the tally version when tallies_only, else the content version), if
+ * and only if the statement set the session setting whistle.moved to 'true' (STORE_MOVED_IF
+ * in its select list): a refused write moves nothing. PostgreSQL sends the statement and
+ * the bump in one pipeline, each in its own implicit transaction, so the bump runs only after
+ * the commit and a reader that sees the new version sees the write: one round trip (pg.c).
+ * A failed bump after a committed write answers its error (the caller says "unavailable"; a
+ * retry of the same write moves the version). Other drivers: store_step. Answers what
+ * store_step answers.
+ */
+int store_step_write(struct store_stmt *st, bool tallies_only);
+#define STORE_MOVED_IF(cond) "set_config('whistle.moved', CAST(" cond " AS TEXT), false)"
+
+/* The client-server round trips this connection has waited for since it opened: a statement,
+ * a transaction's BEGIN or COMMIT, a pipeline (any number of statements) each count one
+ * (PostgreSQL); always 0 on SQLite (no server). For tests and docs/scale.md's figures. */
+int64_t store_round_trips(struct store *s);
 
 const char *store_errmsg(struct store *s);
 

@@ -226,9 +226,11 @@ int ballots_cast_server(struct store *s, const struct ballot_write *w, int64_t *
     *window = -1;
     if (strcmp(store_driver_name(s), "postgresql") != 0)
         return BALLOT_WRITE_NO_SERVER_PATH;
-    struct store_stmt *st =
-        store_prepare(s, "SELECT o_wait, o_window FROM whistle_cast_ballot(?, ?, ?, ?, ?, ?, ?, "
-                         "CAST(? AS TEXT[]), CAST(? AS BIGINT[]), CAST(? AS BIGINT[]), ?)");
+    struct store_stmt *st = store_prepare(
+        s, "SELECT o_wait, o_window, " STORE_MOVED_IF(
+               "o_wait = 0") " FROM"
+                             " whistle_cast_ballot(?, ?, ?, ?, ?, ?, ?, CAST(? AS TEXT[]),"
+                             " CAST(? AS BIGINT[]), CAST(? AS BIGINT[]), ?)");
     if (!st)
         return STORE_ERR;
     struct buf subjects = BUF_INIT, limits = BUF_INIT, windows = BUF_INIT;
@@ -246,7 +248,9 @@ int ballots_cast_server(struct store *s, const struct ballot_write *w, int64_t *
     store_bind_text(st, 9, limits.p);
     store_bind_text(st, 10, windows.p);
     store_bind_int(st, 11, (int64_t)randombytes_uniform(BALLOT_TALLY_SLOTS));
-    int rc = store_step(st);
+    /* the ballot, and once it committed the tally version's move, in one round trip (a
+     * refused or stale ballot moves nothing) */
+    int rc = store_step_write(st, true);
     int64_t v = rc == STORE_ROW ? store_col_int(st, 0) : 0;
     int64_t k = rc == STORE_ROW ? store_col_int(st, 1) : 0;
     store_reset(st);
@@ -264,9 +268,5 @@ int ballots_cast_server(struct store *s, const struct ballot_write *w, int64_t *
         *window = k >= 1 && k <= BALLOT_WRITE_WINDOWS ? (int)k - 1 : 0;
         return BALLOT_WRITE_LIMITED;
     }
-    /* committed (autocommit): now move the tally version (store.h store_data_version). If
-     * that fails the caller answers "unavailable" and the voter's retry, the same ballot
-     * again, moves it. */
-    rc = store_tallies_moved(s);
-    return rc < 0 ? rc : BALLOT_WRITE_DONE;
+    return BALLOT_WRITE_DONE;
 }

@@ -70,9 +70,10 @@ enum {
     BALLOT_WRITE_STALE = 2,          /* the incident's visibility or version moved: judge again */
     BALLOT_WRITE_NO_SERVER_PATH = 3, /* this driver has none: run the portable steps */
 };
-/* The whole ballot (rate windows, ballot, tally) in one statement and one round trip, its own
- * transaction, where the driver has a server-side path (PostgreSQL: whistle_cast_ballot,
- * migration 013; the tally moves in a random one of BALLOT_TALLY_SLOTS slot rows). A
+/* The whole ballot (rate windows, ballot, tally) in one statement, its own transaction, and
+ * after its commit the tally version's move (store_step_write): one round trip, where the
+ * driver has a server-side path (PostgreSQL: whistle_cast_ballot, migration 013; the tally
+ * moves in a random one of BALLOT_TALLY_SLOTS slot rows). A
  * BALLOT_WRITE_* value or a negative store_rc; on BALLOT_WRITE_LIMITED *window is the index
  * of the first full window. */
 int ballots_cast_server(struct store *s, const struct ballot_write *w, int64_t *retry_s,

@@ -17,6 +17,7 @@
 #include "store/games.h"
 #include "store/incidents.h"
 #include "store/store.h"
+#include "pgtmp.h"
 #include "tmpdb.h"
 #include "util/arena.h"
 #include "util/buf.h"
@@ -105,30 +106,12 @@ static int setup(void **state)
 /* A fresh database on the cluster WHISTLE_TEST_PG names; the test skips without it. */
 static int setup_pg(void **state)
 {
-    static int counter;
-    const char *base = getenv("WHISTLE_TEST_PG");
-    char err[256], uri[512];
     *state = NULL;
-    if (!base || !*base || strcmp(base, "skip") == 0)
-        return 0;
     struct db *d = calloc(1, sizeof *d);
-    if (!d || store_open(base, false, &d->admin, err, sizeof err) != 0)
-        return -1;
-    snprintf(d->name, sizeof d->name, "lists_%d_%d", (int)getpid(), ++counter);
-    const char *scheme = strstr(base, "://");
-    const char *path = scheme ? strchr(scheme + 3, '/') : NULL;
-    if (!path)
-        return -1;
-    snprintf(uri, sizeof uri, "%.*s/%s%s", (int)(path - base), base, d->name,
-             path + strcspn(path, "?"));
-    char sql[128];
-    snprintf(sql, sizeof sql, "DROP DATABASE IF EXISTS %s", d->name);
-    store_exec(d->admin, sql);
-    snprintf(sql, sizeof sql, "CREATE DATABASE %s", d->name);
-    if (store_exec(d->admin, sql) < 0 || store_open(uri, true, &d->s, err, sizeof err) != 0 ||
-        store_migrate(d->s, err, sizeof err) != 0) {
-        fprintf(stderr, "setup_pg: %s\n", err);
-        return -1;
+    int rc = d ? pgtmp_open("lists", d->name, &d->admin, &d->s) : -1;
+    if (rc <= 0) {
+        free(d);
+        return rc;
     }
     seed(d);
     run(d->s, "ANALYZE");
@@ -144,11 +127,7 @@ static int teardown(void **state)
     if (d->tmp) {
         tmpdb_close(d->tmp);
     } else {
-        store_close(d->s);
-        char sql[128];
-        snprintf(sql, sizeof sql, "DROP DATABASE IF EXISTS %s", d->name);
-        store_exec(d->admin, sql);
-        store_close(d->admin);
+        pgtmp_close(d->name, d->admin, d->s);
     }
     free(d);
     return 0;

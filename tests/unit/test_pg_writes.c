@@ -1,0 +1,143 @@
+/*
+ * The round trips of the PostgreSQL write paths (issue 20 item 2, docs/scale.md): a ballot
+ * reaches the database in one round trip (the server-side function, then its tally version
+ * bump after the commit, in one pipeline: store_step_write), and only a written ballot moves
+ * the tally version. Counted with store_round_trips on a fresh database of the cluster
+ * WHISTLE_TEST_PG names; every test skips without it.
+ */
+#include "handlerkit.h"
+#include "pgtmp.h"
+
+#include <sodium.h>
+
+#include "store/votes.h"
+#include "util/log.h"
+
+struct db {
+    char name[64];
+    struct store *admin; /* the maintenance connection that created the database */
+    struct store *s;
+};
+
+static int setup_pg(void **state)
+{
+    *state = NULL;
+    struct db *d = calloc(1, sizeof *d);
+    int rc = d && sodium_init() >= 0 ? pgtmp_open("writes", d->name, &d->admin, &d->s) : -1;
+    if (rc > 0 && (store_exec(d->s, HK_SEED) < 0 || store_exec(d->s, TMPDB_COPY_GAMES) < 0)) {
+        fprintf(stderr, "setup_pg: %s\n", store_errmsg(d->s));
+        rc = -1;
+    }
+    if (rc <= 0) {
+        free(d);
+        return rc;
+    }
+    *state = d;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct db *d = *state;
+    if (d)
+        pgtmp_close(d->name, d->admin, d->s);
+    free(d);
+    return 0;
+}
+
+static uint64_t tally_version(struct store *s)
+{
+    uint64_t v[2];
+    assert_int_equal(store_data_version(s, v), 0);
+    return v[1];
+}
+
+/* One anonymous voter's ballot on HK_P, version 1: every window applies, each `limit`. */
+static struct ballot_write ballot(const char *voter, const char *choice, int64_t limit)
+{
+    static const char *const subjects[BALLOT_WRITE_WINDOWS] = {"voter:t", "ip:t", "anon-ip:t",
+                                                               "new-voter-ip:t"};
+    struct ballot_write w = {.incident_id = HK_P,
+                             .visibility = "published",
+                             .version = 1,
+                             .voter = voter,
+                             .choice = choice,
+                             .now = INT64_C(1764000000000000)};
+    for (int k = 0; k < BALLOT_WRITE_WINDOWS; k++) {
+        w.subject[k] = subjects[k];
+        w.limit[k] = limit;
+        w.window_us[k] = INT64_C(60000000);
+    }
+    return w;
+}
+
+/* The ballot's write in round trips, and whether it moved the tally version. */
+static int cast(struct store *s, const struct ballot_write *w, int64_t *trips, bool *moved)
+{
+    int64_t retry = 0;
+    int window = -1;
+    uint64_t before = tally_version(s);
+    int64_t t0 = store_round_trips(s);
+    int rc = ballots_cast_server(s, w, &retry, &window);
+    *trips = store_round_trips(s) - t0;
+    *moved = tally_version(s) != before;
+    return rc;
+}
+
+static void test_ballot_is_one_round_trip(void **state)
+{
+    struct db *d = *state;
+    if (!d)
+        skip();
+    int64_t trips;
+    bool moved;
+    /* the first on this connection prepares its statement in the same pipeline */
+    struct ballot_write w = ballot("v1", "correct", 2);
+    assert_int_equal(cast(d->s, &w, &trips, &moved), BALLOT_WRITE_DONE);
+    assert_int_equal(trips, 1);
+    assert_true(moved);
+    /* a replacement */
+    w = ballot("v1", "incorrect", 2);
+    assert_int_equal(cast(d->s, &w, &trips, &moved), BALLOT_WRITE_DONE);
+    assert_int_equal(trips, 1);
+    assert_true(moved);
+    /* refused by a full window: one round trip, nothing moves */
+    w = ballot("v1", "unsure", 2);
+    assert_int_equal(cast(d->s, &w, &trips, &moved), BALLOT_WRITE_LIMITED);
+    assert_int_equal(trips, 1);
+    assert_false(moved);
+    /* stale (the question version moved): nothing moves either */
+    w = ballot("v2", "unsure", 5);
+    w.version = 2;
+    assert_int_equal(cast(d->s, &w, &trips, &moved), BALLOT_WRITE_STALE);
+    assert_int_equal(trips, 1);
+    assert_false(moved);
+    /* a failed statement (a choice the table refuses) answers its error and moves nothing,
+     * even right after a written ballot; the connection stays usable */
+    w = ballot("v3", "bogus", 5);
+    assert_int_equal(cast(d->s, &w, &trips, &moved), STORE_CONSTRAINT);
+    assert_int_equal(trips, 1);
+    assert_false(moved);
+    w = ballot("v4", "correct", 5);
+    assert_int_equal(cast(d->s, &w, &trips, &moved), BALLOT_WRITE_DONE);
+    assert_int_equal(trips, 1);
+    assert_true(moved);
+    /* the tallies are the live ballots */
+    struct store_stmt *st =
+        store_prepare(d->s, "SELECT sum(correct), sum(incorrect), sum(unsure) FROM vote_tallies"
+                            " WHERE incident_id = '" HK_P "'");
+    assert_int_equal(store_step(st), STORE_ROW);
+    assert_int_equal(store_col_int(st, 0), 1);
+    assert_int_equal(store_col_int(st, 1), 1);
+    assert_int_equal(store_col_int(st, 2), 0);
+    store_reset(st);
+}
+
+int main(void)
+{
+    log_set_level(LOG_ERROR);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_ballot_is_one_round_trip, setup_pg, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -55,24 +55,69 @@ int agent_authenticate(const struct app_ctx *c, const char *bearer, struct agent
     return AGENT_AUTH_OK;
 }
 
+/* The receipt's quota of a replay: the counts of now, and a replay takes nothing. */
+static void replayed_quota(const struct quota_usage *usage, int64_t now, struct lead_receipt *out)
+{
+    out->quota = quota_decide(usage, now);
+    out->quota.remaining = out->quota.exceeded >= 0 ? 0 : out->quota.remaining + 1;
+}
+
+static int conflict(const struct app_ctx *c, const char *idem, struct lead_receipt *out)
+{
+    out->message =
+        arena_printf(c->a, "Idempotency-Key %s was used with a different payload for lead %s", idem,
+                     out->lead_id);
+    return LEAD_IDEM_CONFLICT;
+}
+
+static int unknown_game(const struct app_ctx *c, const struct lead_input *in,
+                        struct lead_receipt *out)
+{
+    out->message = arena_printf(c->a, "game_id %.255s names no game (see GET /api/v1/games/{id})",
+                                in->game_id);
+    return LEAD_UNKNOWN_GAME;
+}
+
+static int accepted(const struct app_ctx *c, const struct lead_input *in,
+                    const struct lead_receipt *out)
+{
+    log_info("leads", "accepted lead %s game %.64s rid=%s", out->lead_id, in->game_id,
+             c->request_id ? c->request_id : "-");
+    return LEAD_ACCEPTED;
+}
+
+/* The new lead's row: id out->lead_id, accepted at now. */
+static struct lead_row row_of(const struct agent_auth *auth, const struct lead_input *in,
+                              const struct lead_receipt *out, int64_t now)
+{
+    return (struct lead_row){
+        .id = out->lead_id,
+        .account_id = auth->account_id,
+        .key_id = auth->key_id,
+        .game_id = in->game_id,
+        .description = in->description,
+        .source_urls_json = in->source_urls_json,
+        .clock = in->clock,
+        .category = in->category,
+        .period = in->period,
+        .has_confidence = in->has_confidence,
+        .confidence = in->confidence,
+        .created_at = now,
+    };
+}
+
 /* The idempotency replay: the earlier lead when the payload is the same, else a conflict. */
 static int replay(const struct app_ctx *c, const struct agent_auth *auth, const char *idem,
                   const char *found_fp, const struct lead_input *in, struct lead_receipt *out)
 {
-    if (strcmp(found_fp, in->fingerprint) != 0) {
-        out->message =
-            arena_printf(c->a, "Idempotency-Key %s was used with a different payload for lead %s",
-                         idem, out->lead_id);
-        return LEAD_IDEM_CONFLICT;
-    }
+    if (strcmp(found_fp, in->fingerprint) != 0)
+        return conflict(c, idem, out);
     struct quota_usage usage;
     int rc;
     if ((rc = leads_quota_usage(c->s, auth->account_id, c->now, &usage)) < 0 ||
         (rc = agents_key_touch(c->s, auth->key_id, c->now)) < 0 || (rc = store_commit(c->s)) < 0)
         return rc;
-    out->quota = quota_decide(&usage, c->now);
-    /* a replay takes nothing */
-    out->quota.remaining = out->quota.exceeded >= 0 ? 0 : out->quota.remaining + 1;
+    replayed_quota(&usage, c->now, out);
     return LEAD_REPLAYED;
 }
 
@@ -90,11 +135,8 @@ static int submit(struct app_ctx *c, const struct agent_auth *auth, const char *
                                     c->now - LEAD_IDEMPOTENCY_RETENTION_US, found_fp, out->lead_id);
     if (rc != 0)
         return rc < 0 ? rc : replay(c, auth, idem, found_fp, in, out);
-    if ((rc = admin_game_exists(c->s, in->game_id)) <= 0) {
-        out->message = arena_printf(
-            c->a, "game_id %.255s names no game (see GET /api/v1/games/{id})", in->game_id);
-        return rc < 0 ? rc : LEAD_UNKNOWN_GAME;
-    }
+    if ((rc = admin_game_exists(c->s, in->game_id)) <= 0)
+        return rc < 0 ? rc : unknown_game(c, in, out);
     struct quota_usage usage;
     if ((rc = leads_quota_usage(c->s, auth->account_id, c->now, &usage)) < 0)
         return rc;
@@ -102,20 +144,7 @@ static int submit(struct app_ctx *c, const struct agent_auth *auth, const char *
     if (out->quota.exceeded >= 0)
         return LEAD_QUOTA_EXCEEDED;
     uuid_v4(out->lead_id);
-    struct lead_row row = {
-        .id = out->lead_id,
-        .account_id = auth->account_id,
-        .key_id = auth->key_id,
-        .game_id = in->game_id,
-        .description = in->description,
-        .source_urls_json = in->source_urls_json,
-        .clock = in->clock,
-        .category = in->category,
-        .period = in->period,
-        .has_confidence = in->has_confidence,
-        .confidence = in->confidence,
-        .created_at = c->now,
-    };
+    struct lead_row row = row_of(auth, in, out, c->now);
     /* forget this agent's expired records first: a key reused after the retention period
      * starts a new lead under the same (account, key) primary key */
     if ((rc = leads_idempotency_prune(c->s, auth->account_id,
@@ -125,9 +154,41 @@ static int submit(struct app_ctx *c, const struct agent_auth *auth, const char *
                                        c->now)) < 0 ||
         (rc = agents_key_touch(c->s, auth->key_id, c->now)) < 0 || (rc = store_commit(c->s)) < 0)
         return rc;
-    log_info("leads", "accepted lead %s game %.64s rid=%s", out->lead_id, in->game_id,
-             c->request_id ? c->request_id : "-");
-    return LEAD_ACCEPTED;
+    return accepted(c, in, out);
+}
+
+/* PostgreSQL: the same steps in one statement and one round trip, every lock taken and
+ * released inside the server (store/agents.h leads_submit_server, migration 020). A lead_outcome,
+ * NO_SERVER_PATH (run submit), or a negative store_rc. */
+#define NO_SERVER_PATH 100
+static int submit_server(const struct app_ctx *c, const struct agent_auth *auth, const char *idem,
+                         const struct lead_input *in, struct lead_receipt *out)
+{
+    uuid_v4(out->lead_id);
+    int64_t now = time_now_us();
+    struct lead_row row = row_of(auth, in, out, now);
+    struct lead_write_result w;
+    int rc =
+        leads_submit_server(c->s, &row, idem, in->fingerprint, LEAD_IDEMPOTENCY_RETENTION_US, &w);
+    if (rc < 0 || rc == LEAD_WRITE_NO_SERVER_PATH)
+        return rc < 0 ? rc : NO_SERVER_PATH;
+    snprintf(out->lead_id, sizeof out->lead_id, "%s", w.lead_id);
+    now = w.now; /* after the newest lead: acceptance times follow commit order */
+    switch (rc) {
+    case LEAD_WRITE_ACCEPTED:
+        out->quota = quota_decide(&w.usage, now);
+        return accepted(c, in, out);
+    case LEAD_WRITE_REPLAYED:
+        replayed_quota(&w.usage, now, out);
+        return LEAD_REPLAYED;
+    case LEAD_WRITE_UNKNOWN_GAME:
+        return unknown_game(c, in, out);
+    case LEAD_WRITE_QUOTA:
+        out->quota = quota_decide(&w.usage, now);
+        return LEAD_QUOTA_EXCEEDED;
+    default:
+        return conflict(c, idem, out);
+    }
 }
 
 int lead_submit(const struct app_ctx *c, const struct agent_auth *auth, const char *idem,
@@ -148,16 +209,19 @@ int lead_submit(const struct app_ctx *c, const struct agent_auth *auth, const ch
         out->message = arena_strdup(c->a, err);
         return LEAD_INVALID;
     }
-    struct app_ctx tc = *c;
-    /* the lead's rules need only the 'leads' row (store/agents.h leads_lock), not the
-     * deployment: ballots go on while leads queue on it */
-    int rc = store_begin_row_write(c->s);
-    if (rc >= 0)
-        rc = leads_lock(c->s);
-    if (rc >= 0)
-        rc = submit(&tc, auth, idem, &in, out);
-    if (rc != LEAD_ACCEPTED && rc != LEAD_REPLAYED)
-        store_rollback(c->s);
+    int rc = submit_server(c, auth, idem, &in, out);
+    if (rc == NO_SERVER_PATH) {
+        struct app_ctx tc = *c;
+        /* the lead's rules need only the 'leads' row (store/agents.h leads_lock), not the
+         * deployment: ballots go on while leads queue on it */
+        rc = store_begin_row_write(c->s);
+        if (rc >= 0)
+            rc = leads_lock(c->s);
+        if (rc >= 0)
+            rc = submit(&tc, auth, idem, &in, out);
+        if (rc != LEAD_ACCEPTED && rc != LEAD_REPLAYED)
+            store_rollback(c->s);
+    }
     lead_input_release(&in);
     return rc < 0 ? APP_UNAVAILABLE : rc;
 }

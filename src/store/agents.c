@@ -1,6 +1,7 @@
 #include "store/agents.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/uuid.h"
@@ -296,6 +297,87 @@ int leads_insert(struct store *s, const struct lead_row *l)
     store_bind_int(st, 11, l->created_at);
     store_bind_int(st, 12, l->created_at);
     return store_run(st);
+}
+
+_Static_assert(QUOTA_COUNT == 3,
+               "whistle_submit_lead counts the agent's minute and day, then all agents' day");
+
+/* A PostgreSQL array literal of the quota rules' field: {a,b,c} */
+static void quota_literal(char *out, size_t n, bool windows)
+{
+    size_t o = 0;
+    for (int k = 0; k < QUOTA_COUNT && o < n; k++)
+        o += (size_t)snprintf(out + o, n - o, "%c%lld", k ? ',' : '{',
+                              (long long)(windows ? quota_rules[k].window_us : quota_rules[k].max));
+    if (o < n)
+        snprintf(out + o, n - o, "}");
+}
+
+/* Reads element k (1-based) of a PostgreSQL bigint array literal, {1,2,NULL}: INT64_MIN for
+ * NULL or when missing. */
+static int64_t array_at(const char *a, int k)
+{
+    for (int i = 1; a && *a; i++) {
+        a++; /* past '{' or ',' */
+        if (i == k)
+            return strncmp(a, "NULL", 4) == 0 || *a == '}' ? INT64_MIN : strtoll(a, NULL, 10);
+        a = strchr(a, ',');
+    }
+    return INT64_MIN;
+}
+
+int leads_submit_server(struct store *s, const struct lead_row *l, const char *idem_key,
+                        const char *fingerprint, int64_t retention, struct lead_write_result *out)
+{
+    memset(out, 0, sizeof *out);
+    if (strcmp(store_driver_name(s), "postgresql") != 0)
+        return LEAD_WRITE_NO_SERVER_PATH;
+    struct store_stmt *st = store_prepare(
+        s, "SELECT o_outcome, o_now, o_lead, o_counts, o_oldest, " STORE_MOVED_IF(
+               "o_outcome IN (0, 1)") " FROM whistle_submit_lead(?, ?, ?, ?, ?, ?, ?, ?, ?,"
+                                      " ?, ?, ?, CAST(? AS DOUBLE PRECISION), ?,"
+                                      " CAST(? AS BIGINT[]), CAST(? AS BIGINT[]))");
+    if (!st)
+        return STORE_ERR;
+    char windows[96], limits[96];
+    quota_literal(windows, sizeof windows, true);
+    quota_literal(limits, sizeof limits, false);
+    store_bind_text(st, 1, l->account_id);
+    store_bind_text(st, 2, l->key_id);
+    store_bind_text(st, 3, idem_key);
+    store_bind_text(st, 4, fingerprint);
+    store_bind_int(st, 5, retention);
+    store_bind_text(st, 6, l->id);
+    store_bind_text(st, 7, l->game_id);
+    store_bind_text(st, 8, l->description);
+    store_bind_text(st, 9, l->source_urls_json);
+    store_bind_int(st, 10, l->period);
+    store_bind_text(st, 11, l->clock);
+    store_bind_text(st, 12, l->category);
+    if (l->has_confidence)
+        store_bind_double(st, 13, l->confidence);
+    else
+        store_bind_null(st, 13);
+    store_bind_int(st, 14, l->created_at);
+    store_bind_text(st, 15, windows);
+    store_bind_text(st, 16, limits);
+    int rc = store_step_write(st, false);
+    int outcome = STORE_ERR;
+    if (rc == STORE_ROW) {
+        outcome = (int)store_col_int(st, 0);
+        out->now = store_col_int(st, 1);
+        store_col_copy(st, 2, out->lead_id, sizeof out->lead_id);
+        for (int k = 0; k < QUOTA_COUNT; k++) {
+            out->usage.count[k] = array_at(store_col_text(st, 3), k + 1);
+            out->usage.oldest[k] = array_at(store_col_text(st, 4), k + 1);
+            if (out->usage.count[k] == INT64_MIN)
+                out->usage.count[k] = 0;
+        }
+    }
+    store_reset(st);
+    if (rc < 0)
+        return rc;
+    return outcome >= LEAD_WRITE_ACCEPTED && outcome <= LEAD_WRITE_CONFLICT ? outcome : STORE_ERR;
 }
 
 int leads_get(struct store *s, const char *id, const char *account_id, struct lead_status *out)

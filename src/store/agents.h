@@ -85,6 +85,29 @@ int leads_quota_usage(struct store *s, const char *account_id, int64_t now, stru
 int leads_lock(struct store *s);
 int leads_insert(struct store *s, const struct lead_row *l);
 
+/* The outcome of leads_submit_server (migration 020 whistle_submit_lead's o_outcome). */
+enum {
+    LEAD_WRITE_ACCEPTED = 0,       /* the lead, its idempotency record, the key's last use */
+    LEAD_WRITE_REPLAYED = 1,       /* the key's earlier lead (lead_id), same payload */
+    LEAD_WRITE_UNKNOWN_GAME = 2,   /* nothing written */
+    LEAD_WRITE_QUOTA = 3,          /* a quota window is full (usage): nothing written */
+    LEAD_WRITE_CONFLICT = 4,       /* the key's earlier lead (lead_id) has another payload */
+    LEAD_WRITE_NO_SERVER_PATH = 5, /* this driver has none: run the portable steps */
+};
+struct lead_write_result {
+    int64_t now; /* the acceptance time: created_at, or the newest lead's when later */
+    char lead_id[ID_LEN];
+    struct quota_usage usage; /* at now, before this lead (not for UNKNOWN_GAME, CONFLICT) */
+};
+/* The whole lead submission (the 'leads' row lock, idempotency, game, quota windows, insert,
+ * the key's last use) in one statement, its own transaction, and after its commit the content
+ * version's move when it wrote (store_step_write): one round trip, every lock held only
+ * inside the server (PostgreSQL: whistle_submit_lead, migration 020). l->created_at is the
+ * clock read just before the call, `retention` how long idempotency records live. A
+ * LEAD_WRITE_* value or a negative store_rc. */
+int leads_submit_server(struct store *s, const struct lead_row *l, const char *idem_key,
+                        const char *fingerprint, int64_t retention, struct lead_write_result *out);
+
 struct lead_status {
     char id[ID_LEN];
     char game_id[256];

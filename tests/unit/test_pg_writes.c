@@ -2,15 +2,18 @@
  * The round trips of the PostgreSQL write paths (issue 20 item 2, docs/scale.md): a ballot
  * reaches the database in one round trip (the server-side function, then its tally version
  * bump after the commit, in one pipeline: store_step_write), and only a written ballot moves
- * the tally version. Counted with store_round_trips on a fresh database of the cluster
- * WHISTLE_TEST_PG names; every test skips without it.
+ * the tally version; a lead too (whistle_submit_lead, migration 020), whatever its outcome, and
+ * only an accepted or replayed one moves the content version. Counted with store_round_trips on a
+ * fresh database of the cluster WHISTLE_TEST_PG names; every test skips without it.
  */
 #include "handlerkit.h"
 #include "pgtmp.h"
 
 #include <sodium.h>
 
+#include "app/lead.h"
 #include "store/votes.h"
+#include "util/arena.h"
 #include "util/log.h"
 
 struct db {
@@ -133,11 +136,106 @@ static void test_ballot_is_one_round_trip(void **state)
     store_reset(st);
 }
 
+#define ACCOUNT "aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa"
+#define KEY     "kkkkkkkk-kkkk-4kkk-8kkk-kkkkkkkkkkkk"
+#define AGENT                                                                                      \
+    "INSERT INTO accounts (id, email, created_at, updated_at) VALUES ('" ACCOUNT "',"              \
+    " 'agent@example.com', 0, 0);"                                                                 \
+    "INSERT INTO agent_keys (id, account_id, prefix, secret_hash, created_at, expires_at) VALUES"  \
+    " ('" KEY "', '" ACCOUNT "', 'wk_test', 'h', 0, 9000000000000000)"
+
+static uint64_t content_version(struct store *s)
+{
+    uint64_t v[2];
+    assert_int_equal(store_data_version(s, v), 0);
+    return v[0];
+}
+
+/* One lead submission: its outcome, its round trips, whether the content version moved. */
+static int submit(struct store *s, const char *idem, const char *game, const char *text,
+                  int64_t *trips, bool *moved, struct lead_receipt *out)
+{
+    struct arena a;
+    arena_init(&a);
+    struct app_ctx c = {.s = s, .a = &a, .now = 0};
+    struct agent_auth auth = {.key_id = KEY, .account_id = ACCOUNT};
+    char body[512];
+    snprintf(body, sizeof body,
+             "{\"game_id\": \"%s\", \"description\": \"%s: the receiver was held\","
+             " \"source_urls\": [\"https://www.example.com/a\"]}",
+             game, text);
+    uint64_t before = content_version(s);
+    int64_t t0 = store_round_trips(s);
+    int rc = lead_submit(&c, &auth, idem, body, strlen(body), out);
+    *trips = store_round_trips(s) - t0;
+    *moved = content_version(s) != before;
+    arena_release(&a);
+    return rc;
+}
+
+static void test_lead_is_one_round_trip(void **state)
+{
+    struct db *d = *state;
+    if (!d)
+        skip();
+    assert_true(store_exec(d->s, AGENT) >= 0);
+    struct lead_receipt r;
+    int64_t trips;
+    bool moved;
+    assert_int_equal(submit(d->s, "idem-0001", "nfl-g1", "one", &trips, &moved, &r), LEAD_ACCEPTED);
+    assert_int_equal(trips, 1);
+    assert_true(moved);
+    assert_int_equal(r.quota.tightest, QUOTA_AGENT_MINUTE);
+    assert_int_equal(r.quota.remaining, 2);
+    char first[37];
+    snprintf(first, sizeof first, "%s", r.lead_id);
+    /* a retry: the same lead, nothing taken */
+    assert_int_equal(submit(d->s, "idem-0001", "nfl-g1", "one", &trips, &moved, &r), LEAD_REPLAYED);
+    assert_int_equal(trips, 1);
+    assert_true(moved); /* the key's last use */
+    assert_string_equal(r.lead_id, first);
+    assert_int_equal(r.quota.remaining, 2);
+    /* the same key with another payload */
+    assert_int_equal(submit(d->s, "idem-0001", "nfl-g1", "other", &trips, &moved, &r),
+                     LEAD_IDEM_CONFLICT);
+    assert_int_equal(trips, 1);
+    assert_false(moved);
+    assert_string_equal(r.lead_id, first);
+    assert_non_null(strstr(r.message, first));
+    /* no such game */
+    assert_int_equal(submit(d->s, "idem-0002", "nfl-none", "two", &trips, &moved, &r),
+                     LEAD_UNKNOWN_GAME);
+    assert_int_equal(trips, 1);
+    assert_false(moved);
+    /* two more fill the minute; the next is refused */
+    assert_int_equal(submit(d->s, "idem-0003", "nfl-g1", "three", &trips, &moved, &r),
+                     LEAD_ACCEPTED);
+    assert_int_equal(submit(d->s, "idem-0004", "nfl-g2", "four", &trips, &moved, &r),
+                     LEAD_ACCEPTED);
+    assert_int_equal(r.quota.remaining, 0);
+    assert_int_equal(submit(d->s, "idem-0005", "nfl-g1", "five", &trips, &moved, &r),
+                     LEAD_QUOTA_EXCEEDED);
+    assert_int_equal(trips, 1);
+    assert_false(moved);
+    assert_int_equal(r.quota.exceeded, QUOTA_AGENT_MINUTE);
+    assert_true(r.quota.retry_after_s >= 1 && r.quota.retry_after_s <= 60);
+    /* a replay is answered past the quota */
+    assert_int_equal(submit(d->s, "idem-0001", "nfl-g1", "one", &trips, &moved, &r), LEAD_REPLAYED);
+    assert_int_equal(r.quota.remaining, 0);
+    struct store_stmt *st = store_prepare(
+        d->s, "SELECT count(*), count(DISTINCT l.created_at) FROM leads l JOIN lead_idempotency i"
+              " ON i.lead_id = l.id WHERE l.account_id = '" ACCOUNT "'");
+    assert_int_equal(store_step(st), STORE_ROW);
+    assert_int_equal(store_col_int(st, 0), 3);
+    store_reset(st);
+}
+
 int main(void)
 {
     log_set_level(LOG_ERROR);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_ballot_is_one_round_trip, setup_pg, teardown),
+        cmocka_unit_test_setup_teardown(test_lead_is_one_round_trip, setup_pg, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -230,12 +230,28 @@ static void test_lead_is_one_round_trip(void **state)
     store_reset(st);
 }
 
+/* Migration 021: only the ballot function of migration 013 is left (the one of 009 ignored the
+ * anonymous caps). */
+static void test_one_ballot_function(void **state)
+{
+    struct db *d = *state;
+    if (!d)
+        skip();
+    struct store_stmt *st = store_prepare(d->s, "SELECT count(*), min(pronargs) FROM pg_proc"
+                                                " WHERE proname = 'whistle_cast_ballot'");
+    assert_int_equal(store_step(st), STORE_ROW);
+    assert_int_equal(store_col_int(st, 0), 1);
+    assert_int_equal(store_col_int(st, 1), 11);
+    store_reset(st);
+}
+
 int main(void)
 {
     log_set_level(LOG_ERROR);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_ballot_is_one_round_trip, setup_pg, teardown),
         cmocka_unit_test_setup_teardown(test_lead_is_one_round_trip, setup_pg, teardown),
+        cmocka_unit_test_setup_teardown(test_one_ballot_function, setup_pg, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

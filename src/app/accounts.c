@@ -76,21 +76,19 @@ static const char *link_purpose(enum account_link_kind kind)
 }
 
 /* Creates a single-use link for the account and mails it (mail kind says which message;
- * a verification link lasts 24 hours, the others are reset links of 1 hour). In the
- * caller's transaction: 0 or a negative store_rc. With send false it does the same work
- * (a token derived, the message built, the same statements run) and keeps nothing: the
- * answer to a request for an unregistered address costs what a registered one does. */
-static int send_link(const struct app_ctx *c, bool send, enum app_mail_kind mail,
-                     const char *account_id, const char *email, const char *base_url)
+ * a verification link lasts 24 hours, the others are reset links of 1 hour), at c->now. In
+ * the caller's transaction: 0 or a negative store_rc. */
+static int send_link(const struct app_ctx *c, enum app_mail_kind mail, const char *account_id,
+                     const char *email, const char *base_url)
 {
     bool verify = mail == APP_MAIL_VERIFY;
     char token[ACCOUNT_TOKEN_LEN + 1], hash[ACCOUNT_TOKEN_HASH_HEX + 1];
     account_token_new(token, hash);
     int rc =
-        account_tokens_insert(c->s, send, hash, account_id, verify ? "verify" : "reset", c->now,
+        account_tokens_insert(c->s, true, hash, account_id, verify ? "verify" : "reset", c->now,
                               c->now + (verify ? ACCOUNT_VERIFY_TTL_US : ACCOUNT_RESET_TTL_US));
     if (rc >= 0)
-        rc = app_mail_link(c->s, send, mail, email, base_url, token, c->now);
+        rc = app_mail_link(c->s, true, mail, email, base_url, token, c->now);
     sodium_memzero(token, sizeof token);
     return rc;
 }
@@ -171,13 +169,13 @@ enum account_outcome account_signup(const struct app_ctx *c, const struct whistl
     rc = mail_form_begin(c, subject, out->email, &a);
     if (rc == 1) {
         /* the address has an account: tell its owner (who may have forgotten) */
-        rc = send_link(c, true, APP_MAIL_ALREADY_REGISTERED, a.id, a.email, base_url);
+        rc = send_link(c, APP_MAIL_ALREADY_REGISTERED, a.id, a.email, base_url);
     } else if (rc == 0) {
         char id[UUID_STR_LEN + 1];
         uuid_v4(id);
         rc = accounts_create(c->s, id, out->email, pw_hash, c->now);
         if (rc >= 0)
-            rc = send_link(c, true, APP_MAIL_VERIFY, id, out->email, base_url);
+            rc = send_link(c, APP_MAIL_VERIFY, id, out->email, base_url);
     }
     if (rc >= 0)
         rc = store_commit(c->s);
@@ -191,29 +189,121 @@ enum account_outcome account_signup(const struct app_ctx *c, const struct whistl
     return rc < 0 ? unavailable(c, rc, "sign-up") : ACCOUNT_OK;
 }
 
-enum account_outcome account_forgot(const struct app_ctx *c, const struct whistle_limits *limits,
-                                    const char *base_url, const char *email,
-                                    const char *client_addr, struct account_result *out)
+/* Every store call a reset request makes under its client address's lock, with
+ * placeholder arguments, for store_prepare_ahead (no statement prepared under a lock,
+ * app.h). Nothing executes. */
+static int forgot_statements(struct store *s, void *arg)
 {
-    char subject[SUBJECT_MAX];
+    (void)arg;
+    int64_t v;
+    int rc = app_rate_limited(s, "", 1, ACCOUNT_MAIL_FORM_WINDOW_US, 0, &v);
+    if (rc >= 0)
+        rc = app_rate_record(s, "", ACCOUNT_MAIL_FORM_WINDOW_US, 0);
+    if (rc >= 0)
+        rc = reset_requests_insert(s, "", "", 0);
+    return rc < 0 ? rc : 0;
+}
+
+/* The request half (issue 14 item 8): the same statements, one row of the same shape and
+ * the same crypto (a random id) for every address, registered or not, banned or capped; no
+ * account is looked up. PostgreSQL write rule: a row write under the lock of the client
+ * address's window only (the window is read, checked and moved under it). */
+enum account_outcome account_forgot(const struct app_ctx *c, const struct whistle_limits *limits,
+                                    const char *email, const char *client_addr,
+                                    struct account_result *out)
+{
+    char subject[SUBJECT_MAX], id[UUID_STR_LEN + 1];
     result_init(out);
     if (take_email(out, email) < 0)
         return ACCOUNT_BAD_EMAIL;
+    /* a refusal first without any lock (a flood past the limit costs one read each) */
     int rc = mail_form_limited(c, limits, client_addr, subject, &out->retry_s);
     if (rc != 0)
         return rc < 0 ? unavailable(c, rc, "reset request") : ACCOUNT_LIMITED;
-    struct account_row a;
-    rc = mail_form_begin(c, subject, out->email, &a);
-    if (rc >= 0) {
-        /* the same work whether or not the address has an account (docs/accounts.md,
-         * "same work"): a token, the message and the same statements; only whether their
-         * rows are kept differs (tests/unit/test_app_accounts.c compares the statements) */
-        bool send = rc == 1 && !a.banned;
-        rc = send_link(c, send, APP_MAIL_RESET, send ? a.id : "", out->email, base_url);
+    uuid_v4(id);
+    store_prepare_ahead(c->s, forgot_statements, NULL);
+    rc = store_begin_row_write(c->s);
+    if (rc >= 0)
+        rc = store_lock_key(c->s, subject);
+    if (rc >= 0) /* again under the lock: two requests racing for the last place */
+        rc = app_rate_limited(c->s, subject, limits->mail_forms_per_ip, ACCOUNT_MAIL_FORM_WINDOW_US,
+                              c->now, &out->retry_s);
+    if (rc == 1) {
+        store_rollback(c->s);
+        return ACCOUNT_LIMITED;
     }
+    if (rc >= 0)
+        rc = app_rate_record(c->s, subject, ACCOUNT_MAIL_FORM_WINDOW_US, c->now);
+    if (rc >= 0)
+        rc = reset_requests_insert(c->s, id, out->email, c->now);
     if (rc >= 0)
         rc = store_commit(c->s);
     return rc < 0 ? unavailable(c, rc, "reset request") : ACCOUNT_OK;
+}
+
+/* Every store call account_forgot_process makes under the recipient's lock, with
+ * placeholder arguments, for store_prepare_ahead. Nothing executes; lookups find nothing. */
+static int forgot_process_statements(struct store *s, void *arg)
+{
+    (void)arg;
+    struct reset_request_row q;
+    struct account_row a;
+    int rc = reset_requests_oldest(s, &q);
+    if (rc >= 0)
+        rc = reset_requests_take(s, "");
+    if (rc >= 0)
+        rc = accounts_by_email(s, "", &a);
+    if (rc >= 0)
+        rc = account_tokens_insert(s, true, "", "", "reset", 0, 0);
+    if (rc >= 0)
+        rc = app_mail_link(s, false, APP_MAIL_RESET, "", "", "", 0);
+    return rc < 0 ? rc : 0;
+}
+
+/* The worker half: the request's work as account_forgot did it before issue 14 item 8,
+ * at the request's time (the link lasts 1 hour from the request, the per-recipient cap
+ * counts the hour before it). PostgreSQL write rule: a row write under the recipient's
+ * lock ("mail-to:<address>": two workers never both pass the hourly cap of one address);
+ * the delete of the request row is the claim. */
+int account_forgot_process(const struct app_ctx *c, const char *base_url)
+{
+    struct reset_request_row q;
+    struct account_row a;
+    char key[SUBJECT_MAX + 256];
+    /* a look first, in a read: an idle lane polls without taking any write lock */
+    int rc = store_begin_read(c->s);
+    if (rc >= 0)
+        rc = reset_requests_oldest(c->s, &q);
+    store_rollback(c->s);
+    if (rc <= 0)
+        goto out;
+    snprintf(key, sizeof key, "mail-to:%s", q.email);
+    store_prepare_ahead(c->s, forgot_process_statements, NULL);
+    rc = store_begin_row_write(c->s);
+    if (rc >= 0)
+        rc = store_lock_key(c->s, key);
+    if (rc >= 0) /* 0: another worker took it first; the next pass takes the next one */
+        rc = reset_requests_take(c->s, q.id);
+    bool mail = false;
+    if (rc == 1 && c->now - q.created_at < ACCOUNT_RESET_TTL_US) {
+        rc = accounts_by_email(c->s, q.email, &a);
+        mail = rc == 1 && !a.banned;
+    }
+    if (mail) {
+        struct app_ctx then = *c;
+        then.now = q.created_at;
+        rc = send_link(&then, APP_MAIL_RESET, a.id, a.email, base_url);
+    }
+    if (rc >= 0)
+        rc = store_commit(c->s);
+    if (rc >= 0)
+        return 1;
+out:
+    if (rc < 0) {
+        store_rollback(c->s);
+        log_warn("accounts", "reset request: store failure %d", rc);
+    }
+    return rc;
 }
 
 /* ---- verification ----------------------------------------------------------------- */
@@ -253,7 +343,7 @@ enum account_outcome account_resend_verification(const struct app_ctx *c, const 
         return ACCOUNT_VERIFIED;
     int rc = store_begin_write(c->s);
     if (rc >= 0)
-        rc = send_link(c, true, APP_MAIL_VERIFY, a->id, a->email, base_url);
+        rc = send_link(c, APP_MAIL_VERIFY, a->id, a->email, base_url);
     if (rc >= 0)
         rc = store_commit(c->s);
     return rc < 0 ? unavailable(c, rc, "resend verification") : ACCOUNT_OK;

@@ -119,12 +119,22 @@ enum account_outcome account_signout(const struct app_ctx *c, const char *sessio
 int account_session(const struct app_ctx *c, const char *cookie, int64_t staff_idle_us,
                     struct session_row *out);
 
-/* A password-reset request: mails a reset link when the address has an account that is not
- * banned; ACCOUNT_OK either way (the answer tells nothing). ACCOUNT_BAD_EMAIL,
- * ACCOUNT_LIMITED (shared with sign-up). */
+/* A password-reset request: queues one reset_requests row for the typed address and
+ * returns, the same work whether or not an account uses it (no account lookup here: the
+ * worker's mail lane does it, account_forgot_process). ACCOUNT_OK either way (the answer
+ * tells nothing), ACCOUNT_BAD_EMAIL, ACCOUNT_LIMITED (shared with sign-up, per client
+ * address). */
 enum account_outcome account_forgot(const struct app_ctx *c, const struct whistle_limits *limits,
-                                    const char *base_url, const char *email,
-                                    const char *client_addr, struct account_result *out);
+                                    const char *email, const char *client_addr,
+                                    struct account_result *out);
+
+/* The worker's half of a reset request (worker/outbox.c, the mail lane): takes the oldest
+ * queued request and deletes it; when its address has an account that is not banned and
+ * the request is younger than the link's lifetime, mails a reset link (valid until 1 hour
+ * after the request, the per-recipient hourly cap applying) in the same transaction.
+ * 1 when a request was taken (or another worker took it first), 0 when none is queued, or
+ * a negative store_rc (rolled back; the request stays queued). */
+int account_forgot_process(const struct app_ctx *c, const char *base_url);
 
 /* Hands an account that an import created for a comment's author (known only by its
  * display name, its address under ACCOUNT_IMPORTED_DOMAIN) to its person: the account gets

@@ -351,6 +351,42 @@ int outbox_failed(struct store *s, const char *id, int64_t now, int64_t retry_at
     return store_run(st);
 }
 
+/* ---- password-reset requests ---- */
+
+int reset_requests_insert(struct store *s, const char *id, const char *email, int64_t now)
+{
+    return STORE_RUN(s, "INSERT INTO reset_requests (id, email, created_at) VALUES (?, ?, ?)",
+                     STORE_TEXT(id), STORE_TEXT(email), STORE_INT(now));
+}
+
+int reset_requests_oldest(struct store *s, struct reset_request_row *out)
+{
+    struct store_stmt *st = store_prepare(
+        s, "SELECT id, email, created_at FROM reset_requests ORDER BY created_at, id LIMIT 1");
+    if (!st)
+        return STORE_ERR;
+    int rc = store_step(st);
+    if (rc == STORE_ROW) {
+        store_col_copy(st, 0, out->id, sizeof out->id);
+        store_col_copy(st, 1, out->email, sizeof out->email);
+        out->created_at = store_col_int(st, 2);
+    }
+    store_reset(st);
+    return rc < 0 ? rc : rc == STORE_ROW;
+}
+
+int reset_requests_take(struct store *s, const char *id)
+{
+    /* the delete is the claim: of two workers taking one request, exactly one deletes it */
+    int rc = STORE_RUN(s, "DELETE FROM reset_requests WHERE id = ?", STORE_TEXT(id));
+    return rc < 0 ? rc : store_changes(s) == 1;
+}
+
+int reset_requests_prune(struct store *s, int64_t before)
+{
+    return STORE_RUN(s, "DELETE FROM reset_requests WHERE created_at <= ?", STORE_INT(before));
+}
+
 int accounts_prune(struct store *s, int64_t before)
 {
     static const char *const sql[] = {

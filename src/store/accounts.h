@@ -131,6 +131,23 @@ int outbox_sent(struct store *s, const char *id, int64_t now);
 int outbox_failed(struct store *s, const char *id, int64_t now, int64_t retry_at,
                   const char *error);
 
+/* ---- password-reset requests (migration 022) ---- */
+
+/* Queues a reset request for the normalized address email (the same row whether or not an
+ * account uses it). */
+int reset_requests_insert(struct store *s, const char *id, const char *email, int64_t now);
+struct reset_request_row {
+    char id[ID_LEN];
+    char email[256];
+    int64_t created_at;
+};
+/* The oldest queued request: 1 with *out, 0 none. */
+int reset_requests_oldest(struct store *s, struct reset_request_row *out);
+/* Deletes a request: 1 deleted now, 0 it was gone (another worker took it). */
+int reset_requests_take(struct store *s, const char *id);
+/* Forgets requests made at or before `before` (never taken: the worker was not running). */
+int reset_requests_prune(struct store *s, int64_t before);
+
 /* Housekeeping: forgets sessions, links and sign-in challenges that expired, were revoked
  * or used, failure
  * events, and finished mail, all at or before `before` (a link kept a while after it

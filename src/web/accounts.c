@@ -509,8 +509,7 @@ void web_forgot(struct request *req)
     if (!s)
         return;
     struct app_ctx c = web_app_ctx(req, s, time_now_us());
-    switch (account_forgot(&c, req->cfg->limits, req->cfg->base_url, f.v[0], client_addr(req, addr),
-                           &r)) {
+    switch (account_forgot(&c, req->cfg->limits, f.v[0], client_addr(req, addr), &r)) {
     case ACCOUNT_OK:
         check_inbox_page(req, r.email,
                          "If an account uses this address, we sent a link to choose a new password "

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "app/accounts.h"
 #include "domain/account.h"
 #include "store/accounts.h"
 #include "util/arena.h"
@@ -218,4 +219,14 @@ int outbox_deliver(struct store *s, const struct worker_config *cfg, int64_t now
         store_rollback(s); /* the lease runs out and the message is tried again */
     arena_release(&a);
     return rc < 0 ? rc : 1;
+}
+
+int reset_requests_step(struct store *s, const struct worker_config *cfg, int64_t now)
+{
+    struct arena a;
+    arena_init(&a);
+    struct app_ctx ctx = {.s = s, .a = &a, .now = now, .actor = "worker"};
+    int rc = account_forgot_process(&ctx, cfg->base_url);
+    arena_release(&a);
+    return rc;
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "domain/account.h"
 #include "domain/lead.h"
 #include "research/pipeline.h"
 #include "store/accounts.h"
@@ -31,7 +32,10 @@
 #define ACCOUNTS_RETENTION_US (INT64_C(7) * 86400 * 1000000)
 
 static const struct worker_task research_tasks[] = {{"research", research_step}};
-static const struct worker_task mail_tasks[] = {{"outbox", outbox_deliver}};
+static const struct worker_task mail_tasks[] = {
+    {"reset-requests", reset_requests_step},
+    {"outbox", outbox_deliver},
+};
 static const struct worker_task upkeep_tasks[] = {
     {"housekeeping", worker_housekeeping},
     {"games-refresh", games_refresh},
@@ -68,6 +72,7 @@ int worker_housekeeping(struct store *s, const struct worker_config *cfg, int64_
     if ((rc = leads_idempotency_prune(s, NULL, now - LEAD_IDEMPOTENCY_RETENTION_US)) < 0 ||
         (rc = rate_windows_prune(s, now - RATE_WINDOWS_RETENTION_US)) < 0 ||
         (rc = accounts_prune(s, now - ACCOUNTS_RETENTION_US)) < 0 ||
+        (rc = reset_requests_prune(s, now - ACCOUNT_RESET_TTL_US)) < 0 ||
         (rc = scout_runs_expire_all(s, now)) < 0) {
         store_rollback(s);
         return rc;

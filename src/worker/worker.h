@@ -81,6 +81,12 @@ void worker_thread_stop(void);
  * or the log without one); a failed delivery is retried with back-off (domain/account.h). */
 int outbox_deliver(struct store *s, const struct worker_config *cfg, int64_t now);
 
+/* Password-reset requests (POST /account/forgot queues them, migration 022): takes the
+ * oldest and does its work (app/accounts.h account_forgot_process: a reset email for an
+ * address with an account that is not banned, nothing for any other), deleting it. Runs in
+ * the mail lane before the outbox, so the email goes out in the same pass. */
+int reset_requests_step(struct store *s, const struct worker_config *cfg, int64_t now);
+
 /* games-refresh: syncs each configured provider source that is due (a claim in table
  * provider_sources, so workers on many nodes share one schedule): conditional request,
  * app_games_sync_source(), one status line in the log, then the next due time — the hot
@@ -91,8 +97,9 @@ int outbox_deliver(struct store *s, const struct worker_config *cfg, int64_t now
  * Returns 1 when it synced a source, 0 when none was due. */
 int games_refresh(struct store *s, const struct worker_config *cfg, int64_t now);
 
-/* Housekeeping: forgets expired idempotency records, old vote-limit events and expired
- * account tokens, marks scout runs past their lease expired. */
+/* Housekeeping: forgets expired idempotency records, old vote-limit events, expired
+ * account tokens and reset requests never taken within a link's lifetime, marks scout runs
+ * past their lease expired. */
 int worker_housekeeping(struct store *s, const struct worker_config *cfg, int64_t now);
 
 #endif

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -14,10 +15,12 @@
 #include "app/accounts.h"
 #include "app/mail.h"
 #include "domain/voter.h"
+#include "store/accounts.h"
 #include "store/agents.h"
 #include "tmpdb.h"
 #include "util/arena.h"
 #include "util/buf.h"
+#include "util/uuid.h"
 
 #define SEC      INT64_C(1000000)
 #define NOW      (INT64_C(1764000000) * SEC)
@@ -78,10 +81,35 @@ struct mail {
     bool reset_link;                   /* the link is /account/reset, not /account/verify */
 };
 
-/* Claims (and marks sent) every message due at `when`; *n of them into m. */
+/* Runs the worker's half of every queued reset request at `when` (the mail lane,
+ * account_forgot_process); returns how many it took. */
+static int settle(struct fx *f, int64_t when)
+{
+    struct app_ctx c = at(f, when);
+    int n = 0, rc;
+    while ((rc = account_forgot_process(&c, BASE)) == 1)
+        n++;
+    assert_int_equal(rc, 0);
+    return n;
+}
+
+/* The queued reset requests. */
+static int64_t queued(struct fx *f)
+{
+    struct store_stmt *st = store_prepare(f->d->s, "SELECT count(*) FROM reset_requests");
+    assert_non_null(st);
+    assert_int_equal(store_step(st), STORE_ROW);
+    int64_t n = store_col_int(st, 0);
+    store_reset(st);
+    return n;
+}
+
+/* Settles the reset requests, then claims (and marks sent) every message due at `when`; *n
+ * of them into m. */
 static void drain(struct fx *f, int64_t when, struct mail m[MAX_MAIL], int *n)
 {
     struct outbox_msg msg;
+    settle(f, when);
     *n = 0;
     while (*n < MAX_MAIL && outbox_claim(f->d->s, &f->a, when, 60 * SEC, &msg) == 1) {
         struct mail *x = &m[(*n)++];
@@ -225,12 +253,12 @@ static void test_mail_forms_limited_per_client_for_an_hour(void **state)
     struct app_ctx c = at(f, NOW);
     assert_int_equal(account_signup(&c, &f->lim, BASE, "m1@example.org", PW, IP, &r), ACCOUNT_OK);
     c.now = NOW + 10 * SEC;
-    assert_int_equal(account_forgot(&c, &f->lim, BASE, "nobody@example.org", IP, &r), ACCOUNT_OK);
+    assert_int_equal(account_forgot(&c, &f->lim, "nobody@example.org", IP, &r), ACCOUNT_OK);
     c.now = NOW + 20 * SEC;
     assert_int_equal(account_signup(&c, &f->lim, BASE, "m2@example.org", PW, IP, &r),
                      ACCOUNT_LIMITED);
     assert_int_equal(r.retry_s, 3600 - 20);
-    assert_int_equal(account_forgot(&c, &f->lim, BASE, "m1@example.org", IP, &r), ACCOUNT_LIMITED);
+    assert_int_equal(account_forgot(&c, &f->lim, "m1@example.org", IP, &r), ACCOUNT_LIMITED);
     assert_int_equal(account_signup(&c, &f->lim, BASE, "m2@example.org", PW, IP2, &r), ACCOUNT_OK);
     /* the limited request wrote nothing */
     struct account_row a;
@@ -238,7 +266,8 @@ static void test_mail_forms_limited_per_client_for_an_hour(void **state)
     assert_int_equal(mails_to(f, "m1@example.org", 0), 1);
     /* the first event leaves the window an hour later */
     c.now = NOW + ACCOUNT_MAIL_FORM_WINDOW_US;
-    assert_int_equal(account_forgot(&c, &f->lim, BASE, "m1@example.org", IP, &r), ACCOUNT_OK);
+    assert_int_equal(account_forgot(&c, &f->lim, "m1@example.org", IP, &r), ACCOUNT_OK);
+    assert_int_equal(settle(f, c.now), 2); /* the one of "nobody" too, which mails nothing */
     assert_int_equal(mails_to(f, "m1@example.org", 0), 2);
 }
 
@@ -250,12 +279,14 @@ static void test_mail_per_recipient_cap(void **state)
     verified_account(f, NOW, "cap@example.org", &a);
     for (int i = 1; i <= APP_MAIL_PER_RECIPIENT_HOUR + 2; i++) {
         struct app_ctx c = at(f, NOW + i * SEC);
-        assert_int_equal(account_forgot(&c, &f->lim, BASE, "cap@example.org", IP, &r), ACCOUNT_OK);
+        assert_int_equal(account_forgot(&c, &f->lim, "cap@example.org", IP, &r), ACCOUNT_OK);
+        assert_int_equal(settle(f, c.now + SEC / 2), 1);
     }
     /* the verification email and 4 reset emails: the hour's cap, then silence */
     assert_int_equal(mails_to(f, "cap@example.org", NOW - SEC), APP_MAIL_PER_RECIPIENT_HOUR);
     struct app_ctx later = at(f, NOW + 3600 * SEC + 2 * SEC);
-    assert_int_equal(account_forgot(&later, &f->lim, BASE, "cap@example.org", IP2, &r), ACCOUNT_OK);
+    assert_int_equal(account_forgot(&later, &f->lim, "cap@example.org", IP2, &r), ACCOUNT_OK);
+    assert_int_equal(settle(f, later.now), 1);
     assert_int_equal(mails_to(f, "cap@example.org", NOW - SEC), APP_MAIL_PER_RECIPIENT_HOUR + 1);
 }
 
@@ -397,7 +428,9 @@ static void test_banned_account(void **state)
     assert_int_equal(signin(f, NOW + SEC, "ban@example.org", PW2, IP, &r), ACCOUNT_WRONG_PASSWORD);
     assert_int_equal(signin(f, NOW + SEC, "ban@example.org", PW, IP, &r), ACCOUNT_SUSPENDED);
     /* no reset link for a banned account, and the same answer */
-    assert_int_equal(account_forgot(&c, &f->lim, BASE, "ban@example.org", IP, &r), ACCOUNT_OK);
+    assert_int_equal(account_forgot(&c, &f->lim, "ban@example.org", IP, &r), ACCOUNT_OK);
+    assert_int_equal(settle(f, c.now), 1);
+    assert_int_equal(queued(f), 0);
     assert_int_equal(mails_to(f, "ban@example.org", NOW), 0); /* after the verification */
     assert_int_equal(account_set_banned(&c, "ban@example.org", false, NULL), ACCOUNT_OK);
     assert_int_equal(signin(f, NOW + 2 * SEC, "ban@example.org", PW, IP, &r), ACCOUNT_OK);
@@ -410,52 +443,178 @@ static void record(void *arg, const char *what)
     buf_printf(arg, "%s\n", what);
 }
 
-/* The statements and transaction steps of one forgot-password request, in order. */
-static void forgot_work(struct fx *f, int64_t now, const char *email, struct buf *out)
+/* The number of rows of every table, as "name=count\n" lines (sorted by name). */
+static void table_rows(struct fx *f, struct buf *out)
+{
+    struct arena a;
+    arena_init(&a);
+    const char *names[64];
+    size_t n = 0;
+    struct store_stmt *st = store_prepare(
+        f->d->s, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+                 " ORDER BY name");
+    assert_non_null(st);
+    while (store_step(st) == STORE_ROW && n < 64)
+        names[n++] = arena_strdup(&a, store_col_text(st, 0));
+    store_reset(st);
+    assert_true(n > 10 && n < 64);
+    buf_reset(out);
+    for (size_t i = 0; i < n; i++) {
+        char sql[128];
+        snprintf(sql, sizeof sql, "SELECT count(*) FROM %s", names[i]);
+        st = store_prepare(f->d->s, sql);
+        assert_non_null(st);
+        assert_int_equal(store_step(st), STORE_ROW);
+        buf_printf(out, "%s=%lld\n", names[i], (long long)store_col_int(st, 0));
+        store_reset(st);
+    }
+    arena_release(&a);
+}
+
+/* What one forgot-password request at `now` from client address ip does: its statements and
+ * transaction steps in order (trace), and the tables whose row counts it changed, with the
+ * change (rows: "name +n" lines). */
+static void forgot_work(struct fx *f, int64_t now, const char *email, const char *ip,
+                        struct buf *trace, struct buf *rows)
 {
     struct app_ctx c = at(f, now);
     struct account_result r;
-    buf_reset(out);
-    store_trace(f->d->s, record, out);
-    assert_int_equal(account_forgot(&c, &f->lim, BASE, email, IP2, &r), ACCOUNT_OK);
+    struct buf before = BUF_INIT, after = BUF_INIT;
+    table_rows(f, &before);
+    buf_reset(trace);
+    store_trace(f->d->s, record, trace);
+    assert_int_equal(account_forgot(&c, &f->lim, email, ip, &r), ACCOUNT_OK);
     store_trace(f->d->s, NULL, NULL);
+    table_rows(f, &after);
+    buf_reset(rows);
+    /* the same tables in the same order: compare line by line */
+    char *b = before.p, *a = after.p;
+    while (*b && *a) {
+        char *be = strchr(b, '\n'), *ae = strchr(a, '\n');
+        char *beq = strchr(b, '='), *aeq = strchr(a, '=');
+        assert_true(beq - b == aeq - a && memcmp(b, a, (size_t)(beq - b)) == 0);
+        long long d = strtoll(aeq + 1, NULL, 10) - strtoll(beq + 1, NULL, 10);
+        if (d)
+            buf_printf(rows, "%.*s %+lld\n", (int)(beq - b), b, d);
+        b = be + 1;
+        a = ae + 1;
+    }
+    buf_release(&before);
+    buf_release(&after);
+}
+
+/* The one queued request: its address and time. */
+static void the_request(struct fx *f, const char *email, int64_t created_at)
+{
+    struct reset_request_row q;
+    assert_int_equal(queued(f), 1);
+    assert_int_equal(reset_requests_oldest(f->d->s, &q), 1);
+    assert_string_equal(q.email, email);
+    assert_int_equal(q.created_at, created_at);
+    assert_int_equal(strlen(q.id), UUID_STR_LEN);
 }
 
 /* docs/accounts.md promises the same work for registered and unregistered addresses
- * (issue 14 item 8): a forgot-password request runs the same statements in the same order
- * for an address with an account, one without, a banned one and one whose hourly mail cap
- * is reached; only the registered one gets a message. A structural test, not a timing one:
- * both paths also derive a token and build the message (send_link in app/accounts.c). */
+ * (issue 14 item 8). A forgot-password request runs the same statements in the same order
+ * AND writes the same rows (one new rate window of its client address, one queued request;
+ * no token, no message, no account read) for an address with an account, one without, a
+ * banned one and one whose hourly mail cap is reached. Each request comes from a client
+ * address of its own so that each opens a window of its own. Only the worker's half,
+ * later, mails the registered address. A structural test, not a timing one. */
 static void test_forgot_does_the_same_work_either_way(void **state)
 {
     struct fx *f = *state;
     struct account_row a;
     struct buf known = BUF_INIT, unknown = BUF_INIT, banned = BUF_INIT, capped = BUF_INIT;
+    struct buf known_rows = BUF_INIT, rows = BUF_INIT;
+    static const char *const caps[] = {"192.0.2.20", "192.0.2.21", "192.0.2.22", "192.0.2.23",
+                                       "192.0.2.24"};
+    _Static_assert(sizeof caps / sizeof caps[0] == APP_MAIL_PER_RECIPIENT_HOUR, "one per mail");
+    const int64_t t1 = NOW + SEC, t2 = NOW + 2 * SEC;
     verified_account(f, NOW, "known@example.org", &a);
     verified_account(f, NOW, "banned@example.org", &a);
     struct app_ctx c = at(f, NOW);
     assert_int_equal(account_set_banned(&c, "banned@example.org", true, NULL), ACCOUNT_OK);
-    forgot_work(f, NOW + SEC, "known@example.org", &known);
-    forgot_work(f, NOW + SEC, "unknown@example.org", &unknown);
-    forgot_work(f, NOW + SEC, "banned@example.org", &banned);
-    assert_non_null(strstr(known.p, "BEGIN WRITE\n"));
-    assert_non_null(strstr(known.p, "INSERT INTO account_tokens"));
-    assert_non_null(strstr(known.p, "INSERT INTO outbox"));
+
+    forgot_work(f, t1, "Known@example.org", "192.0.2.10", &known, &known_rows);
+    the_request(f, "known@example.org", t1);
+    assert_string_equal(known_rows.p, "rate_windows +1\nreset_requests +1\n");
+    assert_int_equal(settle(f, t1), 1);
+    forgot_work(f, t1, "unknown@example.org", "192.0.2.11", &unknown, &rows);
+    assert_string_equal(rows.p, known_rows.p);
+    the_request(f, "unknown@example.org", t1);
+    assert_int_equal(settle(f, t1), 1);
+    forgot_work(f, t1, "banned@example.org", "192.0.2.12", &banned, &rows);
+    assert_string_equal(rows.p, known_rows.p);
+    the_request(f, "banned@example.org", t1);
+    assert_int_equal(settle(f, t1), 1);
+
+    assert_non_null(strstr(known.p, "BEGIN ROW WRITE\n"));
+    assert_non_null(strstr(known.p, "INSERT INTO reset_requests"));
     assert_non_null(strstr(known.p, "COMMIT\n"));
     assert_null(strstr(known.p, "ROLLBACK"));
+    assert_null(strstr(known.p, "accounts"));
+    assert_null(strstr(known.p, "outbox"));
     assert_string_equal(known.p, unknown.p);
     assert_string_equal(known.p, banned.p);
-    /* the per-recipient cap: the same statements once it is reached */
-    for (int k = 0; k < APP_MAIL_PER_RECIPIENT_HOUR; k++)
-        forgot_work(f, NOW + 2 * SEC, "known@example.org", &capped);
-    assert_int_equal(mails_to(f, "known@example.org", NOW - SEC), APP_MAIL_PER_RECIPIENT_HOUR);
-    assert_string_equal(known.p, capped.p);
-    assert_int_equal(mails_to(f, "unknown@example.org", NOW), 0);
+    /* the worker mailed the registered address only */
+    assert_int_equal(mails_to(f, "known@example.org", NOW + SEC / 2), 1);
+    assert_int_equal(mails_to(f, "unknown@example.org", 0), 0);
     assert_int_equal(mails_to(f, "banned@example.org", NOW + SEC / 2), 0);
+
+    /* the per-recipient cap: the same request once it is reached */
+    for (size_t k = 0; k < sizeof caps / sizeof caps[0]; k++) {
+        forgot_work(f, t2, "known@example.org", caps[k], &capped, &rows);
+        assert_string_equal(rows.p, known_rows.p);
+        assert_string_equal(known.p, capped.p);
+        assert_int_equal(settle(f, t2), 1);
+    }
+    assert_int_equal(mails_to(f, "known@example.org", NOW - SEC), APP_MAIL_PER_RECIPIENT_HOUR);
+    assert_int_equal(queued(f), 0);
     buf_release(&known);
     buf_release(&unknown);
     buf_release(&banned);
     buf_release(&capped);
+    buf_release(&known_rows);
+    buf_release(&rows);
+}
+
+/* The queue is emptied: a request is deleted when the worker takes it (by one worker only),
+ * and one older than a reset link's lifetime is deleted without an email; the link of a
+ * request taken late still lasts 1 hour from the request. */
+static void test_forgot_queue_is_emptied(void **state)
+{
+    struct fx *f = *state;
+    struct account_row a;
+    struct account_result r;
+    struct reset_request_row q;
+    verified_account(f, NOW, "queue@example.org", &a);
+    struct app_ctx c = at(f, NOW + SEC);
+    assert_int_equal(settle(f, c.now), 0); /* nothing queued: nothing done */
+    /* taken by one worker only: the delete is the claim */
+    assert_int_equal(account_forgot(&c, &f->lim, "queue@example.org", IP, &r), ACCOUNT_OK);
+    assert_int_equal(reset_requests_oldest(f->d->s, &q), 1);
+    assert_int_equal(reset_requests_take(f->d->s, q.id), 1);
+    assert_int_equal(reset_requests_take(f->d->s, q.id), 0);
+    assert_int_equal(queued(f), 0);
+    /* taken at the very end of the link's lifetime: mailed, the link valid until then */
+    assert_int_equal(account_forgot(&c, &f->lim, "queue@example.org", IP, &r), ACCOUNT_OK);
+    struct mail m = one_mail(f, NOW + SEC + ACCOUNT_RESET_TTL_US - 2, "queue@example.org");
+    struct app_ctx late = at(f, NOW + SEC + ACCOUNT_RESET_TTL_US - 1);
+    assert_int_equal(account_link_check(&late, ACCOUNT_LINK_RESET, m.token), ACCOUNT_OK);
+    late.now++;
+    assert_int_equal(account_link_check(&late, ACCOUNT_LINK_RESET, m.token), ACCOUNT_LINK_EXPIRED);
+    /* taken after it: deleted, nothing mailed */
+    assert_int_equal(account_forgot(&c, &f->lim, "queue@example.org", IP, &r), ACCOUNT_OK);
+    assert_int_equal(settle(f, NOW + SEC + ACCOUNT_RESET_TTL_US), 1);
+    assert_int_equal(queued(f), 0);
+    assert_int_equal(mails_to(f, "queue@example.org", NOW + SEC / 2), 1);
+    /* housekeeping forgets what no worker took within the lifetime */
+    assert_int_equal(account_forgot(&c, &f->lim, "queue@example.org", IP, &r), ACCOUNT_OK);
+    assert_int_equal(reset_requests_prune(f->d->s, c.now - 1), 0);
+    assert_int_equal(queued(f), 1);
+    assert_int_equal(reset_requests_prune(f->d->s, c.now), 0);
+    assert_int_equal(queued(f), 0);
 }
 
 static void test_forgot_and_reset(void **state)
@@ -466,15 +625,16 @@ static void test_forgot_and_reset(void **state)
     struct session_row sess;
     verified_account(f, NOW, "reset@example.org", &a);
     struct app_ctx c = at(f, NOW + SEC);
-    assert_int_equal(account_forgot(&c, &f->lim, BASE, "bad address", IP, &r), ACCOUNT_BAD_EMAIL);
-    assert_int_equal(account_forgot(&c, &f->lim, BASE, "none@example.org", IP, &r), ACCOUNT_OK);
+    assert_int_equal(account_forgot(&c, &f->lim, "bad address", IP, &r), ACCOUNT_BAD_EMAIL);
+    assert_int_equal(account_forgot(&c, &f->lim, "none@example.org", IP, &r), ACCOUNT_OK);
+    assert_int_equal(settle(f, c.now), 1);
     assert_int_equal(mails_to(f, "none@example.org", 0), 0);
     assert_int_equal(account_signin(&c, &f->lim, "reset@example.org", PW, IP, NULL, &s1),
                      ACCOUNT_OK);
-    assert_int_equal(account_forgot(&c, &f->lim, BASE, "Reset@example.org", IP, &r), ACCOUNT_OK);
+    assert_int_equal(account_forgot(&c, &f->lim, "Reset@example.org", IP, &r), ACCOUNT_OK);
     struct mail old = one_mail(f, c.now, "reset@example.org");
     c.now = NOW + 2 * SEC;
-    assert_int_equal(account_forgot(&c, &f->lim, BASE, "reset@example.org", IP, &r), ACCOUNT_OK);
+    assert_int_equal(account_forgot(&c, &f->lim, "reset@example.org", IP, &r), ACCOUNT_OK);
     struct mail m = one_mail(f, c.now, "reset@example.org");
     assert_string_equal(m.subject, "Reset your Whistle password");
     assert_true(m.reset_link);
@@ -502,7 +662,7 @@ static void test_reset_link_expires_and_proves_the_mailbox(void **state)
     assert_int_equal(account_signup(&c, &f->lim, BASE, "unv@example.org", PW, IP, &r), ACCOUNT_OK);
     (void)one_mail(f, NOW, "unv@example.org");
     c.now = NOW + SEC;
-    assert_int_equal(account_forgot(&c, &f->lim, BASE, "unv@example.org", IP, &r), ACCOUNT_OK);
+    assert_int_equal(account_forgot(&c, &f->lim, "unv@example.org", IP, &r), ACCOUNT_OK);
     struct mail m = one_mail(f, c.now, "unv@example.org");
     c.now = NOW + SEC + ACCOUNT_RESET_TTL_US;
     assert_int_equal(account_link_check(&c, ACCOUNT_LINK_RESET, m.token), ACCOUNT_LINK_EXPIRED);
@@ -688,6 +848,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_banned_account, setup, teardown),
         cmocka_unit_test_setup_teardown(test_forgot_and_reset, setup, teardown),
         cmocka_unit_test_setup_teardown(test_forgot_does_the_same_work_either_way, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_forgot_queue_is_emptied, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reset_link_expires_and_proves_the_mailbox, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_password_change, setup, teardown),

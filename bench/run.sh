@@ -36,6 +36,8 @@
 #                  adds a before/after comparison with another build)
 #   BENCH_READS=0  skip the uncached read rotations and gzip (bench/reads.sh, issue 13;
 #                  BENCH_READS_SCALES, default the first scale)
+#   BENCH_FORGOT=0 skip the forgot-password figures (bench/forgot.sh, BENCH_F_ROUNDS rounds,
+#                  default 3)
 #   BENCH_WRITES=0 skip the write-path figures (bench/writes.sh; WHISTLE_BIN_BEFORE adds a
 #                  before/after comparison with another build)
 set -euo pipefail
@@ -796,6 +798,23 @@ if [ "${BENCH_SIGNINS:-1}" = 1 ]; then
     cat "$TMP/signins.log" >&2
 fi
 
+# Forgot-password does the same work for every address (issue 14 item 8): bench/forgot.sh;
+# with WHISTLE_BIN_BEFORE set, before/after in the same run.
+F_MD="$TMP/forgot.md"
+: >"$F_MD"
+if [ "${BENCH_FORGOT:-1}" = 1 ]; then
+    say "forgot-password for a registered and an unknown address (bench/forgot.sh)"
+    if ! WHISTLE_BIN="$BIN" BENCH_F_ROUNDS="${BENCH_F_ROUNDS:-3}" bash "$ROOT/bench/forgot.sh" \
+        >"$F_MD" 2>"$TMP/forgot.log"; then
+        {
+            echo "bench/forgot.sh failed; the end of its output:"
+            echo
+            tail -n 20 "$TMP/forgot.log" | sed 's/^/    /'
+        } >"$F_MD"
+    fi
+    cat "$TMP/forgot.log" >&2
+fi
+
 NOTE_FILE="$TMP/note.md"
 # Keep the hand-written "Where the time goes" section across runs.
 if [ -f "$OUT" ] && grep -q '^## Where the time goes' "$OUT"; then
@@ -910,6 +929,14 @@ fi
         echo "\`bench/signins.sh\`, run by \`make bench\` (docs/security.md):"
         echo
         cat "$S_MD"
+        echo
+    fi
+    if [ -s "$F_MD" ]; then
+        echo "## Forgot-password for a registered and an unknown address (issue 14 item 8)"
+        echo
+        echo "\`bench/forgot.sh\`, run by \`make bench\` (docs/security.md):"
+        echo
+        cat "$F_MD"
         echo
     fi
     echo "## Where the time goes"

@@ -22,7 +22,7 @@
 # cache hits during the flood from the node's /metrics where the build has it.
 # BENCH_W_ONLY=cache runs only that part; BENCH_W_ONLY=sqlite only the SQLite node.
 #
-# Environment: WHISTLE_BIN, WHISTLE_BIN_BEFORE, BENCH_W_VOTERS (2000), BENCH_W_INCIDENTS
+# Environment: WHISTLE_BIN, WHISTLE_BIN_BEFORE, BENCH_W_AFTER_FIRST, BENCH_W_VOTERS (2000), BENCH_W_INCIDENTS
 # (2000), BENCH_W_DELAY_US (500), BENCH_W_THREADS (serve --threads, 16), BENCH_W_CONNS (32),
 # DUR (10s), WARMUP (3s).
 set -euo pipefail
@@ -124,7 +124,8 @@ measure() { # measure BUILD CONFIG PORT
         rps=$(awk '/^Requests\/sec:/ { print $2 }' "$out")
         p99=$(to_ms "$(awk '$1 == "99%" { print $2 }' "$out")")
         non2xx=$(awk '/Non-2xx or 3xx responses:/ { print $NF }' "$out")
-        printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$build" "$config" "$load" "$rps" "$p99" "${non2xx:-0}" >>"$RESULTS"
+        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$build" "$config" "$load" "$rps" "$p99" "${non2xx:-0}" \
+            "$(cut -d' ' -f1 /proc/loadavg)" >>"$RESULTS"
         say "$(printf '%-7s %-32s %-6s %8.0f ballots/s  p99 %8.3f ms  non-2xx %s' "$build" "$config" "$load" "$rps" "$p99" "${non2xx:-0}")"
     done
 }
@@ -217,8 +218,15 @@ grid() { # grid BUILD BINARY
     stop_all
 }
 
-if [ -n "$BEFORE" ]; then grid before "$BEFORE"; fi
-grid after "$BIN"
+# BENCH_W_AFTER_FIRST=1 runs the after build's grid first: two runs in both orders show how
+# much of a difference is the machine's load drifting during the run
+if [ "${BENCH_W_AFTER_FIRST:-}" = 1 ]; then
+    grid after "$BIN"
+    if [ -n "$BEFORE" ]; then grid before "$BEFORE"; fi
+else
+    if [ -n "$BEFORE" ]; then grid before "$BEFORE"; fi
+    grid after "$BIN"
+fi
 
 # ---- Markdown ----------------------------------------------------------------------------
 
@@ -249,12 +257,13 @@ echo "after a \`-d$WARMUP\` warm-up (bench/ballots.lua); \"spread\": voter k on 
 echo "later ballot of a voter replacing its earlier one; \"hot\": every voter on one incident. Nodes"
 echo "are \`whistle serve --no-worker --threads $THREADS\` with the ballot limits raised; the delay proxy"
 echo "(bench/delayproxy.c) holds each chunk ${DELAY} µs each way between nodes and PostgreSQL"
-echo "$("$PSQL" --version | awk '{ print $3 }') (Unix sockets, \`fsync=off\`). Everything, wrk included, shares $(nproc) cores."
+echo "$("$PSQL" --version | awk '{ print $3 }') (Unix sockets, \`fsync=off\`). Everything, wrk included, shares $(nproc) cores;"
+echo "load avg: the machine's 1-minute load average after each row (shared with other work)."
 echo
-echo "| build | configuration | load | ballots/s | p99 ms | non-2xx |"
-echo "|---|---|---|---:|---:|---:|"
-while IFS=$'\t' read -r build config load rps p99 n2; do
-    printf '| %s | %s | %s | %.0f | %.3f | %s |\n' "$build" "$config" "$load" "$rps" "$p99" "$n2"
+echo "| build | configuration | load | ballots/s | p99 ms | non-2xx | load avg |"
+echo "|---|---|---|---:|---:|---:|---:|"
+while IFS=$'\t' read -r build config load rps p99 n2 la; do
+    printf '| %s | %s | %s | %.0f | %.3f | %s | %s |\n' "$build" "$config" "$load" "$rps" "$p99" "$n2" "$la"
 done <"$RESULTS"
 echo
 echo "| ratio (ballots/s) | build | spread | hot |"

@@ -16,33 +16,6 @@ static const struct qp_spec params[] = {
 };
 enum { C_LIMIT, C_OFFSET, C_SORT, C_COUNT };
 
-static void render_comment(struct jw *w, const struct comment *c)
-{
-    jw_obj_begin(w);
-    jw_key(w, "id");
-    jw_str(w, c->id);
-    jw_key(w, "parent_id");
-    jw_str(w, c->parent_id[0] ? c->parent_id : NULL);
-    jw_key(w, "author");
-    jw_obj_begin(w);
-    jw_key(w, "display_name");
-    jw_str(w, c->display_name);
-    jw_key(w, "badge");
-    jw_str(w, c->badge);
-    jw_obj_end(w);
-    jw_key(w, "body");
-    jw_str(w, c->body);
-    jw_key(w, "created_at");
-    jw_time(w, c->created_at);
-    jw_key(w, "edited_at");
-    jw_time(w, c->edited_at);
-    jw_key(w, "featured");
-    jw_bool(w, c->featured);
-    jw_key(w, "reply_count");
-    jw_int(w, c->reply_count);
-    jw_obj_end(w);
-}
-
 void api_incident_comments(struct request *req)
 {
     char id[UUID_STR_LEN + 1];
@@ -63,7 +36,7 @@ void api_incident_comments(struct request *req)
         struct jw w;
         api_page_begin(req, &w);
         for (size_t i = 0; i < list.n; i++)
-            render_comment(&w, &list.items[i]);
+            render_comment(&w, &list.items[i], COMMENT_FORM_PUBLIC, NULL);
         api_page_end(req, &w, v[C_LIMIT].i, v[C_OFFSET].i, list.more);
         return;
     }

@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "app/comments.h"
 #include "domain/votes.h"
 
 /* Writes the concatenation of up to four strings as one JSON string (1 KiB at most). */
@@ -215,6 +216,107 @@ void render_source(struct jw *w, const struct source *s, bool document)
     jw_str(w, s->supports);
     jw_key(w, "added_by");
     jw_str(w, s->added_by);
+    jw_obj_end(w);
+}
+
+/* The fields of a Comment all forms share, in each form's order: the public API's
+ * (docs/comments.md), the import document's (docs/import-format.md) and the moderation
+ * queue's (`whistle comment list --json`, with the author's record, reports and history). */
+void render_comment(struct jw *w, const struct comment *c, enum comment_form form,
+                    const struct comment_review *r)
+{
+    bool review = form == COMMENT_FORM_REVIEW;
+    jw_obj_begin(w);
+    jw_key(w, "id");
+    jw_str(w, c->id);
+    if (review) {
+        jw_key(w, "incident_id");
+        jw_str(w, c->incident_id);
+        jw_key(w, "incident_title");
+        jw_str(w, c->incident_title);
+    }
+    jw_key(w, "parent_id");
+    jw_str(w, c->parent_id[0] ? c->parent_id : NULL);
+    jw_key(w, "author");
+    jw_obj_begin(w);
+    if (review) {
+        jw_key(w, "account_id");
+        jw_str(w, c->account_id);
+    }
+    jw_key(w, "display_name");
+    jw_str(w, c->display_name);
+    if (form != COMMENT_FORM_DOCUMENT) {
+        jw_key(w, "badge");
+        jw_str(w, c->badge);
+    }
+    if (review) {
+        jw_key(w, "comments");
+        jw_int(w, r->author.total);
+        jw_key(w, "published");
+        jw_int(w, r->author.published);
+        jw_key(w, "rejected");
+        jw_int(w, r->author.rejected);
+    }
+    if (form != COMMENT_FORM_PUBLIC) {
+        jw_key(w, "suspended");
+        jw_bool(w, review ? r->author.suspended : c->author_hidden);
+    }
+    jw_obj_end(w);
+    jw_key(w, "body");
+    jw_str(w, c->body);
+    if (form != COMMENT_FORM_PUBLIC) {
+        jw_key(w, "status");
+        jw_str(w, c->status);
+        jw_key(w, "held_reason");
+        jw_str(w, c->held_reason[0] ? c->held_reason : NULL);
+        if (review) {
+            jw_key(w, "visible");
+            jw_bool(w, c->visible);
+        }
+        jw_key(w, "featured");
+        jw_bool(w, c->featured);
+        if (!review) {
+            jw_key(w, "hidden_by_reports");
+            jw_bool(w, c->report_hidden);
+        }
+        jw_key(w, "open_reports");
+        jw_int(w, c->open_reports);
+        if (review) {
+            jw_key(w, "reports");
+            jw_str(w, r->reports);
+        }
+    }
+    jw_key(w, "created_at");
+    jw_time(w, c->created_at);
+    jw_key(w, "edited_at");
+    jw_time(w, c->edited_at);
+    if (form == COMMENT_FORM_DOCUMENT) {
+        jw_key(w, "deleted_at");
+        jw_time(w, c->deleted_at);
+        jw_key(w, "reviewed_at");
+        jw_time(w, c->reviewed_at);
+    } else if (form == COMMENT_FORM_PUBLIC) {
+        jw_key(w, "featured");
+        jw_bool(w, c->featured);
+        jw_key(w, "reply_count");
+        jw_int(w, c->reply_count);
+    } else {
+        jw_key(w, "history");
+        jw_arr_begin(w);
+        for (size_t i = 0; i < r->nlog; i++) {
+            jw_obj_begin(w);
+            jw_key(w, "at");
+            jw_time(w, r->log[i].created_at);
+            jw_key(w, "action");
+            jw_str(w, r->log[i].action);
+            jw_key(w, "actor");
+            jw_str(w, r->log[i].actor);
+            jw_key(w, "reason");
+            jw_str(w, r->log[i].reason);
+            jw_obj_end(w);
+        }
+        jw_arr_end(w);
+    }
     jw_obj_end(w);
 }
 

@@ -25,6 +25,14 @@ void render_incident_stored(struct jw *w, const struct incident *i);
  * presented_question. skip_version leaves out one version (MODEL_NULL: none). */
 void render_question(struct jw *w, const struct question *q, bool document);
 void render_source(struct jw *w, const struct source *s, bool document);
+/* A Comment in one of its three forms: the public API's, the import document's (moderation
+ * state and every time as stored, the author's suspension) and the moderation queue's
+ * (review: the author's record, reports and history; NULL in the other forms). */
+struct comment;
+struct comment_review;
+enum comment_form { COMMENT_FORM_PUBLIC, COMMENT_FORM_DOCUMENT, COMMENT_FORM_REVIEW };
+void render_comment(struct jw *w, const struct comment *c, enum comment_form form,
+                    const struct comment_review *review);
 void render_question_history(struct jw *w, const struct question *history, size_t n,
                              int64_t skip_version, bool document);
 /* The Votes object (counts, raw percentages, rooting counts). */

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "api/render.h"
 #include "app/comments.h"
 #include "cli/cli.h"
 #include "http/query.h"
@@ -79,71 +80,6 @@ static int refused(int rc, const struct comment_result *r)
     return cli_refuse("%s", r->message ? r->message : "refused");
 }
 
-static void print_comment(struct jw *w, const struct comment_review *r)
-{
-    const struct comment *c = &r->c;
-    jw_obj_begin(w);
-    jw_key(w, "id");
-    jw_str(w, c->id);
-    jw_key(w, "incident_id");
-    jw_str(w, c->incident_id);
-    jw_key(w, "incident_title");
-    jw_str(w, c->incident_title);
-    jw_key(w, "parent_id");
-    jw_str(w, c->parent_id[0] ? c->parent_id : NULL);
-    jw_key(w, "author");
-    jw_obj_begin(w);
-    jw_key(w, "account_id");
-    jw_str(w, c->account_id);
-    jw_key(w, "display_name");
-    jw_str(w, c->display_name);
-    jw_key(w, "badge");
-    jw_str(w, c->badge);
-    jw_key(w, "comments");
-    jw_int(w, r->author.total);
-    jw_key(w, "published");
-    jw_int(w, r->author.published);
-    jw_key(w, "rejected");
-    jw_int(w, r->author.rejected);
-    jw_key(w, "suspended");
-    jw_bool(w, r->author.suspended);
-    jw_obj_end(w);
-    jw_key(w, "body");
-    jw_str(w, c->body);
-    jw_key(w, "status");
-    jw_str(w, c->status);
-    jw_key(w, "held_reason");
-    jw_str(w, c->held_reason[0] ? c->held_reason : NULL);
-    jw_key(w, "visible");
-    jw_bool(w, c->visible);
-    jw_key(w, "featured");
-    jw_bool(w, c->featured);
-    jw_key(w, "open_reports");
-    jw_int(w, c->open_reports);
-    jw_key(w, "reports");
-    jw_str(w, r->reports);
-    jw_key(w, "created_at");
-    jw_time(w, c->created_at);
-    jw_key(w, "edited_at");
-    jw_time(w, c->edited_at);
-    jw_key(w, "history");
-    jw_arr_begin(w);
-    for (size_t i = 0; i < r->nlog; i++) {
-        jw_obj_begin(w);
-        jw_key(w, "at");
-        jw_time(w, r->log[i].created_at);
-        jw_key(w, "action");
-        jw_str(w, r->log[i].action);
-        jw_key(w, "actor");
-        jw_str(w, r->log[i].actor);
-        jw_key(w, "reason");
-        jw_str(w, r->log[i].reason);
-        jw_obj_end(w);
-    }
-    jw_arr_end(w);
-    jw_obj_end(w);
-}
-
 static int list(const struct app_ctx *c, const struct opts *o)
 {
     const char *queue = o->queue ? o->queue : "pending";
@@ -164,7 +100,7 @@ static int list(const struct app_ctx *c, const struct opts *o)
         jw_key(&w, "data");
         jw_arr_begin(&w);
         for (size_t i = 0; i < n; i++)
-            print_comment(&w, &items[i]);
+            render_comment(&w, &items[i].c, COMMENT_FORM_REVIEW, &items[i]);
         jw_arr_end(&w);
         jw_key(&w, "more");
         jw_bool(&w, more);

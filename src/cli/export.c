@@ -58,44 +58,10 @@ static int ballot_cb(void *ctx, const char *choice, const char *rooting)
     return 0;
 }
 
-/* One comment in the import document's Comment shape (docs/import-format.md): its
- * moderation state and times as stored, its author by display name. */
+/* One comment in the import document's Comment shape (docs/import-format.md). */
 static int comment_cb(void *ctx, const struct comment *c)
 {
-    struct jw *w = ctx;
-    jw_obj_begin(w);
-    jw_key(w, "id");
-    jw_str(w, c->id);
-    jw_key(w, "parent_id");
-    jw_str(w, c->parent_id[0] ? c->parent_id : NULL);
-    jw_key(w, "author");
-    jw_obj_begin(w);
-    jw_key(w, "display_name");
-    jw_str(w, c->display_name);
-    jw_key(w, "suspended");
-    jw_bool(w, c->author_hidden);
-    jw_obj_end(w);
-    jw_key(w, "body");
-    jw_str(w, c->body);
-    jw_key(w, "status");
-    jw_str(w, c->status);
-    jw_key(w, "held_reason");
-    jw_str(w, c->held_reason[0] ? c->held_reason : NULL);
-    jw_key(w, "featured");
-    jw_bool(w, c->featured);
-    jw_key(w, "hidden_by_reports");
-    jw_bool(w, c->report_hidden);
-    jw_key(w, "open_reports");
-    jw_int(w, c->open_reports);
-    jw_key(w, "created_at");
-    jw_time(w, c->created_at);
-    jw_key(w, "edited_at");
-    jw_time(w, c->edited_at);
-    jw_key(w, "deleted_at");
-    jw_time(w, c->deleted_at);
-    jw_key(w, "reviewed_at");
-    jw_time(w, c->reviewed_at);
-    jw_obj_end(w);
+    render_comment(ctx, c, COMMENT_FORM_DOCUMENT, NULL);
     return 0;
 }
 

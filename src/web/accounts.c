@@ -51,6 +51,22 @@ static const char *client_addr(struct request *req, char addr[64])
     return addr;
 }
 
+/* The preamble of an anonymous account form post (web_anon_post), then the store and the
+ * use-case context: 0 with *c set; 1 when the form is malformed (the caller shows its form
+ * again with f->err); -1 when it answered (400/403/503). */
+static int anon_form_ctx(struct request *req, struct web_form *f, struct app_ctx *c)
+{
+    if (web_anon_post(req, f) < 0)
+        return -1;
+    if (f->bad < 0)
+        return 1;
+    struct store *s = web_store(req);
+    if (!s)
+        return -1;
+    *c = web_app_ctx(req, s, time_now_us());
+    return 0;
+}
+
 /* 429 with Retry-After and the wait in minutes. */
 static void too_many(struct request *req, int64_t retry, const char *what, const char *or_else)
 {
@@ -165,16 +181,12 @@ void web_signup(struct request *req)
     struct web_form f = {.names = names};
     struct account_result r;
     char addr[64];
-    if (web_anon_post(req, &f) < 0)
-        return;
-    if (f.bad < 0) {
+    struct app_ctx c;
+    int pre = anon_form_ctx(req, &f, &c);
+    if (pre > 0)
         signup_page(req, 400, NULL, f.err);
+    if (pre)
         return;
-    }
-    struct store *s = web_store(req);
-    if (!s)
-        return;
-    struct app_ctx c = web_app_ctx(req, s, time_now_us());
     switch (account_signup(&c, req->cfg->limits, req->cfg->base_url, f.v[0], f.v[1],
                            client_addr(req, addr), &r)) {
     case ACCOUNT_OK:
@@ -243,16 +255,12 @@ void web_verify(struct request *req)
 {
     static const char *const names[] = {"token", "csrf", NULL};
     struct web_form f = {.names = names};
-    if (web_anon_post(req, &f) < 0)
-        return;
-    if (f.bad < 0) {
+    struct app_ctx c;
+    int pre = anon_form_ctx(req, &f, &c);
+    if (pre > 0)
         web_error_page(req, 400, "%s", f.err);
+    if (pre)
         return;
-    }
-    struct store *s = web_store(req);
-    if (!s)
-        return;
-    struct app_ctx c = web_app_ctx(req, s, time_now_us());
     enum account_outcome o = account_verify(&c, f.v[0]);
     if (o != ACCOUNT_OK) {
         link_refused(req, ACCOUNT_LINK_VERIFY, o);
@@ -273,12 +281,9 @@ void web_resend_verification(struct request *req)
     static const char *const names[] = {"csrf", NULL};
     struct web_form f = {.names = names};
     struct session_row sess;
-    int signed_in;
-    int64_t now = time_now_us();
-    struct store *s = web_session_post(req, &f, now, &sess, false, &signed_in);
-    if (!s)
+    struct app_ctx c;
+    if (web_session_form(req, &f, &sess, &c) < 0)
         return;
-    struct app_ctx c = web_app_ctx(req, s, now);
     switch (account_resend_verification(&c, req->cfg->base_url, &sess.account)) {
     case ACCOUNT_OK:
         web_redirect(req, 303, "/developers?notice=sent");
@@ -390,16 +395,12 @@ void web_signin(struct request *req)
     struct web_form f = {.names = names};
     struct account_result r;
     char addr[64];
-    if (web_anon_post(req, &f) < 0)
-        return;
-    if (f.bad < 0) {
+    struct app_ctx c;
+    int pre = anon_form_ctx(req, &f, &c);
+    if (pre > 0)
         signin_page(req, 400, NULL, f.v[2], f.err, NULL);
+    if (pre)
         return;
-    }
-    struct store *s = web_store(req);
-    if (!s)
-        return;
-    struct app_ctx c = web_app_ctx(req, s, time_now_us());
     int rc = account_signin(&c, req->cfg->limits, f.v[0], f.v[1], client_addr(req, addr),
                             http_cookie(req, ACCOUNT_COOKIE_NAME), &r);
     switch (rc) {
@@ -424,16 +425,12 @@ void web_signin_code(struct request *req)
     struct web_form f = {.names = names};
     struct account_result r;
     char addr[64];
-    if (web_anon_post(req, &f) < 0)
-        return;
-    if (f.bad < 0) {
+    struct app_ctx c;
+    int pre = anon_form_ctx(req, &f, &c);
+    if (pre > 0)
         code_page(req, 400, f.v[0] ? f.v[0] : "", f.v[2], f.err);
+    if (pre)
         return;
-    }
-    struct store *s = web_store(req);
-    if (!s)
-        return;
-    struct app_ctx c = web_app_ctx(req, s, time_now_us());
     int rc = account_signin_code(&c, req->cfg->limits, f.v[0], f.v[1], client_addr(req, addr),
                                  http_cookie(req, ACCOUNT_COOKIE_NAME), &r);
     switch (rc) {
@@ -685,13 +682,10 @@ void web_password(struct request *req)
     struct web_form f = {.names = names};
     struct account_result r;
     struct session_row sess;
-    int signed_in;
     char addr[64];
-    int64_t now = time_now_us();
-    struct store *s = web_session_post(req, &f, now, &sess, false, &signed_in);
-    if (!s)
+    struct app_ctx c;
+    if (web_session_form(req, &f, &sess, &c) < 0)
         return;
-    struct app_ctx c = web_app_ctx(req, s, now);
     switch (account_password_change(&c, req->cfg->limits, &sess.account, f.v[0], f.v[1],
                                     client_addr(req, addr), &r)) {
     case ACCOUNT_OK:
@@ -783,13 +777,10 @@ void web_totp_begin(struct request *req)
     struct account_result r;
     struct session_row sess;
     struct totp_enrolment e;
-    int signed_in;
     char addr[64];
-    int64_t now = time_now_us();
-    struct store *s = web_session_post(req, &f, now, &sess, false, &signed_in);
-    if (!s)
+    struct app_ctx c;
+    if (web_session_form(req, &f, &sess, &c) < 0)
         return;
-    struct app_ctx c = web_app_ctx(req, s, now);
     int rc = account_totp_begin(&c, req->cfg->limits, &sess.account, sess.staff, f.v[0],
                                 client_addr(req, addr), &e, &r);
     if (rc != ACCOUNT_OK) {
@@ -805,12 +796,9 @@ void web_totp_confirm(struct request *req)
     static const char *const names[] = {"code", "csrf", NULL};
     struct web_form f = {.names = names};
     struct session_row sess;
-    int signed_in;
-    int64_t now = time_now_us();
-    struct store *s = web_session_post(req, &f, now, &sess, false, &signed_in);
-    if (!s)
+    struct app_ctx c;
+    if (web_session_form(req, &f, &sess, &c) < 0)
         return;
-    struct app_ctx c = web_app_ctx(req, s, now);
     struct account_result r = {0};
     int rc = account_totp_confirm(&c, &sess.account, f.v[0]);
     if (rc != ACCOUNT_OK)
@@ -825,13 +813,10 @@ void web_totp_disable(struct request *req)
     struct web_form f = {.names = names};
     struct account_result r;
     struct session_row sess;
-    int signed_in;
     char addr[64];
-    int64_t now = time_now_us();
-    struct store *s = web_session_post(req, &f, now, &sess, false, &signed_in);
-    if (!s)
+    struct app_ctx c;
+    if (web_session_form(req, &f, &sess, &c) < 0)
         return;
-    struct app_ctx c = web_app_ctx(req, s, now);
     int rc = account_totp_disable(&c, req->cfg->limits, &sess.account, f.v[0],
                                   client_addr(req, addr), &r);
     if (rc != ACCOUNT_OK)

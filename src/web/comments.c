@@ -394,18 +394,13 @@ static const char *incident_path(struct request *req, const char *key, const cha
 }
 
 /* The preamble of every comment POST: no credential header, a signed-in session, same
- * origin, its CSRF token, a well-formed form. NULL when it answered. */
-static struct store *comment_form(struct request *req, struct web_form *f, struct app_ctx *c,
-                                  struct session_row *sess)
+ * origin, its CSRF token, a well-formed form; -1 when it answered. */
+static int comment_form(struct request *req, struct web_form *f, struct app_ctx *c,
+                        struct session_row *sess)
 {
     if (web_comment_no_credential(req) < 0)
-        return NULL;
-    int signed_in;
-    c->now = time_now_us();
-    c->a = &req->arena;
-    c->request_id = req->id;
-    c->s = web_session_post(req, f, c->now, sess, false, &signed_in);
-    return c->s;
+        return -1;
+    return web_session_form(req, f, sess, c);
 }
 
 void web_comment_post(struct request *req)
@@ -413,8 +408,8 @@ void web_comment_post(struct request *req)
     static const char *const names[] = {"body", "parent_id", "csrf", NULL};
     struct web_form f = {.names = names};
     struct session_row sess;
-    struct app_ctx c = {0};
-    if (!comment_form(req, &f, &c, &sess))
+    struct app_ctx c;
+    if (comment_form(req, &f, &c, &sess) < 0)
         return;
     char addr[64], csrf[ACCOUNT_CSRF_LEN + 1];
     http_client_addr(req, addr, sizeof addr);
@@ -490,8 +485,8 @@ void web_comment_edit(struct request *req)
     static const char *const names[] = {"body", "csrf", NULL};
     struct web_form f = {.names = names};
     struct session_row sess;
-    struct app_ctx c = {0};
-    if (!comment_form(req, &f, &c, &sess))
+    struct app_ctx c;
+    if (comment_form(req, &f, &c, &sess) < 0)
         return;
     struct comment_result r;
     int rc = comment_edit(&c, sess.account.id, req->param, f.v[0], &r);
@@ -518,8 +513,8 @@ void web_comment_delete(struct request *req)
     static const char *const names[] = {"csrf", NULL};
     struct web_form f = {.names = names};
     struct session_row sess;
-    struct app_ctx c = {0};
-    if (!comment_form(req, &f, &c, &sess))
+    struct app_ctx c;
+    if (comment_form(req, &f, &c, &sess) < 0)
         return;
     struct comment_result r;
     int rc = comment_delete(&c, sess.account.id, req->param, &r);
@@ -536,8 +531,8 @@ void web_comment_report(struct request *req)
     static const char *const names[] = {"reason", "csrf", NULL};
     struct web_form f = {.names = names};
     struct session_row sess;
-    struct app_ctx c = {0};
-    if (!comment_form(req, &f, &c, &sess))
+    struct app_ctx c;
+    if (comment_form(req, &f, &c, &sess) < 0)
         return;
     struct comment_result r;
     int rc = comment_report(&c, sess.account.id, req->param, f.v[0], &r);

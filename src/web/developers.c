@@ -258,12 +258,10 @@ void web_key_create(struct request *req)
     static const char *const names[] = {"csrf", "name", NULL};
     struct web_form f = {.names = names};
     struct session_row sess;
-    int signed_in;
-    struct portal p = {.now = time_now_us(), .sess = &sess};
-    struct store *s = web_session_post(req, &f, p.now, &sess, false, &signed_in);
-    if (!s)
+    struct app_ctx c;
+    if (web_session_form(req, &f, &sess, &c) < 0)
         return;
-    struct app_ctx c = web_app_ctx(req, s, p.now);
+    struct portal p = {.now = c.now, .sess = &sess};
     struct key_request in = {.account = &sess.account, .name = f.v[1]};
     struct key_new k;
     switch (key_create(&c, req->cfg->limits, &in, &k)) {
@@ -273,25 +271,25 @@ void web_key_create(struct request *req)
          * it cannot be shown again */
         p.new_key = k.secret;
         p.new_key_name = k.name;
-        portal_page(req, s, 200, &p);
+        portal_page(req, c.s, 200, &p);
         key_new_wipe(&k);
         break;
     case KEY_SUSPENDED:
         p.error = "This account is suspended: no key can be created.";
-        portal_page(req, s, 403, &p);
+        portal_page(req, c.s, 403, &p);
         break;
     case KEY_UNVERIFIED:
         p.error = "Verify your email address first: open the link we emailed you.";
-        portal_page(req, s, 403, &p);
+        portal_page(req, c.s, 403, &p);
         break;
     case KEY_BAD_NAME:
         p.error = k.problem;
-        portal_page(req, s, 400, &p);
+        portal_page(req, c.s, 400, &p);
         break;
     case KEY_LIMIT:
         p.error = "You already have the most active keys an account may have: revoke one "
                   "first.";
-        portal_page(req, s, 409, &p);
+        portal_page(req, c.s, 409, &p);
         break;
     default:
         web_unavailable(req);
@@ -378,15 +376,12 @@ void web_key_revoke(struct request *req)
     static const char *const names[] = {"csrf", NULL};
     struct web_form f = {.names = names};
     struct session_row sess;
-    int signed_in;
-    int64_t now = time_now_us();
-    struct store *s = web_session_post(req, &f, now, &sess, false, &signed_in);
-    if (!s)
+    struct app_ctx c;
+    if (web_session_form(req, &f, &sess, &c) < 0)
         return;
     char id[UUID_STR_LEN + 1];
     if (key_id_of(req, id) < 0)
         return;
-    struct app_ctx c = web_app_ctx(req, s, now);
     switch (key_revoke(&c, sess.account.id, id)) {
     case KEY_OK:
     case KEY_ALREADY_REVOKED:

@@ -17,6 +17,7 @@
 #include "domain/voter.h"
 #include "util/form.h"
 #include "util/html.h"
+#include "util/timefmt.h"
 #include "util/urlhost.h"
 #include "web/web.h"
 
@@ -204,4 +205,16 @@ struct store *web_session_post(struct request *req, struct web_form *f, int64_t 
         return NULL;
     }
     return s;
+}
+
+int web_session_form(struct request *req, struct web_form *f, struct session_row *sess,
+                     struct app_ctx *c)
+{
+    int signed_in;
+    int64_t now = time_now_us();
+    struct store *s = web_session_post(req, f, now, sess, false, &signed_in);
+    if (!s)
+        return -1;
+    *c = web_app_ctx(req, s, now);
+    return 0;
 }

@@ -264,12 +264,8 @@ void web_moderate_decide(struct request *req)
     static const char *const names[] = {"reason", "queue", "csrf", NULL};
     struct web_form f = {.names = names};
     struct session_row sess;
-    int signed_in;
-    if (web_comment_no_credential(req) < 0)
-        return;
-    struct app_ctx c = {.a = &req->arena, .now = time_now_us(), .request_id = req->id};
-    c.s = web_session_post(req, &f, c.now, &sess, false, &signed_in);
-    if (!c.s)
+    struct app_ctx c;
+    if (web_comment_no_credential(req) < 0 || web_session_form(req, &f, &sess, &c) < 0)
         return;
     const char *action = req->route->suffix + 1;
     bool account = strncmp(req->path, "/moderate/accounts/", 19) == 0;

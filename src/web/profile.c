@@ -82,12 +82,8 @@ void web_profile_save(struct request *req)
     static const char *const names[] = {"display_name", "csrf", NULL};
     struct web_form f = {.names = names};
     struct session_row sess;
-    int signed_in;
-    if (web_comment_no_credential(req) < 0)
-        return;
-    struct app_ctx c = {.a = &req->arena, .now = time_now_us(), .request_id = req->id};
-    c.s = web_session_post(req, &f, c.now, &sess, false, &signed_in);
-    if (!c.s)
+    struct app_ctx c;
+    if (web_comment_no_credential(req) < 0 || web_session_form(req, &f, &sess, &c) < 0)
         return;
     struct comment_result r;
     int rc = account_display_name_set(&c, sess.account.id, f.v[0], &r);

@@ -157,6 +157,10 @@ int web_anon_post(struct request *req, struct web_form *f);
  * request without a session returns the store with *signed_in 0. */
 struct store *web_session_post(struct request *req, struct web_form *f, int64_t now,
                                struct session_row *sess, bool signed_out_ok, int *signed_in);
+/* web_session_post for a signed-in user only (no session: refused), then the use-case
+ * context of the request (web_app_ctx) in *c: 0, or -1 when it answered. */
+int web_session_form(struct request *req, struct web_form *f, struct session_row *sess,
+                     struct app_ctx *c);
 /* The CSRF token for a page's forms: the session's (sess not NULL), or the anonymous voter
  * cookie's (the cookie is issued with this page when missing). */
 void web_form_token(struct request *req, const struct session_row *sess,

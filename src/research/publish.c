@@ -20,13 +20,6 @@
 #include "util/urlhost.h"
 #include "util/uuid.h"
 
-#define TRY(expr)                                                                                  \
-    do {                                                                                           \
-        int rc_ = (expr);                                                                          \
-        if (rc_ < 0)                                                                               \
-            goto out;                                                                              \
-    } while (0)
-
 /* What each attached source establishes (api-v1.md Source.supports: read it before
  * citing). Research saw discussion of the game, not proof of the disputed act. */
 static const char supports_mentions[] =
@@ -115,7 +108,7 @@ int research_publish(struct store *s, struct arena *a, const struct research_lea
         rc = rc < 0 ? rc : STORE_ERR;
         goto out;
     }
-    TRY(rc = research_fetches_each(s, l->id, collect, &c));
+    STORE_TRY(rc = research_fetches_each(s, l->id, collect, &c));
 
     char id[UUID_STR_LEN + 1], title[300], slug[SLUG_MAX + 16], summary[400];
     uuid_v4(id);
@@ -124,7 +117,7 @@ int research_publish(struct store *s, struct arena *a, const struct research_lea
     else
         research_title(l->category, g.away.name, g.home.name, l->period, l->clock, title,
                        sizeof title);
-    TRY(rc = admin_derive_slug(s, id, title, slug, sizeof slug));
+    STORE_TRY(rc = admin_derive_slug(s, id, title, slug, sizeof slug));
     snprintf(summary, sizeof summary,
              "Developing: this play is being discussed; %zu source%s collected by Whistle's "
              "research. What happened, and whether the call was correct, has not been "
@@ -151,13 +144,14 @@ int research_publish(struct store *s, struct arena *a, const struct research_lea
         .updated_at = now,
         .slug = slug,
     };
-    TRY(rc = admin_upsert_incident(s, &inc, visibility_names[VISIBILITY_PUBLISHED], MODEL_NULL));
-    TRY(rc = admin_replace_sources(s, id, c.src, c.n, now));
+    STORE_TRY(
+        rc = admin_upsert_incident(s, &inc, visibility_names[VISIBILITY_PUBLISHED], MODEL_NULL));
+    STORE_TRY(rc = admin_replace_sources(s, id, c.src, c.n, now));
     if (o->question) {
         struct question q = *o->question;
         q.version = 1;
         q.created_at = now;
-        TRY(rc = admin_new_question(s, id, &q, now));
+        STORE_TRY(rc = admin_new_question(s, id, &q, now));
     }
     char why[200];
     snprintf(why, sizeof why, "published as developing incident %s by %s", id, o->actor);
@@ -165,12 +159,12 @@ int research_publish(struct store *s, struct arena *a, const struct research_lea
                                    .reason = why,
                                    .incident_id = id,
                                    .next_attempt_at = MODEL_NULL};
-    TRY(rc = research_set_outcome(s, l->id, token, &out, now));
+    STORE_TRY(rc = research_set_outcome(s, l->id, token, &out, now));
     if (rc == 0)
         goto out;
-    TRY(rc = research_event(s, l->id, now, "published", l->status,
-                            lead_status_names[LEAD_STATUS_PUBLISHED],
-                            strcmp(o->actor, "operator") == 0 ? "operator" : "auto", why));
+    STORE_TRY(rc = research_event(s, l->id, now, "published", l->status,
+                                  lead_status_names[LEAD_STATUS_PUBLISHED],
+                                  strcmp(o->actor, "operator") == 0 ? "operator" : "auto", why));
     snprintf(incident_id, ID_LEN, "%s", id);
     rc = 1;
 out:

@@ -57,13 +57,12 @@ int accounts_search(struct store *s, struct arena *a, const char *text, int64_t 
         like[k] = '\0';
     }
     struct store_stmt *st =
-        store_prepare(s, "SELECT " ACCOUNT_COLS " FROM accounts WHERE CAST(? AS TEXT) IS NULL"
-                         " OR email LIKE ? ESCAPE '\\' ORDER BY created_at DESC, id LIMIT ?");
+        STORE_SELECT(s,
+                     "SELECT " ACCOUNT_COLS " FROM accounts WHERE CAST(? AS TEXT) IS NULL"
+                     " OR email LIKE ? ESCAPE '\\' ORDER BY created_at DESC, id LIMIT ?",
+                     STORE_TEXT(like), STORE_TEXT(like), STORE_INT(limit));
     if (!st)
         return STORE_ERR;
-    store_bind_text(st, 1, like);
-    store_bind_text(st, 2, like);
-    store_bind_int(st, 3, limit);
     struct account_row *v = arena_alloc(a, sizeof *v * (size_t)(limit > 0 ? limit : 1));
     size_t k = 0;
     int rc;
@@ -126,12 +125,12 @@ int account_tokens_find(struct store *s, const char *hash, const char *purpose,
                         struct account_token_row *out)
 {
     struct store_stmt *st =
-        store_prepare(s, "SELECT account_id, expires_at, used_at FROM account_tokens"
-                         " WHERE token_hash = ? AND purpose = ?");
+        STORE_SELECT(s,
+                     "SELECT account_id, expires_at, used_at FROM account_tokens"
+                     " WHERE token_hash = ? AND purpose = ?",
+                     STORE_TEXT(hash), STORE_TEXT(purpose));
     if (!st)
         return STORE_ERR;
-    store_bind_text(st, 1, hash);
-    store_bind_text(st, 2, purpose);
     int rc = store_step(st);
     if (rc == STORE_ROW) {
         store_col_copy(st, 0, out->account_id, sizeof out->account_id);
@@ -146,16 +145,10 @@ int account_tokens_use(struct store *s, const char *hash, int64_t now)
 {
     /* the conditional update is the single-use guarantee: of two requests racing with
      * the same link, exactly one changes the row */
-    struct store_stmt *st =
-        store_prepare(s, "UPDATE account_tokens SET used_at = ?"
-                         " WHERE token_hash = ? AND used_at IS NULL AND expires_at > ?");
-    if (!st)
-        return STORE_ERR;
-    store_bind_int(st, 1, now);
-    store_bind_text(st, 2, hash);
-    store_bind_int(st, 3, now);
-    int rc = store_run(st);
-    return rc < 0 ? rc : store_changes(s) == 1;
+    return STORE_CHANGED(s,
+                         "UPDATE account_tokens SET used_at = ?"
+                         " WHERE token_hash = ? AND used_at IS NULL AND expires_at > ?",
+                         STORE_INT(now), STORE_TEXT(hash), STORE_INT(now));
 }
 
 int account_tokens_spend_all(struct store *s, const char *account_id, const char *purpose,
@@ -178,17 +171,17 @@ int sessions_insert(struct store *s, const char *hash, const char *account_id, i
 
 int sessions_find(struct store *s, const char *hash, int64_t now, struct session_row *out)
 {
-    struct store_stmt *st = store_prepare(
-        s, "SELECT a.id, a.email, coalesce(a.password_hash, ''), a.email_verified, a.banned,"
-           " x.expires_at, coalesce(x.last_seen_at, x.created_at),"
-           " CASE WHEN EXISTS (SELECT 1 FROM account_roles r WHERE r.account_id = a.id)"
-           " THEN 1 ELSE 0 END"
-           " FROM sessions x JOIN accounts a ON a.id = x.account_id"
-           " WHERE x.token_hash = ? AND x.revoked_at IS NULL AND x.expires_at > ?");
+    struct store_stmt *st = STORE_SELECT(
+        s,
+        "SELECT a.id, a.email, coalesce(a.password_hash, ''), a.email_verified, a.banned,"
+        " x.expires_at, coalesce(x.last_seen_at, x.created_at),"
+        " CASE WHEN EXISTS (SELECT 1 FROM account_roles r WHERE r.account_id = a.id)"
+        " THEN 1 ELSE 0 END"
+        " FROM sessions x JOIN accounts a ON a.id = x.account_id"
+        " WHERE x.token_hash = ? AND x.revoked_at IS NULL AND x.expires_at > ?",
+        STORE_TEXT(hash), STORE_INT(now));
     if (!st)
         return STORE_ERR;
-    store_bind_text(st, 1, hash);
-    store_bind_int(st, 2, now);
     int rc = store_step(st);
     if (rc == STORE_ROW) {
         account_cols(st, 0, &out->account);
@@ -203,15 +196,10 @@ int sessions_find(struct store *s, const char *hash, int64_t now, struct session
 
 int sessions_touch(struct store *s, const char *hash, int64_t now)
 {
-    struct store_stmt *st =
-        store_prepare(s, "UPDATE sessions SET last_seen_at = ? WHERE token_hash = ?"
-                         " AND (last_seen_at IS NULL OR last_seen_at < ?)");
-    if (!st)
-        return STORE_ERR;
-    store_bind_int(st, 1, now);
-    store_bind_text(st, 2, hash);
-    store_bind_int(st, 3, now);
-    return store_run(st);
+    return STORE_RUN(s,
+                     "UPDATE sessions SET last_seen_at = ? WHERE token_hash = ?"
+                     " AND (last_seen_at IS NULL OR last_seen_at < ?)",
+                     STORE_INT(now), STORE_TEXT(hash), STORE_INT(now));
 }
 
 int sessions_revoke(struct store *s, const char *hash, int64_t now)
@@ -232,12 +220,12 @@ int sessions_revoke_all(struct store *s, const char *account_id, const char *kee
 
 int accounts_active_keys(struct store *s, const char *account_id, int64_t now, int64_t *count)
 {
-    struct store_stmt *st = store_prepare(s, "SELECT count(*) FROM agent_keys WHERE account_id = ?"
-                                             " AND revoked_at IS NULL AND expires_at > ?");
+    struct store_stmt *st = STORE_SELECT(s,
+                                         "SELECT count(*) FROM agent_keys WHERE account_id = ?"
+                                         " AND revoked_at IS NULL AND expires_at > ?",
+                                         STORE_TEXT(account_id), STORE_INT(now));
     if (!st)
         return STORE_ERR;
-    store_bind_text(st, 1, account_id);
-    store_bind_int(st, 2, now);
     int rc = store_step(st);
     if (rc == STORE_ROW)
         *count = store_col_int(st, 0);
@@ -248,11 +236,10 @@ int accounts_active_keys(struct store *s, const char *account_id, int64_t now, i
 int accounts_key_revoke(struct store *s, const char *account_id, const char *key_id, int64_t now)
 {
     struct store_stmt *st =
-        store_prepare(s, "SELECT 1 FROM agent_keys WHERE id = ? AND account_id = ?");
+        STORE_SELECT(s, "SELECT 1 FROM agent_keys WHERE id = ? AND account_id = ?",
+                     STORE_TEXT(key_id), STORE_TEXT(account_id));
     if (!st)
         return STORE_ERR;
-    store_bind_text(st, 1, key_id);
-    store_bind_text(st, 2, account_id);
     int rc = store_step(st);
     store_reset(st);
     if (rc != STORE_ROW)
@@ -276,11 +263,10 @@ int outbox_enqueue(struct store *s, bool insert, const char *recipient, const ch
 int outbox_recent(struct store *s, const char *recipient, int64_t since, int64_t *count)
 {
     struct store_stmt *st =
-        store_prepare(s, "SELECT count(*) FROM outbox WHERE recipient = ? AND created_at > ?");
+        STORE_SELECT(s, "SELECT count(*) FROM outbox WHERE recipient = ? AND created_at > ?",
+                     STORE_TEXT(recipient), STORE_INT(since));
     if (!st)
         return STORE_ERR;
-    store_bind_text(st, 1, recipient);
-    store_bind_int(st, 2, since);
     int rc = store_step(st);
     if (rc == STORE_ROW)
         *count = store_col_int(st, 0);
@@ -291,14 +277,14 @@ int outbox_recent(struct store *s, const char *recipient, int64_t since, int64_t
 int outbox_claim(struct store *s, struct arena *a, int64_t now, int64_t lease_us,
                  struct outbox_msg *out)
 {
-    struct store_stmt *st = store_prepare(
-        s, "SELECT id FROM outbox WHERE sent_at IS NULL AND failed_at IS NULL"
-           " AND next_attempt_at <= ? AND (claimed_until IS NULL OR claimed_until <= ?)"
-           " ORDER BY next_attempt_at, id LIMIT 1");
+    struct store_stmt *st =
+        STORE_SELECT(s,
+                     "SELECT id FROM outbox WHERE sent_at IS NULL AND failed_at IS NULL"
+                     " AND next_attempt_at <= ? AND (claimed_until IS NULL OR claimed_until <= ?)"
+                     " ORDER BY next_attempt_at, id LIMIT 1",
+                     STORE_INT(now), STORE_INT(now));
     if (!st)
         return STORE_ERR;
-    store_bind_int(st, 1, now);
-    store_bind_int(st, 2, now);
     int rc = store_step(st);
     if (rc == STORE_ROW)
         store_col_copy(st, 0, out->id, sizeof out->id);
@@ -306,15 +292,14 @@ int outbox_claim(struct store *s, struct arena *a, int64_t now, int64_t lease_us
     if (rc != STORE_ROW)
         return rc < 0 ? rc : 0;
     /* the claim re-checks the lease, so two workers never both take one message */
-    st = store_prepare(s, "UPDATE outbox SET claimed_until = ?, attempts = attempts + 1"
-                          " WHERE id = ? AND sent_at IS NULL AND failed_at IS NULL"
-                          " AND (claimed_until IS NULL OR claimed_until <= ?)"
-                          " RETURNING recipient, subject, body, attempts");
+    st = STORE_SELECT(s,
+                      "UPDATE outbox SET claimed_until = ?, attempts = attempts + 1"
+                      " WHERE id = ? AND sent_at IS NULL AND failed_at IS NULL"
+                      " AND (claimed_until IS NULL OR claimed_until <= ?)"
+                      " RETURNING recipient, subject, body, attempts",
+                      STORE_INT(now + lease_us), STORE_TEXT(out->id), STORE_INT(now));
     if (!st)
         return STORE_ERR;
-    store_bind_int(st, 1, now + lease_us);
-    store_bind_text(st, 2, out->id);
-    store_bind_int(st, 3, now);
     rc = store_step(st);
     if (rc == STORE_ROW) {
         out->recipient = arena_strdup(a, store_col_text(st, 0));
@@ -412,12 +397,11 @@ int accounts_prune(struct store *s, int64_t before)
 
 int totp_get(struct store *s, const char *account_id, struct totp_row *out)
 {
-    struct store_stmt *st = store_prepare(
-        s,
-        "SELECT secret, enabled, coalesce(last_step, -1) FROM account_totp WHERE account_id = ?");
+    struct store_stmt *st = STORE_SELECT(
+        s, "SELECT secret, enabled, coalesce(last_step, -1) FROM account_totp WHERE account_id = ?",
+        STORE_TEXT(account_id));
     if (!st)
         return STORE_ERR;
-    store_bind_text(st, 1, account_id);
     int rc = store_step(st);
     if (rc == STORE_ROW) {
         store_col_copy(st, 0, out->secret_hex, sizeof out->secret_hex);
@@ -430,16 +414,12 @@ int totp_get(struct store *s, const char *account_id, struct totp_row *out)
 
 int totp_put_pending(struct store *s, const char *account_id, const char *secret_hex, int64_t now)
 {
-    struct store_stmt *st = store_prepare(
-        s, "INSERT INTO account_totp (account_id, secret, enabled, created_at) VALUES (?, ?, 0, ?)"
-           " ON CONFLICT (account_id) DO UPDATE SET secret = excluded.secret, enabled = 0,"
-           " created_at = excluded.created_at, last_step = NULL");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, account_id);
-    store_bind_text(st, 2, secret_hex);
-    store_bind_int(st, 3, now);
-    return store_run(st);
+    return STORE_RUN(
+        s,
+        "INSERT INTO account_totp (account_id, secret, enabled, created_at) VALUES (?, ?, 0, ?)"
+        " ON CONFLICT (account_id) DO UPDATE SET secret = excluded.secret, enabled = 0,"
+        " created_at = excluded.created_at, last_step = NULL",
+        STORE_TEXT(account_id), STORE_TEXT(secret_hex), STORE_INT(now));
 }
 
 /* Runs a one-row UPDATE (account_id, then an int64 bound twice where the SQL says so):
@@ -476,12 +456,8 @@ int totp_use_step(struct store *s, const char *account_id, int64_t step)
 
 int totp_delete(struct store *s, const char *account_id)
 {
-    struct store_stmt *st = store_prepare(s, "DELETE FROM account_totp WHERE account_id = ?");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, account_id);
-    int rc = store_run(st);
-    return rc < 0 ? rc : store_changes(s) > 0;
+    return STORE_CHANGED(s, "DELETE FROM account_totp WHERE account_id = ?",
+                         STORE_TEXT(account_id));
 }
 
 int signin_challenge_insert(struct store *s, const char *hash, const char *account_id, int64_t now,
@@ -495,13 +471,13 @@ int signin_challenge_insert(struct store *s, const char *hash, const char *accou
 
 int signin_challenge_find(struct store *s, const char *hash, int64_t now, char account_id[ID_LEN])
 {
-    struct store_stmt *st = store_prepare(
-        s, "SELECT account_id FROM signin_challenges WHERE token_hash = ? AND used_at IS NULL"
-           " AND expires_at > ?");
+    struct store_stmt *st = STORE_SELECT(
+        s,
+        "SELECT account_id FROM signin_challenges WHERE token_hash = ? AND used_at IS NULL"
+        " AND expires_at > ?",
+        STORE_TEXT(hash), STORE_INT(now));
     if (!st)
         return STORE_ERR;
-    store_bind_text(st, 1, hash);
-    store_bind_int(st, 2, now);
     int rc = store_step(st);
     if (rc == STORE_ROW)
         store_col_copy(st, 0, account_id, ID_LEN);
@@ -511,12 +487,7 @@ int signin_challenge_find(struct store *s, const char *hash, int64_t now, char a
 
 int signin_challenge_use(struct store *s, const char *hash, int64_t now)
 {
-    struct store_stmt *st = store_prepare(
-        s, "UPDATE signin_challenges SET used_at = ? WHERE token_hash = ? AND used_at IS NULL");
-    if (!st)
-        return STORE_ERR;
-    store_bind_int(st, 1, now);
-    store_bind_text(st, 2, hash);
-    int rc = store_run(st);
-    return rc < 0 ? rc : store_changes(s) > 0;
+    return STORE_CHANGED(
+        s, "UPDATE signin_challenges SET used_at = ? WHERE token_hash = ? AND used_at IS NULL",
+        STORE_INT(now), STORE_TEXT(hash));
 }

@@ -8,13 +8,6 @@
 #include "store/games.h"
 #include "util/buf.h"
 
-#define TRY(expr)                                                                                  \
-    do {                                                                                           \
-        int rc_ = (expr);                                                                          \
-        if (rc_ < 0)                                                                               \
-            return rc_;                                                                            \
-    } while (0)
-
 static int exists(struct store *s, const char *sql, const char *id)
 {
     struct store_stmt *st = store_prepare(s, sql);
@@ -39,10 +32,9 @@ int admin_game_exists(struct store *s, const char *id)
 int admin_game_times(struct store *s, const char *id, int64_t *created_at, int64_t *updated_at)
 {
     struct store_stmt *st =
-        store_prepare(s, "SELECT created_at, updated_at FROM games WHERE id = ?");
+        STORE_SELECT(s, "SELECT created_at, updated_at FROM games WHERE id = ?", STORE_TEXT(id));
     if (!st)
         return STORE_ERR;
-    store_bind_text(st, 1, id);
     int rc = store_step(st);
     if (rc == STORE_ROW) {
         *created_at = store_col_int(st, 0);
@@ -70,13 +62,14 @@ int admin_incident_state(struct store *s, const char *id, struct incident_state 
 {
     memset(out, 0, sizeof *out);
     out->question_version = MODEL_NULL;
-    struct store_stmt *st = store_prepare(
-        s, "SELECT visibility, duplicate_of, slug, question_version, published_at, created_at,"
-           " updated_at, (SELECT count(*) FROM incidents d WHERE d.duplicate_of = i.id), status,"
-           " game_id FROM incidents i WHERE id = ?");
+    struct store_stmt *st = STORE_SELECT(
+        s,
+        "SELECT visibility, duplicate_of, slug, question_version, published_at, created_at,"
+        " updated_at, (SELECT count(*) FROM incidents d WHERE d.duplicate_of = i.id), status,"
+        " game_id FROM incidents i WHERE id = ?",
+        STORE_TEXT(id));
     if (!st)
         return STORE_ERR;
-    store_bind_text(st, 1, id);
     int rc = store_step(st);
     if (rc == STORE_ROW) {
         store_col_copy(st, 0, out->visibility, sizeof out->visibility);
@@ -97,15 +90,13 @@ int admin_incident_state(struct store *s, const char *id, struct incident_state 
 int admin_slug_owner(struct store *s, const char *slug, const char *id, char out[40])
 {
     out[0] = '\0';
-    struct store_stmt *st = store_prepare(
-        s, "SELECT id FROM incidents WHERE slug = ? AND id <> ?"
-           " UNION ALL SELECT incident_id FROM incident_slugs WHERE slug = ? AND incident_id <> ?");
+    struct store_stmt *st = STORE_SELECT(
+        s,
+        "SELECT id FROM incidents WHERE slug = ? AND id <> ?"
+        " UNION ALL SELECT incident_id FROM incident_slugs WHERE slug = ? AND incident_id <> ?",
+        STORE_TEXT(slug), STORE_TEXT(id), STORE_TEXT(slug), STORE_TEXT(id));
     if (!st)
         return STORE_ERR;
-    store_bind_text(st, 1, slug);
-    store_bind_text(st, 2, id);
-    store_bind_text(st, 3, slug);
-    store_bind_text(st, 4, id);
     int rc = store_step(st);
     if (rc == STORE_ROW)
         store_col_copy(st, 0, out, 40);
@@ -151,26 +142,25 @@ int admin_upsert_incident(struct store *s, const struct incident *i, const char 
                           int64_t question_version)
 {
     struct incident_state old; /* zeroed when the incident is new */
-    TRY(admin_incident_state(s, i->id, &old));
+    STORE_TRY(admin_incident_state(s, i->id, &old));
     if (old.slug[0] && (!i->slug || strcmp(old.slug, i->slug) != 0)) {
         /* the old slug keeps redirecting to this incident's page */
         struct store_stmt *h =
-            store_prepare(s, "INSERT INTO incident_slugs (slug, incident_id) VALUES (?, ?)"
-                             " ON CONFLICT (slug) DO NOTHING");
+            STORE_SELECT(s,
+                         "INSERT INTO incident_slugs (slug, incident_id) VALUES (?, ?)"
+                         " ON CONFLICT (slug) DO NOTHING",
+                         STORE_TEXT(old.slug), STORE_TEXT(i->id));
         if (!h)
             return STORE_ERR;
-        store_bind_text(h, 1, old.slug);
-        store_bind_text(h, 2, i->id);
-        TRY(store_run(h));
+        STORE_TRY(store_run(h));
     }
     if (i->slug) {
         struct store_stmt *d =
-            store_prepare(s, "DELETE FROM incident_slugs WHERE slug = ? AND incident_id = ?");
+            STORE_SELECT(s, "DELETE FROM incident_slugs WHERE slug = ? AND incident_id = ?",
+                         STORE_TEXT(i->slug), STORE_TEXT(i->id));
         if (!d)
             return STORE_ERR;
-        store_bind_text(d, 1, i->slug);
-        store_bind_text(d, 2, i->id);
-        TRY(store_run(d));
+        STORE_TRY(store_run(d));
     }
     struct store_stmt *st = store_prepare(
         s, "INSERT INTO incidents (id, game_id, title, play_description, neutral_summary,"
@@ -219,17 +209,15 @@ int admin_upsert_incident(struct store *s, const struct incident *i, const char 
     store_bind_int(st, k++, tri(i->penalty_called));
     store_bind_int(st, k++, i->comment_count);
     store_bind_int(st, k++, question_version);
-    TRY(store_run(st));
+    STORE_TRY(store_run(st));
     /* the game attributes the incident list filters on (migration 011), kept in step */
-    st = store_prepare(
-        s, "UPDATE incidents SET (g_season, g_week, g_league, g_season_type, g_home, g_away) ="
-           " (SELECT g.season, g.week, g.league, g.season_type, g.home_team_id, g.away_team_id"
-           " FROM games g WHERE g.id = incidents.game_id)"
-           " WHERE id = ?");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, i->id);
-    return store_run(st);
+    return STORE_RUN(
+        s,
+        "UPDATE incidents SET (g_season, g_week, g_league, g_season_type, g_home, g_away) ="
+        " (SELECT g.season, g.week, g.league, g.season_type, g.home_team_id, g.away_team_id"
+        " FROM games g WHERE g.id = incidents.game_id)"
+        " WHERE id = ?",
+        STORE_TEXT(i->id));
 }
 
 /* A stable source id: the first 16 bytes of SHA-256(incident id, NUL, url) laid out as an
@@ -257,31 +245,18 @@ int admin_add_source(struct store *s, const char *incident_id, const struct sour
     int rc = exists(s, "SELECT 1 FROM sources WHERE id = ?", id);
     if (rc != 0)
         return rc < 0 ? rc : 0;
-    struct store_stmt *st = store_prepare(
-        s, "INSERT INTO sources (id, incident_id, position, url, title, publisher, source_kind,"
-           " published_at, added_at, supports, added_by)"
-           " SELECT ?, ?, coalesce(max(position), -1) + 1, ?, ?, ?, ?, ?, ?, ?, ?"
-           " FROM sources WHERE incident_id = ?");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, id);
-    store_bind_text(st, 2, incident_id);
-    store_bind_text(st, 3, src->url);
-    store_bind_text(st, 4, src->title);
-    store_bind_text(st, 5, src->publisher);
-    store_bind_text(st, 6, src->kind);
-    store_bind_int(st, 7, src->published_at);
-    store_bind_int(st, 8, now);
-    store_bind_text(st, 9, src->supports);
-    store_bind_text(st, 10, src->added_by);
-    store_bind_text(st, 11, incident_id);
-    TRY(store_run(st));
-    st = store_prepare(s, "UPDATE incidents SET updated_at = ? WHERE id = ?");
-    if (!st)
-        return STORE_ERR;
-    store_bind_int(st, 1, now);
-    store_bind_text(st, 2, incident_id);
-    TRY(store_run(st));
+    STORE_TRY(STORE_RUN(
+        s,
+        "INSERT INTO sources (id, incident_id, position, url, title, publisher, source_kind,"
+        " published_at, added_at, supports, added_by)"
+        " SELECT ?, ?, coalesce(max(position), -1) + 1, ?, ?, ?, ?, ?, ?, ?, ?"
+        " FROM sources WHERE incident_id = ?",
+        STORE_TEXT(id), STORE_TEXT(incident_id), STORE_TEXT(src->url), STORE_TEXT(src->title),
+        STORE_TEXT(src->publisher), STORE_TEXT(src->kind), STORE_INT(src->published_at),
+        STORE_INT(now), STORE_TEXT(src->supports), STORE_TEXT(src->added_by),
+        STORE_TEXT(incident_id)));
+    STORE_TRY(STORE_RUN(s, "UPDATE incidents SET updated_at = ? WHERE id = ?", STORE_INT(now),
+                        STORE_TEXT(incident_id)));
     return 1;
 }
 
@@ -295,12 +270,12 @@ int admin_remove_source(struct store *s, const char *incident_id, const char *ur
     if (!del || !upd)
         return STORE_ERR;
     store_bind_text(del, 1, id);
-    TRY(store_run(del));
+    STORE_TRY(store_run(del));
     if (store_changes(s) == 0)
         return 0;
     store_bind_int(upd, 1, now);
     store_bind_text(upd, 2, incident_id);
-    TRY(store_run(upd));
+    STORE_TRY(store_run(upd));
     return 1;
 }
 
@@ -317,40 +292,31 @@ int admin_replace_sources(struct store *s, const char *incident_id, const struct
         kept[k] = src[k].added_at;
         if (kept[k] != MODEL_NULL)
             continue;
-        struct store_stmt *old = store_prepare(s, "SELECT added_at FROM sources WHERE id = ?");
+        struct store_stmt *old =
+            STORE_SELECT(s, "SELECT added_at FROM sources WHERE id = ?", STORE_TEXT(ids[k]));
         if (!old)
             return STORE_ERR;
-        store_bind_text(old, 1, ids[k]);
         int rc = store_step(old);
         kept[k] = rc == STORE_ROW ? store_col_int(old, 0) : now;
         store_reset(old);
         if (rc < 0)
             return rc;
     }
-    struct store_stmt *del = store_prepare(s, "DELETE FROM sources WHERE incident_id = ?");
+    struct store_stmt *del =
+        STORE_SELECT(s, "DELETE FROM sources WHERE incident_id = ?", STORE_TEXT(incident_id));
     if (!del)
         return STORE_ERR;
-    store_bind_text(del, 1, incident_id);
-    TRY(store_run(del));
+    STORE_TRY(store_run(del));
     for (size_t k = 0; k < n; k++) {
-        struct store_stmt *st = store_prepare(
-            s, "INSERT INTO sources (id, incident_id, position, url, title, publisher,"
-               " source_kind, published_at, added_at, supports, added_by)"
-               " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-        if (!st)
-            return STORE_ERR;
-        store_bind_text(st, 1, ids[k]);
-        store_bind_text(st, 2, incident_id);
-        store_bind_int(st, 3, (int64_t)k);
-        store_bind_text(st, 4, src[k].url);
-        store_bind_text(st, 5, src[k].title);
-        store_bind_text(st, 6, src[k].publisher);
-        store_bind_text(st, 7, src[k].kind);
-        store_bind_int(st, 8, src[k].published_at);
-        store_bind_int(st, 9, kept[k]);
-        store_bind_text(st, 10, src[k].supports);
-        store_bind_text(st, 11, src[k].added_by);
-        TRY(store_run(st));
+        STORE_TRY(STORE_RUN(s,
+                            "INSERT INTO sources (id, incident_id, position, url, title, publisher,"
+                            " source_kind, published_at, added_at, supports, added_by)"
+                            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                            STORE_TEXT(ids[k]), STORE_TEXT(incident_id), STORE_INT((int64_t)k),
+                            STORE_TEXT(src[k].url), STORE_TEXT(src[k].title),
+                            STORE_TEXT(src[k].publisher), STORE_TEXT(src[k].kind),
+                            STORE_INT(src[k].published_at), STORE_INT(kept[k]),
+                            STORE_TEXT(src[k].supports), STORE_TEXT(src[k].added_by)));
     }
     return 0;
 }
@@ -373,65 +339,49 @@ static int insert_question(struct store *s, const char *id, const struct questio
 int admin_replace_questions(struct store *s, const char *incident_id, const struct question *qs,
                             size_t n)
 {
-    struct store_stmt *del = store_prepare(s, "DELETE FROM questions WHERE incident_id = ?");
+    struct store_stmt *del =
+        STORE_SELECT(s, "DELETE FROM questions WHERE incident_id = ?", STORE_TEXT(incident_id));
     if (!del)
         return STORE_ERR;
-    store_bind_text(del, 1, incident_id);
-    TRY(store_run(del));
+    STORE_TRY(store_run(del));
     for (size_t k = 0; k < n; k++)
-        TRY(insert_question(s, incident_id, &qs[k]));
+        STORE_TRY(insert_question(s, incident_id, &qs[k]));
     return 0;
 }
 
 int admin_replace_legacy_ballots(struct store *s, const char *incident_id, int64_t version,
                                  const int *choices, const int *rootings, size_t n, int64_t now)
 {
-    struct store_stmt *st =
-        store_prepare(s, "DELETE FROM ballots WHERE incident_id = ? AND question_version = ?"
-                         " AND voter LIKE 'legacy:%'");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, incident_id);
-    store_bind_int(st, 2, version);
-    TRY(store_run(st));
+    STORE_TRY(STORE_RUN(s,
+                        "DELETE FROM ballots WHERE incident_id = ? AND question_version = ?"
+                        " AND voter LIKE 'legacy:%'",
+                        STORE_TEXT(incident_id), STORE_INT(version)));
     for (size_t k = 0; k < n; k++) {
         char voter[32];
         snprintf(voter, sizeof voter, "legacy:%zu", k);
-        st = store_prepare(s, "INSERT INTO ballots (incident_id, question_version, voter, choice,"
-                              " rooting, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)");
-        if (!st)
-            return STORE_ERR;
-        store_bind_text(st, 1, incident_id);
-        store_bind_int(st, 2, version);
-        store_bind_text(st, 3, voter);
-        store_bind_text(st, 4, choice_names[choices[k]]);
-        store_bind_text(st, 5,
-                        rootings[k] == ROOTING_UNSPECIFIED ? NULL : rooting_names[rootings[k]]);
-        store_bind_int(st, 6, now);
-        store_bind_int(st, 7, now);
-        TRY(store_run(st));
+        STORE_TRY(STORE_RUN(
+            s,
+            "INSERT INTO ballots (incident_id, question_version, voter, choice,"
+            " rooting, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            STORE_TEXT(incident_id), STORE_INT(version), STORE_TEXT(voter),
+            STORE_TEXT(choice_names[choices[k]]),
+            STORE_TEXT(rootings[k] == ROOTING_UNSPECIFIED ? NULL : rooting_names[rootings[k]]),
+            STORE_INT(now), STORE_INT(now)));
     }
     /* import is a cold path: recount this version's tallies from its ballots */
-    st =
-        store_prepare(s, "DELETE FROM vote_tallies WHERE incident_id = ? AND question_version = ?");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, incident_id);
-    store_bind_int(st, 2, version);
-    TRY(store_run(st));
-    st = store_prepare(
-        s, "INSERT INTO vote_tallies (incident_id, question_version, rooting, correct, incorrect,"
-           " unsure) SELECT incident_id, question_version, coalesce(rooting, 'unspecified'),"
-           " sum(CASE WHEN choice = 'correct' THEN 1 ELSE 0 END),"
-           " sum(CASE WHEN choice = 'incorrect' THEN 1 ELSE 0 END),"
-           " sum(CASE WHEN choice = 'unsure' THEN 1 ELSE 0 END)"
-           " FROM ballots WHERE incident_id = ? AND question_version = ?"
-           " GROUP BY incident_id, question_version, coalesce(rooting, 'unspecified')");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, incident_id);
-    store_bind_int(st, 2, version);
-    return store_run(st);
+    STORE_TRY(STORE_RUN(s,
+                        "DELETE FROM vote_tallies WHERE incident_id = ? AND question_version = ?",
+                        STORE_TEXT(incident_id), STORE_INT(version)));
+    return STORE_RUN(
+        s,
+        "INSERT INTO vote_tallies (incident_id, question_version, rooting, correct, incorrect,"
+        " unsure) SELECT incident_id, question_version, coalesce(rooting, 'unspecified'),"
+        " sum(CASE WHEN choice = 'correct' THEN 1 ELSE 0 END),"
+        " sum(CASE WHEN choice = 'incorrect' THEN 1 ELSE 0 END),"
+        " sum(CASE WHEN choice = 'unsure' THEN 1 ELSE 0 END)"
+        " FROM ballots WHERE incident_id = ? AND question_version = ?"
+        " GROUP BY incident_id, question_version, coalesce(rooting, 'unspecified')",
+        STORE_TEXT(incident_id), STORE_INT(version));
 }
 
 int admin_set_visibility(struct store *s, const char *id, const char *visibility,
@@ -476,42 +426,23 @@ int admin_update_editorial(struct store *s, const struct incident *i, int64_t no
 
 int admin_new_question(struct store *s, const char *id, const struct question *q, int64_t now)
 {
-    struct store_stmt *st = store_prepare(
-        s,
-        "UPDATE questions SET superseded_at = ? WHERE incident_id = ? AND superseded_at IS NULL");
-    if (!st)
-        return STORE_ERR;
-    store_bind_int(st, 1, now);
-    store_bind_text(st, 2, id);
-    TRY(store_run(st));
-    TRY(insert_question(s, id, q));
-    st = store_prepare(s, "UPDATE incidents SET question_version = ?, updated_at = ? WHERE id = ?");
-    if (!st)
-        return STORE_ERR;
-    store_bind_int(st, 1, q->version);
-    store_bind_int(st, 2, now);
-    store_bind_text(st, 3, id);
-    return store_run(st);
+    STORE_TRY(STORE_RUN(
+        s, "UPDATE questions SET superseded_at = ? WHERE incident_id = ? AND superseded_at IS NULL",
+        STORE_INT(now), STORE_TEXT(id)));
+    STORE_TRY(insert_question(s, id, q));
+    return STORE_RUN(s, "UPDATE incidents SET question_version = ?, updated_at = ? WHERE id = ?",
+                     STORE_INT(q->version), STORE_INT(now), STORE_TEXT(id));
 }
 
 int admin_clarify_question(struct store *s, const char *id, int64_t version,
                            const struct question *q, int64_t now)
 {
-    struct store_stmt *st = store_prepare(
-        s, "UPDATE questions SET option_a_label = ?, option_b_label = ?, unsure_label = ?"
-           " WHERE incident_id = ? AND version = ?");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, q->a_label);
-    store_bind_text(st, 2, q->b_label);
-    store_bind_text(st, 3, q->unsure_label);
-    store_bind_text(st, 4, id);
-    store_bind_int(st, 5, version);
-    TRY(store_run(st));
-    st = store_prepare(s, "UPDATE incidents SET updated_at = ? WHERE id = ?");
-    if (!st)
-        return STORE_ERR;
-    store_bind_int(st, 1, now);
-    store_bind_text(st, 2, id);
-    return store_run(st);
+    STORE_TRY(
+        STORE_RUN(s,
+                  "UPDATE questions SET option_a_label = ?, option_b_label = ?, unsure_label = ?"
+                  " WHERE incident_id = ? AND version = ?",
+                  STORE_TEXT(q->a_label), STORE_TEXT(q->b_label), STORE_TEXT(q->unsure_label),
+                  STORE_TEXT(id), STORE_INT(version)));
+    return STORE_RUN(s, "UPDATE incidents SET updated_at = ? WHERE id = ?", STORE_INT(now),
+                     STORE_TEXT(id));
 }

@@ -8,12 +8,13 @@
 
 int agents_key_by_hash(struct store *s, const char *hash, struct agent_auth *out)
 {
-    struct store_stmt *st = store_prepare(
-        s, "SELECT k.id, k.account_id, k.scope, k.expires_at, k.revoked_at, a.banned"
-           " FROM agent_keys k JOIN accounts a ON a.id = k.account_id WHERE k.secret_hash = ?");
+    struct store_stmt *st = STORE_SELECT(
+        s,
+        "SELECT k.id, k.account_id, k.scope, k.expires_at, k.revoked_at, a.banned"
+        " FROM agent_keys k JOIN accounts a ON a.id = k.account_id WHERE k.secret_hash = ?",
+        STORE_TEXT(hash));
     if (!st)
         return STORE_ERR;
-    store_bind_text(st, 1, hash);
     int rc = store_step(st);
     if (rc == STORE_ROW) {
         store_col_copy(st, 0, out->key_id, sizeof out->key_id);
@@ -35,10 +36,10 @@ int agents_key_touch(struct store *s, const char *key_id, int64_t now)
 
 int agents_account_find(struct store *s, const char *email, char id[ID_LEN])
 {
-    struct store_stmt *st = store_prepare(s, "SELECT id FROM accounts WHERE email = ?");
+    struct store_stmt *st =
+        STORE_SELECT(s, "SELECT id FROM accounts WHERE email = ?", STORE_TEXT(email));
     if (!st)
         return STORE_ERR;
-    store_bind_text(st, 1, email);
     int rc = store_step(st);
     if (rc == STORE_ROW)
         store_col_copy(st, 0, id, ID_LEN);
@@ -62,15 +63,8 @@ int agents_account_ensure(struct store *s, const char *email, bool verified, int
 
 int agents_account_set_banned(struct store *s, const char *email, bool banned, int64_t now)
 {
-    struct store_stmt *st =
-        store_prepare(s, "UPDATE accounts SET banned = ?, updated_at = ? WHERE email = ?");
-    if (!st)
-        return STORE_ERR;
-    store_bind_int(st, 1, banned);
-    store_bind_int(st, 2, now);
-    store_bind_text(st, 3, email);
-    int rc = store_run(st);
-    return rc < 0 ? rc : store_changes(s) > 0;
+    return STORE_CHANGED(s, "UPDATE accounts SET banned = ?, updated_at = ? WHERE email = ?",
+                         STORE_INT(banned), STORE_INT(now), STORE_TEXT(email));
 }
 
 int agents_key_insert(struct store *s, const char *id, const char *account_id, const char *name,
@@ -86,10 +80,10 @@ int agents_key_insert(struct store *s, const char *id, const char *account_id, c
 
 int agents_key_revoke(struct store *s, const char *id, int64_t now)
 {
-    struct store_stmt *st = store_prepare(s, "SELECT revoked_at FROM agent_keys WHERE id = ?");
+    struct store_stmt *st =
+        STORE_SELECT(s, "SELECT revoked_at FROM agent_keys WHERE id = ?", STORE_TEXT(id));
     if (!st)
         return STORE_ERR;
-    store_bind_text(st, 1, id);
     int rc = store_step(st);
     bool already = rc == STORE_ROW && !store_col_null(st, 0);
     store_reset(st);
@@ -99,62 +93,59 @@ int agents_key_revoke(struct store *s, const char *id, int64_t now)
         return 0;
     if (already)
         return 2;
-    st = store_prepare(s, "UPDATE agent_keys SET revoked_at = ? WHERE id = ?");
-    if (!st)
-        return STORE_ERR;
-    store_bind_int(st, 1, now);
-    store_bind_text(st, 2, id);
-    rc = store_run(st);
+    rc = STORE_RUN(s, "UPDATE agent_keys SET revoked_at = ? WHERE id = ?", STORE_INT(now),
+                   STORE_TEXT(id));
     return rc < 0 ? rc : 1;
+}
+
+struct key_cb {
+    int (*fn)(void *ctx, const struct agent_key_row *k);
+    void *ctx;
+};
+
+static int key_row(void *arg, struct store_stmt *st)
+{
+    const struct key_cb *cb = arg;
+    struct agent_key_row k = {
+        .id = store_col_text(st, 0),
+        .owner = store_col_text(st, 1),
+        .name = store_col_text(st, 2),
+        .prefix = store_col_text(st, 3),
+        .scope = store_col_text(st, 4),
+        .created_at = store_col_int(st, 5),
+        .expires_at = store_col_int(st, 6),
+        .revoked_at = store_col_int(st, 7),
+        .last_used_at = store_col_int(st, 8),
+        .banned = store_col_int(st, 9) != 0,
+    };
+    return cb->fn(cb->ctx, &k);
 }
 
 int agents_keys_each(struct store *s, const char *owner,
                      int (*fn)(void *ctx, const struct agent_key_row *k), void *ctx)
 {
-    struct store_stmt *st = store_prepare(
-        s, "SELECT k.id, a.email, k.name, k.prefix, k.scope, k.created_at, k.expires_at,"
-           " k.revoked_at, k.last_used_at, a.banned FROM agent_keys k"
-           " JOIN accounts a ON a.id = k.account_id WHERE (CAST(? AS TEXT) IS NULL OR a.email = ?)"
-           " ORDER BY k.created_at DESC, k.id");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, owner);
-    store_bind_text(st, 2, owner);
-    int rc;
-    while ((rc = store_step(st)) == STORE_ROW) {
-        struct agent_key_row k = {
-            .id = store_col_text(st, 0),
-            .owner = store_col_text(st, 1),
-            .name = store_col_text(st, 2),
-            .prefix = store_col_text(st, 3),
-            .scope = store_col_text(st, 4),
-            .created_at = store_col_int(st, 5),
-            .expires_at = store_col_int(st, 6),
-            .revoked_at = store_col_int(st, 7),
-            .last_used_at = store_col_int(st, 8),
-            .banned = store_col_int(st, 9) != 0,
-        };
-        int r = fn(ctx, &k);
-        if (r < 0) {
-            rc = r;
-            break;
-        }
-    }
-    store_reset(st);
-    return rc < 0 ? rc : 0;
+    struct key_cb cb = {fn, ctx};
+    return store_rows(
+        STORE_SELECT(
+            s,
+            "SELECT k.id, a.email, k.name, k.prefix, k.scope, k.created_at, k.expires_at,"
+            " k.revoked_at, k.last_used_at, a.banned FROM agent_keys k"
+            " JOIN accounts a ON a.id = k.account_id WHERE (CAST(? AS TEXT) IS NULL OR a.email = ?)"
+            " ORDER BY k.created_at DESC, k.id",
+            STORE_TEXT(owner), STORE_TEXT(owner)),
+        key_row, &cb);
 }
 
 int leads_idempotency_find(struct store *s, const char *account_id, const char *idem_key,
                            int64_t since, char fingerprint[65], char lead_id[ID_LEN])
 {
     struct store_stmt *st =
-        store_prepare(s, "SELECT fingerprint, lead_id FROM lead_idempotency"
-                         " WHERE account_id = ? AND idem_key = ? AND created_at > ?");
+        STORE_SELECT(s,
+                     "SELECT fingerprint, lead_id FROM lead_idempotency"
+                     " WHERE account_id = ? AND idem_key = ? AND created_at > ?",
+                     STORE_TEXT(account_id), STORE_TEXT(idem_key), STORE_INT(since));
     if (!st)
         return STORE_ERR;
-    store_bind_text(st, 1, account_id);
-    store_bind_text(st, 2, idem_key);
-    store_bind_int(st, 3, since);
     int rc = store_step(st);
     if (rc == STORE_ROW) {
         store_col_copy(st, 0, fingerprint, 65);
@@ -228,40 +219,40 @@ int leads_quota_usage(struct store *s, const char *account_id, int64_t now, stru
     return rc;
 }
 
+struct quota_cb {
+    int (*fn)(void *ctx, const struct lead_quota_row *r);
+    void *ctx;
+};
+
+static int quota_row(void *arg, struct store_stmt *st)
+{
+    const struct quota_cb *cb = arg;
+    struct lead_quota_row r = {
+        .key_id = store_col_text(st, 0),
+        .key_name = store_col_text(st, 1),
+        .key_prefix = store_col_text(st, 2),
+        .owner = store_col_text(st, 3),
+        .account_id = store_col_text(st, 4),
+        .minute = store_col_int(st, 5),
+        .day = store_col_int(st, 6),
+    };
+    return cb->fn(cb->ctx, &r);
+}
+
 int leads_quota_each(struct store *s, int64_t minute_start, int64_t day_start, int64_t limit,
                      int (*fn)(void *ctx, const struct lead_quota_row *r), void *ctx)
 {
-    struct store_stmt *st = store_prepare(
-        s, "SELECT k.id, k.name, k.prefix, a.email, a.id,"
-           " sum(CASE WHEN l.created_at > ? THEN 1 ELSE 0 END), count(*)"
-           " FROM leads l JOIN agent_keys k ON k.id = l.key_id"
-           " JOIN accounts a ON a.id = l.account_id WHERE l.created_at > ?"
-           " GROUP BY k.id, k.name, k.prefix, a.email, a.id ORDER BY count(*) DESC, k.id"
-           " LIMIT ?");
-    if (!st)
-        return STORE_ERR;
-    store_bind_int(st, 1, minute_start);
-    store_bind_int(st, 2, day_start);
-    store_bind_int(st, 3, limit);
-    int rc;
-    while ((rc = store_step(st)) == STORE_ROW) {
-        struct lead_quota_row r = {
-            .key_id = store_col_text(st, 0),
-            .key_name = store_col_text(st, 1),
-            .key_prefix = store_col_text(st, 2),
-            .owner = store_col_text(st, 3),
-            .account_id = store_col_text(st, 4),
-            .minute = store_col_int(st, 5),
-            .day = store_col_int(st, 6),
-        };
-        int f = fn(ctx, &r);
-        if (f < 0) {
-            rc = f;
-            break;
-        }
-    }
-    store_reset(st);
-    return rc < 0 ? rc : 0;
+    struct quota_cb cb = {fn, ctx};
+    return store_rows(
+        STORE_SELECT(s,
+                     "SELECT k.id, k.name, k.prefix, a.email, a.id,"
+                     " sum(CASE WHEN l.created_at > ? THEN 1 ELSE 0 END), count(*)"
+                     " FROM leads l JOIN agent_keys k ON k.id = l.key_id"
+                     " JOIN accounts a ON a.id = l.account_id WHERE l.created_at > ?"
+                     " GROUP BY k.id, k.name, k.prefix, a.email, a.id ORDER BY count(*) DESC, k.id"
+                     " LIMIT ?",
+                     STORE_INT(minute_start), STORE_INT(day_start), STORE_INT(limit)),
+        quota_row, &cb);
 }
 
 int leads_lock(struct store *s)
@@ -275,21 +266,16 @@ int leads_lock(struct store *s)
 
 int leads_insert(struct store *s, const struct lead_row *l)
 {
-    struct store_stmt *st = store_prepare(
-        s, "INSERT INTO leads (id, account_id, key_id, game_id, description, source_urls, period,"
-           " clock, category, confidence, status, created_at, updated_at)"
-           " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)");
+    struct store_stmt *st = STORE_SELECT(
+        s,
+        "INSERT INTO leads (id, account_id, key_id, game_id, description, source_urls, period,"
+        " clock, category, confidence, status, created_at, updated_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)",
+        STORE_TEXT(l->id), STORE_TEXT(l->account_id), STORE_TEXT(l->key_id), STORE_TEXT(l->game_id),
+        STORE_TEXT(l->description), STORE_TEXT(l->source_urls_json), STORE_INT(l->period),
+        STORE_TEXT(l->clock), STORE_TEXT(l->category));
     if (!st)
         return STORE_ERR;
-    store_bind_text(st, 1, l->id);
-    store_bind_text(st, 2, l->account_id);
-    store_bind_text(st, 3, l->key_id);
-    store_bind_text(st, 4, l->game_id);
-    store_bind_text(st, 5, l->description);
-    store_bind_text(st, 6, l->source_urls_json);
-    store_bind_int(st, 7, l->period);
-    store_bind_text(st, 8, l->clock);
-    store_bind_text(st, 9, l->category);
     if (l->has_confidence)
         store_bind_double(st, 10, l->confidence);
     else
@@ -383,14 +369,14 @@ int leads_submit_server(struct store *s, const struct lead_row *l, const char *i
 int leads_get(struct store *s, const char *id, const char *account_id, struct lead_status *out)
 {
     struct store_stmt *st =
-        store_prepare(s, "SELECT l.id, l.game_id, l.status, l.created_at, l.updated_at,"
-                         " CASE WHEN i.visibility = 'published' THEN i.id END, l.reason"
-                         " FROM leads l LEFT JOIN incidents i ON i.id = l.incident_id"
-                         " WHERE l.id = ? AND l.account_id = ?");
+        STORE_SELECT(s,
+                     "SELECT l.id, l.game_id, l.status, l.created_at, l.updated_at,"
+                     " CASE WHEN i.visibility = 'published' THEN i.id END, l.reason"
+                     " FROM leads l LEFT JOIN incidents i ON i.id = l.incident_id"
+                     " WHERE l.id = ? AND l.account_id = ?",
+                     STORE_TEXT(id), STORE_TEXT(account_id));
     if (!st)
         return STORE_ERR;
-    store_bind_text(st, 1, id);
-    store_bind_text(st, 2, account_id);
     int rc = store_step(st);
     if (rc == STORE_ROW) {
         store_col_copy(st, 0, out->id, sizeof out->id);

@@ -83,10 +83,9 @@ static int one(struct store_stmt *st, struct arena *a, struct comment *out)
 
 int comments_get(struct store *s, struct arena *a, const char *id, struct comment *out)
 {
-    struct store_stmt *st = store_prepare(s, COMMENT_SELECT "WHERE c.id = ?");
+    struct store_stmt *st = STORE_SELECT(s, COMMENT_SELECT "WHERE c.id = ?", STORE_TEXT(id));
     if (!st)
         return STORE_ERR;
-    store_bind_text(st, 1, id);
     return one(st, a, out);
 }
 
@@ -166,14 +165,13 @@ int comments_thread(struct store *s, struct arena *a, const char *incident_id, c
 int comments_replies(struct store *s, struct arena *a, const char *parent_id, const char *viewer,
                      int64_t limit, struct comment **out, size_t *n)
 {
-    struct store_stmt *st = store_prepare(
-        s, COMMENT_SELECT "WHERE c.parent_id = ? AND (c.visible = 1 OR (c.account_id = ?"
-                          " AND c.status = 'pending')) ORDER BY c.created_at, c.id LIMIT ?");
+    struct store_stmt *st = STORE_SELECT(
+        s,
+        COMMENT_SELECT "WHERE c.parent_id = ? AND (c.visible = 1 OR (c.account_id = ?"
+                       " AND c.status = 'pending')) ORDER BY c.created_at, c.id LIMIT ?",
+        STORE_TEXT(parent_id), STORE_TEXT(viewer ? viewer : ""), STORE_INT(limit));
     if (!st)
         return STORE_ERR;
-    store_bind_text(st, 1, parent_id);
-    store_bind_text(st, 2, viewer ? viewer : "");
-    store_bind_int(st, 3, limit);
     return rows(st, a, limit, out, n, NULL);
 }
 
@@ -200,26 +198,25 @@ int comments_queue(struct store *s, struct arena *a, const char *queue, int64_t 
 int comments_of_author(struct store *s, struct arena *a, const char *account_id, int64_t limit,
                        struct comment **out, size_t *n)
 {
-    struct store_stmt *st = store_prepare(
-        s, COMMENT_SELECT "WHERE c.account_id = ? ORDER BY c.created_at, c.id LIMIT ?");
+    struct store_stmt *st =
+        STORE_SELECT(s, COMMENT_SELECT "WHERE c.account_id = ? ORDER BY c.created_at, c.id LIMIT ?",
+                     STORE_TEXT(account_id), STORE_INT(limit));
     if (!st)
         return STORE_ERR;
-    store_bind_text(st, 1, account_id);
-    store_bind_int(st, 2, limit);
     return rows(st, a, limit, out, n, NULL);
 }
 
 int comments_history(struct store *s, const char *account_id, struct comment_history *out)
 {
     memset(out, 0, sizeof *out);
-    struct store_stmt *st = store_prepare(
-        s, "SELECT count(*), coalesce(sum(CASE WHEN status = 'published' THEN 1 ELSE 0 END), 0),"
-           " coalesce(sum(CASE WHEN status = 'rejected' THEN 1 ELSE 0 END), 0),"
-           " (SELECT banned FROM accounts WHERE id = ?) FROM comments WHERE account_id = ?");
+    struct store_stmt *st = STORE_SELECT(
+        s,
+        "SELECT count(*), coalesce(sum(CASE WHEN status = 'published' THEN 1 ELSE 0 END), 0),"
+        " coalesce(sum(CASE WHEN status = 'rejected' THEN 1 ELSE 0 END), 0),"
+        " (SELECT banned FROM accounts WHERE id = ?) FROM comments WHERE account_id = ?",
+        STORE_TEXT(account_id), STORE_TEXT(account_id));
     if (!st)
         return STORE_ERR;
-    store_bind_text(st, 1, account_id);
-    store_bind_text(st, 2, account_id);
     int rc = store_step(st);
     if (rc == STORE_ROW) {
         out->total = store_col_int(st, 0);
@@ -235,12 +232,12 @@ int comments_published_upto(struct store *s, const char *account_id, int64_t cap
 {
     *n = 0;
     struct store_stmt *st =
-        store_prepare(s, "SELECT count(*) FROM (SELECT 1 FROM comments WHERE account_id = ?"
-                         " AND status = 'published' LIMIT ?) AS p");
+        STORE_SELECT(s,
+                     "SELECT count(*) FROM (SELECT 1 FROM comments WHERE account_id = ?"
+                     " AND status = 'published' LIMIT ?) AS p",
+                     STORE_TEXT(account_id), STORE_INT(cap));
     if (!st)
         return STORE_ERR;
-    store_bind_text(st, 1, account_id);
-    store_bind_int(st, 2, cap);
     int rc = store_step(st);
     if (rc == STORE_ROW)
         *n = store_col_int(st, 0);
@@ -253,28 +250,23 @@ int comments_published_upto(struct store *s, const char *account_id, int64_t cap
 int comment_reports_add(struct store *s, const char *comment_id, const char *account_id,
                         const char *reason, int64_t now)
 {
-    struct store_stmt *st =
-        store_prepare(s, "INSERT INTO comment_reports (comment_id, account_id, reason, created_at)"
-                         " VALUES (?, ?, ?, ?) ON CONFLICT (comment_id, account_id) DO NOTHING");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, comment_id);
-    store_bind_text(st, 2, account_id);
-    store_bind_text(st, 3, reason);
-    store_bind_int(st, 4, now);
-    int rc = store_run(st);
-    return rc < 0 ? rc : store_changes(s) > 0;
+    return STORE_CHANGED(s,
+                         "INSERT INTO comment_reports (comment_id, account_id, reason, created_at)"
+                         " VALUES (?, ?, ?, ?) ON CONFLICT (comment_id, account_id) DO NOTHING",
+                         STORE_TEXT(comment_id), STORE_TEXT(account_id), STORE_TEXT(reason),
+                         STORE_INT(now));
 }
 
 int comment_reports_summary(struct store *s, const char *comment_id, char *out, size_t n)
 {
     out[0] = '\0';
     struct store_stmt *st =
-        store_prepare(s, "SELECT reason, count(*) FROM comment_reports WHERE comment_id = ?"
-                         " GROUP BY reason ORDER BY count(*) DESC, reason");
+        STORE_SELECT(s,
+                     "SELECT reason, count(*) FROM comment_reports WHERE comment_id = ?"
+                     " GROUP BY reason ORDER BY count(*) DESC, reason",
+                     STORE_TEXT(comment_id));
     if (!st)
         return STORE_ERR;
-    store_bind_text(st, 1, comment_id);
     struct buf b = BUF_INIT;
     int rc;
     while ((rc = store_step(st)) == STORE_ROW)
@@ -308,16 +300,16 @@ int moderation_log_of(struct store *s, struct arena *a, const char *comment_id,
     *n = 0;
     *out = arena_alloc(a, sizeof **out * MAX);
     /* a suspension of the author shows in the history of each of their comments */
-    struct store_stmt *st = store_prepare(
-        s, "SELECT l.actor, m.display_name, l.action, l.reason, l.created_at"
-           " FROM moderation_log l LEFT JOIN accounts m ON l.actor = 'account:' || m.id"
-           " WHERE l.comment_id = ? OR (l.comment_id IS NULL AND l.account_id ="
-           " (SELECT account_id FROM comments WHERE id = ?))"
-           " ORDER BY l.created_at, l.id LIMIT 100");
+    struct store_stmt *st =
+        STORE_SELECT(s,
+                     "SELECT l.actor, m.display_name, l.action, l.reason, l.created_at"
+                     " FROM moderation_log l LEFT JOIN accounts m ON l.actor = 'account:' || m.id"
+                     " WHERE l.comment_id = ? OR (l.comment_id IS NULL AND l.account_id ="
+                     " (SELECT account_id FROM comments WHERE id = ?))"
+                     " ORDER BY l.created_at, l.id LIMIT 100",
+                     STORE_TEXT(comment_id), STORE_TEXT(comment_id));
     if (!st)
         return STORE_ERR;
-    store_bind_text(st, 1, comment_id);
-    store_bind_text(st, 2, comment_id);
     int rc;
     while ((rc = store_step(st)) == STORE_ROW && *n < MAX) {
         struct moderation_entry *e = &(*out)[(*n)++];
@@ -335,25 +327,15 @@ int moderation_log_of(struct store *s, struct arena *a, const char *comment_id,
 
 int comment_words_add(struct store *s, const char *word, int64_t now)
 {
-    struct store_stmt *st =
-        store_prepare(s, "INSERT INTO comment_words (word, created_at) VALUES (?, ?)"
-                         " ON CONFLICT (word) DO NOTHING");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, word);
-    store_bind_int(st, 2, now);
-    int rc = store_run(st);
-    return rc < 0 ? rc : store_changes(s) > 0;
+    return STORE_CHANGED(s,
+                         "INSERT INTO comment_words (word, created_at) VALUES (?, ?)"
+                         " ON CONFLICT (word) DO NOTHING",
+                         STORE_TEXT(word), STORE_INT(now));
 }
 
 int comment_words_remove(struct store *s, const char *word)
 {
-    struct store_stmt *st = store_prepare(s, "DELETE FROM comment_words WHERE word = ?");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, word);
-    int rc = store_run(st);
-    return rc < 0 ? rc : store_changes(s) > 0;
+    return STORE_CHANGED(s, "DELETE FROM comment_words WHERE word = ?", STORE_TEXT(word));
 }
 
 /* Steps a one-text-column statement into an arena array of strings (at most max). */
@@ -387,10 +369,10 @@ int comment_words_all(struct store *s, struct arena *a, const char ***out, size_
 int accounts_display_name(struct store *s, const char *account_id, char *out, size_t n)
 {
     out[0] = '\0';
-    struct store_stmt *st = store_prepare(s, "SELECT display_name FROM accounts WHERE id = ?");
+    struct store_stmt *st =
+        STORE_SELECT(s, "SELECT display_name FROM accounts WHERE id = ?", STORE_TEXT(account_id));
     if (!st)
         return STORE_ERR;
-    store_bind_text(st, 1, account_id);
     int rc = store_step(st);
     if (rc == STORE_ROW)
         store_col_copy(st, 0, out, n);
@@ -401,15 +383,10 @@ int accounts_display_name(struct store *s, const char *account_id, char *out, si
 int accounts_set_display_name(struct store *s, const char *account_id, const char *name,
                               const char *key)
 {
-    struct store_stmt *st = store_prepare(s, "UPDATE accounts SET display_name = ?, display_key = ?"
-                                             " WHERE id = ? AND display_name IS NULL");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, name);
-    store_bind_text(st, 2, key);
-    store_bind_text(st, 3, account_id);
-    int rc = store_run(st);
-    return rc < 0 ? rc : store_changes(s) > 0;
+    return STORE_CHANGED(s,
+                         "UPDATE accounts SET display_name = ?, display_key = ?"
+                         " WHERE id = ? AND display_name IS NULL",
+                         STORE_TEXT(name), STORE_TEXT(key), STORE_TEXT(account_id));
 }
 
 int teams_all_names(struct store *s, struct arena *a, const char ***out, size_t *n)
@@ -424,42 +401,22 @@ int teams_all_names(struct store *s, struct arena *a, const char ***out, size_t 
 int account_roles_grant(struct store *s, const char *account_id, const char *role, const char *by,
                         int64_t now)
 {
-    struct store_stmt *st =
-        store_prepare(s, "INSERT INTO account_roles (account_id, role, granted_at, granted_by)"
-                         " VALUES (?, ?, ?, ?) ON CONFLICT (account_id, role) DO NOTHING");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, account_id);
-    store_bind_text(st, 2, role);
-    store_bind_int(st, 3, now);
-    store_bind_text(st, 4, by);
-    int rc = store_run(st);
-    return rc < 0 ? rc : store_changes(s) > 0;
+    return STORE_CHANGED(s,
+                         "INSERT INTO account_roles (account_id, role, granted_at, granted_by)"
+                         " VALUES (?, ?, ?, ?) ON CONFLICT (account_id, role) DO NOTHING",
+                         STORE_TEXT(account_id), STORE_TEXT(role), STORE_INT(now), STORE_TEXT(by));
 }
 
 int account_roles_revoke(struct store *s, const char *account_id, const char *role)
 {
-    struct store_stmt *st =
-        store_prepare(s, "DELETE FROM account_roles WHERE account_id = ? AND role = ?");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, account_id);
-    store_bind_text(st, 2, role);
-    int rc = store_run(st);
-    return rc < 0 ? rc : store_changes(s) > 0;
+    return STORE_CHANGED(s, "DELETE FROM account_roles WHERE account_id = ? AND role = ?",
+                         STORE_TEXT(account_id), STORE_TEXT(role));
 }
 
 int account_roles_has(struct store *s, const char *account_id, const char *role)
 {
-    struct store_stmt *st =
-        store_prepare(s, "SELECT 1 FROM account_roles WHERE account_id = ? AND role = ?");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, account_id);
-    store_bind_text(st, 2, role);
-    int rc = store_step(st);
-    store_reset(st);
-    return rc < 0 ? rc : rc == STORE_ROW;
+    return STORE_EXISTS(s, "SELECT 1 FROM account_roles WHERE account_id = ? AND role = ?",
+                        STORE_TEXT(account_id), STORE_TEXT(role));
 }
 
 /* ---- import and export ---- */
@@ -502,52 +459,46 @@ int comments_import_put(struct store *s, const struct comment *c)
 
 int comments_has_replies(struct store *s, const char *id)
 {
-    struct store_stmt *st = store_prepare(s, "SELECT 1 FROM comments WHERE parent_id = ? LIMIT 1");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, id);
-    int rc = store_step(st);
-    store_reset(st);
-    return rc < 0 ? rc : rc == STORE_ROW;
+    return STORE_EXISTS(s, "SELECT 1 FROM comments WHERE parent_id = ? LIMIT 1", STORE_TEXT(id));
 }
 
 int comments_recount(struct store *s, const char *incident_id)
 {
-    struct store_stmt *st =
-        store_prepare(s, "UPDATE comments SET reply_count = (SELECT count(*) FROM comments r"
-                         " WHERE r.parent_id = comments.id AND r.visible = 1)"
-                         " WHERE incident_id = ? AND parent_id IS NULL");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, incident_id);
-    int rc = store_run(st);
+    int rc = STORE_RUN(s,
+                       "UPDATE comments SET reply_count = (SELECT count(*) FROM comments r"
+                       " WHERE r.parent_id = comments.id AND r.visible = 1)"
+                       " WHERE incident_id = ? AND parent_id IS NULL",
+                       STORE_TEXT(incident_id));
     if (rc < 0)
         return rc;
-    st = store_prepare(s, "UPDATE incidents SET comment_count = (SELECT count(*) FROM comments c"
-                          " WHERE c.incident_id = incidents.id AND c.visible = 1) WHERE id = ?");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, incident_id);
-    return store_run(st);
+    return STORE_RUN(s,
+                     "UPDATE incidents SET comment_count = (SELECT count(*) FROM comments c"
+                     " WHERE c.incident_id = incidents.id AND c.visible = 1) WHERE id = ?",
+                     STORE_TEXT(incident_id));
+}
+
+struct comment_cb {
+    struct arena *a;
+    int (*fn)(void *ctx, const struct comment *c);
+    void *ctx;
+};
+
+static int comment_each_row(void *arg, struct store_stmt *st)
+{
+    const struct comment_cb *cb = arg;
+    struct comment c;
+    row(st, cb->a, &c);
+    return cb->fn(cb->ctx, &c);
 }
 
 int comments_each(struct store *s, struct arena *a, const char *incident_id,
                   int (*cb)(void *ctx, const struct comment *c), void *ctx)
 {
-    struct store_stmt *st =
-        store_prepare(s, COMMENT_SELECT "WHERE c.incident_id = ? ORDER BY c.created_at, c.id");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, incident_id);
-    int rc;
-    struct comment c;
-    while ((rc = store_step(st)) == STORE_ROW) {
-        row(st, a, &c);
-        if ((rc = cb(ctx, &c)) < 0)
-            break;
-    }
-    store_reset(st);
-    return rc < 0 ? rc : 0;
+    struct comment_cb each = {a, cb, ctx};
+    return store_rows(
+        STORE_SELECT(s, COMMENT_SELECT "WHERE c.incident_id = ? ORDER BY c.created_at, c.id",
+                     STORE_TEXT(incident_id)),
+        comment_each_row, &each);
 }
 
 int accounts_by_display_key(struct store *s, const char *key, char id[ID_LEN], bool *banned)
@@ -555,10 +506,9 @@ int accounts_by_display_key(struct store *s, const char *key, char id[ID_LEN], b
     id[0] = '\0';
     *banned = false;
     struct store_stmt *st =
-        store_prepare(s, "SELECT id, banned FROM accounts WHERE display_key = ?");
+        STORE_SELECT(s, "SELECT id, banned FROM accounts WHERE display_key = ?", STORE_TEXT(key));
     if (!st)
         return STORE_ERR;
-    store_bind_text(st, 1, key);
     int rc = store_step(st);
     if (rc == STORE_ROW) {
         store_col_copy(st, 0, id, ID_LEN);
@@ -571,17 +521,10 @@ int accounts_by_display_key(struct store *s, const char *key, char id[ID_LEN], b
 int accounts_insert_named(struct store *s, const char *id, const char *email, const char *name,
                           const char *key, bool banned, int64_t now)
 {
-    struct store_stmt *st = store_prepare(
-        s, "INSERT INTO accounts (id, email, display_name, display_key, email_verified, banned,"
-           " created_at, updated_at) VALUES (?, ?, ?, ?, 0, ?, ?, ?)");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, id);
-    store_bind_text(st, 2, email);
-    store_bind_text(st, 3, name);
-    store_bind_text(st, 4, key);
-    store_bind_int(st, 5, banned);
-    store_bind_int(st, 6, now);
-    store_bind_int(st, 7, now);
-    return store_run(st);
+    return STORE_RUN(
+        s,
+        "INSERT INTO accounts (id, email, display_name, display_key, email_verified, banned,"
+        " created_at, updated_at) VALUES (?, ?, ?, ?, 0, ?, ?, ?)",
+        STORE_TEXT(id), STORE_TEXT(email), STORE_TEXT(name), STORE_TEXT(key), STORE_INT(banned),
+        STORE_INT(now), STORE_INT(now));
 }

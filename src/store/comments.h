@@ -126,7 +126,7 @@ int comments_has_replies(struct store *s, const char *id);
  * comments (what the use cases keep incrementally), after an import wrote them. */
 int comments_recount(struct store *s, const char *incident_id);
 /* Calls cb for every comment of the incident, whatever its state, oldest first (strings in
- * a); stops at cb's first negative return, which it returns. */
+ * a); stops at cb's first non-zero return and returns a negative one. */
 int comments_each(struct store *s, struct arena *a, const char *incident_id,
                   int (*cb)(void *ctx, const struct comment *c), void *ctx);
 /* The account whose display name has this key: 1 with id and *banned, 0 none. */

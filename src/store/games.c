@@ -238,10 +238,9 @@ int teams_list(struct store *s, struct arena *a, const char *league, int64_t lim
 
 int games_get(struct store *s, struct arena *a, const char *id, struct game *out)
 {
-    struct store_stmt *st = store_prepare(s, GAME_SELECT " WHERE g.id = ?");
+    struct store_stmt *st = STORE_SELECT(s, GAME_SELECT " WHERE g.id = ?", STORE_TEXT(id));
     if (!st)
         return STORE_ERR;
-    store_bind_text(st, 1, id);
     int rc = store_step(st);
     if (rc == STORE_ROW)
         read_game(a, st, out);
@@ -249,49 +248,52 @@ int games_get(struct store *s, struct arena *a, const char *id, struct game *out
     return rc < 0 ? rc : rc == STORE_ROW;
 }
 
+struct team_cb {
+    int (*fn)(void *ctx, const struct team *t);
+    void *ctx;
+};
+
+/* Each row read with an arena of its own, released when fn returns. */
+static int team_each_row(void *arg, struct store_stmt *st)
+{
+    const struct team_cb *cb = arg;
+    struct arena a;
+    struct team t;
+    arena_init(&a);
+    read_team(&a, st, 0, &t);
+    int r = cb->fn(cb->ctx, &t);
+    arena_release(&a);
+    return r;
+}
+
 int teams_each(struct store *s, int (*fn)(void *ctx, const struct team *t), void *ctx)
 {
-    struct store_stmt *st =
-        store_prepare(s, "SELECT " TEAM_COLS("t") " FROM teams t ORDER BY t.id");
-    if (!st)
-        return STORE_ERR;
-    int rc;
-    while ((rc = store_step(st)) == STORE_ROW) {
-        struct arena a;
-        struct team t;
-        arena_init(&a);
-        read_team(&a, st, 0, &t);
-        int r = fn(ctx, &t);
-        arena_release(&a);
-        if (r < 0) {
-            rc = r;
-            break;
-        }
-    }
-    store_reset(st);
-    return rc < 0 ? rc : 0;
+    struct team_cb cb = {fn, ctx};
+    return store_rows(store_prepare(s, "SELECT " TEAM_COLS("t") " FROM teams t ORDER BY t.id"),
+                      team_each_row, &cb);
+}
+
+struct game_cb {
+    int (*fn)(void *ctx, const struct game *g);
+    void *ctx;
+};
+
+static int game_each_row(void *arg, struct store_stmt *st)
+{
+    const struct game_cb *cb = arg;
+    struct arena a;
+    struct game g;
+    arena_init(&a);
+    read_game(&a, st, &g);
+    int r = cb->fn(cb->ctx, &g);
+    arena_release(&a);
+    return r;
 }
 
 int games_each(struct store *s, int (*fn)(void *ctx, const struct game *g), void *ctx)
 {
-    struct store_stmt *st = store_prepare(s, GAME_SELECT " ORDER BY g.id");
-    if (!st)
-        return STORE_ERR;
-    int rc;
-    while ((rc = store_step(st)) == STORE_ROW) {
-        struct arena a;
-        struct game g;
-        arena_init(&a);
-        read_game(&a, st, &g);
-        int r = fn(ctx, &g);
-        arena_release(&a);
-        if (r < 0) {
-            rc = r;
-            break;
-        }
-    }
-    store_reset(st);
-    return rc < 0 ? rc : 0;
+    struct game_cb cb = {fn, ctx};
+    return store_rows(store_prepare(s, GAME_SELECT " ORDER BY g.id"), game_each_row, &cb);
 }
 
 /* ---- games from providers ------------------------------------------------------------ */
@@ -372,11 +374,10 @@ int games_sync_get(struct store *s, struct arena *a, const char *provider, const
                    struct game *out)
 {
     struct store_stmt *st =
-        store_prepare(s, "SELECT " SYNC_COLS " FROM games WHERE id = ? AND provider = ?");
+        STORE_SELECT(s, "SELECT " SYNC_COLS " FROM games WHERE id = ? AND provider = ?",
+                     STORE_TEXT(id), STORE_TEXT(provider));
     if (!st)
         return STORE_ERR;
-    store_bind_text(st, 1, id);
-    store_bind_text(st, 2, provider);
     int rc = store_step(st);
     if (rc == STORE_ROW)
         read_sync_row(a, st, out);
@@ -432,18 +433,12 @@ int games_upsert(struct store *s, const struct game *g, bool keep_created, const
     if (rc < 0)
         return rc;
     /* the copies the incident list filters on (migration 011), in the same transaction */
-    st = store_prepare(s, "UPDATE incidents SET g_season = ?, g_week = ?, g_league = ?,"
-                          " g_season_type = ?, g_home = ?, g_away = ? WHERE game_id = ?");
-    if (!st)
-        return STORE_ERR;
-    store_bind_int(st, 1, g->season);
-    store_bind_int(st, 2, g->week);
-    store_bind_text(st, 3, g->league);
-    store_bind_text(st, 4, g->season_type);
-    store_bind_text(st, 5, g->home.id);
-    store_bind_text(st, 6, g->away.id);
-    store_bind_text(st, 7, g->id);
-    return store_run(st);
+    return STORE_RUN(s,
+                     "UPDATE incidents SET g_season = ?, g_week = ?, g_league = ?,"
+                     " g_season_type = ?, g_home = ?, g_away = ? WHERE game_id = ?",
+                     STORE_INT(g->season), STORE_INT(g->week), STORE_TEXT(g->league),
+                     STORE_TEXT(g->season_type), STORE_TEXT(g->home.id), STORE_TEXT(g->away.id),
+                     STORE_TEXT(g->id));
 }
 
 int games_sync_upsert(struct store *s, const struct game *g, const char *provider, int64_t now)
@@ -456,17 +451,10 @@ int games_sync_upsert(struct store *s, const struct game *g, const char *provide
 
 int games_sync_vanish(struct store *s, const char *id, const char *status, int64_t now)
 {
-    struct store_stmt *st =
-        store_prepare(s, "UPDATE games SET status = ?, period = NULL, clock = NULL, updated_at = ?"
-                         " WHERE id = ? AND status <> ?");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, status);
-    store_bind_int(st, 2, now);
-    store_bind_text(st, 3, id);
-    store_bind_text(st, 4, status);
-    int rc = store_run(st);
-    return rc < 0 ? rc : store_changes(s) > 0;
+    return STORE_CHANGED(s,
+                         "UPDATE games SET status = ?, period = NULL, clock = NULL, updated_at = ?"
+                         " WHERE id = ? AND status <> ?",
+                         STORE_TEXT(status), STORE_INT(now), STORE_TEXT(id), STORE_TEXT(status));
 }
 
 int teams_sync_upsert(struct store *s, const struct team *t, bool replace)
@@ -510,41 +498,31 @@ int teams_sync_upsert(struct store *s, const struct team *t, bool replace)
 int games_provider_busy(struct store *s, const char *provider, int64_t now, int64_t since_us,
                         int64_t ahead_us)
 {
-    struct store_stmt *st = store_prepare(
-        s, "SELECT 1 FROM games WHERE provider = ? AND (status IN ('live', 'delayed')"
-           " OR (status IN ('upcoming', 'unknown') AND starts_at >= ? AND starts_at < ?))"
-           " LIMIT 1");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, provider);
-    store_bind_int(st, 2, now - since_us);
-    store_bind_int(st, 3, now + ahead_us);
-    int rc = store_step(st);
-    store_reset(st);
-    return rc < 0 ? rc : rc == STORE_ROW;
+    return STORE_EXISTS(
+        s,
+        "SELECT 1 FROM games WHERE provider = ? AND (status IN ('live', 'delayed')"
+        " OR (status IN ('upcoming', 'unknown') AND starts_at >= ? AND starts_at < ?))"
+        " LIMIT 1",
+        STORE_TEXT(provider), STORE_INT(now - since_us), STORE_INT(now + ahead_us));
 }
 
 int provider_source_claim(struct store *s, struct arena *a, const char *source, int64_t now,
                           int64_t lease_us, struct provider_source_state *out)
 {
     memset(out, 0, sizeof *out);
-    struct store_stmt *st =
-        store_prepare(s, "INSERT INTO provider_sources (source, next_at, failures) VALUES (?, 0, 0)"
-                         " ON CONFLICT (source) DO NOTHING");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, source);
-    int rc = store_run(st);
+    int rc = STORE_RUN(s,
+                       "INSERT INTO provider_sources (source, next_at, failures) VALUES (?, 0, 0)"
+                       " ON CONFLICT (source) DO NOTHING",
+                       STORE_TEXT(source));
     if (rc < 0)
         return rc;
-    st =
-        store_prepare(s, "UPDATE provider_sources SET next_at = ? WHERE source = ? AND next_at <= ?"
-                         " RETURNING etag, last_modified, failures");
+    struct store_stmt *st =
+        STORE_SELECT(s,
+                     "UPDATE provider_sources SET next_at = ? WHERE source = ? AND next_at <= ?"
+                     " RETURNING etag, last_modified, failures",
+                     STORE_INT(now + lease_us), STORE_TEXT(source), STORE_INT(now));
     if (!st)
         return STORE_ERR;
-    store_bind_int(st, 1, now + lease_us);
-    store_bind_text(st, 2, source);
-    store_bind_int(st, 3, now);
     rc = store_step(st);
     if (rc == STORE_ROW) {
         out->etag = dup(a, st, 0);

@@ -2,13 +2,6 @@
 
 #include <string.h>
 
-#define TRY(expr)                                                                                  \
-    do {                                                                                           \
-        int rc_ = (expr);                                                                          \
-        if (rc_ < 0)                                                                               \
-            return rc_;                                                                            \
-    } while (0)
-
 /* The columns of struct research_lead, in the order read_lead() expects. The contributor
  * is the account's safe display name, never its email. */
 #define LEAD_COLUMNS                                                                               \
@@ -98,11 +91,12 @@ int research_claim(struct store *s, struct arena *a, int64_t now, int64_t lease_
 int research_lead_get(struct store *s, struct arena *a, const char *id, struct research_lead *out)
 {
     struct store_stmt *st =
-        store_prepare(s, "SELECT " LEAD_COLUMNS " FROM leads l JOIN accounts a ON a.id ="
-                         " l.account_id WHERE l.id = ?");
+        STORE_SELECT(s,
+                     "SELECT " LEAD_COLUMNS " FROM leads l JOIN accounts a ON a.id ="
+                     " l.account_id WHERE l.id = ?",
+                     STORE_TEXT(id));
     if (!st)
         return STORE_ERR;
-    store_bind_text(st, 1, id);
     int rc = store_step(st);
     if (rc == STORE_ROW)
         read_lead(st, a, out);
@@ -110,36 +104,45 @@ int research_lead_get(struct store *s, struct arena *a, const char *id, struct r
     return rc < 0 ? rc : rc == STORE_ROW;
 }
 
+struct lead_cb {
+    struct arena *a;
+    int (*fn)(void *ctx, const struct research_lead *l);
+    void *ctx;
+};
+
+static int lead_each_row(void *arg, struct store_stmt *st)
+{
+    const struct lead_cb *cb = arg;
+    struct research_lead l;
+    read_lead(st, cb->a, &l);
+    return cb->fn(cb->ctx, &l);
+}
+
 int research_leads_each(struct store *s, struct arena *a, const char *status, int limit,
                         int (*fn)(void *ctx, const struct research_lead *l), void *ctx)
 {
-    bool candidates = status && strcmp(status, "candidate") == 0;
-    struct store_stmt *st =
-        candidates ? store_prepare(s, "SELECT " LEAD_COLUMNS " FROM leads l JOIN accounts a"
-                                      " ON a.id = l.account_id WHERE l.status = 'running'"
-                                      " AND l.candidate_at IS NOT NULL"
-                                      " ORDER BY l.candidate_at DESC, l.id DESC LIMIT ?")
-        : status   ? store_prepare(s, "SELECT " LEAD_COLUMNS " FROM leads l JOIN accounts a"
-                                        " ON a.id = l.account_id WHERE l.status = ?"
-                                        " ORDER BY l.created_at DESC, l.id DESC LIMIT ?")
-                   : store_prepare(s, "SELECT " LEAD_COLUMNS " FROM leads l JOIN accounts a"
-                                        " ON a.id = l.account_id"
-                                        " ORDER BY l.created_at DESC, l.id DESC LIMIT ?");
-    if (!st)
-        return STORE_ERR;
-    int k = 1;
-    if (status && !candidates)
-        store_bind_text(st, k++, status);
-    store_bind_int(st, k, limit);
-    int rc;
-    while ((rc = store_step(st)) == STORE_ROW) {
-        struct research_lead l;
-        read_lead(st, a, &l);
-        if ((rc = fn(ctx, &l)) != 0)
-            break;
-    }
-    store_reset(st);
-    return rc < 0 ? rc : 0;
+    struct lead_cb cb = {a, fn, ctx};
+    struct store_stmt *st;
+    if (status && strcmp(status, "candidate") == 0)
+        st = STORE_SELECT(s,
+                          "SELECT " LEAD_COLUMNS " FROM leads l JOIN accounts a"
+                          " ON a.id = l.account_id WHERE l.status = 'running'"
+                          " AND l.candidate_at IS NOT NULL"
+                          " ORDER BY l.candidate_at DESC, l.id DESC LIMIT ?",
+                          STORE_INT(limit));
+    else if (status)
+        st = STORE_SELECT(s,
+                          "SELECT " LEAD_COLUMNS " FROM leads l JOIN accounts a"
+                          " ON a.id = l.account_id WHERE l.status = ?"
+                          " ORDER BY l.created_at DESC, l.id DESC LIMIT ?",
+                          STORE_TEXT(status), STORE_INT(limit));
+    else
+        st = STORE_SELECT(s,
+                          "SELECT " LEAD_COLUMNS " FROM leads l JOIN accounts a"
+                          " ON a.id = l.account_id"
+                          " ORDER BY l.created_at DESC, l.id DESC LIMIT ?",
+                          STORE_INT(limit));
+    return store_rows(st, lead_each_row, &cb);
 }
 
 int research_set_outcome(struct store *s, const char *lead_id, const char *token,
@@ -165,7 +168,7 @@ int research_set_outcome(struct store *s, const char *lead_id, const char *token
     store_bind_text(st, 8, lead_id);
     if (token)
         store_bind_text(st, 9, token);
-    TRY(store_run(st));
+    STORE_TRY(store_run(st));
     return store_changes(s) == 1;
 }
 
@@ -198,122 +201,121 @@ int research_event(struct store *s, const char *lead_id, int64_t at, const char 
         STORE_TEXT(to_status), STORE_TEXT(actor), STORE_TEXT(reason), STORE_TEXT(lead_id));
 }
 
+struct event_cb {
+    int (*fn)(void *ctx, const struct research_event_row *e);
+    void *ctx;
+};
+
+static int event_row(void *arg, struct store_stmt *st)
+{
+    const struct event_cb *cb = arg;
+    struct research_event_row e = {
+        store_col_int(st, 0),  store_col_int(st, 1),  store_col_text(st, 2), store_col_text(st, 3),
+        store_col_text(st, 4), store_col_text(st, 5), store_col_text(st, 6),
+    };
+    return cb->fn(cb->ctx, &e);
+}
+
 int research_events_each(struct store *s, const char *lead_id,
                          int (*fn)(void *ctx, const struct research_event_row *e), void *ctx)
 {
-    struct store_stmt *st =
-        store_prepare(s, "SELECT seq, at, event, from_status, to_status, actor, reason"
-                         " FROM lead_events WHERE lead_id = ? ORDER BY seq");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, lead_id);
-    int rc;
-    while ((rc = store_step(st)) == STORE_ROW) {
-        struct research_event_row e = {
-            store_col_int(st, 0),  store_col_int(st, 1),  store_col_text(st, 2),
-            store_col_text(st, 3), store_col_text(st, 4), store_col_text(st, 5),
-            store_col_text(st, 6),
-        };
-        if ((rc = fn(ctx, &e)) != 0)
-            break;
-    }
-    store_reset(st);
-    return rc < 0 ? rc : 0;
+    struct event_cb cb = {fn, ctx};
+    return store_rows(STORE_SELECT(s,
+                                   "SELECT seq, at, event, from_status, to_status, actor, reason"
+                                   " FROM lead_events WHERE lead_id = ? ORDER BY seq",
+                                   STORE_TEXT(lead_id)),
+                      event_row, &cb);
 }
 
 int research_save_fetches(struct store *s, const char *lead_id,
                           const struct research_fetch_row *rows, int n)
 {
-    struct store_stmt *st = store_prepare(s, "DELETE FROM lead_fetches WHERE lead_id = ?");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, lead_id);
-    TRY(store_run(st));
+    STORE_TRY(STORE_RUN(s, "DELETE FROM lead_fetches WHERE lead_id = ?", STORE_TEXT(lead_id)));
     for (int i = 0; i < n; i++) {
         const struct research_fetch_row *r = &rows[i];
-        st = store_prepare(
-            s, "INSERT INTO lead_fetches (lead_id, position, url, final_url, http_status,"
-               " content_type, title, publisher, content_hash, bytes, domain, mentions, error,"
-               " fetched_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-        if (!st)
-            return STORE_ERR;
-        store_bind_text(st, 1, lead_id);
-        store_bind_int(st, 2, r->position);
-        store_bind_text(st, 3, r->url);
-        store_bind_text(st, 4, r->final_url);
-        store_bind_int(st, 5, r->http_status < 0 ? INT64_MIN : r->http_status);
-        store_bind_text(st, 6, r->content_type);
-        store_bind_text(st, 7, r->title);
-        store_bind_text(st, 8, r->publisher);
-        store_bind_text(st, 9, r->content_hash);
-        store_bind_int(st, 10, r->bytes);
-        store_bind_text(st, 11, r->domain);
-        store_bind_int(st, 12, r->mentions ? 1 : 0);
-        store_bind_text(st, 13, r->error);
-        store_bind_int(st, 14, r->fetched_at);
-        TRY(store_run(st));
+        STORE_TRY(STORE_RUN(
+            s,
+            "INSERT INTO lead_fetches (lead_id, position, url, final_url, http_status,"
+            " content_type, title, publisher, content_hash, bytes, domain, mentions, error,"
+            " fetched_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            STORE_TEXT(lead_id), STORE_INT(r->position), STORE_TEXT(r->url),
+            STORE_TEXT(r->final_url), STORE_INT(r->http_status < 0 ? INT64_MIN : r->http_status),
+            STORE_TEXT(r->content_type), STORE_TEXT(r->title), STORE_TEXT(r->publisher),
+            STORE_TEXT(r->content_hash), STORE_INT(r->bytes), STORE_TEXT(r->domain),
+            STORE_INT(r->mentions ? 1 : 0), STORE_TEXT(r->error), STORE_INT(r->fetched_at)));
     }
     return 0;
+}
+
+struct fetch_cb {
+    int (*fn)(void *ctx, const struct research_fetch_row *r);
+    void *ctx;
+};
+
+static int fetch_row(void *arg, struct store_stmt *st)
+{
+    const struct fetch_cb *cb = arg;
+    int64_t status = store_col_int(st, 9);
+    struct research_fetch_row r = {
+        .position = (int)store_col_int(st, 0),
+        .url = store_col_text(st, 1),
+        .final_url = store_col_text(st, 2),
+        .content_type = store_col_text(st, 3),
+        .title = store_col_text(st, 4),
+        .publisher = store_col_text(st, 5),
+        .content_hash = store_col_text(st, 6),
+        .domain = store_col_text(st, 7),
+        .error = store_col_text(st, 8),
+        .http_status = status == INT64_MIN ? -1 : (long)status,
+        .bytes = store_col_int(st, 10),
+        .fetched_at = store_col_int(st, 11),
+        .mentions = store_col_int(st, 12) == 1,
+    };
+    return cb->fn(cb->ctx, &r);
 }
 
 int research_fetches_each(struct store *s, const char *lead_id,
                           int (*fn)(void *ctx, const struct research_fetch_row *r), void *ctx)
 {
-    struct store_stmt *st = store_prepare(
-        s, "SELECT position, url, final_url, content_type, title, publisher, content_hash,"
-           " domain, error, http_status, bytes, fetched_at, mentions FROM lead_fetches"
-           " WHERE lead_id = ? ORDER BY position");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, lead_id);
-    int rc;
-    while ((rc = store_step(st)) == STORE_ROW) {
-        int64_t status = store_col_int(st, 9);
-        struct research_fetch_row r = {
-            .position = (int)store_col_int(st, 0),
-            .url = store_col_text(st, 1),
-            .final_url = store_col_text(st, 2),
-            .content_type = store_col_text(st, 3),
-            .title = store_col_text(st, 4),
-            .publisher = store_col_text(st, 5),
-            .content_hash = store_col_text(st, 6),
-            .domain = store_col_text(st, 7),
-            .error = store_col_text(st, 8),
-            .http_status = status == INT64_MIN ? -1 : (long)status,
-            .bytes = store_col_int(st, 10),
-            .fetched_at = store_col_int(st, 11),
-            .mentions = store_col_int(st, 12) == 1,
-        };
-        if ((rc = fn(ctx, &r)) != 0)
-            break;
-    }
-    store_reset(st);
-    return rc < 0 ? rc : 0;
+    struct fetch_cb cb = {fn, ctx};
+    return store_rows(
+        STORE_SELECT(
+            s,
+            "SELECT position, url, final_url, content_type, title, publisher, content_hash,"
+            " domain, error, http_status, bytes, fetched_at, mentions FROM lead_fetches"
+            " WHERE lead_id = ? ORDER BY position",
+            STORE_TEXT(lead_id)),
+        fetch_row, &cb);
+}
+
+struct play_cb {
+    int (*fn)(void *ctx, const struct research_play *p);
+    void *ctx;
+};
+
+static int incident_play_row(void *arg, struct store_stmt *st)
+{
+    const struct play_cb *cb = arg;
+    struct research_play p = {
+        .id = store_col_text(st, 0),
+        .clock = store_col_text(st, 1),
+        .category = store_col_text(st, 2),
+        .incident_id = store_col_text(st, 0),
+        .period = store_col_int(st, 3),
+    };
+    return cb->fn(cb->ctx, &p);
 }
 
 int research_game_incidents_each(struct store *s, const char *game_id,
                                  int (*fn)(void *ctx, const struct research_play *p), void *ctx)
 {
-    struct store_stmt *st = store_prepare(
-        s, "SELECT id, clock, category, period FROM incidents"
-           " WHERE game_id = ? AND visibility = 'published' ORDER BY published_at, id");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, game_id);
-    int rc;
-    while ((rc = store_step(st)) == STORE_ROW) {
-        struct research_play p = {
-            .id = store_col_text(st, 0),
-            .clock = store_col_text(st, 1),
-            .category = store_col_text(st, 2),
-            .incident_id = store_col_text(st, 0),
-            .period = store_col_int(st, 3),
-        };
-        if ((rc = fn(ctx, &p)) != 0)
-            break;
-    }
-    store_reset(st);
-    return rc < 0 ? rc : 0;
+    struct play_cb cb = {fn, ctx};
+    return store_rows(
+        STORE_SELECT(s,
+                     "SELECT id, clock, category, period FROM incidents"
+                     " WHERE game_id = ? AND visibility = 'published' ORDER BY published_at, id",
+                     STORE_TEXT(game_id)),
+        incident_play_row, &cb);
 }
 
 /* Leads of one game accepted before (created_at, id) that are still alive. */
@@ -321,50 +323,48 @@ int research_game_incidents_each(struct store *s, const char *game_id,
     " l.game_id = ? AND l.id <> ? AND l.status NOT IN ('rejected', 'failed')"                      \
     " AND (l.created_at < ? OR (l.created_at = ? AND l.id < ?))"
 
+static int lead_play_row(void *arg, struct store_stmt *st)
+{
+    const struct play_cb *cb = arg;
+    struct research_play p = {
+        .id = store_col_text(st, 0),
+        .clock = store_col_text(st, 1),
+        .category = store_col_text(st, 2),
+        .incident_id = store_col_text(st, 3),
+        .duplicate_lead = store_col_text(st, 4),
+        .period = store_col_int(st, 5),
+        .urls_json = store_col_text(st, 6),
+    };
+    return cb->fn(cb->ctx, &p);
+}
+
 int research_earlier_leads_each(struct store *s, const char *game_id, const char *lead_id,
                                 int64_t created_at,
                                 int (*fn)(void *ctx, const struct research_play *p), void *ctx)
 {
-    struct store_stmt *st = store_prepare(
-        s, "SELECT l.id, l.clock, l.category, i.id, l.duplicate_lead, l.period, l.source_urls"
-           " FROM leads l LEFT JOIN incidents i ON i.id = l.incident_id"
-           " AND i.visibility = 'published' WHERE" EARLIER " ORDER BY l.created_at, l.id");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, game_id);
-    store_bind_text(st, 2, lead_id);
-    store_bind_int(st, 3, created_at);
-    store_bind_int(st, 4, created_at);
-    store_bind_text(st, 5, lead_id);
-    int rc;
-    while ((rc = store_step(st)) == STORE_ROW) {
-        struct research_play p = {
-            .id = store_col_text(st, 0),
-            .clock = store_col_text(st, 1),
-            .category = store_col_text(st, 2),
-            .incident_id = store_col_text(st, 3),
-            .duplicate_lead = store_col_text(st, 4),
-            .period = store_col_int(st, 5),
-            .urls_json = store_col_text(st, 6),
-        };
-        if ((rc = fn(ctx, &p)) != 0)
-            break;
-    }
-    store_reset(st);
-    return rc < 0 ? rc : 0;
+    struct play_cb cb = {fn, ctx};
+    return store_rows(
+        STORE_SELECT(
+            s,
+            "SELECT l.id, l.clock, l.category, i.id, l.duplicate_lead, l.period, l.source_urls"
+            " FROM leads l LEFT JOIN incidents i ON i.id = l.incident_id"
+            " AND i.visibility = 'published' WHERE" EARLIER " ORDER BY l.created_at, l.id",
+            STORE_TEXT(game_id), STORE_TEXT(lead_id), STORE_INT(created_at), STORE_INT(created_at),
+            STORE_TEXT(lead_id)),
+        lead_play_row, &cb);
 }
 
 int research_incident_by_source(struct store *s, const char *game_id, const char *url,
                                 char id[ID_LEN])
 {
     struct store_stmt *st =
-        store_prepare(s, "SELECT i.id FROM sources so JOIN incidents i ON i.id = so.incident_id"
-                         " WHERE so.url = ? AND i.game_id = ? AND i.visibility = 'published'"
-                         " ORDER BY i.published_at, i.id LIMIT 1");
+        STORE_SELECT(s,
+                     "SELECT i.id FROM sources so JOIN incidents i ON i.id = so.incident_id"
+                     " WHERE so.url = ? AND i.game_id = ? AND i.visibility = 'published'"
+                     " ORDER BY i.published_at, i.id LIMIT 1",
+                     STORE_TEXT(url), STORE_TEXT(game_id));
     if (!st)
         return STORE_ERR;
-    store_bind_text(st, 1, url);
-    store_bind_text(st, 2, game_id);
     int rc = store_step(st);
     if (rc == STORE_ROW)
         store_col_copy(st, 0, id, ID_LEN);
@@ -376,21 +376,16 @@ int research_lead_by_url(struct store *s, const char *game_id, const char *lead_
                          int64_t created_at, const char *url, char id[ID_LEN],
                          char incident_id[ID_LEN], char duplicate_lead[ID_LEN])
 {
-    struct store_stmt *st = store_prepare(
+    struct store_stmt *st = STORE_SELECT(
         s,
         "SELECT l.id, i.id, l.duplicate_lead FROM lead_fetches f"
         " JOIN leads l ON l.id = f.lead_id"
         " LEFT JOIN incidents i ON i.id = l.incident_id AND i.visibility = 'published'"
-        " WHERE (f.url = ? OR f.final_url = ?) AND" EARLIER " ORDER BY l.created_at, l.id LIMIT 1");
+        " WHERE (f.url = ? OR f.final_url = ?) AND" EARLIER " ORDER BY l.created_at, l.id LIMIT 1",
+        STORE_TEXT(url), STORE_TEXT(url), STORE_TEXT(game_id), STORE_TEXT(lead_id),
+        STORE_INT(created_at), STORE_INT(created_at), STORE_TEXT(lead_id));
     if (!st)
         return STORE_ERR;
-    store_bind_text(st, 1, url);
-    store_bind_text(st, 2, url);
-    store_bind_text(st, 3, game_id);
-    store_bind_text(st, 4, lead_id);
-    store_bind_int(st, 5, created_at);
-    store_bind_int(st, 6, created_at);
-    store_bind_text(st, 7, lead_id);
     int rc = store_step(st);
     if (rc == STORE_ROW) {
         store_col_copy(st, 0, id, ID_LEN);

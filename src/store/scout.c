@@ -72,32 +72,20 @@ int scout_credential_insert(struct store *s, const struct scout_credential *c, c
 
 int scout_credential_update(struct store *s, const struct scout_credential *c)
 {
-    struct store_stmt *st = store_prepare(
-        s, "UPDATE scout_credentials SET x_per_day = ?, model_per_day = ?, x_per_run = ?,"
-           " model_per_run = ?, run_seconds = ?, disabled = ? WHERE id = ?");
-    if (!st)
-        return STORE_ERR;
-    store_bind_int(st, 1, c->per_day[SCOUT_X]);
-    store_bind_int(st, 2, c->per_day[SCOUT_MODEL]);
-    store_bind_int(st, 3, c->per_run[SCOUT_X]);
-    store_bind_int(st, 4, c->per_run[SCOUT_MODEL]);
-    store_bind_int(st, 5, c->run_seconds);
-    store_bind_int(st, 6, c->disabled);
-    store_bind_text(st, 7, c->id);
-    int rc = store_run(st);
-    return rc < 0 ? rc : store_changes(s) > 0;
+    return STORE_CHANGED(
+        s,
+        "UPDATE scout_credentials SET x_per_day = ?, model_per_day = ?, x_per_run = ?,"
+        " model_per_run = ?, run_seconds = ?, disabled = ? WHERE id = ?",
+        STORE_INT(c->per_day[SCOUT_X]), STORE_INT(c->per_day[SCOUT_MODEL]),
+        STORE_INT(c->per_run[SCOUT_X]), STORE_INT(c->per_run[SCOUT_MODEL]),
+        STORE_INT(c->run_seconds), STORE_INT(c->disabled), STORE_TEXT(c->id));
 }
 
 int scout_credential_revoke(struct store *s, const char *id, int64_t now)
 {
-    struct store_stmt *st = store_prepare(
-        s, "UPDATE scout_credentials SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL");
-    if (!st)
-        return STORE_ERR;
-    store_bind_int(st, 1, now);
-    store_bind_text(st, 2, id);
-    int rc = store_run(st);
-    return rc < 0 ? rc : store_changes(s) > 0;
+    return STORE_CHANGED(
+        s, "UPDATE scout_credentials SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL",
+        STORE_INT(now), STORE_TEXT(id));
 }
 
 int scout_credential_touch(struct store *s, const char *id, int64_t now)
@@ -106,25 +94,26 @@ int scout_credential_touch(struct store *s, const char *id, int64_t now)
                      STORE_INT(now), STORE_TEXT(id));
 }
 
+struct credential_cb {
+    int (*fn)(void *ctx, const struct scout_credential *c);
+    void *ctx;
+};
+
+static int credential_each_row(void *arg, struct store_stmt *st)
+{
+    const struct credential_cb *cb = arg;
+    struct scout_credential c;
+    credential_row(st, &c);
+    return cb->fn(cb->ctx, &c);
+}
+
 int scout_credentials_each(struct store *s, int (*fn)(void *ctx, const struct scout_credential *c),
                            void *ctx)
 {
-    struct store_stmt *st = store_prepare(
-        s, "SELECT " CRED_COLUMNS " FROM scout_credentials ORDER BY created_at DESC, id");
-    if (!st)
-        return STORE_ERR;
-    int rc;
-    while ((rc = store_step(st)) == STORE_ROW) {
-        struct scout_credential c;
-        credential_row(st, &c);
-        int r = fn(ctx, &c);
-        if (r < 0) {
-            rc = r;
-            break;
-        }
-    }
-    store_reset(st);
-    return rc < 0 ? rc : 0;
+    struct credential_cb cb = {fn, ctx};
+    return store_rows(store_prepare(s, "SELECT " CRED_COLUMNS
+                                       " FROM scout_credentials ORDER BY created_at DESC, id"),
+                      credential_each_row, &cb);
 }
 
 /* ---- daily spend ------------------------------------------------------------------- */
@@ -133,11 +122,10 @@ int scout_spend_used(struct store *s, const char *cred, int64_t day, int64_t use
 {
     used[SCOUT_X] = used[SCOUT_MODEL] = 0;
     struct store_stmt *st =
-        store_prepare(s, "SELECT kind, used FROM scout_spend WHERE credential_id = ? AND day = ?");
+        STORE_SELECT(s, "SELECT kind, used FROM scout_spend WHERE credential_id = ? AND day = ?",
+                     STORE_TEXT(cred), STORE_INT(day));
     if (!st)
         return STORE_ERR;
-    store_bind_text(st, 1, cred);
-    store_bind_int(st, 2, day);
     int rc;
     while ((rc = store_step(st)) == STORE_ROW) {
         const char *k = store_col_text(st, 0);
@@ -150,30 +138,18 @@ int scout_spend_used(struct store *s, const char *cred, int64_t day, int64_t use
 int scout_spend_take(struct store *s, const char *cred, int64_t day, enum scout_kind kind,
                      int64_t units, int64_t limit)
 {
-    struct store_stmt *st =
-        store_prepare(s, "INSERT INTO scout_spend (credential_id, day, kind, used)"
-                         " VALUES (?, ?, ?, 0) ON CONFLICT (credential_id, day, kind) DO NOTHING");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, cred);
-    store_bind_int(st, 2, day);
-    store_bind_text(st, 3, scout_kind_name(kind));
-    int rc = store_run(st);
+    int rc = STORE_RUN(s,
+                       "INSERT INTO scout_spend (credential_id, day, kind, used)"
+                       " VALUES (?, ?, ?, 0) ON CONFLICT (credential_id, day, kind) DO NOTHING",
+                       STORE_TEXT(cred), STORE_INT(day), STORE_TEXT(scout_kind_name(kind)));
     if (rc < 0)
         return rc;
     /* the grant itself: one statement that re-checks the limit against the row it locks */
-    st = store_prepare(s, "UPDATE scout_spend SET used = used + ?"
-                          " WHERE credential_id = ? AND day = ? AND kind = ? AND used + ? <= ?");
-    if (!st)
-        return STORE_ERR;
-    store_bind_int(st, 1, units);
-    store_bind_text(st, 2, cred);
-    store_bind_int(st, 3, day);
-    store_bind_text(st, 4, scout_kind_name(kind));
-    store_bind_int(st, 5, units);
-    store_bind_int(st, 6, limit);
-    rc = store_run(st);
-    return rc < 0 ? rc : store_changes(s) == 1;
+    return STORE_CHANGED(s,
+                         "UPDATE scout_spend SET used = used + ?"
+                         " WHERE credential_id = ? AND day = ? AND kind = ? AND used + ? <= ?",
+                         STORE_INT(units), STORE_TEXT(cred), STORE_INT(day),
+                         STORE_TEXT(scout_kind_name(kind)), STORE_INT(units), STORE_INT(limit));
 }
 
 /* ---- runs -------------------------------------------------------------------------- */
@@ -199,10 +175,10 @@ static void run_row(struct store_stmt *st, struct scout_run *r)
 
 int scout_run_get(struct store *s, const char *id, struct scout_run *out)
 {
-    struct store_stmt *st = store_prepare(s, "SELECT " RUN_COLUMNS " FROM scout_runs WHERE id = ?");
+    struct store_stmt *st =
+        STORE_SELECT(s, "SELECT " RUN_COLUMNS " FROM scout_runs WHERE id = ?", STORE_TEXT(id));
     if (!st)
         return STORE_ERR;
-    store_bind_text(st, 1, id);
     int rc = store_step(st);
     if (rc == STORE_ROW)
         run_row(st, out);
@@ -230,14 +206,13 @@ int scout_run_receipt(struct store *s, const char *id, bool finish, struct buf *
 int scout_run_active(struct store *s, const char *cred, const char *key, int64_t now,
                      struct scout_run *out)
 {
-    struct store_stmt *st = store_prepare(
-        s, "SELECT " RUN_COLUMNS " FROM scout_runs WHERE credential_id = ? AND active_key = ?"
-           " AND status = 'running' AND expires_at > ?");
+    struct store_stmt *st = STORE_SELECT(
+        s,
+        "SELECT " RUN_COLUMNS " FROM scout_runs WHERE credential_id = ? AND active_key = ?"
+        " AND status = 'running' AND expires_at > ?",
+        STORE_TEXT(cred), STORE_TEXT(key), STORE_INT(now));
     if (!st)
         return STORE_ERR;
-    store_bind_text(st, 1, cred);
-    store_bind_text(st, 2, key);
-    store_bind_int(st, 3, now);
     int rc = store_step(st);
     if (rc == STORE_ROW)
         run_row(st, out);
@@ -318,56 +293,49 @@ int scout_reservation_insert(struct store *s, const char *run_id, enum scout_kin
 int scout_run_complete(struct store *s, const char *id, int64_t now, const char *finish_hash,
                        const char *receipt, const char *evaluations, const char *report)
 {
-    struct store_stmt *st = store_prepare(
-        s, "UPDATE scout_runs SET status = 'completed', active_key = NULL, finished_at = ?,"
-           " finish_hash = ?, finish_receipt = ?, evaluations = ?, report = ?"
-           " WHERE id = ? AND status = 'running'");
-    if (!st)
-        return STORE_ERR;
-    store_bind_int(st, 1, now);
-    store_bind_text(st, 2, finish_hash);
-    store_bind_text(st, 3, receipt);
-    store_bind_text(st, 4, evaluations);
-    store_bind_text(st, 5, report);
-    store_bind_text(st, 6, id);
-    int rc = store_run(st);
-    return rc < 0 ? rc : store_changes(s) == 1;
+    return STORE_CHANGED(
+        s,
+        "UPDATE scout_runs SET status = 'completed', active_key = NULL, finished_at = ?,"
+        " finish_hash = ?, finish_receipt = ?, evaluations = ?, report = ?"
+        " WHERE id = ? AND status = 'running'",
+        STORE_INT(now), STORE_TEXT(finish_hash), STORE_TEXT(receipt), STORE_TEXT(evaluations),
+        STORE_TEXT(report), STORE_TEXT(id));
+}
+
+struct run_cb {
+    int (*fn)(void *ctx, const struct scout_run *r);
+    void *ctx;
+};
+
+static int run_each_row(void *arg, struct store_stmt *st)
+{
+    const struct run_cb *cb = arg;
+    struct scout_run r;
+    run_row(st, &r);
+    return cb->fn(cb->ctx, &r);
 }
 
 int scout_runs_active_each(struct store *s, const char *cred, int64_t now,
                            int (*fn)(void *ctx, const struct scout_run *r), void *ctx)
 {
-    struct store_stmt *st = store_prepare(
-        s, "SELECT " RUN_COLUMNS " FROM scout_runs WHERE credential_id = ?"
-           " AND status = 'running' AND expires_at > ? ORDER BY started_at, id LIMIT 100");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, cred);
-    store_bind_int(st, 2, now);
-    int rc;
-    while ((rc = store_step(st)) == STORE_ROW) {
-        struct scout_run r;
-        run_row(st, &r);
-        int x = fn(ctx, &r);
-        if (x < 0) {
-            rc = x;
-            break;
-        }
-    }
-    store_reset(st);
-    return rc < 0 ? rc : 0;
+    struct run_cb cb = {fn, ctx};
+    return store_rows(
+        STORE_SELECT(s,
+                     "SELECT " RUN_COLUMNS " FROM scout_runs WHERE credential_id = ?"
+                     " AND status = 'running' AND expires_at > ? ORDER BY started_at, id LIMIT 100",
+                     STORE_TEXT(cred), STORE_INT(now)),
+        run_each_row, &cb);
 }
 
 /* ---- checkpoints ------------------------------------------------------------------- */
 
 int scout_checkpoints_get(struct store *s, const char *cred, const char *key, struct buf *out)
 {
-    struct store_stmt *st = store_prepare(
-        s, "SELECT checkpoints FROM scout_checkpoints WHERE credential_id = ? AND run_key = ?");
+    struct store_stmt *st = STORE_SELECT(
+        s, "SELECT checkpoints FROM scout_checkpoints WHERE credential_id = ? AND run_key = ?",
+        STORE_TEXT(cred), STORE_TEXT(key));
     if (!st)
         return STORE_ERR;
-    store_bind_text(st, 1, cred);
-    store_bind_text(st, 2, key);
     int rc = store_step(st);
     if (rc == STORE_ROW) {
         const char *t = store_col_text(st, 0);
@@ -398,30 +366,17 @@ int scout_signal_insert(struct store *s, const char *run_id, const char *cred,
     uuid_v4(id);
     /* both unique columns (canonical URL, content hash) decide: DO NOTHING without a target
      * covers either, in SQLite and PostgreSQL alike */
-    struct store_stmt *st = store_prepare(
-        s, "INSERT INTO scout_signals (id, run_id, credential_id, url, canonical_url,"
-           " content_hash, domain, author, posted_at, body, game_id, period, clock, score,"
-           " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-           " ON CONFLICT DO NOTHING");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, id);
-    store_bind_text(st, 2, run_id);
-    store_bind_text(st, 3, cred);
-    store_bind_text(st, 4, sig->url);
-    store_bind_text(st, 5, sig->canonical_url);
-    store_bind_text(st, 6, sig->content_hash[0] ? sig->content_hash : NULL);
-    store_bind_text(st, 7, sig->domain);
-    store_bind_text(st, 8, sig->author);
-    store_bind_int(st, 9, sig->posted_at);
-    store_bind_text(st, 10, sig->text);
-    store_bind_text(st, 11, sig->game_id);
-    store_bind_int(st, 12, sig->period);
-    store_bind_text(st, 13, sig->clock);
-    store_bind_int(st, 14, score);
-    store_bind_int(st, 15, now);
-    int rc = store_run(st);
-    return rc < 0 ? rc : store_changes(s) == 1;
+    return STORE_CHANGED(
+        s,
+        "INSERT INTO scout_signals (id, run_id, credential_id, url, canonical_url,"
+        " content_hash, domain, author, posted_at, body, game_id, period, clock, score,"
+        " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT DO NOTHING",
+        STORE_TEXT(id), STORE_TEXT(run_id), STORE_TEXT(cred), STORE_TEXT(sig->url),
+        STORE_TEXT(sig->canonical_url), STORE_TEXT(sig->content_hash[0] ? sig->content_hash : NULL),
+        STORE_TEXT(sig->domain), STORE_TEXT(sig->author), STORE_INT(sig->posted_at),
+        STORE_TEXT(sig->text), STORE_TEXT(sig->game_id), STORE_INT(sig->period),
+        STORE_TEXT(sig->clock), STORE_INT(score), STORE_INT(now));
 }
 
 int scout_play_support(struct store *s, const char *game_id, int64_t period, const char *clock,
@@ -429,15 +384,15 @@ int scout_play_support(struct store *s, const char *game_id, int64_t period, con
 {
     int want = clock ? scout_clock_seconds(clock) : -1;
     struct store_stmt *st =
-        store_prepare(s, "SELECT DISTINCT g.domain, g.clock FROM scout_signals g"
-                         " JOIN scout_runs r ON r.id = g.run_id"
-                         " JOIN scout_credentials c ON c.id = g.credential_id"
-                         " WHERE g.game_id = ? AND g.period = ? AND r.status = 'completed'"
-                         " AND c.revoked_at IS NULL ORDER BY g.domain");
+        STORE_SELECT(s,
+                     "SELECT DISTINCT g.domain, g.clock FROM scout_signals g"
+                     " JOIN scout_runs r ON r.id = g.run_id"
+                     " JOIN scout_credentials c ON c.id = g.credential_id"
+                     " WHERE g.game_id = ? AND g.period = ? AND r.status = 'completed'"
+                     " AND c.revoked_at IS NULL ORDER BY g.domain",
+                     STORE_TEXT(game_id), STORE_INT(period));
     if (!st)
         return STORE_ERR;
-    store_bind_text(st, 1, game_id);
-    store_bind_int(st, 2, period);
     /* rows come ordered by domain: count a domain once, when one of its signals agrees */
     char last[256] = "";
     bool have_last = false;

@@ -36,7 +36,8 @@ int scout_credential_update(struct store *s, const struct scout_credential *c);
 /* Revokes a credential: 1 revoked now, 0 no such credential or revoked already. */
 int scout_credential_revoke(struct store *s, const char *id, int64_t now);
 int scout_credential_touch(struct store *s, const char *id, int64_t now);
-/* Calls fn for every credential, newest first (fn's negative return stops and is returned). */
+/* Calls fn for every credential, newest first (fn's non-zero return stops; a negative one is
+ * returned). */
 int scout_credentials_each(struct store *s, int (*fn)(void *ctx, const struct scout_credential *c),
                            void *ctx);
 

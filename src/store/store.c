@@ -164,18 +164,53 @@ int store_run(struct store_stmt *st)
     return rc < 0 ? rc : 0;
 }
 
-int store_run_args(struct store *s, const char *sql, const struct store_arg *args, size_t n)
+struct store_stmt *store_select_args(struct store *s, const char *sql, const struct store_arg *args,
+                                     size_t n)
 {
     struct store_stmt *st = store_prepare(s, sql);
     if (!st)
-        return STORE_ERR;
+        return NULL;
     for (size_t k = 0; k < n; k++) {
         if (args[k].text)
             store_bind_text(st, (int)k + 1, args[k].s);
         else
             store_bind_int(st, (int)k + 1, args[k].i);
     }
-    return store_run(st);
+    return st;
+}
+
+int store_run_args(struct store *s, const char *sql, const struct store_arg *args, size_t n)
+{
+    struct store_stmt *st = store_select_args(s, sql, args, n);
+    return st ? store_run(st) : STORE_ERR;
+}
+
+int store_exists_args(struct store *s, const char *sql, const struct store_arg *args, size_t n)
+{
+    struct store_stmt *st = store_select_args(s, sql, args, n);
+    if (!st)
+        return STORE_ERR;
+    int rc = store_step(st);
+    store_reset(st);
+    return rc < 0 ? rc : rc == STORE_ROW;
+}
+
+int store_rows(struct store_stmt *st, int (*row)(void *ctx, struct store_stmt *st), void *ctx)
+{
+    if (!st)
+        return STORE_ERR;
+    int rc;
+    while ((rc = store_step(st)) == STORE_ROW)
+        if ((rc = row(ctx, st)) != 0)
+            break;
+    store_reset(st);
+    return rc < 0 ? rc : 0;
+}
+
+int store_changed_args(struct store *s, const char *sql, const struct store_arg *args, size_t n)
+{
+    int rc = store_run_args(s, sql, args, n);
+    return rc < 0 ? rc : store_changes(s) > 0;
 }
 
 void store_col_copy(struct store_stmt *st, int col, char *dst, size_t n)

@@ -92,6 +92,36 @@ int store_run_args(struct store *s, const char *sql, const struct store_arg *arg
 #define STORE_RUN(s, sql, ...)                                                                     \
     store_run_args((s), (sql), (const struct store_arg[]){__VA_ARGS__},                            \
                    sizeof((const struct store_arg[]){__VA_ARGS__}) / sizeof(struct store_arg))
+/* A statement that returns rows, prepared with its parameters bound in order (as STORE_RUN),
+ * ready to step and then reset: NULL when it cannot be prepared. */
+struct store_stmt *store_select_args(struct store *s, const char *sql, const struct store_arg *args,
+                                     size_t n);
+#define STORE_SELECT(s, sql, ...)                                                                  \
+    store_select_args((s), (sql), (const struct store_arg[]){__VA_ARGS__},                         \
+                      sizeof((const struct store_arg[]){__VA_ARGS__}) / sizeof(struct store_arg))
+/* Steps st (a STORE_SELECT's; NULL: STORE_ERR) through its rows, calling row(ctx, st) on each,
+ * and resets it: a non-zero return of row stops, and a negative one is returned; 0 otherwise,
+ * or a negative store_rc. The row iterator of the X_each reads. */
+int store_rows(struct store_stmt *st, int (*row)(void *ctx, struct store_stmt *st), void *ctx);
+/* STORE_SELECT stepped once and reset: 1 when the statement returns a row, 0 when none, or a
+ * negative store_rc. */
+int store_exists_args(struct store *s, const char *sql, const struct store_arg *args, size_t n);
+#define STORE_EXISTS(s, sql, ...)                                                                  \
+    store_exists_args((s), (sql), (const struct store_arg[]){__VA_ARGS__},                         \
+                      sizeof((const struct store_arg[]){__VA_ARGS__}) / sizeof(struct store_arg))
+/* STORE_RUN for a statement that changes rows (UPDATE, INSERT … ON CONFLICT DO NOTHING,
+ * DELETE): 1 when it changed at least one, 0 when none, or a negative store_rc. */
+int store_changed_args(struct store *s, const char *sql, const struct store_arg *args, size_t n);
+#define STORE_CHANGED(s, sql, ...)                                                                 \
+    store_changed_args((s), (sql), (const struct store_arg[]){__VA_ARGS__},                        \
+                       sizeof((const struct store_arg[]){__VA_ARGS__}) / sizeof(struct store_arg))
+/* Returns from the calling function with a negative store_rc (any negative int). */
+#define STORE_TRY(expr)                                                                            \
+    do {                                                                                           \
+        int rc_ = (expr);                                                                          \
+        if (rc_ < 0)                                                                               \
+            return rc_;                                                                            \
+    } while (0)
 /* Copies a text column into dst (size n, "" for null). The value must fit: dst is sized
  * by the column's maximum, and a longer value fails an assertion (never truncated). */
 void store_col_copy(struct store_stmt *st, int col, char *dst, size_t n);

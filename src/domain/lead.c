@@ -2,13 +2,13 @@
 
 #include <jansson.h>
 #include <sodium.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 #include <uriparser/Uri.h>
 
 #include "domain/vocab.h"
+#include "util/buf.h"
 
 size_t utf8_length(const char *s)
 {
@@ -80,17 +80,6 @@ bool lead_idempotency_key_valid(const char *s)
     return n >= 8;
 }
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
 void lead_input_release(struct lead_input *in)
 {
     free(in->source_urls_json);
@@ -107,8 +96,8 @@ int lead_parse(const char *body, size_t len, struct lead_input *out, char *err, 
     json_error_t jerr;
     json_t *doc = json_loadb(body, len, JSON_REJECT_DUPLICATES, &jerr);
     if (!doc)
-        return fail(err, errlen, "body is not valid JSON (line %d, column %d): %s", jerr.line,
-                    jerr.column, jerr.text);
+        return err_printf(err, errlen, "body is not valid JSON (line %d, column %d): %s", jerr.line,
+                          jerr.column, jerr.text);
     out->doc = doc;
     if (!json_is_object(doc))
         goto bad_top;
@@ -125,46 +114,46 @@ int lead_parse(const char *body, size_t len, struct lead_input *out, char *err, 
             for (; key[k] && k < sizeof shown - 1; k++)
                 shown[k] = (key[k] >= 0x20 && key[k] < 0x7f) ? key[k] : '?';
             shown[k] = '\0';
-            fail(err, errlen,
-                 "unsupported field %s (allowed: game_id, description, "
-                 "source_urls, period, clock, category, confidence)",
-                 shown);
+            err_printf(err, errlen,
+                       "unsupported field %s (allowed: game_id, description, "
+                       "source_urls, period, clock, category, confidence)",
+                       shown);
             goto fail;
         }
     }
 
     v = json_object_get(doc, "game_id");
     if (!v) {
-        fail(err, errlen, "game_id is required");
+        err_printf(err, errlen, "game_id is required");
         goto fail;
     }
     if (!json_is_string(v) || json_string_length(v) == 0 ||
         utf8_length(json_string_value(v)) > LEAD_GAME_ID_MAX) {
-        fail(err, errlen, "game_id must be a string of 1 to %d characters", LEAD_GAME_ID_MAX);
+        err_printf(err, errlen, "game_id must be a string of 1 to %d characters", LEAD_GAME_ID_MAX);
         goto fail;
     }
     out->game_id = json_string_value(v);
 
     v = json_object_get(doc, "description");
     if (!v) {
-        fail(err, errlen, "description is required");
+        err_printf(err, errlen, "description is required");
         goto fail;
     }
     size_t dl = json_is_string(v) ? utf8_length(json_string_value(v)) : 0;
     if (!json_is_string(v) || dl < LEAD_DESCRIPTION_MIN || dl > LEAD_DESCRIPTION_MAX) {
-        fail(err, errlen, "description must be a string of %d to %d characters",
-             LEAD_DESCRIPTION_MIN, LEAD_DESCRIPTION_MAX);
+        err_printf(err, errlen, "description must be a string of %d to %d characters",
+                   LEAD_DESCRIPTION_MIN, LEAD_DESCRIPTION_MAX);
         goto fail;
     }
     out->description = json_string_value(v);
 
     v = json_object_get(doc, "source_urls");
     if (!v) {
-        fail(err, errlen, "source_urls is required");
+        err_printf(err, errlen, "source_urls is required");
         goto fail;
     }
     if (!json_is_array(v) || json_array_size(v) < 1 || json_array_size(v) > LEAD_URLS_MAX) {
-        fail(err, errlen, "source_urls must be an array of 1 to %d URLs", LEAD_URLS_MAX);
+        err_printf(err, errlen, "source_urls must be an array of 1 to %d URLs", LEAD_URLS_MAX);
         goto fail;
     }
     size_t i;
@@ -172,12 +161,12 @@ int lead_parse(const char *body, size_t len, struct lead_input *out, char *err, 
     json_array_foreach(v, i, u)
     {
         if (!json_is_string(u) || !lead_url_valid(json_string_value(u))) {
-            fail(err, errlen, "source_urls[%zu] must be an absolute http or https URI", i);
+            err_printf(err, errlen, "source_urls[%zu] must be an absolute http or https URI", i);
             goto fail;
         }
         for (size_t j = 0; j < i; j++) {
             if (strcmp(json_string_value(json_array_get(v, j)), json_string_value(u)) == 0) {
-                fail(err, errlen, "source_urls[%zu] repeats source_urls[%zu]", i, j);
+                err_printf(err, errlen, "source_urls[%zu] repeats source_urls[%zu]", i, j);
                 goto fail;
             }
         }
@@ -187,7 +176,7 @@ int lead_parse(const char *body, size_t len, struct lead_input *out, char *err, 
     v = json_object_get(doc, "period");
     if (v && !json_is_null(v)) {
         if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > 30) {
-            fail(err, errlen, "period must be an integer from 1 to 30, or null");
+            err_printf(err, errlen, "period must be an integer from 1 to 30, or null");
             goto fail;
         }
         out->period = (int64_t)json_integer_value(v);
@@ -196,9 +185,9 @@ int lead_parse(const char *body, size_t len, struct lead_input *out, char *err, 
     v = json_object_get(doc, "clock");
     if (v && !json_is_null(v)) {
         if (!json_is_string(v) || !lead_clock_valid(json_string_value(v))) {
-            fail(err, errlen,
-                 "clock must be M:SS or MM:SS (minutes 0 to 15, seconds 00 to "
-                 "59), or null");
+            err_printf(err, errlen,
+                       "clock must be M:SS or MM:SS (minutes 0 to 15, seconds 00 to "
+                       "59), or null");
             goto fail;
         }
         out->clock = json_string_value(v);
@@ -216,8 +205,8 @@ int lead_parse(const char *body, size_t len, struct lead_input *out, char *err, 
                 snprintf(refused + used, sizeof refused - used, "%s%s", used ? " and " : "",
                          category_names[c]);
             }
-            fail(err, errlen, "category must be one of %s, or null (%s are not accepted)",
-                 strlist_join(lead_category_names, allowed, sizeof allowed), refused);
+            err_printf(err, errlen, "category must be one of %s, or null (%s are not accepted)",
+                       strlist_join(lead_category_names, allowed, sizeof allowed), refused);
             goto fail;
         }
         out->category = lead_category_names[k];
@@ -226,7 +215,7 @@ int lead_parse(const char *body, size_t len, struct lead_input *out, char *err, 
     v = json_object_get(doc, "confidence");
     if (v && !json_is_null(v)) {
         if (!json_is_number(v) || json_number_value(v) < 0 || json_number_value(v) > 100) {
-            fail(err, errlen, "confidence must be a number from 0 to 100, or null");
+            err_printf(err, errlen, "confidence must be a number from 0 to 100, or null");
             goto fail;
         }
         out->has_confidence = true;
@@ -241,7 +230,7 @@ int lead_parse(const char *body, size_t len, struct lead_input *out, char *err, 
     free(canon);
     return 0;
 bad_top:
-    fail(err, errlen, "body must be a JSON object (an AgentLead)");
+    err_printf(err, errlen, "body must be a JSON object (an AgentLead)");
 fail:
     lead_input_release(out);
     return -1;

@@ -2,7 +2,6 @@
 
 #include <jansson.h>
 #include <sodium.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,17 +103,6 @@ const char *scout_skip_reason(enum scout_skip s)
 
 /* ---- request bodies ---------------------------------------------------------------- */
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
 bool scout_key_valid(const char *s)
 {
     if (!s || !*s)
@@ -162,10 +150,10 @@ static int free_object(json_t *doc, const char *name, size_t max, char **out, ch
     if (!v)
         return 0;
     if (!json_is_object(v))
-        return fail(err, errlen, "%s must be a JSON object", name);
+        return err_printf(err, errlen, "%s must be a JSON object", name);
     *out = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
     if (!*out || strlen(*out) > max)
-        return fail(err, errlen, "%s must be at most %zu bytes of compact JSON", name, max);
+        return err_printf(err, errlen, "%s must be at most %zu bytes of compact JSON", name, max);
     return 0;
 }
 
@@ -188,16 +176,16 @@ int scout_request_parse(const char *body, size_t len, struct scout_request *out,
     json_error_t jerr;
     json_t *doc = json_loadb(body, len, JSON_REJECT_DUPLICATES, &jerr);
     if (!doc)
-        return fail(err, errlen, "body is not valid JSON (line %d, column %d): %s", jerr.line,
-                    jerr.column, jerr.text);
+        return err_printf(err, errlen, "body is not valid JSON (line %d, column %d): %s", jerr.line,
+                          jerr.column, jerr.text);
     out->doc = doc;
     if (!json_is_object(doc)) {
-        fail(err, errlen, "body must be a JSON object with an op");
+        err_printf(err, errlen, "body must be a JSON object with an op");
         goto fail;
     }
     json_t *v = json_object_get(doc, "op");
     if (!v) {
-        fail(err, errlen, "op is required (status, begin, reserve or finish)");
+        err_printf(err, errlen, "op is required (status, begin, reserve or finish)");
         goto fail;
     }
     const char *op = json_is_string(v) ? json_string_value(v) : NULL;
@@ -206,7 +194,7 @@ int scout_request_parse(const char *body, size_t len, struct scout_request *out,
         if (strcmp(op, op_names[i]) == 0)
             opi = i;
     if (opi < 0) {
-        fail(err, errlen, "op must be one of status, begin, reserve, finish");
+        err_printf(err, errlen, "op must be one of status, begin, reserve, finish");
         goto fail;
     }
     out->op = (enum scout_op)opi;
@@ -220,20 +208,20 @@ int scout_request_parse(const char *body, size_t len, struct scout_request *out,
         char shown[65];
         shown_key(key, shown);
         if (f == NFIELDS) {
-            fail(err, errlen,
-                 "unsupported field %s (allowed: op, key, runId, kind, units, signals, "
-                 "evaluations, checkpoints, report)",
-                 shown);
+            err_printf(err, errlen,
+                       "unsupported field %s (allowed: op, key, runId, kind, units, signals, "
+                       "evaluations, checkpoints, report)",
+                       shown);
             goto fail;
         }
         if (fields[f].use[opi] == NONE) {
-            fail(err, errlen, "%s is not a field of op %s", shown, op_names[opi]);
+            err_printf(err, errlen, "%s is not a field of op %s", shown, op_names[opi]);
             goto fail;
         }
     }
     for (size_t f = 0; f < NFIELDS; f++) {
         if (fields[f].use[opi] == REQ && !json_object_get(doc, fields[f].name)) {
-            fail(err, errlen, "%s is required for op %s", fields[f].name, op_names[opi]);
+            err_printf(err, errlen, "%s is required for op %s", fields[f].name, op_names[opi]);
             goto fail;
         }
     }
@@ -242,9 +230,9 @@ int scout_request_parse(const char *body, size_t len, struct scout_request *out,
     if (v) {
         if (!json_is_string(v) || !scout_key_valid(json_string_value(v)) ||
             strlen(json_string_value(v)) != json_string_length(v)) {
-            fail(err, errlen,
-                 "key must be a string of 1 to %d characters without control characters",
-                 SCOUT_KEY_MAX);
+            err_printf(err, errlen,
+                       "key must be a string of 1 to %d characters without control characters",
+                       SCOUT_KEY_MAX);
             goto fail;
         }
         out->key = json_string_value(v);
@@ -252,7 +240,7 @@ int scout_request_parse(const char *body, size_t len, struct scout_request *out,
     v = json_object_get(doc, "runId");
     if (v) {
         if (!json_is_string(v) || uuid_normalize(json_string_value(v), out->run_id) < 0) {
-            fail(err, errlen, "runId must be a UUID (8-4-4-4-12 hexadecimal digits)");
+            err_printf(err, errlen, "runId must be a UUID (8-4-4-4-12 hexadecimal digits)");
             goto fail;
         }
         out->has_run_id = true;
@@ -265,14 +253,14 @@ int scout_request_parse(const char *body, size_t len, struct scout_request *out,
         } else if (strcmp(k, "model") == 0) {
             out->kind = SCOUT_MODEL;
         } else {
-            fail(err, errlen, "kind must be x (X reads) or model (model micro-USD)");
+            err_printf(err, errlen, "kind must be x (X reads) or model (model micro-USD)");
             goto fail;
         }
     }
     v = json_object_get(doc, "units");
     if (v) {
         if (!json_is_integer(v) || json_integer_value(v) < 1) {
-            fail(err, errlen, "units must be an integer >= 1");
+            err_printf(err, errlen, "units must be an integer >= 1");
             goto fail;
         }
         out->units = (int64_t)json_integer_value(v);
@@ -280,12 +268,13 @@ int scout_request_parse(const char *body, size_t len, struct scout_request *out,
     v = json_object_get(doc, "signals");
     if (v) {
         if (!json_is_array(v)) {
-            fail(err, errlen, "signals must be an array of at most %d objects", SCOUT_SIGNALS_MAX);
+            err_printf(err, errlen, "signals must be an array of at most %d objects",
+                       SCOUT_SIGNALS_MAX);
             goto fail;
         }
         if (json_array_size(v) > SCOUT_SIGNALS_MAX) {
-            fail(err, errlen, "signals has %zu items; at most %d are allowed", json_array_size(v),
-                 SCOUT_SIGNALS_MAX);
+            err_printf(err, errlen, "signals has %zu items; at most %d are allowed",
+                       json_array_size(v), SCOUT_SIGNALS_MAX);
             goto fail;
         }
         out->signals = v;
@@ -314,7 +303,7 @@ void scout_signal_release(struct scout_signal *s)
 static int bad(char field[16], const char *name, char *err, size_t errlen, const char *what)
 {
     snprintf(field, 16, "%s", name);
-    return fail(err, errlen, "%s %s", name, what);
+    return err_printf(err, errlen, "%s %s", name, what);
 }
 
 /* An optional string of item: NULL when absent or null; -1 when not a string or longer
@@ -347,7 +336,7 @@ int scout_signal_parse(const void *p, struct scout_signal *out, char field[16], 
     out->period = INT64_MIN;
     field[0] = '\0';
     if (!json_is_object(item))
-        return fail(err, errlen, "a signal must be a JSON object with a url");
+        return err_printf(err, errlen, "a signal must be a JSON object with a url");
     const char *key;
     json_t *v;
     json_object_foreach((json_t *)item, key, v)
@@ -359,10 +348,11 @@ int scout_signal_parse(const void *p, struct scout_signal *out, char field[16], 
             char shown[65];
             shown_key(key, shown);
             snprintf(field, 16, "%.15s", shown);
-            return fail(err, errlen,
-                        "unsupported field %s (allowed: url, author, posted_at, text, game_id, "
-                        "period, clock)",
-                        shown);
+            return err_printf(
+                err, errlen,
+                "unsupported field %s (allowed: url, author, posted_at, text, game_id, "
+                "period, clock)",
+                shown);
         }
     }
     v = json_object_get(item, "url");

@@ -105,6 +105,15 @@ void buf_printf(struct buf *b, const char *fmt, ...)
     va_end(ap);
 }
 
+int err_printf(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
 void buf_reset(struct buf *b)
 {
     b->len = 0;

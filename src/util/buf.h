@@ -48,6 +48,10 @@ void buf_puts(struct buf *b, const char *s);
 void buf_putc(struct buf *b, char c);
 void buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void buf_vprintf(struct buf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+/* Writes a message into err (size errlen, truncated to fit) and returns -1: the refusal of a
+ * validator that reports why in a caller's buffer. */
+int err_printf(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* True when an append since the last reset did not fit under the cap. */
 static inline bool buf_overflowed(const struct buf *b)
 {

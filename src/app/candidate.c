@@ -9,12 +9,14 @@
 #include "store/comments.h"
 #include "util/buf.h"
 
-/* Loads the lead and checks it is a candidate: CANDIDATE_OK, another outcome with the
- * message set, or a negative store_rc. */
-static int load(const struct app_ctx *c, const char *id, struct research_lead *l,
-                struct candidate_result *r)
+/* Begins the write transaction, loads the lead and checks it is a candidate: CANDIDATE_OK,
+ * another outcome with the message set, or a negative store_rc (the caller rolls back). */
+static int begin_load(const struct app_ctx *c, const char *id, struct research_lead *l,
+                      struct candidate_result *r)
 {
-    int rc = research_lead_get(c->s, c->a, id, l);
+    int rc = store_begin_write(c->s);
+    if (rc >= 0)
+        rc = research_lead_get(c->s, c->a, id, l);
     if (rc < 0)
         return rc;
     if (rc == 0) {
@@ -49,9 +51,7 @@ int candidate_publish(const struct app_ctx *c, const char *lead_id,
         return CANDIDATE_INVALID;
     }
     struct research_lead l;
-    int rc = store_begin_write(c->s);
-    if (rc >= 0)
-        rc = load(c, lead_id, &l, r);
+    int rc = begin_load(c, lead_id, &l, r);
     if (rc != CANDIDATE_OK)
         goto out;
     /* the spec's provenance names the publishing editor by their display name */
@@ -92,9 +92,7 @@ int candidate_reject(const struct app_ctx *c, const char *lead_id, const char *r
         return CANDIDATE_INVALID;
     }
     struct research_lead l;
-    int rc = store_begin_write(c->s);
-    if (rc >= 0)
-        rc = load(c, lead_id, &l, r);
+    int rc = begin_load(c, lead_id, &l, r);
     if (rc != CANDIDATE_OK)
         goto out;
     char why[600];

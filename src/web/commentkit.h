@@ -20,6 +20,10 @@ void web_comment_body(struct buf *b, struct arena *a, const char *body);
 void web_comment_byline(struct buf *b, const struct comment *c);
 /* The status and Retry-After of a refused comment outcome; message as given. */
 int web_comment_status(struct request *req, int outcome, const struct comment_result *r);
+/* The answer to a comment use case that did not succeed: 503 for APP_UNAVAILABLE, else the
+ * error page with web_comment_status and r's message. True when it answered (rc is not
+ * COMMENT_OK). */
+bool web_comment_refused(struct request *req, int rc, const struct comment_result *r);
 /* The store failed: 503 page. */
 void web_comment_unavailable(struct request *req);
 

@@ -143,6 +143,17 @@ int web_comment_status(struct request *req, int outcome, const struct comment_re
     }
 }
 
+bool web_comment_refused(struct request *req, int rc, const struct comment_result *r)
+{
+    if (rc == COMMENT_OK)
+        return false;
+    if (rc == APP_UNAVAILABLE)
+        web_comment_unavailable(req);
+    else
+        web_error_page(req, web_comment_status(req, rc, r), "%s", r->message);
+    return true;
+}
+
 /* ---- the discussion section ---------------------------------------------------------- */
 
 struct viewer {
@@ -463,14 +474,8 @@ void web_comment_edit_form(struct request *req)
     struct comment cm;
     struct comment_result r;
     int rc = comment_read_own(&c, sess.account.id, req->param, &cm, &r);
-    if (rc == APP_UNAVAILABLE) {
-        web_comment_unavailable(req);
+    if (web_comment_refused(req, rc, &r))
         return;
-    }
-    if (rc != COMMENT_OK) {
-        web_error_page(req, web_comment_status(req, rc, &r), "%s", r.message);
-        return;
-    }
     char csrf[ACCOUNT_CSRF_LEN + 1];
     account_session_csrf(sess.hash, csrf);
     struct buf action = BUF_INIT;
@@ -518,12 +523,8 @@ void web_comment_delete(struct request *req)
         return;
     struct comment_result r;
     int rc = comment_delete(&c, sess.account.id, req->param, &r);
-    if (rc == COMMENT_OK)
+    if (!web_comment_refused(req, rc, &r))
         web_redirect(req, 303, incident_path(req, r.incident_key, r.id));
-    else if (rc == APP_UNAVAILABLE)
-        web_comment_unavailable(req);
-    else
-        web_error_page(req, web_comment_status(req, rc, &r), "%s", r.message);
 }
 
 void web_comment_report(struct request *req)
@@ -536,14 +537,8 @@ void web_comment_report(struct request *req)
         return;
     struct comment_result r;
     int rc = comment_report(&c, sess.account.id, req->param, f.v[0], &r);
-    if (rc == APP_UNAVAILABLE) {
-        web_comment_unavailable(req);
+    if (web_comment_refused(req, rc, &r))
         return;
-    }
-    if (rc != COMMENT_OK) {
-        web_error_page(req, web_comment_status(req, rc, &r), "%s", r.message);
-        return;
-    }
     struct buf *b = &req->out;
     buf_reset(b);
     web_page_begin(b, "Thank you");

@@ -273,14 +273,8 @@ void web_moderate_decide(struct request *req)
     int rc = account ? comment_suspend(&c, sess.account.id, req->param,
                                        strcmp(action, "suspend") == 0, f.v[0], &r)
                      : comment_moderate(&c, sess.account.id, req->param, action, f.v[0], &r);
-    if (rc == APP_UNAVAILABLE) {
-        web_comment_unavailable(req);
+    if (web_comment_refused(req, rc, &r))
         return;
-    }
-    if (rc != COMMENT_OK) {
-        web_error_page(req, web_comment_status(req, rc, &r), "%s", r.message);
-        return;
-    }
     const char *queue = "pending";
     for (size_t i = 0; f.v[1] && queues[i]; i++)
         if (strcmp(f.v[1], queues[i]) == 0)

@@ -9,6 +9,7 @@
 
 #include "domain/vocab.h"
 #include "util/buf.h"
+#include "util/jsonin.h"
 
 size_t utf8_length(const char *s)
 {
@@ -93,11 +94,9 @@ int lead_parse(const char *body, size_t len, struct lead_input *out, char *err, 
                                        "clock",   "category",    "confidence",  NULL};
     memset(out, 0, sizeof *out);
     out->period = INT64_MIN;
-    json_error_t jerr;
-    json_t *doc = json_loadb(body, len, JSON_REJECT_DUPLICATES, &jerr);
+    json_t *doc = jin_load_body(body, len, err, errlen);
     if (!doc)
-        return err_printf(err, errlen, "body is not valid JSON (line %d, column %d): %s", jerr.line,
-                          jerr.column, jerr.text);
+        return -1;
     out->doc = doc;
     if (!json_is_object(doc))
         goto bad_top;

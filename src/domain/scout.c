@@ -11,6 +11,7 @@
 #include "domain/ids.h"
 #include "domain/lead.h"
 #include "util/buf.h"
+#include "util/jsonin.h"
 #include "util/timefmt.h"
 #include "util/urlhost.h"
 #include "util/uuid.h"
@@ -173,11 +174,9 @@ int scout_request_parse(const char *body, size_t len, struct scout_request *out,
     unsigned char h[crypto_hash_sha256_BYTES];
     crypto_hash_sha256(h, (const unsigned char *)body, len);
     sodium_bin2hex(out->body_hash, sizeof out->body_hash, h, sizeof h);
-    json_error_t jerr;
-    json_t *doc = json_loadb(body, len, JSON_REJECT_DUPLICATES, &jerr);
+    json_t *doc = jin_load_body(body, len, err, errlen);
     if (!doc)
-        return err_printf(err, errlen, "body is not valid JSON (line %d, column %d): %s", jerr.line,
-                          jerr.column, jerr.text);
+        return -1;
     out->doc = doc;
     if (!json_is_object(doc)) {
         err_printf(err, errlen, "body must be a JSON object with an op");

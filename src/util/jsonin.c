@@ -9,6 +9,16 @@
 
 #define NULL_INT INT64_MIN
 
+json_t *jin_load_body(const char *body, size_t len, char *err, size_t errlen)
+{
+    json_error_t jerr;
+    json_t *doc = json_loadb(body, len, JSON_REJECT_DUPLICATES, &jerr);
+    if (!doc)
+        snprintf(err, errlen, "body is not valid JSON (line %d, column %d): %s", jerr.line,
+                 jerr.column, jerr.text);
+    return doc;
+}
+
 void jin_init(struct jin *j, const char *root)
 {
     j->len = (size_t)snprintf(j->path, sizeof j->path, "%s", root);

@@ -16,6 +16,10 @@ struct jin {
     char err[800];
 };
 
+/* A request body parsed with duplicate keys refused: the document (json_decref it), or NULL
+ * with "body is not valid JSON (line L, column C): why" in err. */
+json_t *jin_load_body(const char *body, size_t len, char *err, size_t errlen);
+
 void jin_init(struct jin *j, const char *root);
 size_t jin_push_key(struct jin *j, const char *key);
 size_t jin_push_index(struct jin *j, size_t i);

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "api/api.h"
 #include "cli/cli.h"
 
 /* build/gen/version.c (Makefile: git describe, else WHISTLE_VERSION_BASE) */
@@ -64,6 +65,8 @@ int main(int argc, char **argv)
         fputs("whistle: cannot initialise libsodium\n", stderr);
         return 1;
     }
+    /* every command that writes keeps the incidents' pre-rendered fragments current */
+    store_after_content_commit(api_fragments_after_commit);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(argv[1], commands[i].name) == 0)
             return commands[i].run(argc - 1, argv + 1);

@@ -18,6 +18,12 @@ void api_games_get(struct request *req);
 void api_teams_list(struct request *req);
 void api_incidents_list(struct request *req);
 void api_incidents_get(struct request *req);
+/* Renders the fragments that writes made stale (app/incident.h incident_fragments_rebuild),
+ * up to max of them: the store's after-commit hook (store_after_content_commit, max 256)
+ * and `whistle migrate` (all). Returns how many, or -1 when the store failed. */
+struct store;
+long api_fragments_rebuild(struct store *s, size_t max);
+void api_fragments_after_commit(struct store *s);
 void api_incident_comments(struct request *req); /* comments.c */
 void api_openapi(struct request *req);
 void api_leads_submit(struct request *req);

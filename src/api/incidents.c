@@ -3,6 +3,7 @@
 #include "api/render.h"
 #include "app/incident.h"
 #include "store/incidents.h"
+#include "util/timefmt.h"
 #include "util/uuid.h"
 
 static const char *const incident_sorts[] = {"recent", NULL};
@@ -38,19 +39,20 @@ void api_incidents_list(struct request *req)
         .offset = v[P_OFFSET].i,
     };
     struct app_ctx c;
-    struct incident *list = NULL;
+    struct incident_item *list = NULL;
     size_t n = 0;
     bool more = false;
     if (api_ctx(req, &c) < 0)
         return;
-    if (incident_list(&c, &f, &list, &n, &more) < 0) {
+    if (incident_list_items(&c, &f, &list, &n, &more) < 0) {
         reply_unavailable(req);
         return;
     }
     struct jw w;
     api_page_begin(req, &w);
     for (size_t i = 0; i < n; i++)
-        render_incident(&w, req->cfg->base_url, &list[i]);
+        if (list[i].state == INCIDENT_READ_FOUND) /* all are: the page and them are one read */
+            render_incident_item(&w, req->cfg->base_url, &list[i], false);
     api_page_end(req, &w, f.limit, f.offset, more);
 }
 
@@ -66,15 +68,16 @@ void api_incidents_get(struct request *req)
     struct app_ctx c;
     if (api_ctx(req, &c) < 0)
         return;
-    struct incident_view v;
-    switch (incident_read(&c, id, INCIDENT_READ_DETAILS, NULL, &v)) {
+    struct incident_item v;
+    const char *ids[1] = {id};
+    int rc = incident_items(&c, ids, 1, true, &v);
+    switch (rc < 0 ? rc : v.state) {
     case INCIDENT_READ_FOUND: {
         struct jw w;
         jw_init(&w, &req->out);
         jw_obj_begin(&w);
         jw_key(&w, "data");
-        render_incident_detail(&w, req->cfg->base_url, &v.inc, v.sources, v.nsources, v.history,
-                               v.nhistory);
+        render_incident_item(&w, req->cfg->base_url, &v, true);
         jw_obj_end(&w);
         reply_json(req, 200);
         return;
@@ -89,4 +92,20 @@ void api_incidents_get(struct request *req)
         reply_error(req, 404, "no public incident with id %s", id);
         return;
     }
+}
+
+long api_fragments_rebuild(struct store *s, size_t max)
+{
+    struct arena a;
+    arena_init(&a);
+    struct app_ctx c = {.s = s, .a = &a, .now = time_now_us(), .actor = "worker"};
+    size_t done = 0;
+    int rc = incident_fragments_rebuild(&c, render_incident_fragment, max, &done);
+    arena_release(&a);
+    return rc < 0 ? -1 : (long)done;
+}
+
+void api_fragments_after_commit(struct store *s)
+{
+    api_fragments_rebuild(s, 256);
 }

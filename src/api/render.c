@@ -6,9 +6,27 @@
 #include "app/comments.h"
 #include "domain/votes.h"
 
+/* A fragment (render_incident_fragment) marks with one control byte, which the JSON writer
+ * never leaves raw, each place where a reader splices in what the fragment cannot hold: the
+ * server's base URL, the comment count and the tallies (what comments and ballots change),
+ * and where the list form ends (the detail's sources and history follow). */
+enum { FRAG_BASE = 1, FRAG_COMMENTS, FRAG_VOTES, FRAG_DETAILS, FRAG_LAST = FRAG_DETAILS };
+static const char frag_base[] = ""; /* as base: write FRAG_BASE, not a URL */
+
 /* Writes the concatenation of up to four strings as one JSON string (1 KiB at most). */
 static void concat(struct jw *w, const char *base, const char *a, const char *b, const char *c)
 {
+    if (base == frag_base) {
+        /* the string with FRAG_BASE right after its opening quote */
+        size_t at = w->b->len;
+        concat(w, NULL, a, b, c);
+        char *q = memchr(w->b->p + at, '"', w->b->len - at);
+        size_t off = (size_t)(q - w->b->p) + 1;
+        buf_putc(w->b, '\0');
+        memmove(w->b->p + off + 1, w->b->p + off, w->b->len - 1 - off);
+        w->b->p[off] = FRAG_BASE;
+        return;
+    }
     char tmp[1024];
     size_t n = 0;
     const char *parts[] = {base, a, b, c};
@@ -350,7 +368,14 @@ void render_question_history(struct jw *w, const struct question *history, size_
     jw_arr_end(w);
 }
 
+static void stored_fields(struct jw *w, const struct incident *i, bool fragment);
+
 void render_incident_stored(struct jw *w, const struct incident *i)
+{
+    stored_fields(w, i, false);
+}
+
+static void stored_fields(struct jw *w, const struct incident *i, bool fragment)
 {
     static const struct {
         const char *key;
@@ -392,12 +417,15 @@ void render_incident_stored(struct jw *w, const struct incident *i)
     jw_key(w, "updated_at");
     jw_time(w, i->updated_at);
     jw_key(w, "comment_count");
-    jw_int(w, i->comment_count);
+    if (fragment)
+        jw_raw(w, (const char[]){FRAG_COMMENTS, 0});
+    else
+        jw_int(w, i->comment_count);
 }
 
 static void render_incident_fields(struct jw *w, const char *base, const struct incident *i)
 {
-    render_incident_stored(w, i);
+    stored_fields(w, i, base == frag_base);
     jw_key(w, "publication_status");
     jw_str(w, "published");
     jw_key(w, "url");
@@ -423,7 +451,10 @@ static void render_incident_fields(struct jw *w, const char *base, const struct 
     else
         jw_null(w);
     jw_key(w, "votes");
-    render_votes(w, &i->votes);
+    if (base == frag_base)
+        jw_raw(w, (const char[]){FRAG_VOTES, 0});
+    else
+        render_votes(w, &i->votes);
     jw_key(w, "matchup");
     concat(w, i->away_name, " at ", i->home_name, NULL);
     jw_key(w, "public_url");
@@ -445,6 +476,8 @@ void render_incident_detail(struct jw *w, const char *base, const struct inciden
 {
     jw_obj_begin(w);
     render_incident_fields(w, base, i);
+    if (base == frag_base)
+        buf_putc(w->b, FRAG_DETAILS);
     jw_key(w, "sources");
     jw_arr_begin(w);
     for (size_t k = 0; k < nsources; k++)
@@ -466,4 +499,70 @@ void render_pagination(struct jw *w, int64_t limit, int64_t offset, int64_t next
     jw_key(w, "nextOffset");
     jw_int(w, next_offset);
     jw_obj_end(w);
+}
+
+void render_incident_fragment(struct buf *out, const struct incident *i,
+                              const struct source *sources, size_t nsources,
+                              const struct question *history, size_t nhistory)
+{
+    struct jw w;
+    jw_init(&w, out);
+    render_incident_detail(&w, frag_base, i, sources, nsources, history, nhistory);
+}
+
+void render_incident_spliced(struct jw *w, const char *base, const char *fragment, size_t len,
+                             int64_t comment_count, const struct votes *votes, bool detail)
+{
+    jw_raw(w, ""); /* the comma before it, when it follows a value */
+    struct buf *b = w->b;
+    static const char marks[] = {FRAG_BASE, FRAG_COMMENTS, FRAG_VOTES, FRAG_DETAILS, 0};
+    const char *p = fragment, *end = fragment + len;
+    while (p < end) {
+        const char *q = p + strcspn(p, marks); /* the fragment is NUL-terminated */
+        buf_append(b, p, (size_t)(q - p));
+        if (q == end)
+            break;
+        switch (*q) {
+        case FRAG_BASE: {
+            /* the base URL as the inside of a JSON string */
+            size_t at = b->len;
+            json_escape_into(b, base, strlen(base));
+            memmove(b->p + at, b->p + at + 1, b->len - at - 2);
+            buf_setlen(b, b->len - 2);
+            break;
+        }
+        case FRAG_COMMENTS:
+        case FRAG_VOTES: {
+            struct jw v;
+            jw_init(&v, b);
+            if (*q == FRAG_COMMENTS)
+                jw_int(&v, comment_count);
+            else
+                render_votes(&v, votes);
+            break;
+        }
+        case FRAG_DETAILS:
+            if (!detail) {
+                buf_putc(b, '}');
+                return;
+            }
+            break;
+        default:
+            break;
+        }
+        p = q + 1;
+    }
+}
+
+void render_incident_item(struct jw *w, const char *base, const struct incident_item *it,
+                          bool detail)
+{
+    if (it->fragment)
+        render_incident_spliced(w, base, it->fragment, it->fragment_len, it->comment_count,
+                                &it->votes, detail);
+    else if (detail)
+        render_incident_detail(w, base, &it->inc, it->sources, it->nsources, it->history,
+                               it->nhistory);
+    else
+        render_incident(w, base, &it->inc);
 }

@@ -3,6 +3,7 @@
 
 #include <stddef.h>
 
+#include "app/incident.h"
 #include "domain/model.h"
 #include "util/jsonw.h"
 
@@ -35,6 +36,20 @@ void render_comment(struct jw *w, const struct comment *c, enum comment_form for
                     const struct comment_review *review);
 void render_question_history(struct jw *w, const struct question *history, size_t n,
                              int64_t skip_version, bool document);
+/* The pre-rendered fragment of an incident (store/fragments.h): render_incident_detail's
+ * object without the base URL, the comment count and the tallies, each marked by a control
+ * byte, and a mark where render_incident's object ends. NUL-terminated in out. */
+void render_incident_fragment(struct buf *out, const struct incident *i,
+                              const struct source *sources, size_t nsources,
+                              const struct question *history, size_t nhistory);
+/* Writes a fragment as a value of w with base, comment_count and votes spliced in: the bytes
+ * render_incident_detail (detail) or render_incident writes for the same incident. */
+void render_incident_spliced(struct jw *w, const char *base, const char *fragment, size_t len,
+                             int64_t comment_count, const struct votes *votes, bool detail);
+/* An incident read by incident_items: from its fragment when it has one, else from its rows
+ * (the same bytes). */
+void render_incident_item(struct jw *w, const char *base, const struct incident_item *it,
+                          bool detail);
 /* The Votes object (counts, raw percentages, rooting counts). */
 void render_votes(struct jw *w, const struct votes *v);
 void render_pagination(struct jw *w, int64_t limit, int64_t offset, int64_t next_offset);

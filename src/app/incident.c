@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "domain/incident.h"
+#include "store/fragments.h"
 #include "store/games.h"
 #include "store/incidents.h"
 #include "store/votes.h"
@@ -84,6 +85,180 @@ int incident_read(const struct app_ctx *c, const char *key, unsigned what, const
 out:
     store_rollback(c->s);
     return rc < 0 ? APP_UNAVAILABLE : rc;
+}
+
+/* The item's state from its facts; FOUND leaves the rest to the caller. */
+static void item_state(const struct incident_facts *f, struct incident_item *it)
+{
+    it->id = f->id;
+    it->state = INCIDENT_READ_MISSING;
+    if (!f->found)
+        return;
+    switch (incident_public_state(f->visibility, f->survivor_visibility)) {
+    case INCIDENT_PUBLIC_GONE:
+        return;
+    case INCIDENT_PUBLIC_REDIRECT:
+        it->state = INCIDENT_READ_MERGED;
+        it->survivor_id = f->duplicate_of;
+        it->survivor_key = f->survivor_slug ? f->survivor_slug : f->duplicate_of;
+        return;
+    case INCIDENT_PUBLIC_VISIBLE:
+        it->state = INCIDENT_READ_FOUND;
+        return;
+    }
+}
+
+/* The items without a fragment, from their rows (the way incident_read reads them). */
+static int item_rows(const struct app_ctx *c, struct incident_item *it, bool details)
+{
+    struct incident_view v;
+    memset(&v, 0, sizeof v);
+    int rc = read_view(c, it->id, details ? INCIDENT_READ_DETAILS : 0, NULL, &v);
+    if (rc < 0)
+        return rc;
+    if (rc != INCIDENT_READ_FOUND) {
+        /* withdrawn or merged since the facts were read */
+        it->state = rc;
+        it->survivor_id = v.survivor_id;
+        it->survivor_key = v.survivor_key;
+        return 0;
+    }
+    it->inc = v.inc;
+    it->sources = v.sources;
+    it->nsources = v.nsources;
+    it->history = v.history;
+    it->nhistory = v.nhistory;
+    return 0;
+}
+
+/* The items of ids; in_read: inside the caller's read transaction (else the incidents without
+ * a fragment are read in one of their own). 0 or a negative store_rc. */
+static int read_items(const struct app_ctx *c, const char *const *ids, size_t n, bool details,
+                      bool in_read, struct incident_item *out)
+{
+    memset(out, 0, n * sizeof *out);
+    struct incident_facts *facts = arena_alloc(c->a, sizeof *facts * (n ? n : 1));
+    int rc = fragments_read(c->s, c->a, ids, n, facts);
+    if (rc < 0)
+        return rc;
+    bool rows = false;
+    for (size_t i = 0; i < n; i++) {
+        struct incident_item *it = &out[i];
+        item_state(&facts[i], it);
+        if (it->state != INCIDENT_READ_FOUND)
+            continue;
+        if (!facts[i].fragment) {
+            rows = true;
+            continue;
+        }
+        it->fragment = facts[i].fragment;
+        it->fragment_len = facts[i].fragment_len;
+        it->comment_count = facts[i].comment_count;
+        it->votes = facts[i].votes;
+        if (facts[i].question_version != STORE_NULL_INT)
+            incidents_tallies_shown(it->id, &it->votes);
+    }
+    if (!rows)
+        return 0;
+    /* the incidents without a valid fragment, from their rows in one read snapshot */
+    if (!in_read)
+        rc = store_begin_read(c->s);
+    for (size_t i = 0; rc >= 0 && i < n; i++)
+        if (out[i].state == INCIDENT_READ_FOUND && !out[i].fragment)
+            rc = item_rows(c, &out[i], details);
+    if (!in_read)
+        store_rollback(c->s);
+    return rc;
+}
+
+int incident_items(const struct app_ctx *c, const char *const *ids, size_t n, bool details,
+                   struct incident_item *out)
+{
+    /* one statement when every incident has its fragment: no transaction around it (no
+     * BEGIN / ROLLBACK round trips) */
+    return read_items(c, ids, n, details, false, out) < 0 ? APP_UNAVAILABLE : APP_OK;
+}
+
+int incident_list_items(const struct app_ctx *c, const struct incident_filter *f,
+                        struct incident_item **list, size_t *n, bool *more)
+{
+    /* one read transaction: the page's ids and its incidents are one snapshot */
+    *list = NULL;
+    *n = 0;
+    *more = false;
+    const char **ids = NULL;
+    size_t count = 0;
+    int rc = store_begin_read(c->s);
+    if (rc >= 0)
+        rc = incidents_page_ids(c->s, c->a, f, &ids, &count, more);
+    struct incident_item *items = arena_alloc(c->a, sizeof *items * (count ? count : 1));
+    if (rc >= 0)
+        rc = read_items(c, ids, count, false, true, items);
+    store_rollback(c->s);
+    if (rc < 0)
+        return APP_UNAVAILABLE;
+    /* every ID of the page is published in this snapshot: each item is FOUND */
+    *list = items;
+    *n = count;
+    return APP_OK;
+}
+
+/* One stale fragment, claimed and rendered in the caller's write transaction: 0 or a
+ * negative store_rc. */
+static int rebuild_one(const struct app_ctx *c, incident_fragment_fn render, const char *id)
+{
+    int rc = fragments_claim(c->s, id);
+    if (rc <= 0)
+        return rc;
+    struct incident_view v;
+    memset(&v, 0, sizeof v);
+    rc = incidents_get(c->s, c->a, id, &v.inc);
+    if (rc <= 0)
+        return rc < 0 ? rc : fragments_put(c->s, id, NULL);
+    if ((rc = incidents_sources(c->s, c->a, id, &v.sources, &v.nsources)) < 0 ||
+        (rc = incidents_questions(c->s, c->a, id, &v.history, &v.nhistory)) < 0)
+        return rc;
+    struct buf body = BUF_INIT;
+    render(&body, &v.inc, v.sources, v.nsources, v.history, v.nhistory);
+    rc = fragments_put(c->s, id, body.p);
+    buf_release(&body);
+    return rc;
+}
+
+int incident_fragments_rebuild(const struct app_ctx *c, incident_fragment_fn render, size_t max,
+                               size_t *done)
+{
+    /* SQLite has one writer: a batch per transaction. PostgreSQL: one incident per
+     * transaction, so a rebuild holds one stale row's lock at a time and never deadlocks
+     * with a write whose triggers mark several (migration 023). */
+    size_t batch = strcmp(store_driver_name(c->s), "postgresql") == 0 ? 1 : 256;
+    *done = 0;
+    int rc = 0;
+    while (rc >= 0 && *done < max) {
+        /* each batch in its own arena: a rebuild of a million incidents stays small */
+        struct arena a;
+        arena_init(&a);
+        struct app_ctx bc = *c;
+        bc.a = &a;
+        const char **ids;
+        size_t n = 0;
+        size_t want = max - *done < batch ? max - *done : batch;
+        rc = fragments_stale(c->s, &a, want, &ids, &n);
+        if (rc >= 0 && n > 0 && (rc = store_begin_row_write(c->s)) >= 0) {
+            store_write_derived(c->s);
+            for (size_t i = 0; rc >= 0 && i < n; i++)
+                rc = rebuild_one(&bc, render, ids[i]);
+            if (rc >= 0)
+                rc = store_commit(c->s);
+            else
+                store_rollback(c->s);
+        }
+        arena_release(&a);
+        if (n == 0)
+            break;
+        *done += n;
+    }
+    return rc < 0 ? APP_UNAVAILABLE : APP_OK;
 }
 
 int incident_list(const struct app_ctx *c, const struct incident_filter *f, struct incident **list,

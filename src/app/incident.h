@@ -6,6 +6,7 @@
 
 #include "app/app.h"
 #include "domain/model.h"
+#include "util/buf.h"
 
 /*
  * Reading one incident, for the API (by UUID), the pages (by slug, former slug or UUID) and
@@ -45,6 +46,51 @@ struct incident_view {
  * incident_read_outcome or APP_UNAVAILABLE. */
 int incident_read(const struct app_ctx *c, const char *key, unsigned what, const char *voter,
                   struct incident_view *out);
+
+/*
+ * Reading incidents by ID through their pre-rendered fragments (store/fragments.h, issue 13):
+ * one statement finds the visibility facts, the comment count and the valid fragment of
+ * every ID, one more reads the tallies. An incident without a valid fragment (changed since
+ * its fragment was rendered, or never rendered) is read from its rows instead; the renderer
+ * (api/render.h render_incident_item) writes the same bytes either way.
+ */
+struct incident_item {
+    int state; /* INCIDENT_READ_FOUND, _MISSING or _MERGED (survivor_id, survivor_key) */
+    const char *id, *survivor_id, *survivor_key;
+    /* FOUND with a fragment: it, and the live parts to splice in */
+    const char *fragment;
+    size_t fragment_len;
+    int64_t comment_count;
+    struct votes votes;
+    /* FOUND without a fragment: the incident (its tallies included) and, when details were
+     * asked for, its sources and question history */
+    struct incident inc;
+    struct source *sources;
+    size_t nsources;
+    struct question *history;
+    size_t nhistory;
+};
+
+/* Reads n incidents by normalized UUID in one snapshot into out[0..n) (arena-owned), in the
+ * order of ids; details: with the sources and question history (GET /api/v1/incidents/{id}),
+ * else the list form. APP_OK or APP_UNAVAILABLE. */
+int incident_items(const struct app_ctx *c, const char *const *ids, size_t n, bool details,
+                   struct incident_item *out);
+
+/* One page of published incidents as incident_list reads it (the same ids, order and *more),
+ * as items in the list form, in one read snapshot. APP_OK or APP_UNAVAILABLE; arena-owned. */
+struct incident_filter;
+int incident_list_items(const struct app_ctx *c, const struct incident_filter *f,
+                        struct incident_item **list, size_t *n, bool *more);
+
+/* Renders the fragments of up to max incidents whose fragment is stale or missing, with
+ * render (api/render.h render_incident_fragment), in transactions that move no cache
+ * version; *done counts them. APP_OK or APP_UNAVAILABLE. */
+typedef void (*incident_fragment_fn)(struct buf *out, const struct incident *i,
+                                     const struct source *sources, size_t nsources,
+                                     const struct question *history, size_t nhistory);
+int incident_fragments_rebuild(const struct app_ctx *c, incident_fragment_fn render, size_t max,
+                               size_t *done);
 
 /* One page of published incidents (api-v1.md ordering: publication time desc, then ID desc)
  * with their current question and tallies, read in one snapshot; *more when a further

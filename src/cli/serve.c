@@ -2,6 +2,7 @@
 #include <getopt.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,7 +201,11 @@ int cli_migrate(int argc, char **argv)
     if (!s)
         return CLI_REFUSED;
     int v = store_schema_version(s);
+    /* the fragments of every incident imported or changed behind Whistle's back */
+    long built = api_fragments_rebuild(s, SIZE_MAX);
     store_close(s);
+    if (built < 0)
+        return cli_refuse("could not render the incidents' fragments");
     if (json) {
         struct buf out = BUF_INIT;
         buf_printf(&out, "{\"schema_version\":%d}", v);

@@ -204,6 +204,11 @@ int incidents_tally_fingerprints(struct store *s, const char *const *ids, size_t
     return rc;
 }
 
+void incidents_tallies_shown(const char *id, const struct votes *v)
+{
+    tallies_seen(id, v);
+}
+
 /* The tallies of a page's incidents that have a question. */
 static int page_tallies(struct store *s, struct incident *list, size_t count)
 {
@@ -293,8 +298,11 @@ static void incident_conditions(struct where *w, const struct incident_filter *f
     where_text(w, "i.g_season_type = ?", f->season_type);
 }
 
-int incidents_list(struct store *s, struct arena *a, const struct incident_filter *f,
-                   struct incident **out, size_t *n, bool *more)
+/* The statement of a page: head, then the page's ids and publication times (pid, pat) in the
+ * spec's order, through the index of the driving filter, then tail; *k is the next
+ * parameter. */
+static struct store_stmt *page_stmt(struct store *s, const struct incident_filter *f,
+                                    const char *head, const char *tail, int *k)
 {
     /* The page's ids first, through the index of the driving filter (the game attributes
      * are copied onto each incident, migration 011), so OFFSET walks a narrow index; then
@@ -304,13 +312,13 @@ int incidents_list(struct store *s, struct arena *a, const struct incident_filte
     const char *index = incident_index(s, f);
     bool arms = f->team_id && strcmp(index, "incidents_by_home") == 0;
     struct where w;
-    struct buf head = BUF_INIT;
-    buf_printf(&head,
-               "SELECT " INCIDENT_COLS " FROM (SELECT i.id AS pid, i.published_at AS pat"
+    struct buf sel = BUF_INIT;
+    buf_printf(&sel,
+               "%s(SELECT i.id AS pid, i.published_at AS pat"
                " FROM incidents i%s WHERE i.visibility = 'published'",
-               where_index(s, index));
-    where_init(&w, head.p);
-    buf_release(&head);
+               head, where_index(s, index));
+    where_init(&w, sel.p);
+    buf_release(&sel);
     if (arms)
         where_text(&w, "i.g_home = ?", f->team_id);
     where_mark(&w);
@@ -331,14 +339,54 @@ int incidents_list(struct store *s, struct arena *a, const struct incident_filte
     } else {
         buf_puts(&w.sql, " ORDER BY i.published_at DESC, i.id DESC");
     }
-    buf_puts(&w.sql, " LIMIT ? OFFSET ?) p JOIN incidents i ON i.id = p.pid" INCIDENT_JOINS
-                     " ORDER BY p.pat DESC, p.pid DESC");
+    buf_puts(&w.sql, " LIMIT ? OFFSET ?) p");
+    buf_puts(&w.sql, tail);
+    struct store_stmt *st = where_prepare(&w, s, k);
+    if (!st)
+        return NULL;
+    store_bind_int(st, (*k)++, f->limit + 1);
+    store_bind_int(st, (*k)++, f->offset);
+    return st;
+}
+
+int incidents_page_ids(struct store *s, struct arena *a, const struct incident_filter *f,
+                       const char ***ids, size_t *n, bool *more)
+{
+    *ids = NULL;
+    *n = 0;
+    *more = false;
     int k;
-    struct store_stmt *st = where_prepare(&w, s, &k);
+    struct store_stmt *st =
+        page_stmt(s, f, "SELECT p.pid FROM ", " ORDER BY p.pat DESC, p.pid DESC", &k);
     if (!st)
         return STORE_ERR;
-    store_bind_int(st, k++, f->limit + 1);
-    store_bind_int(st, k++, f->offset);
+    const char **list = arena_alloc(a, sizeof *list * (size_t)f->limit);
+    size_t count = 0;
+    int rc;
+    while ((rc = store_step(st)) == STORE_ROW) {
+        if (count == (size_t)f->limit) {
+            *more = true;
+            break;
+        }
+        list[count++] = arena_strdup(a, store_col_text(st, 0));
+    }
+    store_reset(st);
+    if (rc < 0)
+        return rc;
+    *ids = list;
+    *n = count;
+    return 0;
+}
+
+int incidents_list(struct store *s, struct arena *a, const struct incident_filter *f,
+                   struct incident **out, size_t *n, bool *more)
+{
+    int k;
+    struct store_stmt *st = page_stmt(
+        s, f, "SELECT " INCIDENT_COLS " FROM ",
+        " JOIN incidents i ON i.id = p.pid" INCIDENT_JOINS " ORDER BY p.pat DESC, p.pid DESC", &k);
+    if (!st)
+        return STORE_ERR;
 
     struct incident *list = arena_alloc(a, sizeof *list * (size_t)f->limit);
     size_t count = 0;

@@ -22,6 +22,12 @@ struct incident_filter {
 int incidents_list(struct store *s, struct arena *a, const struct incident_filter *f,
                    struct incident **out, size_t *n, bool *more);
 
+/* The IDs of the same page as incidents_list, in its order (one statement): what
+ * app/incident.h incident_list_items reads through the fragments. arena-owned; 0 or a
+ * negative store_rc. */
+int incidents_page_ids(struct store *s, struct arena *a, const struct incident_filter *f,
+                       const char ***ids, size_t *n, bool *more);
+
 /* Reads one incident by ID, whatever its visibility (domain/incident.h decides what the
  * public sees), with its current question; tallies are not read (incidents_tallies). For a
  * merged duplicate also its survivor's slug and visibility. 1 found, 0 no such incident, or
@@ -50,6 +56,10 @@ int incidents_questions(struct store *s, struct arena *a, const char *id, struct
 
 /* Reads the tallies of one question version into v (zeroed first). */
 int incidents_tallies(struct store *s, const char *id, int64_t version, struct votes *v);
+
+/* Tells the tally watcher (below) that a response shows v as the tallies of incident id,
+ * read by a statement of another file (store/fragments.h fragments_read). */
+void incidents_tallies_shown(const char *id, const struct votes *v);
 
 /*
  * Tally dependencies of a response (http/cache.h): while a watcher is set on the calling

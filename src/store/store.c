@@ -292,12 +292,22 @@ int store_begin_row_write(struct store *s)
     return began_write(s, rc);
 }
 
+static void (*after_content)(struct store *s);
+
+void store_after_content_commit(void (*fn)(struct store *s))
+{
+    after_content = fn;
+}
+
 int store_commit(struct store *s)
 {
     s->key_locked = false;
     traced(s, "COMMIT");
+    bool content = s->bump == STORE_BUMP_CONTENT;
     int rc = seen(s, s->drv->commit(s));
     s->bump = STORE_BUMP_NONE;
+    if (rc == 0 && content && after_content && !s->prepare_only)
+        after_content(s);
     return rc;
 }
 
@@ -313,6 +323,11 @@ void store_write_tallies_only(struct store *s)
 {
     if (s->bump != STORE_BUMP_NONE)
         s->bump = STORE_BUMP_TALLY;
+}
+
+void store_write_derived(struct store *s)
+{
+    s->bump = STORE_BUMP_NONE;
 }
 
 int store_step_write(struct store_stmt *st, bool tallies_only)

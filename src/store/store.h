@@ -181,6 +181,15 @@ int store_step_write(struct store_stmt *st, bool tallies_only);
  * a transaction's BEGIN or COMMIT, a pipeline (any number of statements) each count one
  * (PostgreSQL); always 0 on SQLite (no server). For tests and docs/scale.md's figures. */
 int64_t store_round_trips(struct store *s);
+/* Inside a write transaction: what it writes is derived data that no response shows
+ * differently (the pre-rendered fragments, store/fragments.h), so its commit moves neither
+ * version and calls no after-commit hook. */
+void store_write_derived(struct store *s);
+/* fn(s) runs after every committed write transaction that moved the content version, on the
+ * same connection, outside any transaction (the fragments' rebuild, app/incident.c
+ * incident_fragments_rebuild); set once at start-up. Its own writes are store_write_derived: it is
+ * not called again. */
+void store_after_content_commit(void (*fn)(struct store *s));
 
 const char *store_errmsg(struct store *s);
 

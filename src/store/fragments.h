@@ -1,0 +1,50 @@
+#ifndef WHISTLE_STORE_FRAGMENTS_H
+#define WHISTLE_STORE_FRAGMENTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "domain/model.h"
+#include "store/store.h"
+#include "util/arena.h"
+
+/*
+ * Pre-rendered incident fragments (migration 023, issue 13): the JSON of an incident as the
+ * API shows it (api/render.h render_incident_fragment), without its tallies and comment
+ * count. A fragment is valid while no fragment_stale row names its incident; the
+ * database's triggers insert that row in the same transaction as every change to what it
+ * shows, so a reader never gets a stale one, on any node.
+ */
+
+/* What one read of an incident by ID finds: the facts the visibility rule needs, the live
+ * parts (comment count, the current question version's tallies), and the valid fragment if
+ * any. Arena-owned. */
+struct incident_facts {
+    const char *id;
+    bool found; /* the incident exists */
+    const char *visibility, *slug, *duplicate_of;
+    const char *survivor_slug, *survivor_visibility; /* a merged duplicate's survivor */
+    int64_t comment_count;
+    int64_t question_version; /* STORE_NULL_INT when the incident has no question */
+    struct votes votes;       /* zero without a question */
+    const char *fragment;     /* NULL when none is valid */
+    size_t fragment_len;
+};
+
+/* The facts of n incidents by ID in one statement, one snapshot without a transaction
+ * (out[i] for ids[i]). The tallies read are not told to the tally watcher
+ * (store/incidents.h): the caller says which it shows (incidents_tallies_shown). 0 or a
+ * negative store_rc. */
+int fragments_read(struct store *s, struct arena *a, const char *const *ids, size_t n,
+                   struct incident_facts *out);
+
+/* Up to max incident IDs whose fragment is stale or missing. 0 or a negative store_rc. */
+int fragments_stale(struct store *s, struct arena *a, size_t max, const char ***ids, size_t *n);
+/* Inside a write transaction: takes the incident off the stale list; 1 taken (this
+ * transaction renders it), 0 another took it, or a negative store_rc. */
+int fragments_claim(struct store *s, const char *id);
+/* Stores the fragment of an incident (a NUL-terminated body); body NULL removes it. */
+int fragments_put(struct store *s, const char *id, const char *body);
+
+#endif

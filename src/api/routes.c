@@ -1,6 +1,7 @@
 /* The route table: method, path, parameter segment, handler, body limit, flags
  * (ROUTE_CACHEABLE, ROUTE_CORS, ROUTE_PASSWORD: the handler runs on the password pool, which
- * every route that hashes or checks a password must say), suffix (STYLE.md habit 1). Public
+ * every route that hashes or checks a password must say; ROUTE_VERSIONED: the pages that show
+ * the sample-data banner read the content version first), suffix (STYLE.md habit 1). Public
  * reads answer CORS (any origin, no credentials); the agent and scout endpoints do not
  * (agents are servers: a key in a web page is a leaked key), nor does any browser-only route
  * (ballots, accounts, the portal). */
@@ -23,12 +24,12 @@ const struct route api_routes[] = {
     {HTTP_POST, "/api/agents/v1/scout", false, api_scout, SCOUT_BODY_MAX, false, NULL},
     {HTTP_GET, "/api/v1/openapi.json", false, api_openapi, 0, ROUTE_CORS, NULL},
     {HTTP_GET, "/healthz", false, api_healthz, 0, false, NULL},
-    {HTTP_GET, "/", false, web_home, 0, false, NULL},
+    {HTTP_GET, "/", false, web_home, 0, ROUTE_VERSIONED, NULL},
     {HTTP_GET, "/incidents/feed.xml", false, web_feed, 0, ROUTE_CACHEABLE | ROUTE_CORS, NULL},
-    {HTTP_GET, "/incidents/", true, web_incident, 0, false, NULL},
+    {HTTP_GET, "/incidents/", true, web_incident, 0, ROUTE_VERSIONED, NULL},
     {HTTP_POST, "/incidents/", true, web_vote, WEB_FORM_BODY_MAX, false, "/vote"},
-    {HTTP_GET, "/games", false, web_games, 0, false, NULL},
-    {HTTP_GET, "/games/", true, web_game, 0, false, NULL},
+    {HTTP_GET, "/games", false, web_games, 0, ROUTE_VERSIONED, NULL},
+    {HTTP_GET, "/games/", true, web_game, 0, ROUTE_VERSIONED, NULL},
     {HTTP_GET, "/ns/1.0", false, web_feed_ns, 0, false, NULL},
     {HTTP_GET, "/static/whistle.css", false, web_css, 0, false, NULL},
     {HTTP_GET, "/static/vote.js", false, web_js, 0, false, NULL},

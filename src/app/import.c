@@ -984,3 +984,22 @@ int import_sample_loaded(const struct app_ctx *ctx)
         return APP_UNAVAILABLE;
     return rc == 1 && strcmp(v, "1") == 0;
 }
+
+int import_sample_loaded_at(const struct app_ctx *ctx, const uint64_t *content_version)
+{
+    /* read after the request's version was: never older than that version's state */
+    static _Thread_local struct {
+        bool set;
+        uint64_t version;
+        int loaded;
+    } memo;
+    if (content_version && memo.set && memo.version == *content_version)
+        return memo.loaded;
+    int rc = import_sample_loaded(ctx);
+    if (content_version && rc >= 0) {
+        memo.set = true;
+        memo.version = *content_version;
+        memo.loaded = rc;
+    }
+    return rc;
+}

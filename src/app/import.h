@@ -48,5 +48,11 @@ int import_document(struct app_ctx *ctx, json_t *doc, const struct import_option
 
 /* Whether the database holds the bundled sample data: 1, 0, or APP_UNAVAILABLE. */
 int import_sample_loaded(const struct app_ctx *ctx);
+/* The same for a request that has read the content version (store_data_version; NULL: it
+ * has not): the marker changes only with an import, which moves that version, so the
+ * calling thread keeps the answer beside the version it was read under and reads the
+ * settings row again only when a request comes with another version (one round trip less
+ * per page on PostgreSQL). */
+int import_sample_loaded_at(const struct app_ctx *ctx, const uint64_t *content_version);
 
 #endif

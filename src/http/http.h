@@ -47,6 +47,9 @@ enum {
     ROUTE_CORS = 1 << 1,      /* a public read any web origin may fetch (CORS, no credentials) */
     ROUTE_PASSWORD = 1 << 2,  /* may hash or verify a password (argon2id): the handler runs on
                                * the password pool, never on libmicrohttpd's threads (pool.h) */
+    ROUTE_VERSIONED = 1 << 3, /* not cached, but reads the cache token first like a cacheable
+                               * route (request.content_version): a page whose reads can reuse
+                               * it (the sample-data marker, app/import.h) */
 };
 
 /* CORS for public reads (docs/api-decisions.md): every answer of a cors route carries
@@ -156,8 +159,10 @@ struct request {
     size_t bytes_sent;
     struct cache_body *cached; /* set when the body comes from the response cache */
     const char *cache_state;   /* X-Whistle-Cache: "hit", "miss", or NULL (not cacheable) */
-    bool gzipped;              /* the body (out or cached) is gzip-compressed */
-    struct arena arena;        /* last: everything before it is zeroed at allocation */
+    bool versioned;            /* content_version holds the cache token's content version */
+    uint64_t content_version;
+    bool gzipped;       /* the body (out or cached) is gzip-compressed */
+    struct arena arena; /* last: everything before it is zeroed at allocation */
 };
 
 /* Runs the server until SIGINT/SIGTERM, then stops accepting, lets in-flight requests

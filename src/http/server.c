@@ -581,9 +581,12 @@ static bool dispatch(struct request *req)
     bool cacheable = (r->flags & ROUTE_CACHEABLE) && (req->method & (HTTP_GET | HTTP_HEAD));
     bool cache = cacheable && config->cache_token;
     bool gzip = cacheable && gzip_accepted(http_header(req, "Accept-Encoding"));
-    if (cache) {
+    if (cache ||
+        ((r->flags & ROUTE_VERSIONED) && config->cache_token && (req->method & HTTP_GET))) {
         uint64_t t[2];
-        cache = config->cache_token(t) == 0;
+        req->versioned = config->cache_token(t) == 0;
+        req->content_version = t[0];
+        cache = cache && req->versioned;
         token.content = t[0];
         token.tally = t[1];
     }

@@ -252,9 +252,10 @@ static void season_week(struct buf *b, const char *season_type, int64_t season, 
     html_printf(b, ", week %lld", (long long)week);
 }
 
-void web_sample_banner(struct buf *b, const struct app_ctx *c)
+void web_sample_banner(struct buf *b, const struct app_ctx *c, const struct request *req)
 {
-    if (import_sample_loaded(c) != 1)
+    /* the marker beside the content version the request read for its cache token */
+    if (import_sample_loaded_at(c, req->versioned ? &req->content_version : NULL) != 1)
         return; /* a store failure shows in the page's own read */
     html_raw(b, "<p class=\"sample-banner\" id=\"sample-banner\" role=\"note\"><strong>Sample "
                 "data.</strong> Every debate, vote and source on this site is invented demo data "
@@ -362,7 +363,7 @@ void web_home(struct request *req)
     const char *values[] = {v[0].s, v[1].s};
     struct buf *b = &req->out;
     web_page_begin(b, "Latest officiating debates");
-    web_sample_banner(b, &c);
+    web_sample_banner(b, &c, req);
     html_raw(b, "<h1>Latest officiating debates</h1><form class=\"filters\" method=\"get\" "
                 "action=\"/\"><label>League <select name=\"league\"><option value=\"\">All"
                 "</option>");
@@ -427,7 +428,7 @@ void web_games(struct request *req)
     const char *values[] = {v[0].s};
     struct buf *b = &req->out;
     web_page_begin(b, "Games by week");
-    web_sample_banner(b, &c);
+    web_sample_banner(b, &c, req);
     html_raw(b, "<h1>Games by week</h1><p class=\"league-tabs\">");
     html_raw(b, f.league ? "<a href=\"/games\">All leagues</a>" : "<strong>All leagues</strong>");
     for (int k = 0; league_names[k]; k++) {
@@ -684,7 +685,7 @@ void web_incident(struct request *req)
     size_t nsrc = v.nsources, nq = v.nhistory;
     struct buf *b = &req->out;
     web_page_begin(b, inc.title);
-    web_sample_banner(b, &c);
+    web_sample_banner(b, &c, req);
     html_raw(b, "<article class=\"incident\"><p class=\"matchup\"><a href=\"/games/");
     html_attr(b, g.id);
     html_raw(b, "\">");
@@ -750,7 +751,7 @@ void web_game(struct request *req)
     buf_printf(&title, "%s at %s", g.away.name, g.home.name);
     web_page_begin(b, title.p);
     buf_release(&title);
-    web_sample_banner(b, &c);
+    web_sample_banner(b, &c, req);
     html_raw(b, "<h1>");
     score(b, &g);
     html_raw(b, "</h1><p class=\"game-status\">Status: <span id=\"game-status\" data-status=\"");

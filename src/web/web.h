@@ -105,7 +105,7 @@ struct incident_filter web_filter(int64_t limit); /* no filter, newest first */
 int web_list(struct request *req, const struct incident_filter *f, struct incident **list,
              size_t *n, bool *more);
 /* The banner of a database holding the bundled sample data (app/import.h), else nothing. */
-void web_sample_banner(struct buf *b, const struct app_ctx *c);
+void web_sample_banner(struct buf *b, const struct app_ctx *c, const struct request *req);
 void web_page_begin(struct buf *b, const char *title);
 void web_page_end(struct buf *b);
 void web_error_page(struct request *req, int status, const char *fmt, ...)

@@ -221,6 +221,23 @@ def test_sample_banner_only_for_the_marked_document(server_factory, tmp_path):
     assert "sample" not in json.loads(export_db(server_factory.new_db(words_doc())))
 
 
+def test_sample_banner_shows_on_the_next_page_after_a_sample_import(server_factory, tmp_path):
+    """Each thread keeps the marker beside the content version it read it under (not read per
+    page): an import on another process moves that version, and the very next page of every
+    kind shows the banner."""
+    db = server_factory.new_db(words_doc())
+    s = server_factory.start(db=db, threads=1)
+    for _ in range(2):
+        for path in FAN_PAGES:
+            _, doc = page(s, path)
+            assert doc.find(id=SAMPLE_BANNER) is None, path
+    r = import_doc(db, words_doc(sample=True), tmp_path)
+    assert r.returncode == 0, r.stderr
+    for path in FAN_PAGES:
+        _, doc = page(s, path)
+        assert doc.find(id=SAMPLE_BANNER) is not None, path
+
+
 @pytest.mark.parametrize("value", [False, None, 1, "true"])
 def test_sample_marker_must_be_true(tmp_path, value):
     doc = words_doc()

@@ -136,13 +136,76 @@ static int mail_form_limited(const struct app_ctx *c, const struct whistle_limit
                             c->now, retry_s);
 }
 
+/* Every store call an account write makes under its locks, with placeholder arguments, for
+ * store_prepare_ahead (app.h): no statement is prepared while a key is held. Nothing
+ * executes; lookups find nothing. arg is the write's struct app_ctx. */
+static int account_statements(struct store *s, void *arg)
+{
+    static const char none[] = "00000000-0000-4000-8000-000000000000", mail[] = "none@none.invalid";
+    struct app_ctx c = *(const struct app_ctx *)arg;
+    c.s = s;
+    struct account_row a;
+    struct account_token_row t;
+    char id[ID_LEN];
+    bool banned;
+    int rc = app_rate_record(s, none, ACCOUNT_MAIL_FORM_WINDOW_US, 0);
+    if (rc >= 0)
+        rc = accounts_by_email(s, mail, &a);
+    if (rc >= 0)
+        rc = accounts_by_id(s, none, &a);
+    if (rc >= 0)
+        rc = accounts_by_display_key(s, none, id, &banned);
+    if (rc >= 0)
+        rc = accounts_create(s, none, mail, none, 0);
+    if (rc >= 0)
+        rc = send_link(&c, APP_MAIL_VERIFY, none, mail, "http://none.invalid");
+    if (rc >= 0)
+        rc = account_tokens_find(s, none, "reset", &t);
+    if (rc >= 0)
+        rc = account_tokens_use(s, none, 0);
+    if (rc >= 0)
+        rc = account_tokens_spend_all(s, none, "reset", 0);
+    if (rc >= 0)
+        rc = accounts_set_verified(s, none, 0);
+    if (rc >= 0)
+        rc = accounts_set_password(s, none, none, 0);
+    if (rc >= 0)
+        rc = accounts_set_email(s, none, mail, 0);
+    if (rc >= 0)
+        rc = sessions_revoke(s, none, 0);
+    if (rc >= 0)
+        rc = sessions_revoke_all(s, none, NULL, 0);
+    if (rc >= 0)
+        rc = sessions_insert(s, none, none, 0, 0);
+    if (rc >= 0)
+        rc = agents_account_set_banned(s, mail, false, 0);
+    if (rc >= 0)
+        rc = app_audit(&c, none, none, none, NULL, NULL, NULL);
+    return rc < 0 ? rc : 0;
+}
+
+/* Begins an account write (PostgreSQL write rule, app.h): its statements prepared first,
+ * then a row write holding the keys its rule reads then writes ("account:<id>",
+ * "email:<address>", a rate-limit subject), never the deployment's write lock. */
+static int account_begin(const struct app_ctx *c, const char *const *keys, size_t n)
+{
+    return app_begin_locked(c->s, account_statements, (void *)c, keys, n);
+}
+
+static const char *account_key(const struct app_ctx *c, const char *account_id)
+{
+    return arena_printf(c->a, "account:%s", account_id);
+}
+
 /* Opens the write transaction of an accepted mail form: the client's event is recorded and
- * the address looked up. 1 with its account in *a, 0 when it has none, or a negative
- * store_rc. */
+ * the address looked up, under the keys of the address (one account per address: a sign-up
+ * creates it only while holding it) and of the client's window. 1 with its account in *a,
+ * 0 when it has none, or a negative store_rc. */
 static int mail_form_begin(const struct app_ctx *c, const char *subject, const char *email,
                            struct account_row *a)
 {
-    int rc = store_begin_write(c->s);
+    const char *keys[] = {arena_printf(c->a, "email:%s", email), subject};
+    int rc = account_begin(c, keys, 2);
     if (rc >= 0)
         rc = app_rate_record(c->s, subject, ACCOUNT_MAIL_FORM_WINDOW_US, c->now);
     return rc < 0 ? rc : accounts_by_email(c->s, email, a);
@@ -313,7 +376,8 @@ enum account_outcome account_verify(const struct app_ctx *c, const char *token)
     struct account_token_row t;
     char hash[ACCOUNT_TOKEN_HASH_HEX + 1];
     int result = ACCOUNT_OK;
-    int rc = store_begin_write(c->s);
+    /* single use: the conditional update of the token row (account_tokens_use) */
+    int rc = account_begin(c, NULL, 0);
     if (rc >= 0)
         rc = link_state(c, ACCOUNT_LINK_VERIFY, token, &t, hash);
     if (rc > 0) { /* a link outcome */
@@ -341,7 +405,7 @@ enum account_outcome account_resend_verification(const struct app_ctx *c, const 
 {
     if (a->verified)
         return ACCOUNT_VERIFIED;
-    int rc = store_begin_write(c->s);
+    int rc = account_begin(c, NULL, 0);
     if (rc >= 0)
         rc = send_link(c, APP_MAIL_VERIFY, a->id, a->email, base_url);
     if (rc >= 0)
@@ -386,7 +450,8 @@ static int signin_limited(const struct app_ctx *c, const struct whistle_limits *
 /* Records a failed sign-in against both subjects, in a transaction of its own. */
 static int signin_failed(const struct app_ctx *c, const struct signin_subjects *j)
 {
-    int rc = store_begin_write(c->s);
+    const char *keys[] = {j->email, j->ip};
+    int rc = account_begin(c, keys, 2);
     if (rc >= 0)
         rc = app_rate_record(c->s, j->email, ACCOUNT_SIGNIN_WINDOW_US, c->now);
     if (rc >= 0)
@@ -458,7 +523,7 @@ enum account_outcome account_signin(const struct app_ctx *c, const struct whistl
         }
         return ACCOUNT_CODE_NEEDED;
     }
-    rc = store_begin_write(c->s);
+    rc = account_begin(c, NULL, 0); /* new rows only: a session of its own */
     if (rc >= 0)
         rc = session_open(c, a.id, old_cookie, out);
     if (rc >= 0)
@@ -472,7 +537,7 @@ enum account_outcome account_signin(const struct app_ctx *c, const struct whistl
 
 enum account_outcome account_signout(const struct app_ctx *c, const char *session_hash)
 {
-    int rc = store_begin_write(c->s);
+    int rc = account_begin(c, NULL, 0);
     if (rc >= 0)
         rc = sessions_revoke(c->s, session_hash, c->now);
     if (rc >= 0)
@@ -528,7 +593,8 @@ enum account_outcome account_reset(const struct app_ctx *c, const struct whistle
     /* one transaction: the link is spent, the password set, the address counts as verified
      * (the link proved the mailbox) and every session of the account ends */
     int result = ACCOUNT_OK;
-    rc = store_begin_write(c->s);
+    const char *key = account_key(c, a.id);
+    rc = account_begin(c, &key, 1);
     if (rc >= 0)
         rc = account_tokens_use(c->s, hash, c->now);
     if (rc == 0) {
@@ -576,7 +642,8 @@ enum account_outcome account_password_change(const struct app_ctx *c,
         return unavailable(c, STORE_ERR, "password change: password hash");
     /* every session ends, this one too: the browser gets a fresh session */
     account_session_new(out->cookie, hash);
-    rc = store_begin_write(c->s);
+    const char *key = account_key(c, a->id);
+    rc = account_begin(c, &key, 1);
     if (rc >= 0)
         rc = accounts_set_password(c->s, a->id, pw_hash, c->now);
     if (rc >= 0)
@@ -595,35 +662,40 @@ enum account_outcome account_password_change(const struct app_ctx *c,
     return ACCOUNT_OK;
 }
 
-/* The statements of a ban or unban besides the comment ones, for store_prepare_ahead. */
-static int ban_statements(struct store *s, void *arg)
+/* Begins a write of the account that has `email` under that account's key: the account is
+ * looked up, its key taken, and the address read again under it (a claim may have moved
+ * it meanwhile: then the lookup starts over). 1 with *a, 0 when no account has the address
+ * (nothing open), or a negative store_rc. */
+static int account_begin_by_email(const struct app_ctx *c, const char *email, struct account_row *a)
 {
-    (void)arg;
-    static const char none[] = "00000000-0000-4000-8000-000000000000";
-    struct account_row a;
-    int rc = accounts_by_email(s, "none@example.invalid", &a);
-    if (rc >= 0)
-        rc = agents_account_set_banned(s, "none@example.invalid", false, 0);
-    if (rc >= 0)
-        rc = sessions_revoke_all(s, none, NULL, 0);
-    return rc < 0 ? rc : 0;
+    for (int attempt = 0; attempt < 3; attempt++) {
+        char id[ID_LEN];
+        int rc = accounts_by_email(c->s, email, a);
+        if (rc <= 0)
+            return rc;
+        snprintf(id, sizeof id, "%s", a->id);
+        const char *key = account_key(c, id);
+        if ((rc = account_begin(c, &key, 1)) < 0 || (rc = accounts_by_email(c->s, email, a)) < 0)
+            return rc;
+        if (rc == 1 && strcmp(a->id, id) == 0)
+            return 1;
+        store_rollback(c->s);
+    }
+    return STORE_BUSY;
 }
 
 enum account_outcome account_set_banned(const struct app_ctx *c, const char *email, bool banned,
                                         const char *reason)
 {
     struct account_row a = {0};
-    /* prepared outside every lock: the write holds the deployment's write lock, then the
-     * author's comment lock (app.h) */
-    store_prepare_ahead(c->s, ban_statements, NULL);
+    /* prepared outside every lock: the write holds the account's key, then the author's
+     * comment lock (app.h) */
     comments_prepare_writes(c);
-    int rc = store_begin_write(c->s);
-    if (rc >= 0 && (rc = accounts_by_email(c->s, email, &a)) == 1)
-        rc = agents_account_set_banned(c->s, email, banned, c->now);
-    if (rc == 0) {
-        store_rollback(c->s);
+    int rc = account_begin_by_email(c, email, &a);
+    if (rc == 0)
         return ACCOUNT_NOT_FOUND;
-    }
+    if (rc == 1)
+        rc = agents_account_set_banned(c->s, email, banned, c->now);
     bool was = a.banned;
     const char *by = c->actor && strncmp(c->actor, "account:", 8) == 0 ? c->actor + 8 : NULL;
     /* a banned account's comments are hidden until it is unbanned (docs/comments.md) */
@@ -653,15 +725,20 @@ enum account_outcome account_claim(const struct app_ctx *c, const char *display_
         return ACCOUNT_NOT_FOUND; /* no account can have a name the rule refuses */
     bool banned;
     struct account_row a;
-    int rc = store_begin_write(c->s);
+    /* the account's key and the new address's (one account per address, as a sign-up) */
+    int rc = accounts_by_display_key(c->s, key, id, &banned);
+    if (rc == 0)
+        return ACCOUNT_NOT_FOUND;
+    if (rc > 0) {
+        const char *keys[] = {account_key(c, id), arena_printf(c->a, "email:%s", out->email)};
+        rc = account_begin(c, keys, 2);
+    }
     if (rc >= 0)
-        rc = accounts_by_display_key(c->s, key, id, &banned);
+        rc = accounts_by_id(c->s, id, &a);
     if (rc == 0) {
         store_rollback(c->s);
         return ACCOUNT_NOT_FOUND;
     }
-    if (rc > 0)
-        rc = accounts_by_id(c->s, id, &a);
     if (rc > 0) {
         const char *at = strrchr(a.email, '@');
         if (!at || strcmp(at + 1, ACCOUNT_IMPORTED_DOMAIN) != 0) {

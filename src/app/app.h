@@ -43,6 +43,21 @@ struct app_ctx {
     const char *request_id; /* X-Request-Id of the HTTP request, NULL on the CLI */
 };
 
+/* Begins a write that locks only what its rule needs (the PostgreSQL write rule above,
+ * docs/scale.md "Which lock each write takes"): prepare(s, arg), when not NULL, runs through
+ * store_prepare_ahead (every store call the write makes, with placeholder arguments), then
+ * store_begin_row_write, then store_lock_key for each of the n keys in one fixed order for
+ * the whole program (sorted by strcmp, a key named twice taken once; NULL or "" skipped), so
+ * two writes that share keys never deadlock. Keys name what a rule reads then writes:
+ * "account:<id>", "email:<normalised address>", "incident:<id>", "lead:<id>", "game:<id>",
+ * "team:<id>", a rate-limit subject, "publish" (slugs of new incidents). Writes that take a
+ * key inside their own code besides these (comments-of:, totp:) take it after them. SQLite:
+ * BEGIN IMMEDIATE, keys cost nothing. 0 or a negative store_rc (nothing to roll back then
+ * but what store_rollback undoes). */
+#define APP_LOCK_KEYS_MAX 8
+int app_begin_locked(struct store *s, int (*prepare)(struct store *s, void *arg), void *arg,
+                     const char *const *keys, size_t n);
+
 /* Per-subject rolling-window limits over the store (domain/ratelimit.h is the rule, one
  * bounded rate_windows row per subject). app_rate_limited: 1 when subject's window already
  * holds `limit` events (with *retry_s), 0 when another is allowed, or a negative store_rc.

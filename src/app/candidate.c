@@ -6,15 +6,52 @@
 #include "app/editorial.h"
 #include "domain/research.h"
 #include "research/pipeline.h"
+#include "store/audit.h"
 #include "store/comments.h"
+#include "store/research.h"
 #include "util/buf.h"
 
-/* Begins the write transaction, loads the lead and checks it is a candidate: CANDIDATE_OK,
- * another outcome with the message set, or a negative store_rc (the caller rolls back). */
+/* Every store call a candidate's publication or rejection makes under the lead's key, with
+ * placeholder arguments, for store_prepare_ahead (app.h). Nothing executes. */
+static int candidate_statements(struct store *s, void *arg)
+{
+    static const char none[] = "00000000-0000-4000-8000-000000000000";
+    struct research_lead l;
+    struct research_outcome o = {.status = none, .next_attempt_at = INT64_MIN};
+    char name[128];
+    int rc = research_lead_get(s, arg, none, &l);
+    if (rc >= 0)
+        rc = accounts_display_name(s, none, name, sizeof name);
+    if (rc >= 0)
+        rc = research_publish_statements(s, arg);
+    if (rc >= 0)
+        rc = research_set_outcome(s, none, NULL, &o, 0);
+    if (rc >= 0)
+        rc = research_event(s, none, 0, none, none, none, none, none);
+    if (rc >= 0)
+        rc = audit_insert(
+            s,
+            &(struct audit_record){
+                .id = none, .actor = none, .action = none, .target_kind = none, .target_id = none});
+    return rc < 0 ? rc : 0;
+}
+
+/* A row write under the lead's key ("lead:<id>": its status is read then written, so two
+ * editors never both publish or reject it); a publication takes the publication key too
+ * (research_publish). Never the deployment's write lock. */
+static int begin_on_lead(const struct app_ctx *c, const char *lead_id)
+{
+    const char *key = arena_printf(c->a, "lead:%s", lead_id);
+    return app_begin_locked(c->s, candidate_statements, c->a, &key, 1);
+}
+
+/* Begins the write transaction under the lead's key (begin_on_lead), loads the lead and
+ * checks it is a candidate: CANDIDATE_OK, another outcome with the message set, or a
+ * negative store_rc (the caller rolls back). */
 static int begin_load(const struct app_ctx *c, const char *id, struct research_lead *l,
                       struct candidate_result *r)
 {
-    int rc = store_begin_write(c->s);
+    int rc = begin_on_lead(c, id);
     if (rc >= 0)
         rc = research_lead_get(c->s, c->a, id, l);
     if (rc < 0)

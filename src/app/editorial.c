@@ -72,27 +72,69 @@ static int load_published(const struct app_ctx *c, const char *id, struct incide
     return rc;
 }
 
-/* The body of one edit: begin, fn, commit or roll back; the outcome or APP_UNAVAILABLE. */
-static int in_tx(const struct app_ctx *c, struct edit_result *r,
-                 int (*fn)(const struct app_ctx *, const void *, struct edit_result *),
-                 const void *args)
-{
-    int rc = store_begin_write(c->s);
-    if (rc >= 0)
-        rc = fn(c, args, r);
-    if (rc == EDIT_OK && (rc = store_commit(c->s)) >= 0)
-        return EDIT_OK;
-    store_rollback(c->s);
-    return rc < 0 ? APP_UNAVAILABLE : rc;
-}
-
 struct target {
     const char *id, *other, *reason;
     const struct source *src;
     const struct question *q;
     const struct incident *fields;
     bool clarify, across_games;
+    bool merge; /* other is the survivor, an incident the merge reads too */
 };
+
+/* Every store call an edit makes under its incidents' keys, with placeholder arguments, for
+ * store_prepare_ahead (no statement prepared under a lock, app.h). Nothing executes. */
+static int edit_statements(struct store *s, void *arg)
+{
+    static const char none[] = "00000000-0000-4000-8000-000000000000";
+    struct arena *a = arg;
+    struct incident_state st;
+    struct incident inc = {.id = none};
+    struct question q = {.type = none, .text = none}, *versions;
+    struct source src = {.url = "https://none.invalid/"};
+    size_t n;
+    int rc = admin_incident_state(s, none, &st);
+    if (rc >= 0)
+        rc = incidents_get(s, a, none, &inc);
+    if (rc >= 0)
+        rc = incidents_questions(s, a, none, &versions, &n);
+    if (rc >= 0)
+        rc = admin_set_visibility(s, none, none, NULL, 0);
+    if (rc >= 0)
+        rc = admin_set_status(s, none, none, 0);
+    if (rc >= 0)
+        rc = admin_add_source(s, none, &src, 0);
+    if (rc >= 0)
+        rc = admin_clarify_question(s, none, 0, &q, 0);
+    if (rc >= 0)
+        rc = admin_new_question(s, none, &q, 0);
+    if (rc >= 0)
+        rc = admin_update_editorial(s, &inc, 0);
+    if (rc >= 0)
+        rc = audit_insert(
+            s,
+            &(struct audit_record){
+                .id = none, .actor = none, .action = none, .target_kind = none, .target_id = none});
+    return rc < 0 ? rc : 0;
+}
+
+/* The body of one edit: begin, fn, commit or roll back; the outcome or APP_UNAVAILABLE.
+ * A row write under the key of each incident the edit reads then writes ("incident:<id>":
+ * the target, and a merge's survivor, taken in one fixed order), never the deployment's
+ * write lock: edits of other incidents, ballots and leads go on meanwhile. */
+static int in_tx(const struct app_ctx *c, struct edit_result *r,
+                 int (*fn)(const struct app_ctx *, const void *, struct edit_result *),
+                 const struct target *t)
+{
+    const char *keys[] = {arena_printf(c->a, "incident:%s", t->id),
+                          t->merge ? arena_printf(c->a, "incident:%s", t->other) : NULL};
+    int rc = app_begin_locked(c->s, edit_statements, c->a, keys, 2);
+    if (rc >= 0)
+        rc = fn(c, t, r);
+    if (rc == EDIT_OK && (rc = store_commit(c->s)) >= 0)
+        return EDIT_OK;
+    store_rollback(c->s);
+    return rc < 0 ? APP_UNAVAILABLE : rc;
+}
 
 static int withdraw_tx(const struct app_ctx *c, const void *p, struct edit_result *r)
 {
@@ -162,7 +204,8 @@ int incident_merge(const struct app_ctx *c, const char *id, const char *into, co
     memset(r, 0, sizeof *r);
     if (strcmp(id, into) == 0)
         return say(c, r, EDIT_INVALID, "an incident cannot be merged into itself");
-    struct target t = {.id = id, .other = into, .reason = reason, .across_games = across_games};
+    struct target t = {
+        .id = id, .other = into, .reason = reason, .across_games = across_games, .merge = true};
     return in_tx(c, r, merge_tx, &t);
 }
 

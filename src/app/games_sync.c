@@ -24,6 +24,12 @@ static int game_id_cmp(const void *x, const void *y)
     return strcmp(a->id, b->id);
 }
 
+static int game_ptr_cmp(const void *x, const void *y)
+{
+    const struct game *const *a = x, *const *b = y;
+    return strcmp((*a)->id, (*b)->id);
+}
+
 static const struct game *find_game(const struct game *v, size_t n, const char *id)
 {
     struct game key = {.id = id};
@@ -32,14 +38,21 @@ static const struct game *find_game(const struct game *v, size_t n, const char *
 
 /* Runs op(c, items[i], arg) for i in [0, n) in write transactions of at most
  * GAMES_SYNC_BATCH items; *written counts the calls that returned > 0 in committed
- * transactions. 0 or a negative store_rc (the failed transaction rolled back). */
+ * transactions. 0 or a negative store_rc (the failed transaction rolled back).
+ *
+ * Row writes, never the deployment's write lock: each op is one upsert or conditional
+ * update that locks its own game's (team's) row, and items come sorted by ID, so two syncs
+ * of overlapping games take their rows in one order. What a sync compares its batch with
+ * was read before the write (as it always was): a write is a blind upsert of the provider's
+ * facts, which no other rule reads then writes (editors do not edit games; imports take the
+ * exclusive lock). */
 static int write_batches(struct app_ctx *c,
                          int (*op)(struct app_ctx *c, const void *item, const void *arg),
                          const void *const *items, size_t n, const void *arg, size_t *written)
 {
     for (size_t i = 0; i < n; i += GAMES_SYNC_BATCH) {
         size_t w = 0;
-        int rc = store_begin_write(c->s);
+        int rc = store_begin_row_write(c->s);
         for (size_t k = i; rc >= 0 && k < n && k < i + GAMES_SYNC_BATCH; k++) {
             rc = op(c, items[k], arg);
             w += rc > 0;
@@ -125,6 +138,12 @@ static bool team_differs(const struct team *a, const struct team *b)
            str_ne(a->aliases_json, b->aliases_json);
 }
 
+static int team_ptr_cmp(const void *x, const void *y)
+{
+    const struct provider_team *const *a = x, *const *b = y;
+    return strcmp((*a)->t.id, (*b)->t.id);
+}
+
 /* Writes the batch's teams that are missing or (from the provider's team list) differ, in
  * one transaction. */
 static int sync_teams(struct app_ctx *c, const struct provider_batch *b,
@@ -147,6 +166,7 @@ static int sync_teams(struct app_ctx *c, const struct provider_batch *b,
         if (!have || (pt->authoritative && team_differs(have, &pt->t)))
             todo[ntodo++] = pt;
     }
+    qsort(todo, ntodo, sizeof *todo, team_ptr_cmp); /* in ID order (write_batches) */
     rc = write_batches(c, team_op, todo, ntodo, NULL, &r->teams);
     free(todo);
 out:
@@ -285,6 +305,8 @@ int app_games_scoreboard(struct app_ctx *c, const struct provider_batch *b,
         changed[nchanged++] = g;
     }
     size_t written = 0;
+    /* in ID order, like the schedule's (write_batches) */
+    qsort(changed, nchanged, sizeof *changed, game_ptr_cmp);
     rc = write_batches(c, game_op, changed, nchanged, b->provider, &written);
     if (rc >= 0)
         r->updated = nchanged;

@@ -914,6 +914,9 @@ int import_document(struct app_ctx *ctx, json_t *doc, const struct import_option
     if (check_document(&im, doc, out) < 0)
         goto out;
     outcome = IMPORT_UNAVAILABLE;
+    /* maintenance keeps the deployment's exclusive write lock (docs/scale.md "Which lock
+     * each write takes"): an import rewrites games, incidents and ballots wholesale, so every
+     * other write of every node waits for it */
     if (store_begin_write(im.s) < 0) {
         snprintf(out->err, sizeof out->err, "cannot lock the database: %s", store_errmsg(im.s));
         goto out;

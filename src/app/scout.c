@@ -526,12 +526,17 @@ int scout_op(const struct app_ctx *c, const struct scout_credential *cred, bool 
      * or a second run for the key): roll back and decide again on the committed state */
     int rc = 0;
     for (int attempt = 0; attempt < 3; attempt++) {
-        if ((rc = store_begin_write(o.s)) < 0)
+        /* a row write, never the deployment's write lock: every rule of an op (the daily
+         * spend, the one active run per key, a run's reservations) is the credential's, and
+         * the op's first statement updates the credential's row, so the ops of one
+         * credential take turns on that row lock while others' run side by side; each later
+         * statement (READ COMMITTED) sees what the previous op committed */
+        if ((rc = store_begin_row_write(o.s)) < 0)
             break;
-        /* the clock is read again under the write lock: leases and days follow commit order */
+        if ((rc = scout_credential_touch(o.s, cred->id, time_now_us())) < 0)
+            break;
+        /* the clock is read again under the row lock: leases and days follow commit order */
         o.now = time_now_us();
-        if ((rc = scout_credential_touch(o.s, cred->id, o.now)) < 0)
-            break;
         buf_reset(answer);
         o.outcome = SCOUT_OUT_ANSWER;
         o.message = NULL;

@@ -59,6 +59,7 @@ int cli_in_tx(const char *db, int (*fn)(struct store *s, void *ctx), void *ctx)
     if (!s)
         return CLI_REFUSED;
     int rc = CLI_REFUSED;
+    /* operator maintenance: the deployment's exclusive write lock (docs/scale.md) */
     if (store_begin_write(s) < 0) {
         cli_refuse("cannot lock the database: %s", store_errmsg(s));
         goto out;

@@ -98,6 +98,7 @@ int cli_serve(int argc, char **argv)
     }
     /* the cookie secret lives in the database, so every node of a deployment shares it */
     unsigned char secret[32];
+    /* once per node start (read, or created by the first node): the exclusive lock is fine */
     int src = store_begin_write(s);
     if (src >= 0)
         src = settings_secret(s, "cookie_secret", secret);

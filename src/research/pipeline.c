@@ -376,12 +376,15 @@ static int resolve_game(struct attempt *t)
 }
 
 /* Runs fn in a write transaction, committing when it returns >= 0; a lost claim (0) is
- * logged and rolled back. */
+ * logged and rolled back. A row write: the claim token (every write of the lead checks it)
+ * keeps two workers apart, and a publication takes the publication key alone
+ * (research_publish, its statements prepared first); never the deployment's write lock. */
 static int in_write(struct attempt *t, const struct worker_config *cfg,
                     const struct research_policy *pol, const char *token,
                     const struct research_decision *resolved)
 {
-    int rc = store_begin_write(t->s);
+    store_prepare_ahead(t->s, research_publish_statements, t->a);
+    int rc = store_begin_row_write(t->s);
     if (rc < 0)
         return rc;
     t->now = time_now_us();
@@ -419,7 +422,8 @@ int research_step(struct store *s, const struct worker_config *cfg, int64_t now)
     arena_init(&a);
     struct research_lead l = {0};
     struct attempt t = {.a = &a, .l = &l, .s = s, .now = now};
-    int rc = store_begin_write(s);
+    /* the claim locks the lead it picks and skips those others hold (research_claim) */
+    int rc = store_begin_row_write(s);
     if (rc < 0)
         goto out;
     rc = research_claim(s, &a, now, cfg->lease_us, token, &l);
@@ -451,7 +455,7 @@ int research_step(struct store *s, const struct worker_config *cfg, int64_t now)
     } else if (fetch_all(&t, cfg) < 0) {
         /* the worker is stopping mid-fetch: the lead goes back to the queue as it was, this
          * attempt not counted, so a restart picks it up at once (nothing is lost) */
-        rc = store_begin_write(s);
+        rc = store_begin_row_write(s); /* one conditional update under the claim token */
         if (rc >= 0)
             rc = research_release(s, l.id, token, time_now_us());
         if (rc >= 0)

@@ -40,5 +40,12 @@ struct research_publish_opts {
 int research_publish(struct store *s, struct arena *a, const struct research_lead *l,
                      const char *token, const struct research_publish_opts *o, int64_t now,
                      char incident_id[ID_LEN]);
+/* The store key research_publish takes before it derives the new incident's slug (read
+ * then written): publications take turns among themselves, nothing else waits (app.h
+ * app_begin_locked). */
+#define RESEARCH_PUBLISH_KEY "publish"
+/* Every store call research_publish makes, with placeholder arguments, for
+ * store_prepare_ahead (arg: an arena): no statement is prepared under its key. */
+int research_publish_statements(struct store *s, void *arg);
 
 #endif

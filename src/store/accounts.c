@@ -277,12 +277,18 @@ int outbox_recent(struct store *s, const char *recipient, int64_t since, int64_t
 int outbox_claim(struct store *s, struct arena *a, int64_t now, int64_t lease_us,
                  struct outbox_msg *out)
 {
-    struct store_stmt *st =
-        STORE_SELECT(s,
-                     "SELECT id FROM outbox WHERE sent_at IS NULL AND failed_at IS NULL"
-                     " AND next_attempt_at <= ? AND (claimed_until IS NULL OR claimed_until <= ?)"
-                     " ORDER BY next_attempt_at, id LIMIT 1",
-                     STORE_INT(now), STORE_INT(now));
+#define PICK(lock)                                                                                 \
+    "SELECT id FROM outbox WHERE sent_at IS NULL AND failed_at IS NULL"                            \
+    " AND next_attempt_at <= ? AND (claimed_until IS NULL OR claimed_until <= ?)"                  \
+    " ORDER BY next_attempt_at, id LIMIT 1" lock
+    /* Driver-specific like research_claim: on PostgreSQL the message is row-locked as it is
+     * picked and messages another worker's claim holds are skipped (FOR UPDATE SKIP LOCKED),
+     * so claims in row writes never pick the same message; SQLite's write transaction
+     * serializes them. The UPDATE below re-checks the lease either way. */
+    bool pg = strcmp(store_driver_name(s), "postgresql") == 0;
+    struct store_stmt *st = STORE_SELECT(s, pg ? PICK(" FOR UPDATE SKIP LOCKED") : PICK(""),
+                                         STORE_INT(now), STORE_INT(now));
+#undef PICK
     if (!st)
         return STORE_ERR;
     int rc = store_step(st);

@@ -366,7 +366,8 @@ int store_write_probe(struct store *s, char *why, size_t whylen)
 
 int store_cache_flush(struct store *s)
 {
-    /* a write transaction that changes a row moves the content version at its commit */
+    /* a write transaction that changes a row moves the content version at its commit;
+     * maintenance (whistle cache flush), so the exclusive lock */
     int rc = store_begin_write(s);
     if (rc == 0)
         rc = store_exec(s, "UPDATE cache_versions SET n = n + 1 WHERE name = 'content'");

@@ -19,11 +19,13 @@
 #define WAIT_IN_PLACE_S   5 /* the longest Retry-After the worker sleeps through */
 #define SCOREBOARD_SOURCE "cfbd-scoreboard"
 
-/* Claims source in its own write transaction: 1 claimed, 0 not due, or a negative rc. */
+/* Claims source in its own write transaction: 1 claimed, 0 not due, or a negative rc. A row
+ * write: the claim is a conditional update of the source's row (provider_source_claim), so
+ * of two workers exactly one moves next_at past now. */
 static int claim(struct store *s, struct arena *a, const char *source, int64_t now,
                  struct provider_source_state *st)
 {
-    int rc = store_begin_write(s);
+    int rc = store_begin_row_write(s);
     if (rc < 0)
         return rc;
     rc = provider_source_claim(s, a, source, now, CLAIM_LEASE, st);
@@ -38,7 +40,7 @@ static int claim(struct store *s, struct arena *a, const char *source, int64_t n
 static int done(struct store *s, const char *source, const char *etag, const char *lm, int64_t now,
                 bool synced, int64_t next_at, int64_t failures, const char *line)
 {
-    int rc = store_begin_write(s);
+    int rc = store_begin_row_write(s); /* the claimed source's row alone */
     if (rc < 0)
         return rc;
     rc = provider_source_done(s, source, etag, lm, now, synced, next_at, failures, line);

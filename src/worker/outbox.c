@@ -172,7 +172,9 @@ int outbox_deliver(struct store *s, const struct worker_config *cfg, int64_t now
     struct arena a;
     arena_init(&a);
     struct outbox_msg m;
-    int rc = store_begin_write(s);
+    /* a row write: the claim locks the message it picks and skips those another worker's
+     * claim holds (outbox_claim), then re-checks the lease */
+    int rc = store_begin_row_write(s);
     if (rc >= 0)
         rc = outbox_claim(s, &a, now, cfg->lease_us, &m);
     if (rc <= 0) {
@@ -210,7 +212,7 @@ int outbox_deliver(struct store *s, const struct worker_config *cfg, int64_t now
     else
         log_warn("mail", "message %s not sent (attempt %d, retried later): %s", m.id, m.attempts,
                  err);
-    rc = store_begin_write(s);
+    rc = store_begin_row_write(s); /* the claimed message's row alone */
     if (rc >= 0)
         rc = sent ? outbox_sent(s, m.id, now) : outbox_failed(s, m.id, now, retry, err);
     if (rc >= 0)

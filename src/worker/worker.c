@@ -66,7 +66,9 @@ int worker_housekeeping(struct store *s, const struct worker_config *cfg, int64_
     if (last && now - last < INT64_C(60) * 1000000 && now >= last)
         return 0;
     last = now;
-    int rc = store_begin_write(s);
+    /* a row write: each statement deletes rows past their retention, which no rule reads
+     * then writes any more (a window, a record or a run that old is over) */
+    int rc = store_begin_row_write(s);
     if (rc < 0)
         return rc;
     if ((rc = leads_idempotency_prune(s, NULL, now - LEAD_IDEMPOTENCY_RETENTION_US)) < 0 ||

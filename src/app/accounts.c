@@ -696,6 +696,10 @@ enum account_outcome account_set_banned(const struct app_ctx *c, const char *ema
         return ACCOUNT_NOT_FOUND;
     if (rc == 1)
         rc = agents_account_set_banned(c->s, email, banned, c->now);
+    if (rc == 0) {
+        store_rollback(c->s);
+        return ACCOUNT_NOT_FOUND;
+    }
     bool was = a.banned;
     const char *by = c->actor && strncmp(c->actor, "account:", 8) == 0 ? c->actor + 8 : NULL;
     /* a banned account's comments are hidden until it is unbanned (docs/comments.md) */

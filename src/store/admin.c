@@ -264,19 +264,14 @@ int admin_remove_source(struct store *s, const char *incident_id, const char *ur
 {
     char id[37];
     source_id(incident_id, url, id);
-    /* both prepared first: store_prepare_ahead (which runs nothing) reaches the second too */
-    struct store_stmt *del = store_prepare(s, "DELETE FROM sources WHERE id = ?");
-    struct store_stmt *upd = store_prepare(s, "UPDATE incidents SET updated_at = ? WHERE id = ?");
-    if (!del || !upd)
-        return STORE_ERR;
-    store_bind_text(del, 1, id);
-    STORE_TRY(store_run(del));
-    if (store_changes(s) == 0)
-        return 0;
-    store_bind_int(upd, 1, now);
-    store_bind_text(upd, 2, incident_id);
-    STORE_TRY(store_run(upd));
-    return 1;
+    /* both statements run whatever the DELETE found, so that store_prepare_ahead (which runs
+     * nothing, and PostgreSQL prepares a statement at its first step) prepares the second
+     * too; when nothing was removed the caller rolls the touch back */
+    STORE_TRY(STORE_RUN(s, "DELETE FROM sources WHERE id = ?", STORE_TEXT(id)));
+    int64_t removed = store_changes(s);
+    STORE_TRY(STORE_RUN(s, "UPDATE incidents SET updated_at = ? WHERE id = ?", STORE_INT(now),
+                        STORE_TEXT(incident_id)));
+    return removed > 0;
 }
 
 int admin_replace_sources(struct store *s, const char *incident_id, const struct source *src,

@@ -57,7 +57,8 @@ int admin_upsert_incident(struct store *s, const struct incident *i, const char 
 
 #define ADMIN_MAX_SOURCES 32
 
-/* Removes the incident's source with url: 1 removed, 0 the incident does not cite it. */
+/* Removes the incident's source with url: 1 removed, 0 the incident does not cite it (its
+ * updated_at was touched all the same: roll the transaction back). */
 int admin_remove_source(struct store *s, const char *incident_id, const char *url, int64_t now);
 /* Replaces the incident's sources (at most ADMIN_MAX_SOURCES) (ids are derived from incident id and
  * URL, so the same file gives the same ids; added_at of a kept source is preserved when absent). */

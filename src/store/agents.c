@@ -80,22 +80,22 @@ int agents_key_insert(struct store *s, const char *id, const char *account_id, c
 
 int agents_key_revoke(struct store *s, const char *id, int64_t now)
 {
-    struct store_stmt *st =
-        STORE_SELECT(s, "SELECT revoked_at FROM agent_keys WHERE id = ?", STORE_TEXT(id));
-    if (!st)
-        return STORE_ERR;
-    int rc = store_step(st);
-    bool already = rc == STORE_ROW && !store_col_null(st, 0);
-    store_reset(st);
+    /* the conditional update first: of two revocations exactly one changes the row, and
+     * store_prepare_ahead (which runs nothing) reaches both statements */
+    int rc =
+        STORE_RUN(s, "UPDATE agent_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL",
+                  STORE_INT(now), STORE_TEXT(id));
     if (rc < 0)
         return rc;
-    if (rc != STORE_ROW)
-        return 0;
-    if (already)
-        return 2;
-    rc = STORE_RUN(s, "UPDATE agent_keys SET revoked_at = ? WHERE id = ?", STORE_INT(now),
-                   STORE_TEXT(id));
-    return rc < 0 ? rc : 1;
+    if (store_changes(s) > 0)
+        return 1;
+    struct store_stmt *st =
+        STORE_SELECT(s, "SELECT 1 FROM agent_keys WHERE id = ?", STORE_TEXT(id));
+    if (!st)
+        return STORE_ERR;
+    rc = store_step(st);
+    store_reset(st);
+    return rc < 0 ? rc : rc == STORE_ROW ? 2 : 0;
 }
 
 struct key_cb {

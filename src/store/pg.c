@@ -16,17 +16,21 @@
  *   caller may step a list query while it prepares and runs other statements on the same
  *   connection (the SQLite driver allows that too).
  * - Booleans: a boolean result column ('t' / 'f') reads as 1 / 0 through store_col_int.
- * - store_begin_write: SQLite's BEGIN IMMEDIATE lets one writer at a time in, so every
- *   read-check-write sequence in a write transaction (quota windows, idempotency records,
- *   ballot replacement) is atomic. Here the same guarantee comes from a transaction-scoped
- *   advisory lock (WRITE_LOCK_KEY) taken by BEGIN: one writer at a time across every node
- *   on the database, released by COMMIT or ROLLBACK or when a connection dies. Under READ
- *   COMMITTED each later statement of the transaction sees everything committed before the
- *   lock was granted. lock_timeout (5 s, SQLite's busy timeout) turns a long wait into
- *   STORE_BUSY. store_begin_row_write takes the same lock in shared mode: the writes whose
- *   rules lock their own rows (ballots through whistle_cast_ballot, leads on the 'leads'
- *   row of write_locks) run side by side and wait only for the exclusive ones (issue 20,
- *   docs/scale.md).
+ * - Write locks (issue 20, docs/scale.md "Which lock each write takes"). SQLite's BEGIN
+ *   IMMEDIATE lets one writer at a time in, so every read-check-write sequence is atomic
+ *   there. Here no write of a request serializes the deployment: store_begin_row_write
+ *   takes a transaction-scoped advisory lock (WRITE_LOCK_KEY) in *shared* mode, and each
+ *   write then locks what its rule reads then writes: store_lock_key (an advisory lock on a
+ *   hash of "account:<id>", "incident:<id>", a rate-limit subject…, taken in one sorted
+ *   order by app_begin_locked), a row (a conditional UPDATE, FOR UPDATE SKIP LOCKED for
+ *   queue claims, a row of write_locks) or a unique constraint. Under READ COMMITTED each
+ *   statement taken after a lock sees everything committed before it was granted.
+ *   store_begin_write takes WRITE_LOCK_KEY *exclusively*: one writer across every node,
+ *   for maintenance only (import, migrations that are missing, whistle cache flush), which
+ *   waits for every write in flight and holds new ones off. Every lock is released by
+ *   COMMIT or ROLLBACK or when a connection dies; lock_timeout (5 s, SQLite's busy
+ *   timeout) turns a long wait into STORE_BUSY. A statement prepared while a key is held
+ *   logs a warning (needs_prepare): keyed writes prepare theirs first (store_prepare_ahead).
  * - Reads without waiting for BEGIN or ROLLBACK (issue 13): store_begin_read only marks the
  *   read; its first statement goes in one pipeline with BEGIN ISOLATION LEVEL REPEATABLE READ
  *   (and the request's SET LOCAL statement_timeout), one round trip, so every later

@@ -131,16 +131,19 @@ int64_t store_changes(struct store *s);
 int store_exec(struct store *s, const char *sql);
 
 /* Transactions: begin_write takes the write lock up front (BEGIN IMMEDIATE on SQLite; a
- * transaction-scoped advisory lock on PostgreSQL, see pg.c), so two writers never deadlock
- * on a lock upgrade and a read-check-write sequence inside one write transaction is atomic
- * on every node. begin_read gives one consistent snapshot (REPEATABLE READ on PostgreSQL). */
+ * transaction-scoped advisory lock on PostgreSQL, taken exclusively, see pg.c), so two
+ * writers never deadlock on a lock upgrade and a read-check-write sequence inside one write
+ * transaction is atomic on every node. On PostgreSQL it stops every other write of the
+ * deployment: maintenance only (import, migrations, cache flush); a request's write uses
+ * store_begin_row_write and locks its own keys and rows (app.h app_begin_locked).
+ * begin_read gives one consistent snapshot (REPEATABLE READ on PostgreSQL). */
 int store_begin_read(struct store *s);
 int store_begin_write(struct store *s);
 /* A write whose rule is kept by the rows it locks itself (a named row of write_locks, an
- * agent key, a unique key with INSERT … ON CONFLICT), not by one writer at a time: on
- * PostgreSQL it takes the deployment lock in shared mode, so such writes run side by side
- * on every node while the store_begin_write ones (editorial changes, accounts, imports)
- * still exclude them all; on SQLite it is store_begin_write. */
+ * agent key, a store_lock_key, a unique key with INSERT … ON CONFLICT), not by one writer
+ * at a time: on PostgreSQL it takes the deployment lock in shared mode, so such writes run
+ * side by side on every node while the store_begin_write ones (maintenance) still exclude
+ * them all; on SQLite it is store_begin_write. Every write of a request is one of these. */
 int store_begin_row_write(struct store *s);
 /* Inside store_begin_row_write: waits for, then holds until the transaction ends, the lock
  * of `key` (PostgreSQL: a transaction-scoped advisory lock on a 64-bit hash of the text, for

@@ -9,6 +9,7 @@ Time windows (retry backoff, leases) move with the WHISTLE_TEST_NOW_OFFSET_FILE 
 by sleeping through them.
 """
 
+import concurrent.futures as cf
 import json
 import os
 import signal
@@ -282,6 +283,43 @@ def test_candidate_waits_for_operator_then_publishes(kit, origins, tmp_path):
     r = kit.cli("candidate", "publish", lead, "--db", str(kit.db))
     assert r.returncode == 1 and "not a candidate" in r.stderr
     assert events(kit, lead)[-1] == "published"
+
+
+def test_parallel_decisions_on_candidates_are_exact(kit, origins):
+    """Issue 20 item 1: a desk decision locks the lead, a publication the new slug, never
+    the deployment. Two editors deciding one candidate at once: one decision wins; two
+    candidates published at once under one title: two incidents, two slugs."""
+    a, b, urls = two_sources(origins)
+    start(kit, [a, b])
+    agent = kit.agent()
+    leads = []
+    for k in range(3):
+        u = [a.page(f"/par{k}", MENTION.format(title=f"par{k}", site="A")),
+             b.page(f"/qar{k}", MENTION.format(title=f"par{k}", site="B"))]
+        leads.append(agent.submit(lead_body(source_urls=u, period=2, clock=f"{4 * k + 1}:15",
+                                            category="spot")))
+    deadline = time.monotonic() + 30
+    for lead in leads:
+        while "candidate" not in events(kit, lead):
+            assert time.monotonic() < deadline, lead_show(kit, lead)
+            time.sleep(0.05)
+    db = str(kit.db)
+    jobs = [("candidate", "publish", leads[0], "--title", "Parallel title", "--db", db),
+            ("candidate", "reject", leads[0], "--reason", "no", "--db", db),
+            ("candidate", "publish", leads[0], "--db", db),
+            ("candidate", "publish", leads[1], "--title", "Same title", "--db", db, "--json"),
+            ("candidate", "publish", leads[2], "--title", "Same title", "--db", db, "--json")]
+    with cf.ThreadPoolExecutor(max_workers=len(jobs)) as ex:
+        rs = list(ex.map(lambda args: kit.cli(*args), jobs))
+    assert sum(r.returncode == 0 for r in rs[:3]) == 1, [(r.returncode, r.stderr) for r in rs]
+    assert all(r.returncode == 1 and "not a candidate" in r.stderr
+               for r in rs[:3] if r.returncode != 0), [r.stderr for r in rs]
+    assert [ev for ev in events(kit, leads[0]) if ev in ("published", "rejected")] != []
+    assert len([ev for ev in events(kit, leads[0]) if ev in ("published", "rejected")]) == 1
+    assert rs[3].returncode == 0 and rs[4].returncode == 0, (rs[3].stderr, rs[4].stderr)
+    slugs = {kit.server.json(f"/api/v1/incidents/{json.loads(r.stdout)['incident_id']}")
+             ["data"]["slug"] for r in rs[3:]}
+    assert len(slugs) == 2 and "same-title" in slugs, slugs
 
 
 def test_operator_rejects_candidate(kit, origins):

@@ -208,20 +208,21 @@ def test_parallel_key_creations_stop_exactly_at_the_cap(kit):
     user = kit.acc.verified_user(addr, kit.browser())
     account = account_id(kit, addr)
     # a form page per request, each on its node (one CSRF token per page, same session)
-    browsers = []
+    # (all read before any key exists: the page offers no form once the cap is reached)
+    forms = []
     for i in range(9):
         b = on_node(user, kit.nodes[i % 3])
-        b.get("/developers", status=200)
-        browsers.append(b)
-
-    def create(i):
-        b = browsers[i]
         _, doc = b.get("/developers", status=200)
         form = doc.find("form", id="create-key-form")
         fields = {x["name"]: x.get("value", "") for x in form.find_all("input", type="hidden")}
         fields["name"] = f"race-{i}"
+        forms.append((b, form["action"], fields))
+
+    def create(i):
+        b, action, fields = forms[i]
+        fields = dict(fields)
         csrf = fields.pop("csrf", None)
-        return b.post(form["action"], fields, csrf=csrf)
+        return b.post(action, fields, csrf=csrf)
 
     with cf.ThreadPoolExecutor(max_workers=9) as ex:
         rs = list(ex.map(create, range(9)))

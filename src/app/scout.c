@@ -248,10 +248,10 @@ static int not_running(struct op *o, const struct scout_run *r, enum scout_run_s
     return OP_COMMIT;
 }
 
-/* Finds the run named by runId and checks it belongs to the caller: 1 found (answered
- * nothing), 0 answered 400, or a negative store_rc. An unknown runId and another
- * credential's get the same answer. */
-static int own_run(struct op *o, struct scout_run *r)
+/* Finds the run named by runId, checks it belongs to the caller and sets *st, its state now:
+ * 0 found (answered nothing), OP_ROLLBACK answered 400, or a negative store_rc. An unknown
+ * runId and another credential's get the same answer. */
+static int own_run(struct op *o, struct scout_run *r, enum scout_run_state *st)
 {
     int rc = scout_run_get(o->s, o->in.run_id, r);
     if (rc < 0)
@@ -259,9 +259,10 @@ static int own_run(struct op *o, struct scout_run *r)
     if (rc == 0 || strcmp(r->credential_id, o->cred->id) != 0) {
         refuse(o, SCOUT_OUT_FOREIGN_RUN, "runId %s is not a run of this scout credential",
                o->in.run_id);
-        return 0;
+        return OP_ROLLBACK;
     }
-    return 1;
+    *st = scout_run_state(o->now, r->status, r->expires_at);
+    return 0;
 }
 
 static int op_begin(struct op *o)
@@ -351,12 +352,10 @@ static int op_begin(struct op *o)
 static int op_reserve(struct op *o)
 {
     struct scout_run r;
-    int rc = own_run(o, &r);
-    if (rc < 0)
+    enum scout_run_state st;
+    int rc = own_run(o, &r, &st);
+    if (rc != 0)
         return rc;
-    if (rc == 0)
-        return OP_ROLLBACK;
-    enum scout_run_state st = scout_run_state(o->now, r.status, r.expires_at);
     if (st != SCOUT_RUN_RUNNING)
         return not_running(o, &r, st);
     if (o->cred->disabled) {
@@ -408,12 +407,10 @@ static int op_reserve(struct op *o)
 static int op_finish(struct op *o)
 {
     struct scout_run r;
-    int rc = own_run(o, &r);
-    if (rc < 0)
+    enum scout_run_state st;
+    int rc = own_run(o, &r, &st);
+    if (rc != 0)
         return rc;
-    if (rc == 0)
-        return OP_ROLLBACK;
-    enum scout_run_state st = scout_run_state(o->now, r.status, r.expires_at);
     if (st == SCOUT_RUN_COMPLETED) {
         /* api-v1.md operation rule 6: only the byte-identical payload is a retry */
         if (sodium_memcmp(r.finish_hash, o->in.body_hash, 64) != 0) {

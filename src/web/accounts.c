@@ -32,16 +32,36 @@ static void set_session_cookie(struct request *req, const char *cookie)
     buf_release(&b);
 }
 
-/* Starts a page of forms: req->out emptied, the layout begun with title, and in csrf the
- * token its forms carry (the session's, or the anonymous voter cookie's). */
+/* Starts a page of forms: req->out emptied, the layout begun with title, <h1>title</h1>, the
+ * notice (NULL: none), and in csrf the token its forms carry (the session's, or the anonymous
+ * voter cookie's). */
 static struct buf *form_page(struct request *req, const struct session_row *sess, const char *title,
-                             char csrf[ACCOUNT_CSRF_LEN + 1])
+                             const char *notice, char csrf[ACCOUNT_CSRF_LEN + 1])
 {
     web_form_token(req, sess, csrf);
     struct buf *b = &req->out;
     buf_reset(b);
     web_page_begin(b, title);
+    html_raw(b, "<h1>");
+    html_text(b, title);
+    html_raw(b, "</h1>");
+    if (notice) {
+        html_raw(b, "<p class=\"notice\" id=\"notice\">");
+        html_text(b, notice);
+        html_raw(b, "</p>");
+    }
     return b;
+}
+
+/* The error (NULL: none), then the account form id opened, posting to action, with its CSRF
+ * field. */
+static void account_form(struct buf *b, const char *error, const char *csrf, const char *id,
+                         const char *action)
+{
+    web_form_error(b, error);
+    html_printf(b, "<form id=\"%s\" class=\"account-form\" method=\"post\" action=\"%s\">", id,
+                action);
+    web_hidden(b, "csrf", csrf);
 }
 
 /* The client address that rate limits count by (only its keyed hash is stored). */
@@ -131,14 +151,11 @@ static void link_refused(struct request *req, enum account_link_kind kind, enum 
 static void signup_page(struct request *req, int status, const char *email, const char *error)
 {
     char csrf[ACCOUNT_CSRF_LEN + 1];
-    struct buf *b = form_page(req, NULL, "Create an account", csrf);
-    html_raw(b, "<h1>Create an account</h1><p>An account lets you vote as yourself, with an "
+    struct buf *b = form_page(req, NULL, "Create an account", NULL, csrf);
+    html_raw(b, "<p>An account lets you vote as yourself, with an "
                 "optional rooting interest, and, once your email address is verified, create "
                 "agent keys on the <a href=\"/developers\">developer page</a>.</p>");
-    web_form_error(b, error);
-    html_raw(b, "<form id=\"signup-form\" class=\"account-form\" method=\"post\" "
-                "action=\"/account/signup\">");
-    web_hidden(b, "csrf", csrf);
+    account_form(b, error, csrf, "signup-form", "/account/signup");
     html_raw(b, "<label>Email address <input type=\"email\" name=\"email\" "
                 "autocomplete=\"email\" required maxlength=\"254\" value=\"");
     html_attr(b, email ? email : "");
@@ -240,11 +257,9 @@ void web_verify_form(struct request *req)
     /* the link only shows a button: mail scanners that open links change nothing (GET never
      * changes state) */
     char csrf[ACCOUNT_CSRF_LEN + 1];
-    struct buf *b = form_page(req, NULL, "Verify your email address", csrf);
-    html_raw(b, "<h1>Verify your email address</h1><p>Confirm that this is your address to "
-                "finish setting up your account.</p><form id=\"verify-form\" "
-                "class=\"account-form\" method=\"post\" action=\"/account/verify\">");
-    web_hidden(b, "csrf", csrf);
+    struct buf *b = form_page(req, NULL, "Verify your email address", NULL, csrf);
+    html_raw(b, "<p>Confirm that this is your address to finish setting up your account.</p>");
+    account_form(b, NULL, csrf, "verify-form", "/account/verify");
     web_hidden(b, "token", token);
     html_raw(b, "<button type=\"submit\">Confirm my email address</button></form>");
     web_page_end(b);
@@ -302,17 +317,8 @@ static void signin_page(struct request *req, int status, const char *email, cons
                         const char *error, const char *notice)
 {
     char csrf[ACCOUNT_CSRF_LEN + 1];
-    struct buf *b = form_page(req, NULL, "Sign in", csrf);
-    html_raw(b, "<h1>Sign in</h1>");
-    if (notice) {
-        html_raw(b, "<p class=\"notice\" id=\"notice\">");
-        html_text(b, notice);
-        html_raw(b, "</p>");
-    }
-    web_form_error(b, error);
-    html_raw(b, "<form id=\"signin-form\" class=\"account-form\" method=\"post\" "
-                "action=\"/account/signin\">");
-    web_hidden(b, "csrf", csrf);
+    struct buf *b = form_page(req, NULL, "Sign in", notice, csrf);
+    account_form(b, error, csrf, "signin-form", "/account/signin");
     web_hidden(b, "next", account_safe_next(next));
     html_raw(b, "<label>Email address <input type=\"email\" name=\"email\" "
                 "autocomplete=\"username\" required maxlength=\"254\" value=\"");
@@ -331,13 +337,10 @@ static void code_page(struct request *req, int status, const char *challenge, co
                       const char *error)
 {
     char csrf[ACCOUNT_CSRF_LEN + 1];
-    struct buf *b = form_page(req, NULL, "Two-factor code", csrf);
-    html_raw(b, "<h1>Two-factor code</h1><p>Enter the 6-digit code your authenticator app shows "
+    struct buf *b = form_page(req, NULL, "Two-factor code", NULL, csrf);
+    html_raw(b, "<p>Enter the 6-digit code your authenticator app shows "
                 "for Whistle.</p>");
-    web_form_error(b, error);
-    html_raw(b, "<form id=\"code-form\" class=\"account-form\" method=\"post\" "
-                "action=\"/account/signin/code\">");
-    web_hidden(b, "csrf", csrf);
+    account_form(b, error, csrf, "code-form", "/account/signin/code");
     web_hidden(b, "challenge", challenge);
     web_hidden(b, "next", account_safe_next(next));
     html_raw(b, "<label>Code <input name=\"code\" inputmode=\"numeric\" "
@@ -468,13 +471,10 @@ void web_signout(struct request *req)
 static void forgot_page(struct request *req, int status, const char *email, const char *error)
 {
     char csrf[ACCOUNT_CSRF_LEN + 1];
-    struct buf *b = form_page(req, NULL, "Forgot your password?", csrf);
-    html_raw(b, "<h1>Forgot your password?</h1><p>Enter the email address of your account: "
+    struct buf *b = form_page(req, NULL, "Forgot your password?", NULL, csrf);
+    html_raw(b, "<p>Enter the email address of your account: "
                 "we will send it a link to choose a new password.</p>");
-    web_form_error(b, error);
-    html_raw(b, "<form id=\"forgot-form\" class=\"account-form\" method=\"post\" "
-                "action=\"/account/forgot\">");
-    web_hidden(b, "csrf", csrf);
+    account_form(b, error, csrf, "forgot-form", "/account/forgot");
     html_raw(b, "<label>Email address <input type=\"email\" name=\"email\" "
                 "autocomplete=\"email\" required maxlength=\"254\" value=\"");
     html_attr(b, email ? email : "");
@@ -526,13 +526,10 @@ void web_forgot(struct request *req)
 static void reset_page(struct request *req, int status, const char *token, const char *error)
 {
     char csrf[ACCOUNT_CSRF_LEN + 1];
-    struct buf *b = form_page(req, NULL, "Choose a new password", csrf);
-    html_raw(b, "<h1>Choose a new password</h1><p>Setting a password signs out every session "
+    struct buf *b = form_page(req, NULL, "Choose a new password", NULL, csrf);
+    html_raw(b, "<p>Setting a password signs out every session "
                 "of your account.</p>");
-    web_form_error(b, error);
-    html_raw(b, "<form id=\"reset-form\" class=\"account-form\" method=\"post\" "
-                "action=\"/account/reset\">");
-    web_hidden(b, "csrf", csrf);
+    account_form(b, error, csrf, "reset-form", "/account/reset");
     web_hidden(b, "token", token);
     html_raw(b, "<label>New password <input type=\"password\" name=\"password\" "
                 "autocomplete=\"new-password\" required minlength=\"10\" maxlength=\"256\">"
@@ -609,13 +606,7 @@ static void account_page(struct request *req, int status, const struct session_r
                          const char *notice, const char *error)
 {
     char csrf[ACCOUNT_CSRF_LEN + 1];
-    struct buf *b = form_page(req, sess, "Your account", csrf);
-    html_raw(b, "<h1>Your account</h1>");
-    if (notice) {
-        html_raw(b, "<p class=\"notice\" id=\"notice\">");
-        html_text(b, notice);
-        html_raw(b, "</p>");
-    }
+    struct buf *b = form_page(req, sess, "Your account", notice, csrf);
     html_raw(b, "<p>Signed in as <strong id=\"account-email\">");
     html_text(b, sess->account.email);
     html_raw(b, "</strong>. ");
@@ -637,10 +628,7 @@ static void account_page(struct request *req, int status, const struct session_r
     html_raw(b, "<button type=\"submit\">Sign out</button></form>"
                 "<h2>Change your password</h2><p>Changing it signs out your other sessions."
                 "</p>");
-    web_form_error(b, error);
-    html_raw(b, "<form id=\"password-form\" class=\"account-form\" method=\"post\" "
-                "action=\"/account/password\">");
-    web_hidden(b, "csrf", csrf);
+    account_form(b, error, csrf, "password-form", "/account/password");
     html_raw(b, "<label>Current password <input type=\"password\" name=\"current\" "
                 "autocomplete=\"current-password\" required maxlength=\"256\"></label>"
                 "<label>New password <input type=\"password\" name=\"password\" "
@@ -714,8 +702,7 @@ static void totp_setup_page(struct request *req, int status, const struct sessio
                             const struct totp_enrolment *e, const char *error)
 {
     char csrf[ACCOUNT_CSRF_LEN + 1];
-    struct buf *b = form_page(req, sess, "Turn on two-factor sign-in", csrf);
-    html_raw(b, "<h1>Turn on two-factor sign-in</h1>");
+    struct buf *b = form_page(req, sess, "Turn on two-factor sign-in", NULL, csrf);
     if (e) {
         html_raw(b, "<p>Add this key to your authenticator app (it is shown this once), then "
                     "enter the code the app shows.</p><dl class=\"facts\"><dt>Key (base32)</dt>"
@@ -726,10 +713,7 @@ static void totp_setup_page(struct request *req, int status, const struct sessio
         html_text(b, e->uri);
         html_raw(b, "</code></dd></dl>");
     }
-    web_form_error(b, error);
-    html_raw(b, "<form id=\"totp-confirm-form\" class=\"account-form\" method=\"post\" "
-                "action=\"/account/totp/confirm\">");
-    web_hidden(b, "csrf", csrf);
+    account_form(b, error, csrf, "totp-confirm-form", "/account/totp/confirm");
     html_raw(b, "<label>Code <input name=\"code\" inputmode=\"numeric\" "
                 "autocomplete=\"one-time-code\" pattern=\"[0-9]{6}\" maxlength=\"6\" required>"
                 "</label><button type=\"submit\">Turn on</button></form><p><a "

@@ -48,8 +48,7 @@ static void record_json(struct jw *w, const void *items, size_t i)
 
 int cli_audit(int argc, char **argv)
 {
-    static const struct option opts[] = {{"db", required_argument, NULL, 'd'},
-                                         {"json", no_argument, NULL, 'j'},
+    static const struct option opts[] = {CLI_COMMON_OPTIONS,
                                          {"kind", required_argument, NULL, 'k'},
                                          {"target", required_argument, NULL, 't'},
                                          {"limit", required_argument, NULL, 'l'},
@@ -62,14 +61,8 @@ int cli_audit(int argc, char **argv)
         return cli_usage(usage);
     optind = 2;
     int c;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, opts, &db, &json)) != -1) {
         switch (c) {
-        case 'd':
-            db = optarg;
-            break;
-        case 'j':
-            json = true;
-            break;
         case 'k':
             kind = optarg;
             break;

@@ -318,23 +318,22 @@ static int list(struct store *s, struct arena *a, const char *status, int64_t li
 
 static int parse(int argc, char **argv, struct args *a, const char *usage)
 {
-    static const struct option opts[] = {
-        {"db", required_argument, NULL, 'd'},      {"json", no_argument, NULL, 'j'},
-        {"title", required_argument, NULL, 't'},   {"description", required_argument, NULL, 'D'},
-        {"summary", required_argument, NULL, 's'}, {"question-file", required_argument, NULL, 'q'},
-        {"reason", required_argument, NULL, 'r'},  {"status", required_argument, NULL, 'S'},
-        {"limit", required_argument, NULL, 'l'},   {NULL, 0, NULL, 0}};
+    if (argc < 2)
+        return cli_usage(usage);
+    static const struct option opts[] = {CLI_COMMON_OPTIONS,
+                                         {"title", required_argument, NULL, 't'},
+                                         {"description", required_argument, NULL, 'D'},
+                                         {"summary", required_argument, NULL, 's'},
+                                         {"question-file", required_argument, NULL, 'q'},
+                                         {"reason", required_argument, NULL, 'r'},
+                                         {"status", required_argument, NULL, 'S'},
+                                         {"limit", required_argument, NULL, 'l'},
+                                         {NULL, 0, NULL, 0}};
     int c;
     a->limit = 100;
     optind = 2;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, opts, &a->db, &a->json)) != -1) {
         switch (c) {
-        case 'd':
-            a->db = optarg;
-            break;
-        case 'j':
-            a->json = true;
-            break;
         case 't':
             a->title = optarg;
             break;
@@ -409,12 +408,10 @@ static int do_reject(struct store *s, struct arena *ar, const struct args *a, co
 int cli_candidate(int argc, char **argv)
 {
     struct args a = {0};
-    if (argc < 2)
-        return cli_usage(candidate_usage);
-    const char *action = argv[1];
     int rc = parse(argc, argv, &a, candidate_usage);
     if (rc)
         return rc;
+    const char *action = argv[1];
     int rest = argc - optind;
     if (strcmp(action, "list") == 0 && rest == 0)
         return with_store(&a, do_list, LIST_CANDIDATES);
@@ -430,12 +427,10 @@ int cli_candidate(int argc, char **argv)
 int cli_lead(int argc, char **argv)
 {
     struct args a = {0};
-    if (argc < 2)
-        return cli_usage(lead_usage);
-    const char *action = argv[1];
     int rc = parse(argc, argv, &a, lead_usage);
     if (rc)
         return rc;
+    const char *action = argv[1];
     int rest = argc - optind;
     if (strcmp(action, "list") == 0 && rest == 0) {
         char statuses[200];

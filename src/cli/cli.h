@@ -63,6 +63,17 @@ void cli_op_close(struct cli_op *o);
  * refuses through cli_refuse(). Returns fn's result, or CLI_REFUSED. */
 int cli_in_tx(const char *db, int (*fn)(struct store *s, void *ctx), void *ctx);
 
+/* The two options every subcommand takes (codes 'd' and 'j'), first in its getopt_long table. */
+/* clang-format off */
+#define CLI_COMMON_OPTIONS {"db", required_argument, NULL, 'd'}, {"json", no_argument, NULL, 'j'}
+/* clang-format on */
+
+/* getopt_long(argc, argv, "", opts, NULL) that takes --db (code 'd') into *db and --json
+ * (code 'j') into *json itself: returns the next other option's code ('?' for an unknown
+ * one), or -1 after the last. The caller sets optind first. */
+struct option;
+int cli_getopt(int argc, char **argv, const struct option *opts, const char **db, bool *json);
+
 /* Prints "whistle: <message>" on stderr; returns CLI_REFUSED. */
 int cli_refuse(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cli_usage(const char *usage);

@@ -32,8 +32,9 @@ struct opts {
 
 static int parse(int argc, char **argv, struct opts *o, const char *usage)
 {
-    static const struct option long_opts[] = {{"db", required_argument, NULL, 'd'},
-                                              {"json", no_argument, NULL, 'j'},
+    if (argc < 2)
+        return cli_usage(usage);
+    static const struct option long_opts[] = {CLI_COMMON_OPTIONS,
                                               {"queue", required_argument, NULL, 'q'},
                                               {"reason", required_argument, NULL, 'r'},
                                               {"limit", required_argument, NULL, 'l'},
@@ -42,14 +43,8 @@ static int parse(int argc, char **argv, struct opts *o, const char *usage)
     int c;
     o->limit = 50;
     optind = 2;
-    while ((c = getopt_long(argc, argv, "", long_opts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, long_opts, &o->db, &o->json)) != -1) {
         switch (c) {
-        case 'd':
-            o->db = optarg;
-            break;
-        case 'j':
-            o->json = true;
-            break;
         case 'q':
             o->queue = optarg;
             break;
@@ -173,12 +168,10 @@ static int words(const struct app_ctx *c, int argc, char **argv, const struct op
 int cli_comment(int argc, char **argv)
 {
     struct opts o = {0};
-    if (argc < 2)
-        return cli_usage(comment_usage);
-    const char *action = argv[1];
     int rc = parse(argc, argv, &o, comment_usage);
     if (rc)
         return rc;
+    const char *action = argv[1];
     struct cli_op op;
     bool decide = strcmp(action, "approve") == 0 || strcmp(action, "reject") == 0 ||
                   strcmp(action, "feature") == 0 || strcmp(action, "unfeature") == 0;

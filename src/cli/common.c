@@ -1,3 +1,4 @@
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,19 @@ struct store *cli_open_store(const char *path)
         return NULL;
     }
     return s;
+}
+
+int cli_getopt(int argc, char **argv, const struct option *opts, const char **db, bool *json)
+{
+    for (;;) {
+        int c = getopt_long(argc, argv, "", opts, NULL);
+        if (c == 'd')
+            *db = optarg;
+        else if (c == 'j')
+            *json = true;
+        else
+            return c;
+    }
 }
 
 int cli_refuse(const char *fmt, ...)

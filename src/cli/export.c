@@ -130,13 +130,9 @@ int cli_export(int argc, char **argv)
     bool json = false;
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        if (c == 'd')
-            db = optarg;
-        else if (c == 'o')
+    while ((c = cli_getopt(argc, argv, opts, &db, &json)) != -1) {
+        if (c == 'o')
             path = optarg;
-        else if (c == 'j')
-            json = true;
         else
             return cli_usage(export_usage);
     }

@@ -95,8 +95,7 @@ static void on_reject(void *ctx, const struct provider_reject *rj)
 
 static int games_sync_cmd(int argc, char **argv)
 {
-    static const struct option opts[] = {{"db", required_argument, NULL, 'd'},
-                                         {"json", no_argument, NULL, 'j'},
+    static const struct option opts[] = {CLI_COMMON_OPTIONS,
                                          {"provider", required_argument, NULL, 'p'},
                                          {"season", required_argument, NULL, 's'},
                                          {"week", required_argument, NULL, 'w'},
@@ -117,14 +116,8 @@ static int games_sync_cmd(int argc, char **argv)
     int64_t v;
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, opts, &db, &json)) != -1) {
         switch (c) {
-        case 'd':
-            db = optarg;
-            break;
-        case 'j':
-            json = true;
-            break;
         case 'p':
             if (strcmp(optarg, "nflverse") != 0 && strcmp(optarg, "cfbd") != 0)
                 return cli_refuse("--provider must be nflverse or cfbd");

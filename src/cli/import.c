@@ -22,8 +22,7 @@ static const char import_usage[] =
 
 int cli_import(int argc, char **argv)
 {
-    static const struct option opts[] = {{"db", required_argument, NULL, 'd'},
-                                         {"json", no_argument, NULL, 'j'},
+    static const struct option opts[] = {CLI_COMMON_OPTIONS,
                                          {"if-empty", no_argument, NULL, 'e'},
                                          {"dry-run", no_argument, NULL, 'n'},
                                          {NULL, 0, NULL, 0}};
@@ -32,12 +31,8 @@ int cli_import(int argc, char **argv)
     struct import_options opt = {.progress = progress};
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        if (c == 'd')
-            db = optarg;
-        else if (c == 'j')
-            json = true;
-        else if (c == 'e')
+    while ((c = cli_getopt(argc, argv, opts, &db, &json)) != -1) {
+        if (c == 'e')
             opt.if_empty = true;
         else if (c == 'n')
             opt.dry_run = true;

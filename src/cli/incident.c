@@ -133,8 +133,7 @@ static int remove_source(const struct app_ctx *c, struct args *a, struct buf *ou
 
 int cli_incident(int argc, char **argv)
 {
-    static const struct option opts[] = {{"db", required_argument, NULL, 'd'},
-                                         {"json", no_argument, NULL, 'j'},
+    static const struct option opts[] = {CLI_COMMON_OPTIONS,
                                          {"into", required_argument, NULL, 'i'},
                                          {"file", required_argument, NULL, 'f'},
                                          {"clarify", no_argument, NULL, 'c'},
@@ -160,14 +159,8 @@ int cli_incident(int argc, char **argv)
         return cli_usage(incident_usage);
     const char *action = argv[1];
     optind = 2;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, opts, &a.db, &a.json)) != -1) {
         switch (c) {
-        case 'd':
-            a.db = optarg;
-            break;
-        case 'j':
-            a.json = true;
-            break;
         case 'i':
             a.into = optarg;
             break;

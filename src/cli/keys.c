@@ -33,21 +33,16 @@ struct opts {
 
 static int parse(int argc, char **argv, struct opts *o, const char *usage)
 {
-    static const struct option long_opts[] = {{"db", required_argument, NULL, 'd'},
-                                              {"json", no_argument, NULL, 'j'},
+    if (argc < 2)
+        return cli_usage(usage);
+    static const struct option long_opts[] = {CLI_COMMON_OPTIONS,
                                               {"owner", required_argument, NULL, 'o'},
                                               {"name", required_argument, NULL, 'n'},
                                               {NULL, 0, NULL, 0}};
     int c;
     optind = 2;
-    while ((c = getopt_long(argc, argv, "", long_opts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, long_opts, &o->db, &o->json)) != -1) {
         switch (c) {
-        case 'd':
-            o->db = optarg;
-            break;
-        case 'j':
-            o->json = true;
-            break;
         case 'o':
             o->owner = optarg;
             break;
@@ -193,12 +188,10 @@ static int revoke(const char *db, const char *id, bool json)
 int cli_key(int argc, char **argv)
 {
     struct opts o = {0};
-    if (argc < 2)
-        return cli_usage(key_usage);
-    const char *action = argv[1];
     int rc = parse(argc, argv, &o, key_usage);
     if (rc)
         return rc;
+    const char *action = argv[1];
     char email[ACCOUNT_EMAIL_MAX + 2];
     if (strcmp(action, "create") == 0) {
         if (optind != argc || !o.owner)

@@ -47,9 +47,10 @@ static int budget_refuse(int k)
 
 static int parse(int argc, char **argv, struct opts *o)
 {
+    if (argc < 2)
+        return cli_usage(usage);
     struct option long_opts[4 + SCOUTKEY_NBUDGETS + 1] = {
-        {"db", required_argument, NULL, 'd'},
-        {"json", no_argument, NULL, 'j'},
+        CLI_COMMON_OPTIONS,
         {"name", required_argument, NULL, 'n'},
         {"expires-days", required_argument, NULL, 'e'},
     };
@@ -58,14 +59,8 @@ static int parse(int argc, char **argv, struct opts *o)
                                            NULL, OPT_BUDGET + k};
     int c;
     optind = 2;
-    while ((c = getopt_long(argc, argv, "", long_opts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, long_opts, &o->db, &o->json)) != -1) {
         switch (c) {
-        case 'd':
-            o->db = optarg;
-            break;
-        case 'j':
-            o->json = true;
-            break;
         case 'n':
             o->name = optarg;
             break;
@@ -203,12 +198,10 @@ static int list(const struct opts *o)
 int cli_scout_key(int argc, char **argv)
 {
     struct opts o = {0};
-    if (argc < 2)
-        return cli_usage(usage);
-    const char *action = argv[1];
     int rc = parse(argc, argv, &o);
     if (rc)
         return rc;
+    const char *action = argv[1];
     bool any_budget = false;
     for (int k = 0; k < SCOUTKEY_NBUDGETS; k++)
         any_budget = any_budget || o.budget.set[k];

@@ -150,18 +150,10 @@ int cli_serve(int argc, char **argv)
  * anything else is there (a usage error). */
 static bool db_json_options(int argc, char **argv, int first, const char **db, bool *json)
 {
-    static const struct option opts[] = {
-        {"db", required_argument, NULL, 'd'}, {"json", no_argument, NULL, 'j'}, {NULL, 0, NULL, 0}};
-    int c;
+    static const struct option opts[] = {CLI_COMMON_OPTIONS, {NULL, 0, NULL, 0}};
     optind = first;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        if (c == 'd')
-            *db = optarg;
-        else if (c == 'j')
-            *json = true;
-        else
-            return false;
-    }
+    if (cli_getopt(argc, argv, opts, db, json) != -1)
+        return false;
     return optind == argc;
 }
 

@@ -5,8 +5,8 @@ PKGS    := libmicrohttpd jansson sqlite3 libpq libsodium liburiparser libxml-2.0
 BUILD   ?= build
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c17 -Wall -Wextra -Werror -Wshadow -Wformat=2 -D_GNU_SOURCE -Isrc -MMD -MP
-# libcsv (the nflverse CSV reader) ships no pkg-config file
-LDLIBS  += -lcsv -lpthread -lm
+# libcsv (the nflverse CSV reader) and CRoaring (the list index) ship no pkg-config file
+LDLIBS  += -lcsv -lroaring -lpthread -lm
 
 # The version `whistle --version` prints: `git describe` of a tagged checkout, else the base
 # version and the commit (0.1.0+g31abc74), else the base version alone (no git).
@@ -44,7 +44,7 @@ FUZZ_SECONDS ?= 60
 # Debian packages: build, test and bench needs (make deps installs what is missing)
 DEPS_BUILD := build-essential pkg-config libmicrohttpd-dev libjansson-dev libsqlite3-dev \
               libsodium-dev liburiparser-dev libxml2-dev libcurl4-openssl-dev libpsl-dev libpq-dev \
-              libcsv-dev liboath-dev zlib1g-dev
+              libcsv-dev liboath-dev zlib1g-dev libroaring-dev
 DEPS_TEST  := libcmocka-dev python3 python3-pytest python3-requests python3-jsonschema \
               python3-feedparser python3-bs4 python3-aiosmtpd python3-prometheus-client \
               chromium curl jq \

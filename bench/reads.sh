@@ -17,8 +17,12 @@
 # gzip run uses the cache). The machine is shared: every figure carries the 1-minute load
 # average at its start; the ratios against nginx in the same run are what count.
 #
+# Each node's list index (src/store/listindex.h) is built before the rotations start (its log
+# says when; BENCH_READS_SERVE_ARGS="--list-index-max 0" measures without it).
+#
 # Environment: WHISTLE_BIN, BENCH_READS_SCALES, BENCH_READS_DB_<N>, DUR (default 10s),
-# WARMUP (default 3s), BENCH_READS_CONNS (default 32), BENCH_READS_COUNT (default 2000).
+# WARMUP (default 3s), BENCH_READS_CONNS (default 32), BENCH_READS_COUNT (default 2000),
+# BENCH_READS_SERVE_ARGS (more `whistle serve` options for the --no-cache node).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -54,6 +58,17 @@ cleanup() {
 trap cleanup EXIT
 
 load() { cut -d' ' -f1 /proc/loadavg; }
+
+# wait_list_index LOG: until the node's list index is built (bounded: 300 s)
+SERVE_ARGS=${BENCH_READS_SERVE_ARGS:-}
+wait_list_index() {
+    case " $SERVE_ARGS " in *" --list-index-max 0 "*) return 0 ;; esac
+    for _ in $(seq 1 3000); do
+        grep -qs "listindex: .* built" "$1" && { say "$(grep -m1 'listindex: .* built' "$1")"; return 0; }
+        sleep 0.1
+    done
+    say "no list index after 300 s: lists are answered from SQL"
+}
 
 # wrk_run URL PATHS|- [WRK_OPTION...]: a warm-up, then the measured run, cycling through the
 # paths in file PATHS (bench/rotate.lua) or asking for URL alone; prints "rps p50 p99 load"
@@ -148,10 +163,12 @@ for N in $SCALES; do
     "$BIN" migrate --db "$DB" >/dev/null || die "migrate $DB failed"
 
     # 1. random filters and offsets, one at a time, server time from the access log
-    start_node "$DB" --no-cache
+    # shellcheck disable=SC2086
+    start_node "$DB" --no-cache $SERVE_ARGS
     port=${NODE_PORTS[0]}
     pid=${PIDS[0]}
     log="$TMP/node-$port.log"
+    wait_list_index "$log"
     l=$(load)
     rot=$(python3 bench/list_rotation.py "http://127.0.0.1:$port" "$COUNT" 13 "$N" 0 "$pid" | head -1)
     server=$(python3 - "$log" <<'PY'

@@ -31,6 +31,8 @@ void api_games_list(struct request *req)
         .recent = v[P_SORT].set && v[P_SORT].i == 1,
         .limit = v[P_LIMIT].i,
         .offset = v[P_OFFSET].i,
+        .versioned = req->versioned,
+        .version = req->content_version,
     };
     struct app_ctx c;
     struct game *games = NULL;

@@ -37,6 +37,8 @@ void api_incidents_list(struct request *req)
         .has_verdict = v[P_HAS_VERDICT].set ? (int)v[P_HAS_VERDICT].i : -1,
         .limit = v[P_LIMIT].i,
         .offset = v[P_OFFSET].i,
+        .versioned = req->versioned,
+        .version = req->content_version,
     };
     struct app_ctx c;
     struct incident_item *list = NULL;

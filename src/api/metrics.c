@@ -6,6 +6,7 @@
  */
 #include "api/api.h"
 #include "app/metrics.h"
+#include "store/listindex.h"
 #include "util/timefmt.h"
 
 /* One labelled sample line. */
@@ -37,6 +38,23 @@ void api_metrics_write(struct buf *out)
            "Fan Verdict ballots committed by this process (new or changed).");
     buf_printf(out, "whistle_ballots_cast_total %lld\n",
                (long long)app_count_value(APP_COUNT_BALLOTS));
+
+    int64_t served, missed;
+    size_t indexed, bytes;
+    listindex_counts(&served, &missed);
+    listindex_current(&indexed, &bytes);
+    family(out, "whistle_list_index_requests_total", "counter",
+           "Incident and game list requests (a game's incidents aside) by what answered them: "
+           "index (the in-memory list index of the request's content version) or sql (none "
+           "was there).");
+    sample(out, "whistle_list_index_requests_total", "answer", "index", served);
+    sample(out, "whistle_list_index_requests_total", "answer", "sql", missed);
+    family(out, "whistle_list_index_incidents", "gauge",
+           "Published incidents the current list index holds (0: no index yet, or none).");
+    buf_printf(out, "whistle_list_index_incidents %zu\n", indexed);
+    family(out, "whistle_list_index_bytes", "gauge",
+           "Approximate memory of the current list index (twice while it is rebuilt).");
+    buf_printf(out, "whistle_list_index_bytes %zu\n", bytes);
 
     struct arena a;
     arena_init(&a);

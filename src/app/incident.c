@@ -6,6 +6,7 @@
 #include "store/fragments.h"
 #include "store/games.h"
 #include "store/incidents.h"
+#include "store/listindex.h"
 #include "store/votes.h"
 
 /* Locates a page key (slug, former slug, UUID): MOVED/MERGED/MISSING end the read, FOUND
@@ -188,9 +189,15 @@ int incident_list_items(const struct app_ctx *c, const struct incident_filter *f
     *more = false;
     const char **ids = NULL;
     size_t count = 0;
+    struct incident_filter fv = *f; /* the list index's version, as in incident_list */
+    uint64_t v[2];
+    if (!fv.versioned && listindex_enabled() && store_data_version(c->s, v) == 0) {
+        fv.versioned = true;
+        fv.version = v[0];
+    }
     int rc = store_begin_read(c->s);
     if (rc >= 0)
-        rc = incidents_page_ids(c->s, c->a, f, &ids, &count, more);
+        rc = incidents_page_ids(c->s, c->a, &fv, &ids, &count, more);
     struct incident_item *items = arena_alloc(c->a, sizeof *items * (count ? count : 1));
     if (rc >= 0)
         rc = read_items(c, ids, count, false, true, items);
@@ -269,9 +276,17 @@ int incident_list(const struct app_ctx *c, const struct incident_filter *f, stru
     *list = NULL;
     *n = 0;
     *more = false;
+    /* the list index needs the content version the cache token carries; without the cache
+     * (--no-cache) it is read here (store/listindex.h) */
+    struct incident_filter fv = *f;
+    uint64_t v[2];
+    if (!fv.versioned && listindex_enabled() && store_data_version(c->s, v) == 0) {
+        fv.versioned = true;
+        fv.version = v[0];
+    }
     int rc = store_begin_read(c->s);
     if (rc >= 0)
-        rc = incidents_list(c->s, c->a, f, list, n, more);
+        rc = incidents_list(c->s, c->a, &fv, list, n, more);
     store_rollback(c->s);
     return rc < 0 ? APP_UNAVAILABLE : APP_OK;
 }
@@ -312,5 +327,11 @@ int game_list(const struct app_ctx *c, const struct game_filter *f, struct game 
     *list = NULL;
     *n = 0;
     *more = false;
-    return games_list(c->s, c->a, f, list, n, more) < 0 ? APP_UNAVAILABLE : APP_OK;
+    struct game_filter fv = *f; /* the list index's version, as for incidents */
+    uint64_t v[2];
+    if (!fv.versioned && !fv.by_week && listindex_enabled() && store_data_version(c->s, v) == 0) {
+        fv.versioned = true;
+        fv.version = v[0];
+    }
+    return games_list(c->s, c->a, &fv, list, n, more) < 0 ? APP_UNAVAILABLE : APP_OK;
 }

@@ -13,6 +13,7 @@
 #include "api/api.h"
 #include "domain/voter.h"
 #include "store/incidents.h"
+#include "store/listindex.h"
 #include "store/votes.h"
 #include "web/web.h"
 #include "cli/cli.h"
@@ -118,6 +119,8 @@ int cli_serve(int argc, char **argv)
     sigaddset(&sigs, SIGINT);
     sigaddset(&sigs, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+    /* the list index's builder (store/listindex.h) inherits that mask too */
+    listindex_setup(path, st.list_index_max);
     wcfg->db = path;
     wcfg->base_url = b;
     bool with_worker = !st.no_worker;

@@ -70,6 +70,10 @@ static const struct opt_spec rows[] = {
      .help = "use poll(2) in the thread pool instead of epoll"},
     {"no-cache", OPT_BOOL, S, NULL, AT(no_cache),
      .help = "turn the response cache off (for measurements)"},
+    {"list-index-max", OPT_INT, S, "N", 0, 100000000, .def = 5000000, AT(list_index_max),
+     .help = "the most published incidents (and games) the in-memory list index holds "
+             "(about 60 bytes an incident, 120 a game, twice while it is rebuilt; "
+             "operators.md); beyond, or 0, lists are answered from SQL"},
     {"max-connections", OPT_INT, S, "N", 1, MANY, .def = 4096, AT(http.connection_limit),
      .help = "global connection limit"},
     {"max-per-ip", OPT_INT, S, "N", 1, MANY, .def = 1024, AT(http.per_ip_limit),

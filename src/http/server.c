@@ -589,6 +589,8 @@ static bool dispatch(struct request *req)
         cache = cache && req->versioned;
         token.content = t[0];
         token.tally = t[1];
+        req->versioned = cache;
+        req->content_version = t[0];
     }
     if (cache) {
         cache_key(req, &key);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "domain/vocab.h"
+#include "store/listindex.h"
 #include "util/buf.h"
 
 #define TEAM_COLS(t)                                                                               \
@@ -131,9 +132,51 @@ static void game_conditions(struct where *w, const struct game_filter *f)
     where_int(w, "g.starts_at < ?", f->to);
 }
 
+static void read_row(struct arena *a, struct store_stmt *st, void *rows, size_t k)
+{
+    read_game(a, st, &((struct game *)rows)[k]);
+}
+
+/* A page from the list index (store/listindex.h) when the process holds one of the
+ * request's content version: 1 answered, 0 not (SQL answers), or a negative store_rc. */
+static int indexed_page(struct store *s, struct arena *a, const struct game_filter *f,
+                        struct game *list, size_t *n, bool *more)
+{
+    if (!f->versioned || f->by_week)
+        return 0;
+    const struct listindex_query q = {
+        .team_id = f->team_id,
+        .league = f->league,
+        .season_type = f->season_type,
+        .status = f->status,
+        .season = f->season,
+        .week = f->week,
+        .from = f->from,
+        .to = f->to,
+        .has_verdict = -1,
+        .limit = f->limit,
+        .offset = f->offset,
+    };
+    const char **ids;
+    return listindex_serve(s, a, f->version,
+                           f->recent ? LISTINDEX_GAMES_RECENT : LISTINDEX_GAMES_KICKOFF, &q,
+                           GAME_SELECT " WHERE g.id IN", read_row, list, &ids, n, more);
+}
+
 int games_list(struct store *s, struct arena *a, const struct game_filter *f, struct game **out,
                size_t *n, bool *more)
 {
+    struct game *games = arena_alloc(a, sizeof *games * (size_t)f->limit);
+    size_t count = 0;
+    int rc = indexed_page(s, a, f, games, &count, more);
+    if (rc == 1) {
+        *out = games;
+        *n = count;
+        return 0;
+    }
+    if (rc < 0)
+        return rc;
+    count = 0; /* SQL answers */
     /* the page's ids first through the index of the driving filter in the list's order,
      * then their columns; a team is its home games and its away games merged (as for
      * incidents, store/incidents.c) */
@@ -180,15 +223,13 @@ int games_list(struct store *s, struct arena *a, const struct game_filter *f, st
     else
         buf_puts(&w.sql, f->recent ? " ORDER BY p.pk DESC, p.ps DESC, p.pid ASC"
                                    : " ORDER BY p.pk DESC, p.ps ASC, p.pid ASC");
-    int i, rc = 0;
+    int i;
     struct store_stmt *st = where_prepare(&w, s, &i);
     if (!st)
         return STORE_ERR;
     store_bind_int(st, i++, f->limit + 1);
     store_bind_int(st, i++, f->offset);
 
-    struct game *games = arena_alloc(a, sizeof *games * (size_t)f->limit);
-    size_t count = 0;
     *more = false;
     while ((rc = store_step(st)) == STORE_ROW) {
         if (count == (size_t)f->limit) {

@@ -18,6 +18,10 @@ struct game_filter {
      * overrides recent */
     bool by_week;
     int64_t limit, offset;
+    /* the content version the request read for its cache token (store_data_version): with
+     * it the page may come from the list index built at that version (store/listindex.h) */
+    bool versioned;
+    uint64_t version;
 };
 
 /* Reads one page of games into *out (arena-owned, *n entries); *more tells whether a

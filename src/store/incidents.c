@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "domain/votes.h"
+#include "store/listindex.h"
 #include "store/where.h"
 #include "util/buf.h"
 #include "util/uuid.h"
@@ -298,6 +299,48 @@ static void incident_conditions(struct where *w, const struct incident_filter *f
     where_text(w, "i.g_season_type = ?", f->season_type);
 }
 
+static void read_row(struct arena *a, struct store_stmt *st, void *rows, size_t k)
+{
+    read_incident(a, st, &((struct incident *)rows)[k]);
+}
+
+static void read_nothing(struct arena *a, struct store_stmt *st, void *rows, size_t k)
+{
+    (void)a, (void)st, (void)rows, (void)k;
+}
+
+/* A page from the list index (store/listindex.h) when the process holds one of the
+ * request's content version, its rows read by `select` (NULL: only checked published) with
+ * read: 1 answered (*ids the page's ids), 0 not (SQL answers), or a negative store_rc. The
+ * rows are looked up by primary key: the visibility is compared as an expression, else
+ * SQLite walks incidents_by_published. */
+static int indexed_page(struct store *s, struct arena *a, const struct incident_filter *f,
+                        const char *select, listindex_read_fn read, struct incident *list,
+                        const char ***ids, size_t *n, bool *more)
+{
+    if (!f->versioned || f->game_id)
+        return 0;
+    const struct listindex_query q = {
+        .team_id = f->team_id,
+        .league = f->league,
+        .season_type = f->season_type,
+        .status = f->status,
+        .category = f->category,
+        .season = f->season,
+        .week = f->week,
+        .from = f->from,
+        .to = f->to,
+        .has_verdict = f->has_verdict,
+        .limit = f->limit,
+        .offset = f->offset,
+    };
+    return listindex_serve(s, a, f->version, LISTINDEX_INCIDENTS, &q,
+                           select ? select
+                                  : "SELECT i.id FROM incidents i"
+                                    " WHERE i.visibility || '' = 'published' AND i.id IN",
+                           read, list, ids, n, more);
+}
+
 /* The statement of a page: head, then the page's ids and publication times (pid, pat) in the
  * spec's order, through the index of the driving filter, then tail; *k is the next
  * parameter. */
@@ -355,6 +398,12 @@ int incidents_page_ids(struct store *s, struct arena *a, const struct incident_f
     *ids = NULL;
     *n = 0;
     *more = false;
+    int rc = indexed_page(s, a, f, NULL, read_nothing, NULL, ids, n, more);
+    if (rc != 0)
+        return rc < 0 ? rc : 0;
+    *ids = NULL; /* SQL answers */
+    *n = 0;
+    *more = false;
     int k;
     struct store_stmt *st =
         page_stmt(s, f, "SELECT p.pid FROM ", " ORDER BY p.pat DESC, p.pid DESC", &k);
@@ -362,7 +411,6 @@ int incidents_page_ids(struct store *s, struct arena *a, const struct incident_f
         return STORE_ERR;
     const char **list = arena_alloc(a, sizeof *list * (size_t)f->limit);
     size_t count = 0;
-    int rc;
     while ((rc = store_step(st)) == STORE_ROW) {
         if (count == (size_t)f->limit) {
             *more = true;
@@ -381,6 +429,24 @@ int incidents_page_ids(struct store *s, struct arena *a, const struct incident_f
 int incidents_list(struct store *s, struct arena *a, const struct incident_filter *f,
                    struct incident **out, size_t *n, bool *more)
 {
+    struct incident *list = arena_alloc(a, sizeof *list * (size_t)f->limit);
+    size_t count = 0;
+    const char **ids;
+    int rc = indexed_page(s, a, f,
+                          "SELECT " INCIDENT_COLS INCIDENT_FROM
+                          " WHERE i.visibility || '' = 'published' AND i.id IN",
+                          read_row, list, &ids, &count, more);
+    if (rc == 1) {
+        rc = page_tallies(s, list, count);
+        if (rc < 0)
+            return rc;
+        *out = list;
+        *n = count;
+        return 0;
+    }
+    if (rc < 0)
+        return rc;
+    count = 0; /* SQL answers */
     int k;
     struct store_stmt *st = page_stmt(
         s, f, "SELECT " INCIDENT_COLS " FROM ",
@@ -388,9 +454,6 @@ int incidents_list(struct store *s, struct arena *a, const struct incident_filte
     if (!st)
         return STORE_ERR;
 
-    struct incident *list = arena_alloc(a, sizeof *list * (size_t)f->limit);
-    size_t count = 0;
-    int rc;
     *more = false;
     while ((rc = store_step(st)) == STORE_ROW) {
         if (count == (size_t)f->limit) {

@@ -15,6 +15,10 @@ struct incident_filter {
     int64_t season, week, from, to; /* from inclusive, to exclusive, on publication */
     int has_verdict;                /* -1 any, 0 without a question, 1 with one */
     int64_t limit, offset;
+    /* the content version the request read for its cache token (store_data_version): with
+     * it the page may come from the list index built at that version (store/listindex.h) */
+    bool versioned;
+    uint64_t version;
 };
 
 /* One page of published incidents (publication time desc, then ID desc) with their

@@ -10,7 +10,7 @@ import pytest
 
 from helpers import BIN, REPO, run_cli
 
-SERVE_OPTIONS = ["--db", "--listen", "--base-url", "--threads", "--poll", "--no-cache",
+SERVE_OPTIONS = ["--db", "--listen", "--base-url", "--threads", "--poll", "--no-cache", "--list-index-max",
                  "--max-connections", "--max-per-ip", "--timeout", "--head-timeout", "--crowded-per-ip",
                  "--vote-limit-voter",
                  "--vote-limit-ip", "--max-agent-keys", "--signin-limit-account",

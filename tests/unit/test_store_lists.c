@@ -16,6 +16,7 @@
 
 #include "store/games.h"
 #include "store/incidents.h"
+#include "store/listindex.h"
 #include "store/store.h"
 #include "pgtmp.h"
 #include "tmpdb.h"
@@ -156,13 +157,19 @@ static size_t plain(struct store *s, const char *sql, char ids[][40], size_t max
     return n;
 }
 
-static void test_incident_pages_match_the_plain_query(void **state)
+/* Random filter combinations and offsets: the pages of incidents_list against the plain
+ * query. indexed: through the process's list index (store/listindex.h), made current at
+ * the store's content version by the caller; every page but a game's must come from it.
+ * Returns the rounds with a non-empty page. */
+static int incident_rounds(struct db *d, int rounds, bool indexed)
 {
-    struct db *d = db(state);
     static char ids[N_INCIDENTS][40];
     char team[8], game[8];
     int pages = 0; /* rounds with a non-empty page: the comparison is not vacuous */
-    for (int round = 0; round < ROUNDS; round++) {
+    uint64_t version[2] = {0, 0};
+    if (indexed)
+        assert_int_equal(store_data_version(d->s, version), 0);
+    for (int round = 0; round < rounds; round++) {
         struct incident_filter f = {.season = STORE_NULL_INT,
                                     .week = STORE_NULL_INT,
                                     .from = STORE_NULL_INT,
@@ -224,12 +231,18 @@ static void test_incident_pages_match_the_plain_query(void **state)
 
         f.limit = 1 + rnd(25);
         f.offset = rnd(4) == 0 ? (int64_t)rnd(N_INCIDENTS) : (int64_t)rnd((unsigned)total + 2);
+        f.versioned = indexed;
+        f.version = version[0];
         struct arena a;
         arena_init(&a);
         struct incident *list;
         size_t n;
         bool more;
+        int64_t served0, served1, missed;
+        listindex_counts(&served0, &missed);
         assert_int_equal(incidents_list(d->s, &a, &f, &list, &n, &more), 0);
+        listindex_counts(&served1, &missed);
+        assert_int_equal(served1 - served0, indexed && !f.game_id);
         size_t want = (size_t)f.offset >= total ? 0 : total - (size_t)f.offset;
         if (want > (size_t)f.limit)
             want = (size_t)f.limit;
@@ -242,16 +255,111 @@ static void test_incident_pages_match_the_plain_query(void **state)
         }
         arena_release(&a);
     }
-    assert_true(pages > ROUNDS / 4);
+    return pages;
 }
 
-static void test_game_pages_match_the_plain_query(void **state)
+static void test_incident_pages_match_the_plain_query(void **state)
+{
+    assert_true(incident_rounds(db(state), ROUNDS, false) > ROUNDS / 4);
+}
+
+static int game_rounds(struct db *d, int rounds, bool indexed);
+
+/* The same pages (incidents and games) from the list index, then after each of a series of
+ * writes (publication, withdrawal, merge, ballot; then game changes): a write that moves the
+ * content version makes the request miss the index (answered from SQL, still exact); a ballot
+ * leaves it valid; a rebuilt index answers exactly again. */
+static void commit_write(struct db *d, const char *sql, bool tallies)
+{
+    assert_int_equal(store_begin_write(d->s), 0);
+    if (tallies)
+        store_write_tallies_only(d->s);
+    run(d->s, sql);
+    assert_int_equal(store_commit(d->s), 0);
+}
+
+static void test_incident_pages_from_the_index(void **state)
 {
     struct db *d = db(state);
+    assert_int_equal(listindex_refresh(d->s), 0);
+    assert_true(incident_rounds(d, ROUNDS, true) > ROUNDS / 4);
+    assert_true(game_rounds(d, ROUNDS, true) > ROUNDS / 4);
+    char sql[512];
+    for (int w = 0; w < 24; w++) {
+        int i = (int)rnd(N_INCIDENTS), kind = w % 4;
+        uint64_t before[2], after[2];
+        assert_int_equal(store_data_version(d->s, before), 0);
+        if (kind == 0)
+            snprintf(sql, sizeof sql,
+                     "UPDATE incidents SET visibility = 'published', duplicate_of = NULL"
+                     " WHERE id = '00000000-0000-4000-8000-%012d'",
+                     i);
+        else if (kind == 1)
+            snprintf(sql, sizeof sql,
+                     "UPDATE incidents SET visibility = 'withdrawn'"
+                     " WHERE id = (SELECT id FROM incidents WHERE visibility = 'published'"
+                     " ORDER BY published_at DESC, id DESC LIMIT 1 OFFSET %d)",
+                     i % 50);
+        else if (kind == 2)
+            snprintf(sql, sizeof sql,
+                     "UPDATE incidents SET visibility = 'merged',"
+                     " duplicate_of = '00000000-0000-4000-8000-%012d'"
+                     " WHERE id = '00000000-0000-4000-8000-%012d'",
+                     (i + 1) % N_INCIDENTS, i);
+        else
+            snprintf(sql, sizeof sql,
+                     "INSERT INTO vote_tallies (incident_id, question_version, rooting, slot,"
+                     " correct, incorrect, unsure) VALUES ('00000000-0000-4000-8000-%012d', 1,"
+                     " 'home', %d, 1, 0, 0)",
+                     i, w);
+        commit_write(d, sql, kind == 3);
+        assert_int_equal(store_data_version(d->s, after), 0);
+        /* the index built before the write: used after a ballot only */
+        assert_int_equal(after[0] != before[0], kind != 3);
+        int64_t served0, served1, missed;
+        listindex_counts(&served0, &missed);
+        struct listindex *ix = listindex_acquire(after[0]);
+        listindex_counts(&served1, &missed);
+        assert_int_equal(ix != NULL, kind == 3);
+        listindex_release(ix);
+        incident_rounds(d, 20, false);
+        if (kind != 3)
+            assert_int_equal(listindex_refresh(d->s), 0);
+        incident_rounds(d, 40, true);
+    }
+    /* a game write (a sync moving a kickoff, a team, a season) moves the content version;
+     * the rebuilt index has it */
+    const char *game_writes[] = {
+        "UPDATE games SET starts_at = 1035, kickoff_known = 1 WHERE id = 'g03'",
+        "UPDATE games SET starts_at = NULL, kickoff_known = 0 WHERE id = 'g04'",
+        "UPDATE games SET home_team_id = 't5', season = 2026, week = 2 WHERE id = 'g05'",
+        "UPDATE games SET status = 'final', league = 'college' WHERE id = 'g06'",
+        "UPDATE games SET kickoff_known = 0 WHERE id IN ('g07', 'g08')", /* a date, no time */
+    };
+    for (size_t w = 0; w < sizeof game_writes / sizeof game_writes[0]; w++) {
+        uint64_t before[2], after[2];
+        assert_int_equal(store_data_version(d->s, before), 0);
+        commit_write(d, game_writes[w], false);
+        assert_int_equal(store_data_version(d->s, after), 0);
+        assert_true(after[0] != before[0]);
+        struct listindex *ix = listindex_acquire(after[0]);
+        assert_null(ix);
+        game_rounds(d, 20, false);
+        assert_int_equal(listindex_refresh(d->s), 0);
+        game_rounds(d, 60, true);
+    }
+}
+
+/* The same for games (indexed: through the process's list index, as incident_rounds). */
+static int game_rounds(struct db *d, int rounds, bool indexed)
+{
     static char ids[N_GAMES][40];
     char team[8];
     int pages = 0;
-    for (int round = 0; round < ROUNDS; round++) {
+    uint64_t version[2] = {0, 0};
+    if (indexed)
+        assert_int_equal(store_data_version(d->s, version), 0);
+    for (int round = 0; round < rounds; round++) {
         struct game_filter f = {.season = STORE_NULL_INT,
                                 .week = STORE_NULL_INT,
                                 .from = STORE_NULL_INT,
@@ -299,12 +407,18 @@ static void test_game_pages_match_the_plain_query(void **state)
 
         f.limit = 1 + rnd(10);
         f.offset = rnd((unsigned)total + 2);
+        f.versioned = indexed;
+        f.version = version[0];
         struct arena a;
         arena_init(&a);
         struct game *list;
         size_t n;
         bool more;
+        int64_t served0, served1, missed;
+        listindex_counts(&served0, &missed);
         assert_int_equal(games_list(d->s, &a, &f, &list, &n, &more), 0);
+        listindex_counts(&served1, &missed);
+        assert_int_equal(served1 - served0, indexed);
         size_t want = (size_t)f.offset >= total ? 0 : total - (size_t)f.offset;
         if (want > (size_t)f.limit)
             want = (size_t)f.limit;
@@ -317,7 +431,12 @@ static void test_game_pages_match_the_plain_query(void **state)
         }
         arena_release(&a);
     }
-    assert_true(pages > ROUNDS / 4);
+    return pages;
+}
+
+static void test_game_pages_match_the_plain_query(void **state)
+{
+    assert_true(game_rounds(db(state), ROUNDS, false) > ROUNDS / 4);
 }
 
 /* a game write (import, provider sync) moves the copies its incidents are filtered on */
@@ -397,10 +516,12 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_incident_pages_match_the_plain_query, setup, teardown),
         cmocka_unit_test_setup_teardown(test_game_pages_match_the_plain_query, setup, teardown),
         cmocka_unit_test_setup_teardown(test_game_write_moves_the_copies, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_incident_pages_from_the_index, setup, teardown),
         cmocka_unit_test_setup_teardown(test_incident_pages_match_the_plain_query, setup_pg,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_game_pages_match_the_plain_query, setup_pg, teardown),
         cmocka_unit_test_setup_teardown(test_game_write_moves_the_copies, setup_pg, teardown),
+        cmocka_unit_test_setup_teardown(test_incident_pages_from_the_index, setup_pg, teardown),
         cmocka_unit_test_setup_teardown(test_read_over_budget_is_refused, setup, teardown),
     };
     return cmocka_run_group_tests_name("store/lists", tests, NULL, NULL);

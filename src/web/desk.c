@@ -229,6 +229,13 @@ static int query(struct request *req, struct qp_spec *specs, size_t n, struct qp
     return 0;
 }
 
+/* The query of a page that takes only "done" (into *done): 0, or -1 after answering 400. */
+static int done_query(struct request *req, struct qp_value *done)
+{
+    struct qp_spec specs[1];
+    return query(req, specs, 1, done);
+}
+
 static void notice(struct buf *b, const struct qp_value *done)
 {
     if (!done->set)
@@ -413,6 +420,15 @@ static int param_id(struct request *req, char id[UUID_STR_LEN + 1])
     return 0;
 }
 
+/* A record's page: its query ("done" only, into *done), then its UUID: 0, or -1 after
+ * answering 400 or 404. */
+static int record_query(struct request *req, char id[UUID_STR_LEN + 1], struct qp_value *done)
+{
+    if (done_query(req, done) < 0 || param_id(req, id) < 0)
+        return -1;
+    return 0;
+}
+
 /* The outcome of a desk read of one record: 0 read and found, else -1 after answering 503
  * or 404. */
 static int loaded(struct request *req, int rc, const bool *found, const char *what, const char *id)
@@ -530,9 +546,8 @@ static void page_candidates(struct request *req, struct desk *d)
 static void page_lead(struct request *req, struct desk *d)
 {
     char id[UUID_STR_LEN + 1];
-    struct qp_spec specs[1];
     struct qp_value v[1];
-    if (query(req, specs, 1, v) < 0 || param_id(req, id) < 0)
+    if (record_query(req, id, v) < 0)
         return;
     struct desk_lead L;
     if (loaded(req, desk_lead(&d->c, id, &L), &L.found, "lead", id) < 0)
@@ -755,9 +770,8 @@ static void page_incidents(struct request *req, struct desk *d)
 static void page_incident(struct request *req, struct desk *d)
 {
     char id[UUID_STR_LEN + 1];
-    struct qp_spec specs[1];
     struct qp_value v[1];
-    if (query(req, specs, 1, v) < 0 || param_id(req, id) < 0)
+    if (record_query(req, id, v) < 0)
         return;
     struct desk_incident D;
     if (loaded(req, desk_incident(&d->c, id, &D), &D.found, "incident", id) < 0)
@@ -1200,9 +1214,8 @@ static void password_input(struct buf *b)
 static void page_account(struct request *req, struct desk *d)
 {
     char id[UUID_STR_LEN + 1];
-    struct qp_spec specs[1];
     struct qp_value v[1];
-    if (query(req, specs, 1, v) < 0 || param_id(req, id) < 0)
+    if (record_query(req, id, v) < 0)
         return;
     struct desk_account A;
     if (loaded(req, desk_account(&d->c, id, &A), &A.found, "account", id) < 0)
@@ -1463,9 +1476,8 @@ static void scout_row(struct buf *b, const struct desk *d, const struct scout_cr
 
 static void page_scout_keys(struct request *req, struct desk *d)
 {
-    struct qp_spec specs[1];
     struct qp_value v[1];
-    if (query(req, specs, 1, v) < 0)
+    if (done_query(req, v) < 0)
         return;
     struct scout_credential *list;
     size_t n;
@@ -1566,9 +1578,8 @@ static void used_cell(struct buf *b, int64_t key, int64_t agent, enum quota_limi
 
 static void page_quotas(struct request *req, struct desk *d)
 {
-    struct qp_spec specs[1];
     struct qp_value v[1];
-    if (query(req, specs, 1, v) < 0)
+    if (done_query(req, v) < 0)
         return;
     struct desk_quota *q;
     size_t n;

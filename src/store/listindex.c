@@ -565,9 +565,9 @@ static void rest(int64_t us)
         ;
 }
 
-/* One build at a time, never on a request's thread; after each build the thread rests as
- * long as the build took (at least 100 ms), so that a stream of writes costs at most half
- * a core in rebuilds. */
+/* One build at a time, never on a request's thread, on a connection of its own opened for
+ * the build; after each build the thread rests as long as the build took (at least 100 ms),
+ * so that a stream of writes costs at most half a core in rebuilds. */
 static void *builder(void *unused)
 {
     (void)unused;
@@ -607,10 +607,11 @@ static void *builder(void *unused)
         } else {
             log_warn("listindex", "cannot build: %s", s ? store_errmsg(s) : "no database");
         }
-        if (rc < 0 && s) {
-            store_close(s);
-            s = NULL;
-        }
+        /* The connection lasts one build: builds are rare (content writes), an open one
+         * would hold a database session of its own on every node between them (and one
+         * a PostgreSQL restart breaks). */
+        store_close(s);
+        s = NULL;
         rest(took > 100000 ? took : 100000);
     }
     return NULL;

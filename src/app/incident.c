@@ -180,6 +180,19 @@ int incident_items(const struct app_ctx *c, const char *const *ids, size_t n, bo
     return read_items(c, ids, n, details, false, out) < 0 ? APP_UNAVAILABLE : APP_OK;
 }
 
+/* f with the content version the list index needs: the one the cache token carries, or
+ * without the cache (--no-cache) read here (store/listindex.h) */
+static struct incident_filter versioned(const struct app_ctx *c, const struct incident_filter *f)
+{
+    struct incident_filter fv = *f;
+    uint64_t v[2];
+    if (!fv.versioned && listindex_enabled() && store_data_version(c->s, v) == 0) {
+        fv.versioned = true;
+        fv.version = v[0];
+    }
+    return fv;
+}
+
 int incident_list_items(const struct app_ctx *c, const struct incident_filter *f,
                         struct incident_item **list, size_t *n, bool *more)
 {
@@ -189,12 +202,7 @@ int incident_list_items(const struct app_ctx *c, const struct incident_filter *f
     *more = false;
     const char **ids = NULL;
     size_t count = 0;
-    struct incident_filter fv = *f; /* the list index's version, as in incident_list */
-    uint64_t v[2];
-    if (!fv.versioned && listindex_enabled() && store_data_version(c->s, v) == 0) {
-        fv.versioned = true;
-        fv.version = v[0];
-    }
+    const struct incident_filter fv = versioned(c, f);
     int rc = store_begin_read(c->s);
     if (rc >= 0)
         rc = incidents_page_ids(c->s, c->a, &fv, &ids, &count, more);
@@ -276,14 +284,7 @@ int incident_list(const struct app_ctx *c, const struct incident_filter *f, stru
     *list = NULL;
     *n = 0;
     *more = false;
-    /* the list index needs the content version the cache token carries; without the cache
-     * (--no-cache) it is read here (store/listindex.h) */
-    struct incident_filter fv = *f;
-    uint64_t v[2];
-    if (!fv.versioned && listindex_enabled() && store_data_version(c->s, v) == 0) {
-        fv.versioned = true;
-        fv.version = v[0];
-    }
+    const struct incident_filter fv = versioned(c, f);
     int rc = store_begin_read(c->s);
     if (rc >= 0)
         rc = incidents_list(c->s, c->a, &fv, list, n, more);

@@ -1,5 +1,6 @@
 #include "app/candidate.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -124,7 +125,7 @@ int candidate_reject(const struct app_ctx *c, const char *lead_id, const char *r
                      struct candidate_result *r)
 {
     memset(r, 0, sizeof *r);
-    if (!reason || !*reason || strlen(reason) > 500) {
+    if (!reason || !*reason || strlen(reason) > LEAD_REJECT_REASON_MAX) {
         r->message = "reason must be 1 to 500 bytes";
         return CANDIDATE_INVALID;
     }
@@ -132,8 +133,11 @@ int candidate_reject(const struct app_ctx *c, const char *lead_id, const char *r
     int rc = begin_load(c, lead_id, &l, r);
     if (rc != CANDIDATE_OK)
         goto out;
-    char why[600];
-    snprintf(why, sizeof why, "rejected by an operator: %s", reason);
+    static const char prefix[] = "rejected by an operator: ";
+    static_assert(sizeof prefix - 1 + LEAD_REJECT_REASON_MAX <= LEAD_REASON_MAX,
+                  "a rejection's reason fits leads.reason as the store reads it");
+    char why[LEAD_REASON_MAX + 1];
+    snprintf(why, sizeof why, "%s%s", prefix, reason);
     const char *rejected = lead_status_names[LEAD_STATUS_REJECTED];
     struct research_outcome o = {.status = rejected, .reason = why, .next_attempt_at = INT64_MIN};
     const char *actor = c->actor ? c->actor : "operator";

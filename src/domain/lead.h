@@ -13,6 +13,10 @@
 #define LEAD_DESCRIPTION_MAX 5000
 #define LEAD_URLS_MAX        5
 #define LEAD_GAME_ID_MAX     255
+/* A lead's last decision reason (leads.reason): the longest is an operator's rejection,
+ * "rejected by an operator: " and up to LEAD_REJECT_REASON_MAX bytes of the operator's words */
+#define LEAD_REJECT_REASON_MAX 500
+#define LEAD_REASON_MAX        600
 
 /* How long an Idempotency-Key is remembered (docs/agents.md: 7 days; the issue asks for
  * at least 24 hours). The worker's housekeeping forgets older records. */

@@ -147,8 +147,25 @@ struct dup {
     int nurls;
     char incident_id[ID_LEN];
     char lead_id[ID_LEN];
-    char why[200];
+    char why[200]; /* the longest: 28 bytes of words, an id, a URL cut to WHY_URL_MAX + 3 */
 };
+
+/* A source URL for a duplicate's reason (dup.why): whole when it fits beside the words, else
+ * its first bytes and an ellipsis that says it was cut (a reason is prose for the operator;
+ * the URL itself stays whole in the lead's fetch records). */
+#define WHY_URL_MAX 120
+static const char *why_url(char out[WHY_URL_MAX + 4], const char *url)
+{
+    size_t n = strlen(url);
+    if (n <= WHY_URL_MAX)
+        return url;
+    n = WHY_URL_MAX - 1;
+    while (n > 0 && ((unsigned char)url[n] & 0xC0) == 0x80)
+        n--; /* never split a UTF-8 sequence */
+    memcpy(out, url, n);
+    memcpy(out + n, "\xe2\x80\xa6", 4); /* U+2026 and the terminator */
+    return out;
+}
 
 static int dup_incident(void *ctx, const struct research_play *p)
 {
@@ -216,9 +233,10 @@ static int find_duplicate(struct attempt *t, const struct research_policy *pol, 
     for (int i = 0; i < n; i++) {
         rc = research_incident_by_source(t->s, t->l->game_id, all[i], d->incident_id);
         if (rc != 0) {
+            char cut[WHY_URL_MAX + 4];
             if (rc > 0)
                 snprintf(d->why, sizeof d->why, "published incident %s cites %s", d->incident_id,
-                         all[i]);
+                         why_url(cut, all[i]));
             return rc;
         }
     }
@@ -233,7 +251,9 @@ static int find_duplicate(struct attempt *t, const struct research_policy *pol, 
             if (rc > 0) {
                 if (dl[0])
                     snprintf(d->lead_id, sizeof d->lead_id, "%s", dl);
-                snprintf(d->why, sizeof d->why, "an earlier lead's research fetched %s", all[i]);
+                char cut[WHY_URL_MAX + 4];
+                snprintf(d->why, sizeof d->why, "an earlier lead's research fetched %s",
+                         why_url(cut, all[i]));
             }
             return rc;
         }

@@ -379,13 +379,14 @@ int leads_get(struct store *s, const char *id, const char *account_id, struct le
         return STORE_ERR;
     int rc = store_step(st);
     if (rc == STORE_ROW) {
-        store_col_copy(st, 0, out->id, sizeof out->id);
-        store_col_copy(st, 1, out->game_id, sizeof out->game_id);
-        store_col_copy(st, 2, out->status, sizeof out->status);
         out->created_at = store_col_int(st, 3);
         out->updated_at = store_col_int(st, 4);
-        store_col_copy(st, 5, out->incident_id, sizeof out->incident_id);
-        store_col_copy(st, 6, out->reason, sizeof out->reason);
+        if (store_col_copy(st, 0, out->id, sizeof out->id) < 0 ||
+            store_col_copy(st, 1, out->game_id, sizeof out->game_id) < 0 ||
+            store_col_copy(st, 2, out->status, sizeof out->status) < 0 ||
+            store_col_copy(st, 5, out->incident_id, sizeof out->incident_id) < 0 ||
+            store_col_copy(st, 6, out->reason, sizeof out->reason) < 0)
+            rc = STORE_ERR;
     }
     store_reset(st);
     return rc < 0 ? rc : rc == STORE_ROW;

@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "domain/lead.h"
 #include "domain/quota.h"
 #include "store/store.h"
 
@@ -114,7 +115,7 @@ struct lead_status {
     char status[16];
     char incident_id[ID_LEN]; /* "" unless the incident is public */
     int64_t created_at, updated_at;
-    char reason[512]; /* the last decision's reason, for operators ("" when none) */
+    char reason[LEAD_REASON_MAX + 1]; /* the last decision's reason ("" when none) */
 };
 /* Reads a lead owned by account_id: 1 found, 0 missing or another agent's. */
 int leads_get(struct store *s, const char *id, const char *account_id, struct lead_status *out);

@@ -213,13 +213,25 @@ int store_changed_args(struct store *s, const char *sql, const struct store_arg 
     return rc < 0 ? rc : store_changes(s) > 0;
 }
 
-void store_col_copy(struct store_stmt *st, int col, char *dst, size_t n)
+int store_col_copy(struct store_stmt *st, int col, char *dst, size_t n)
 {
+    assert(n > 0);
     const char *v = store_col_text(st, col);
-    int len = snprintf(dst, n, "%s", v ? v : "");
-    /* every fixed array read into is sized by the domain's maximum for its column (ids,
-     * slugs of SLUG_MAX, enum names): a longer value is a sizing bug, never truncated */
-    assert(len >= 0 && (size_t)len < n);
+    size_t len = v ? strlen(v) : 0;
+    if (len >= n) {
+        /* Every fixed array read into is sized by the domain's maximum for its column (ids,
+         * slugs of SLUG_MAX, enum names), so a longer value was written around the rules (a
+         * hand edit, a bug). Never truncated (a cut id or slug names another record) and
+         * never an abort (one bad row would stop the server): the read fails. */
+        dst[0] = '\0';
+        log_error("store",
+                  "column %d holds %zu bytes, more than the %zu it is read into: "
+                  "the read fails",
+                  col, len, n - 1);
+        return seen(st->conn, STORE_ERR);
+    }
+    memcpy(dst, v ? v : "", len + 1);
+    return 0;
 }
 
 int64_t store_changes(struct store *s)

@@ -122,9 +122,10 @@ int store_changed_args(struct store *s, const char *sql, const struct store_arg 
         if (rc_ < 0)                                                                               \
             return rc_;                                                                            \
     } while (0)
-/* Copies a text column into dst (size n, "" for null). The value must fit: dst is sized
- * by the column's maximum, and a longer value fails an assertion (never truncated). */
-void store_col_copy(struct store_stmt *st, int col, char *dst, size_t n);
+/* Copies a text column into dst (size n, "" for null): 0. dst is sized by the column's
+ * maximum; a longer value (written around the rules) is never truncated: dst is left "",
+ * the error is logged and counted, and STORE_ERR comes back for the read to fail. */
+int store_col_copy(struct store_stmt *st, int col, char *dst, size_t n);
 int64_t store_changes(struct store *s);
 
 /* Runs sql (no parameters, any number of statements, no rows wanted). */

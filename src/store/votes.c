@@ -15,8 +15,8 @@ int settings_get(struct store *s, const char *name, char *out, size_t n)
         return STORE_ERR;
     store_bind_text(st, 1, name);
     int rc = store_step(st);
-    if (rc == STORE_ROW)
-        store_col_copy(st, 0, out, n);
+    if (rc == STORE_ROW && store_col_copy(st, 0, out, n) < 0)
+        rc = STORE_ERR;
     store_reset(st);
     return rc < 0 ? rc : rc == STORE_ROW;
 }

@@ -14,8 +14,8 @@
 
 /* The server secret (32 bytes) stored under name, created from the CSPRNG when missing. */
 int settings_secret(struct store *s, const char *name, unsigned char out[32]);
-/* A plain setting: 1 with its value copied into out (n bytes, truncated, terminated), 0 when
- * unset, or a negative store_rc. */
+/* A plain setting: 1 with its value copied into out (n bytes, terminated), 0 when unset, or a
+ * negative store_rc (STORE_ERR too when the value is longer than out: never truncated). */
 int settings_get(struct store *s, const char *name, char *out, size_t n);
 /* Sets name to value (inserted or replaced) in the caller's transaction; 0 or a store_rc. */
 int settings_put(struct store *s, const char *name, const char *value);

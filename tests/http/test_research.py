@@ -349,6 +349,32 @@ def test_operator_rejects_candidate(kit, origins):
         assert r.returncode == 1, r.stderr
 
 
+def test_longest_rejection_reason_reads_back_whole(kit, origins):
+    """An operator's reason of the full 500 bytes is stored after "rejected by an operator: "
+    and read back whole: by the agent's status request (which once read it into a 512-byte
+    array and aborted the server) and by the operator's show."""
+    a, b, urls = two_sources(origins)
+    start(kit, [a, b])
+    agent = kit.agent()
+    lead = agent.submit(lead_body(source_urls=urls, period=1, clock="0:45"))
+    deadline = time.monotonic() + 15
+    while "candidate" not in events(kit, lead):
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    r = kit.cli("candidate", "reject", lead, "--reason", "w" * 501, "--db", str(kit.db))
+    assert r.returncode != 0 and "reason must be 1 to 500 bytes" in r.stderr, r.stderr
+    why = "w" * 499 + "é"[:1]  # 500 characters, the last one not ASCII
+    why = why.encode()[:500].decode("utf-8", "ignore")
+    why = why + "w" * (500 - len(why.encode()))
+    assert len(why.encode()) == 500
+    r = kit.cli("candidate", "reject", lead, "--reason", why, "--db", str(kit.db))
+    assert r.returncode == 0, r.stderr
+    d = wait_status(agent, lead, "rejected")
+    assert d["reason"] == "rejected by an operator", d
+    assert lead_show(kit, lead)["reason"] == "rejected by an operator: " + why
+    assert kit.server.get("/healthz").status_code == 200
+
+
 # ---------------------------------------------------------------- rejections
 
 
@@ -469,7 +495,10 @@ def test_duplicate_of_published_incident(kit, origins):
 
 
 def test_duplicate_of_earlier_lead_by_source_url(kit, origins):
-    a, b, urls = two_sources(origins)
+    a, b = origins("127.0.0.2"), origins("127.0.0.3")
+    # the cited page's URL (over 300 bytes) is cut in the operator's reason, visibly
+    urls = [a.page("/story/1", MENTION.format(title="Late flag debate", site="Alpha Sports")),
+            b.page("/thread/" + "long-" * 60, MENTION.format(title="Penalty?", site="Beta"))]
     start(kit, [a, b], "--auto-publish")
     first_agent, second_agent = kit.agent(), kit.agent()
     first = first_agent.submit(lead_body(source_urls=urls, period=1, clock="9:00"))
@@ -481,7 +510,9 @@ def test_duplicate_of_earlier_lead_by_source_url(kit, origins):
     assert d2["status"] == "duplicate"
     assert d2["incidentId"] == d1["incidentId"]
     assert d1["reason"] is None and d2["reason"] is None  # never another agent's lead
-    assert "cites" in lead_show(kit, second)["reason"]
+    reason = lead_show(kit, second)["reason"]
+    assert "cites" in reason and reason.endswith("\u2026"), reason
+    assert urls[1][:100] in reason and urls[1] not in reason, reason
     # one incident, not two
     listed = kit.server.json(f"/api/v1/incidents?game_id={GAME}&limit=100")["data"]
     assert sum(1 for i in listed if i["origin_kind"] == "agent") == 1

@@ -22,7 +22,9 @@
 #include "domain/limits.h"
 #include "http/http.h"
 #include "store/store.h"
+#include "domain/account.h"
 #include "tmpdb.h"
+#include "util/timefmt.h"
 
 /* Seed: two teams, a final game and an upcoming one; incident P published with a question
  * and one source, D merged into P, W withdrawn. Times in microseconds. */
@@ -132,6 +134,93 @@ static inline void hk_expect_error(struct request *req, int status, const char *
     char needle[96];
     snprintf(needle, sizeof needle, "\"code\":\"%s\"", code);
     hk_expect(req, status, "application/json", needle);
+}
+
+/* ---- signed-in requests (accounts, comments, the desk) ---- */
+
+#define HK_ORIGIN "http://127.0.0.1:8080"
+/* the password of every account hk_user makes */
+#define HK_PASSWORD "a long enough passphrase 42"
+
+/* A signed-in account of a test: its session cookie and the CSRF token of its forms. */
+struct hk_user {
+    char id[40];
+    char cookie[ACCOUNT_COOKIE_LEN + 1];
+    char csrf[ACCOUNT_CSRF_LEN + 1];
+};
+
+/* Makes a verified account (id, email, password HK_PASSWORD hashed at the smallest cost,
+ * role NULL or "moderator", "editor", "admin"), created `age_us` before now, with a live
+ * session (last seen now): 0 with *u filled, -1 on failure. The caller owns *u. */
+static inline int hk_user(struct hk *k, const char *id, const char *email, const char *role,
+                          int64_t age_us, struct hk_user *u)
+{
+    char pw[crypto_pwhash_STRBYTES], hash[ACCOUNT_TOKEN_HASH_HEX + 1], sql[1200];
+    int64_t now = time_now_us();
+    if (crypto_pwhash_str(pw, HK_PASSWORD, strlen(HK_PASSWORD), crypto_pwhash_OPSLIMIT_MIN,
+                          crypto_pwhash_MEMLIMIT_MIN) != 0)
+        return -1;
+    snprintf(u->id, sizeof u->id, "%s", id);
+    account_session_new(u->cookie, hash);
+    account_session_csrf(hash, u->csrf);
+    snprintf(sql, sizeof sql,
+             "INSERT INTO accounts (id, email, email_verified, created_at, updated_at,"
+             " password_hash, verified_at) VALUES ('%s', '%s', 1, %lld, %lld, '%s', %lld);"
+             "INSERT INTO sessions (token_hash, account_id, created_at, expires_at,"
+             " last_seen_at) VALUES ('%s', '%s', %lld, %lld, %lld)",
+             id, email, (long long)(now - age_us), (long long)(now - age_us), pw,
+             (long long)(now - age_us), hash, id, (long long)now, (long long)(now + 86400000000LL),
+             (long long)now);
+    if (store_exec(k->db->s, sql) != STORE_DONE)
+        return -1;
+    if (role) {
+        snprintf(sql, sizeof sql,
+                 "INSERT INTO account_roles (account_id, role, granted_at, granted_by)"
+                 " VALUES ('%s', '%s', %lld, 'test')",
+                 id, role, (long long)now);
+        if (store_exec(k->db->s, sql) != STORE_DONE)
+            return -1;
+    }
+    return 0;
+}
+
+/* A request as u (NULL: signed out): a form POST (body not NULL, same origin unless origin
+ * says otherwise; "" sends no Origin) or a GET. Free with http_fake_free(). */
+static inline struct request *hk_as(const struct hk_user *u, const char *method, const char *target,
+                                    const char *body, const char *origin)
+{
+    const char *headers[][2] = {{"Content-Type", "application/x-www-form-urlencoded"},
+                                {"Origin", origin ? origin : HK_ORIGIN},
+                                {NULL, NULL}};
+    if (origin && !*origin)
+        headers[1][0] = NULL;
+    const char *cookies[][2] = {{ACCOUNT_COOKIE_NAME, u ? u->cookie : NULL}, {NULL, NULL}};
+    struct http_fake f = {.headers = headers, .cookies = u ? cookies : NULL};
+    return hk_do(method, target, &f, body);
+}
+
+/* A same-origin form POST as u with the CSRF token appended ("csrf=…&" + fields). */
+static inline struct request *hk_post(const struct hk_user *u, const char *target,
+                                      const char *fields)
+{
+    char body[4096];
+    snprintf(body, sizeof body, "csrf=%s%s%s", u ? u->csrf : "", fields && *fields ? "&" : "",
+             fields ? fields : "");
+    return hk_as(u, "POST", target, body, NULL);
+}
+
+/* Asserts a redirect: status and the Location (HK_ORIGIN + path); frees req. */
+static inline void hk_expect_redirect(struct request *req, int status, const char *path)
+{
+    char want[600];
+    snprintf(want, sizeof want, "%s%s", HK_ORIGIN, path);
+    const char *loc = http_reply_header(req, "Location");
+    if (!loc || strcmp(loc, want) != 0)
+        fprintf(stderr, "%s %s -> %d Location %s (want %s)\n%.*s\n", req->method_name, req->path,
+                req->status, loc ? loc : "-", want, (int)req->out.len, req->out.p);
+    assert_non_null(loc);
+    assert_string_equal(loc, want);
+    hk_expect(req, status, NULL, NULL);
 }
 
 #endif

@@ -418,7 +418,6 @@ out:
 
 static const char *const comment_status_names[] = {COMMENT_PENDING, COMMENT_PUBLISHED,
                                                    COMMENT_REJECTED, COMMENT_DELETED, NULL};
-static const char *const held_reason_names[] = {"new_account", "word_list", NULL};
 
 /* An imported UUID (lower case, canonical) at key of obj: 0 with *out (NULL when absent or
  * null and nullable), or -1. */
@@ -555,7 +554,7 @@ static int import_comment(struct import *im, json_t *o, const char *incident_id,
         }
         c.body = clean;
     }
-    CHECK(jin_enum(j, o, "held_reason", false, true, held_reason_names, &held));
+    CHECK(jin_enum(j, o, "held_reason", false, true, comment_held_reasons, &held));
     if (held && strcmp(c.status, COMMENT_PENDING) != 0) {
         jin_push_key(j, "held_reason");
         return jin_fail(j, "only a pending comment is held");

@@ -4,7 +4,10 @@
 
 #include <string.h>
 
-const char *const comment_report_reasons[] = {"spam", "abuse", "off_topic", "other", NULL};
+#define REPORT_REASON(name, label) name,
+#define REPORT_LABEL(name, label)  label,
+const char *const comment_report_reasons[] = {COMMENT_REPORT_REASONS(REPORT_REASON) NULL};
+const char *const comment_report_reason_labels[] = {COMMENT_REPORT_REASONS(REPORT_LABEL) NULL};
 const char *const account_roles[] = {"moderator", "editor", "admin", NULL};
 
 static bool in_list(const char *v, const char *const *list)
@@ -25,16 +28,12 @@ bool account_role_ok(const char *role)
     return in_list(role, account_roles);
 }
 
+const char *const comment_held_reasons[] = {
+    [COMMENT_HOLD_NEW - 1] = "new_account", [COMMENT_HOLD_WORDS - 1] = "word_list", NULL};
+
 const char *comment_hold_name(enum comment_hold h)
 {
-    switch (h) {
-    case COMMENT_HOLD_NEW:
-        return "new_account";
-    case COMMENT_HOLD_WORDS:
-        return "word_list";
-    default:
-        return NULL;
-    }
+    return h == COMMENT_HOLD_NEW || h == COMMENT_HOLD_WORDS ? comment_held_reasons[h - 1] : NULL;
 }
 
 /* The length of the UTF-8 sequence at p (1..4), or 0 when it is malformed (overlong

@@ -38,6 +38,8 @@ enum comment_hold {
 };
 /* "new_account", "word_list" or NULL: the stored name of a hold. */
 const char *comment_hold_name(enum comment_hold h);
+/* The held reasons (comments.held_reason), NULL-terminated, indexed by comment_hold - 1. */
+extern const char *const comment_held_reasons[];
 
 /* The body as stored: CR LF and lone CR become LF, leading and trailing white space is
  * trimmed, at most two consecutive blank lines are kept. out must hold strlen(in) + 1
@@ -66,8 +68,15 @@ bool comment_visible(const char *status, bool report_hidden, bool author_hidden)
 /* Whether open reports from `reporters` distinct accounts hide a published comment. */
 bool comment_reports_hide(int64_t reporters);
 
-/* Report reasons: spam, abuse, off_topic, other. */
+/* Report reasons and the words people read for them, one line each (the tables below). */
+#define COMMENT_REPORT_REASONS(X)                                                                  \
+    X("spam", "Spam")                                                                              \
+    X("abuse", "Abuse")                                                                            \
+    X("off_topic", "Off-topic")                                                                    \
+    X("other", "Other")
+/* The reasons and their words, NULL-terminated, in one order. */
 extern const char *const comment_report_reasons[];
+extern const char *const comment_report_reason_labels[];
 bool comment_report_reason_ok(const char *reason);
 
 /* Display names: 3 to 30 characters of ASCII letters, digits, spaces and . _ - ' ,

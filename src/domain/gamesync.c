@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "domain/vocab.h"
 #include "util/timefmt.h"
 
 #define MINUTE_US (INT64_C(60) * 1000000)
@@ -138,8 +139,8 @@ void gamesync_apply_live(struct game *g, const struct gamesync_live *l, int64_t 
         g->neutral_site = l->neutral_site != 0;
     if (l->state == GAMESYNC_SCHEDULED) {
         /* not begun: a provider's canceled, postponed or final stands */
-        if (strcmp(g->status, "canceled") == 0 || strcmp(g->status, "postponed") == 0 ||
-            strcmp(g->status, "final") == 0)
+        int st = vocab_find(game_status_names, g->status);
+        if (st == GAME_STATUS_CANCELED || st == GAME_STATUS_POSTPONED || st == GAME_STATUS_FINAL)
             return;
         g->status =
             game_status_names[kickoff_passed(g, now) ? GAME_STATUS_DELAYED : GAME_STATUS_UPCOMING];

@@ -37,12 +37,17 @@
     X(CATEGORY_NO_CALL, "no_call", "No call", 0, "no-call")                                        \
     X(CATEGORY_CATCH, "catch", "Catch", 0, "catch ruling")
 
-/* Incident status (its maturity, api-v1.md "Incident status"). */
+/* Incident status (its maturity, api-v1.md "Incident status"). words: what it means, for
+ * people (the incident page). */
 #define VOCAB_MATURITIES(X)                                                                        \
-    X(MATURITY_DEVELOPING, "developing", "Developing")                                             \
-    X(MATURITY_CORROBORATED, "corroborated", "Corroborated")                                       \
-    X(MATURITY_EXPLAINED, "explained", "Explained")                                                \
-    X(MATURITY_RESOLVED, "resolved", "Resolved")
+    X(MATURITY_DEVELOPING, "developing", "Developing",                                             \
+      "Developing: this describes what people are discussing. It is not a verdict; there may be "  \
+      "no independent article or final ruling yet.")                                               \
+    X(MATURITY_CORROBORATED, "corroborated", "Corroborated",                                       \
+      "Corroborated: supported by independent or structured evidence.")                            \
+    X(MATURITY_EXPLAINED, "explained", "Explained",                                                \
+      "Explained: an authoritative explanation exists.")                                           \
+    X(MATURITY_RESOLVED, "resolved", "Resolved", "Resolved: a legacy editorial status.")
 
 /* How an incident was discovered (Incident.origin_kind). */
 #define VOCAB_ORIGINS(X)                                                                           \
@@ -147,6 +152,8 @@ extern const char *const visibility_names[VISIBILITY_COUNT + 1];
 /* The words people read, indexed by the same enums (never NULL). */
 extern const char *const category_labels[CATEGORY_COUNT];
 extern const char *const maturity_labels[MATURITY_COUNT];
+/* What each maturity means, for people (the words column of VOCAB_MATURITIES). */
+extern const char *const maturity_words[MATURITY_COUNT];
 extern const char *const origin_labels[ORIGIN_COUNT];
 extern const char *const game_status_labels[GAME_STATUS_COUNT];
 extern const char *const league_labels[LEAGUE_COUNT];

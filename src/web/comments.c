@@ -19,7 +19,6 @@
 #define PAGE_SIZE 20
 
 static const char *const sorts[] = {"newest", "oldest", NULL};
-static const char *const reason_words[] = {"Spam", "Abuse", "Off-topic", "Other", NULL};
 
 int web_comment_no_credential(struct request *req)
 {
@@ -219,7 +218,7 @@ static void actions(struct buf *b, const struct viewer *v, const struct comment 
             html_raw(b, "<option value=\"");
             html_attr(b, comment_report_reasons[i]);
             html_raw(b, "\">");
-            html_text(b, reason_words[i]);
+            html_text(b, comment_report_reason_labels[i]);
             html_raw(b, "</option>");
         }
         html_raw(b, "</select></label> <button type=\"submit\">Report</button></form></details>");

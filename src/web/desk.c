@@ -470,8 +470,10 @@ static const int scoutkey_status[] = {
 
 /* ---- candidates ---- */
 
-static const char *const lead_statuses[] = {"candidate", "failed",    "rejected",  "pending",
-                                            "running",   "published", "duplicate", NULL};
+/* "candidate" (research done, waiting for an operator) and every lead status */
+#define DESK_LEAD_STATUS(id, name, ...) name,
+static const char *const lead_statuses[] = {"candidate",
+                                            VOCAB_LEAD_STATUSES(DESK_LEAD_STATUS) NULL};
 
 static void page_candidates(struct request *req, struct desk *d)
 {

@@ -152,15 +152,6 @@ void web_time(struct buf *b, int64_t us)
     html_raw(b, " UTC</time>");
 }
 
-/* What each maturity means, for people (api-v1.md "Incident status"). */
-static const char *const maturity_words[MATURITY_COUNT] = {
-    [MATURITY_DEVELOPING] = ("Developing: this describes what people are discussing. It is not a "
-                             "verdict; there may be no independent article or final ruling yet."),
-    [MATURITY_CORROBORATED] = "Corroborated: supported by independent or structured evidence.",
-    [MATURITY_EXPLAINED] = "Explained: an authoritative explanation exists.",
-    [MATURITY_RESOLVED] = "Resolved: a legacy editorial status.",
-};
-
 static const char *maturity_text(const char *status)
 {
     int m = vocab_find(maturity_names, status);

@@ -138,10 +138,12 @@ def parse_ts(s):
     return dt.datetime.strptime(s, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
 
 
-def slugify(text):
-    """Whistle's one slug rule (src/domain/ids.c slug_from_title): ASCII letters and digits
-    lower-cased, every other run of characters one "-", cut at a word boundary to at most 80
-    characters. The import derives an incident's slug with the C original."""
+def hyphenate(text):
+    """Words joined for a URL path segment or an explicit slug in the document: ASCII letters
+    and digits lower-cased, joined by "-", at most 80 characters. Not Whistle's slug rule
+    (that lives once, in src/domain/ids.c slug_from_title, and the import applies it to
+    every incident without a slug): an explicit slug here is data, which `whistle import
+    --dry-run` checks like any other document's."""
     words = [w.lower() for w in re.findall(r"[A-Za-z0-9]+", text)]
     out = ""
     for w in words:
@@ -1179,7 +1181,7 @@ def make_sources(inc, ctx, kinds, added_window):
     league = g["league"]
     matchup = "%s at %s" % (ctx["away_short"], ctx["home_short"])
     topic = ctx["topic"]
-    base = slugify("%s %s %s" % (ctx["away_short"], ctx["home_short"], topic))[:60].strip("-")
+    base = hyphenate("%s %s %s" % (ctx["away_short"], ctx["home_short"], topic))[:60].strip("-")
     out = []
     lo, hi = added_window
     for i, kind in enumerate(kinds):
@@ -1227,7 +1229,7 @@ def make_sources(inc, ctx, kinds, added_window):
             published = kick + dt.timedelta(hours=3, minutes=rng.randint(20, 59))
             supports = GAME_RECORD
         if kind == "rule":
-            url = "https://%s/rules/%s-%d" % (HOSTS[pub], slugify(title)[:70].strip("-"),
+            url = "https://%s/rules/%s-%d" % (HOSTS[pub], hyphenate(title)[:70].strip("-"),
                                               g["season"])
         elif kind == "other":
             url = "https://%s/boxscore/%s" % (HOSTS[pub], g["id"].replace(":", "-"))
@@ -1760,7 +1762,7 @@ for i in range(n_generated):
     slug = None
     if i % 3 == 0:
         g = GAMES[gid]
-        slug = slugify("%s %s %s %d" % (TEAMS[g["awayTeam"]["id"]]["abbreviation"],
+        slug = hyphenate("%s %s %s %d" % (TEAMS[g["awayTeam"]["id"]]["abbreviation"],
                                         TEAMS[g["homeTeam"]["id"]]["abbreviation"],
                                         tpl["topic"], g["season"]))
     build_incident(gid, tpl, status, origin, offense_side=side, slug=slug,

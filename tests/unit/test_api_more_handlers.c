@@ -267,6 +267,8 @@ static void test_store_unavailable(void **state)
     }
     hk_expect_error(agent("POST", "/api/v1/agent-leads", key, "idem-key-x1", true, LEAD("x")), 503,
                     "unavailable");
+    hk_expect_error(agent("GET", "/api/v1/agent-leads/" HK_NONE, key, NULL, false, NULL), 503,
+                    "unavailable");
     hk_expect_error(agent("POST", "/api/agents/v1/scout", scout, NULL, true, "{\"op\":\"status\"}"),
                     503, "unavailable");
 }

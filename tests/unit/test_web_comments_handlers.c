@@ -213,6 +213,11 @@ static void test_moderate(void **state)
     (void)state;
     hk_expect_redirect(hk_get("/moderate"), 303, "/account/signin?next=/moderate");
     hk_expect(hk_as(&author, "GET", "/moderate", NULL, NULL), 403, "text/html", "moderators only");
+    const char *auth[][2] = {{"Authorization", "Bearer wk_abc"}, {NULL, NULL}};
+    const char *cookies[][2] = {{ACCOUNT_COOKIE_NAME, mod.cookie}, {NULL, NULL}};
+    struct http_fake f = {.headers = auth, .cookies = cookies};
+    hk_expect(hk_do("GET", "/moderate", &f, NULL), 403, "text/html", "session only");
+    hk_expect(hk_do("GET", "/comments/" C_NEW "/edit", &f, NULL), 403, "text/html", "session only");
     hk_expect(hk_as(&mod, "GET", "/moderate?queue=bogus", NULL, NULL), 400, "text/html", NULL);
     hk_expect(hk_as(&mod, "GET", "/moderate?queue=recent", NULL, NULL), 200, "text/html",
               "Fresh thoughts");

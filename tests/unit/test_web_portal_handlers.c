@@ -1,0 +1,171 @@
+/* The outcomes of the account and developer-portal pages that test_web_accounts_handlers.c
+ * meets only signed out (src/web/accounts.c, developers.c), without a socket (handlerkit.h):
+ * the signed-in account and developer pages, key creation (200 with the secret shown once,
+ * 400, 403 unverified, 409 at the key limit), emailed links opened (200, 410), a suspended
+ * account's sign-in (403), and the sign-in and sign-up limits (429 with Retry-After). */
+#include "handlerkit.h"
+
+#include "domain/voter.h"
+
+#define FAN    "d0000000-0000-4000-8000-000000000001"
+#define NEWBIE "d0000000-0000-4000-8000-000000000002" /* not verified */
+#define HOUR   (3600LL * 1000000)
+
+static struct hk_user fan, newbie;
+static char anon_cookie[VOTER_COOKIE_LEN + 1], anon_csrf[VOTER_TOKEN_LEN + 1];
+
+static int setup(void **state)
+{
+    static const unsigned char secret[32] = {8, 8};
+    struct hk *k = hk_open(NULL);
+    *state = k;
+    if (!k)
+        return -1;
+    voter_set_secret(secret);
+    k->limits.password_ops = crypto_pwhash_OPSLIMIT_MIN;
+    k->limits.password_memory_kib = crypto_pwhash_MEMLIMIT_MIN / 1024;
+    k->limits.max_agent_keys = 1;
+    char id[VOTER_ID_LEN + 1];
+    voter_new_cookie(anon_cookie);
+    voter_check_cookie(anon_cookie, id);
+    voter_csrf_token(id, anon_csrf);
+    if (hk_user(k, FAN, "fan@example.com", NULL, 0, &fan) < 0 ||
+        hk_user(k, NEWBIE, "newbie@example.com", NULL, 0, &newbie) < 0)
+        return -1;
+    return store_exec(k->db->s, "UPDATE accounts SET email_verified = 0, verified_at = NULL"
+                                " WHERE id = '" NEWBIE "'") == STORE_DONE
+               ? 0
+               : -1;
+}
+
+static int teardown(void **state)
+{
+    hk_close(*state);
+    return 0;
+}
+
+/* An anonymous form post with the voter cookie and its CSRF token prepended. */
+static struct request *anon_post(const char *target, const char *fields)
+{
+    char body[1024];
+    snprintf(body, sizeof body, "csrf=%s&%s", anon_csrf, fields);
+    const char *headers[][2] = {
+        {"Content-Type", "application/x-www-form-urlencoded"}, {"Origin", HK_ORIGIN}, {NULL, NULL}};
+    const char *cookies[][2] = {{VOTER_COOKIE_NAME, anon_cookie}, {NULL, NULL}};
+    struct http_fake f = {.headers = headers, .cookies = cookies};
+    return hk_do("POST", target, &f, body);
+}
+
+static void test_signed_in_pages(void **state)
+{
+    (void)state;
+    hk_expect(hk_as(&fan, "GET", "/account", NULL, NULL), 200, "text/html", "fan@example.com");
+    hk_expect(hk_as(&fan, "GET", "/account?notice=password", NULL, NULL), 200, "text/html",
+              "Your password is changed");
+    hk_expect(hk_as(&fan, "GET", "/developers", NULL, NULL), 200, "text/html", fan.csrf);
+    hk_expect(hk_as(&fan, "GET", "/developers?notice=revoked", NULL, NULL), 200, "text/html",
+              "The key is revoked");
+    hk_expect(hk_as(&fan, "GET", "/developers?notice=bogus", NULL, NULL), 400, "text/html", NULL);
+    hk_expect(hk_get("/account/signin?notice=signedout"), 200, "text/html", "You are signed out.");
+    hk_expect(hk_get("/account/signin?next=%2F%2Fevil.example"), 400, "text/html", NULL);
+}
+
+static void test_key_create(void **state)
+{
+    (void)state;
+    hk_expect(hk_post(&newbie, "/developers/keys", "name=bot"), 403, "text/html",
+              "Verify your email address first");
+    hk_expect(hk_post(&fan, "/developers/keys", "name=%01bad"), 400, "text/html", NULL);
+    hk_expect(hk_as(&fan, "POST", "/developers/keys", "csrf=wrong&name=bot", NULL), 403,
+              "text/html", NULL);
+    hk_expect(hk_post(&fan, "/developers/keys", "name=my+bot"), 200, "text/html", "wk_");
+    /* the key limit is one here */
+    hk_expect(hk_post(&fan, "/developers/keys", "name=second+bot"), 409, "text/html",
+              "most active keys");
+    hk_expect(hk_as(&fan, "GET", "/developers", NULL, NULL), 200, "text/html", "my bot");
+}
+
+static void test_links(void **state)
+{
+    struct hk *k = *state;
+    int64_t now = time_now_us();
+    const char *purposes[] = {"verify", "reset"};
+    const char *pages[] = {"/account/verify", "/account/reset"};
+    for (size_t i = 0; i < 2; i++) {
+        char ok[ACCOUNT_TOKEN_LEN + 1], old[ACCOUNT_TOKEN_LEN + 1];
+        char hash[ACCOUNT_TOKEN_HASH_HEX + 1], hash2[ACCOUNT_TOKEN_HASH_HEX + 1], sql[600];
+        account_token_new(ok, hash);
+        account_token_new(old, hash2);
+        snprintf(sql, sizeof sql,
+                 "INSERT INTO account_tokens (token_hash, account_id, purpose, created_at,"
+                 " expires_at) VALUES ('%s', '" NEWBIE "', '%s', %lld, %lld),"
+                 " ('%s', '" NEWBIE "', '%s', %lld, %lld)",
+                 hash, purposes[i], (long long)now, (long long)(now + HOUR), hash2, purposes[i],
+                 (long long)(now - 2 * HOUR), (long long)(now - 1));
+        assert_int_equal(store_exec(k->db->s, sql), STORE_DONE);
+        char target[200];
+        snprintf(target, sizeof target, "%s?token=%s", pages[i], ok);
+        /* opening the link changes nothing: the page only shows a button */
+        hk_expect(hk_get(target), 200, "text/html", "name=\"token\"");
+        hk_expect(hk_get(target), 200, "text/html", NULL);
+        snprintf(target, sizeof target, "%s?token=%s", pages[i], old);
+        hk_expect(hk_get(target), 410, "text/html", "expired");
+    }
+}
+
+static void test_signin_refusals(void **state)
+{
+    struct hk *k = *state;
+    assert_int_equal(store_exec(k->db->s, "UPDATE accounts SET banned = 1 WHERE id = '" FAN "'"),
+                     STORE_DONE);
+    hk_expect(anon_post("/account/signin",
+                        "email=fan%40example.com&password=a+long+enough+passphrase+42"),
+              403, "text/html", "suspended");
+    k->limits.signin_per_account = 1;
+    hk_expect(anon_post("/account/signin", "email=newbie%40example.com&password=wrong+one+here"),
+              403, "text/html", "is wrong");
+    struct request *r =
+        anon_post("/account/signin", "email=newbie%40example.com&password=wrong+one+here");
+    assert_non_null(http_reply_header(r, "Retry-After"));
+    hk_expect(r, 429, "text/html", "Too many failed sign-ins");
+}
+
+static void test_signup_limited(void **state)
+{
+    struct hk *k = *state;
+    k->limits.mail_forms_per_ip = 1;
+    hk_expect(anon_post("/account/signup",
+                        "email=one%40example.com&password=a+long+enough+passphrase+42"),
+              200, "text/html", "check-inbox");
+    struct request *r = anon_post("/account/signup",
+                                  "email=two%40example.com&password=a+long+enough+passphrase+42");
+    assert_non_null(http_reply_header(r, "Retry-After"));
+    hk_expect(r, 429, "text/html", "Too many sign-ups");
+}
+
+static void test_store_unavailable(void **state)
+{
+    (void)state;
+    store_thread_setup("/nonexistent/dir/whistle.db");
+    hk_expect(hk_as(&fan, "GET", "/account", NULL, NULL), 503, "text/html", NULL);
+    hk_expect(hk_as(&fan, "GET", "/developers", NULL, NULL), 503, "text/html", NULL);
+    hk_expect(hk_post(&fan, "/developers/keys", "name=bot"), 503, "text/html", NULL);
+    hk_expect(hk_get("/account/verify?token=abc"), 503, "text/html", NULL);
+    hk_expect(anon_post("/account/signin", "email=fan%40example.com&password=x+y+z+w+v"), 503,
+              "text/html", NULL);
+    hk_expect(anon_post("/account/signup", "email=z%40example.com&password=a+long+passphrase+4"),
+              503, "text/html", NULL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_signed_in_pages, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_key_create, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_links, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_signin_refusals, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_signup_limited, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_store_unavailable, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

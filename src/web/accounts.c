@@ -71,19 +71,21 @@ static const char *client_addr(struct request *req, char addr[64])
     return addr;
 }
 
-/* The preamble of an anonymous account form post (web_anon_post), then the store and the
- * use-case context: 0 with *c set; 1 when the form is malformed (the caller shows its form
- * again with f->err); -1 when it answered (400/403/503). */
-static int anon_form_ctx(struct request *req, struct web_form *f, struct app_ctx *c)
+/* The preamble of an anonymous account form post (web_anon_post) of the fields names, then
+ * the store and the use-case context: 0 with p->f and p->c set (p->sess unused); 1 when the
+ * form is malformed (the caller shows its form again with p->f.err); -1 when it answered
+ * (400/403/503). */
+static int anon_form_ctx(struct request *req, struct web_post *p, const char *const *names)
 {
-    if (web_anon_post(req, f) < 0)
+    p->f = (struct web_form){.names = names};
+    if (web_anon_post(req, &p->f) < 0)
         return -1;
-    if (f->bad < 0)
+    if (p->f.bad < 0)
         return 1;
     struct store *s = web_store(req);
     if (!s)
         return -1;
-    *c = web_app_ctx(req, s, time_now_us());
+    p->c = web_app_ctx(req, s, time_now_us());
     return 0;
 }
 
@@ -164,8 +166,7 @@ static void signup_page(struct request *req, int status, const char *email, cons
                 "</label><p class=\"note\">At least 10 characters; the most common passwords "
                 "are refused.</p><button type=\"submit\">Create account</button></form>"
                 "<p>Already have an account? <a href=\"/account/signin\">Sign in</a>.</p>");
-    web_page_end(b);
-    web_reply_html(req, status);
+    web_page_reply(req, status);
 }
 
 void web_signup_form(struct request *req)
@@ -188,29 +189,27 @@ static void check_inbox_page(struct request *req, const char *email, const char 
     html_raw(b, "</strong>. It can take a few minutes to arrive; look in your spam folder "
                 "too.</p><p><a href=\"/account/signin\">Sign in</a> · "
                 "<a href=\"/developers\">Developers</a></p>");
-    web_page_end(b);
-    web_reply_html(req, 200);
+    web_page_reply(req, 200);
 }
 
 void web_signup(struct request *req)
 {
     static const char *const names[] = {"email", "password", "csrf", NULL};
-    struct web_form f = {.names = names};
+    struct web_post post;
     struct account_result r;
     char addr[64];
-    struct app_ctx c;
-    int pre = anon_form_ctx(req, &f, &c);
+    int pre = anon_form_ctx(req, &post, names);
     if (pre > 0)
-        signup_page(req, 400, NULL, f.err);
+        signup_page(req, 400, NULL, post.f.err);
     if (pre)
         return;
-    switch (account_signup(&c, req->cfg->limits, req->cfg->base_url, f.v[0], f.v[1],
+    switch (account_signup(&post.c, req->cfg->limits, req->cfg->base_url, post.f.v[0], post.f.v[1],
                            client_addr(req, addr), &r)) {
     case ACCOUNT_OK:
         check_inbox_page(req, r.email, "To finish creating your account, open the link we sent to");
         break;
     case ACCOUNT_BAD_EMAIL:
-        signup_page(req, 400, f.v[0], "enter a valid email address");
+        signup_page(req, 400, post.f.v[0], "enter a valid email address");
         break;
     case ACCOUNT_BAD_PASSWORD:
         signup_page(req, 400, r.email, r.problem);
@@ -262,21 +261,19 @@ void web_verify_form(struct request *req)
     account_form(b, NULL, csrf, "verify-form", "/account/verify");
     web_hidden(b, "token", token);
     html_raw(b, "<button type=\"submit\">Confirm my email address</button></form>");
-    web_page_end(b);
-    web_reply_html(req, 200);
+    web_page_reply(req, 200);
 }
 
 void web_verify(struct request *req)
 {
     static const char *const names[] = {"token", "csrf", NULL};
-    struct web_form f = {.names = names};
-    struct app_ctx c;
-    int pre = anon_form_ctx(req, &f, &c);
+    struct web_post post;
+    int pre = anon_form_ctx(req, &post, names);
     if (pre > 0)
-        web_error_page(req, 400, "%s", f.err);
+        web_error_page(req, 400, "%s", post.f.err);
     if (pre)
         return;
-    enum account_outcome o = account_verify(&c, f.v[0]);
+    enum account_outcome o = account_verify(&post.c, post.f.v[0]);
     if (o != ACCOUNT_OK) {
         link_refused(req, ACCOUNT_LINK_VERIFY, o);
         return;
@@ -287,19 +284,16 @@ void web_verify(struct request *req)
                 "address is verified. You can now create agent keys.</p><p><a "
                 "href=\"/developers\">Go to the developer page</a> · <a "
                 "href=\"/account/signin\">Sign in</a></p>");
-    web_page_end(b);
-    web_reply_html(req, 200);
+    web_page_reply(req, 200);
 }
 
 void web_resend_verification(struct request *req)
 {
     static const char *const names[] = {"csrf", NULL};
-    struct web_form f = {.names = names};
-    struct session_row sess;
-    struct app_ctx c;
-    if (web_session_form(req, &f, &sess, &c) < 0)
+    struct web_post post;
+    if (web_session_form(req, &post, names) < 0)
         return;
-    switch (account_resend_verification(&c, req->cfg->base_url, &sess.account)) {
+    switch (account_resend_verification(&post.c, req->cfg->base_url, &post.sess.account)) {
     case ACCOUNT_OK:
         web_redirect(req, 303, "/developers?notice=sent");
         break;
@@ -328,8 +322,7 @@ static void signin_page(struct request *req, int status, const char *email, cons
                 "<button type=\"submit\">Sign in</button></form><p><a "
                 "href=\"/account/forgot\">Forgot your password?</a> · No account yet? <a "
                 "href=\"/account/signup\">Create one</a>.</p>");
-    web_page_end(b);
-    web_reply_html(req, status);
+    web_page_reply(req, status);
 }
 
 /* The second step of a sign-in with two-factor on: the code form, carrying the challenge. */
@@ -348,8 +341,7 @@ static void code_page(struct request *req, int status, const char *challenge, co
                 "autofocus></label><button type=\"submit\">Sign in</button></form><p>The code "
                 "form lasts five minutes: <a href=\"/account/signin\">sign in again</a> after "
                 "that.</p>");
-    web_page_end(b);
-    web_reply_html(req, status);
+    web_page_reply(req, status);
 }
 
 static const char *const signin_notices[] = {"reset", "signedout", NULL};
@@ -395,55 +387,55 @@ static void signin_answer(struct request *req, int rc, struct account_result *r,
 void web_signin(struct request *req)
 {
     static const char *const names[] = {"email", "password", "next", "csrf", NULL};
-    struct web_form f = {.names = names};
+    struct web_post post;
     struct account_result r;
     char addr[64];
-    struct app_ctx c;
-    int pre = anon_form_ctx(req, &f, &c);
+    int pre = anon_form_ctx(req, &post, names);
     if (pre > 0)
-        signin_page(req, 400, NULL, f.v[2], f.err, NULL);
+        signin_page(req, 400, NULL, post.f.v[2], post.f.err, NULL);
     if (pre)
         return;
-    int rc = account_signin(&c, req->cfg->limits, f.v[0], f.v[1], client_addr(req, addr),
-                            http_cookie(req, ACCOUNT_COOKIE_NAME), &r);
+    int rc = account_signin(&post.c, req->cfg->limits, post.f.v[0], post.f.v[1],
+                            client_addr(req, addr), http_cookie(req, ACCOUNT_COOKIE_NAME), &r);
     switch (rc) {
     case ACCOUNT_CODE_NEEDED:
-        code_page(req, 200, r.challenge, f.v[2], NULL);
+        code_page(req, 200, r.challenge, post.f.v[2], NULL);
         account_result_wipe(&r);
         break;
     case ACCOUNT_MISSING:
-        signin_page(req, 400, f.v[0], f.v[2], "enter your email address and your password", NULL);
+        signin_page(req, 400, post.f.v[0], post.f.v[2],
+                    "enter your email address and your password", NULL);
         break;
     case ACCOUNT_WRONG_PASSWORD:
-        signin_page(req, 403, r.email, f.v[2], "The email address or the password is wrong.", NULL);
+        signin_page(req, 403, r.email, post.f.v[2], "The email address or the password is wrong.",
+                    NULL);
         break;
     default:
-        signin_answer(req, rc, &r, f.v[2]);
+        signin_answer(req, rc, &r, post.f.v[2]);
     }
 }
 
 void web_signin_code(struct request *req)
 {
     static const char *const names[] = {"challenge", "code", "next", "csrf", NULL};
-    struct web_form f = {.names = names};
+    struct web_post post;
     struct account_result r;
     char addr[64];
-    struct app_ctx c;
-    int pre = anon_form_ctx(req, &f, &c);
+    int pre = anon_form_ctx(req, &post, names);
     if (pre > 0)
-        code_page(req, 400, f.v[0] ? f.v[0] : "", f.v[2], f.err);
+        code_page(req, 400, post.f.v[0] ? post.f.v[0] : "", post.f.v[2], post.f.err);
     if (pre)
         return;
-    int rc = account_signin_code(&c, req->cfg->limits, f.v[0], f.v[1], client_addr(req, addr),
-                                 http_cookie(req, ACCOUNT_COOKIE_NAME), &r);
+    int rc = account_signin_code(&post.c, req->cfg->limits, post.f.v[0], post.f.v[1],
+                                 client_addr(req, addr), http_cookie(req, ACCOUNT_COOKIE_NAME), &r);
     switch (rc) {
     case ACCOUNT_WRONG_CODE:
-        code_page(req, 403, f.v[0] ? f.v[0] : "", f.v[2],
+        code_page(req, 403, post.f.v[0] ? post.f.v[0] : "", post.f.v[2],
                   "The code is wrong or was used already (or this form is older than five "
                   "minutes): enter the next code, or sign in again.");
         break;
     default:
-        signin_answer(req, rc, &r, f.v[2]);
+        signin_answer(req, rc, &r, post.f.v[2]);
     }
 }
 
@@ -479,8 +471,7 @@ static void forgot_page(struct request *req, int status, const char *email, cons
                 "autocomplete=\"email\" required maxlength=\"254\" value=\"");
     html_attr(b, email ? email : "");
     html_raw(b, "\"></label><button type=\"submit\">Send the link</button></form>");
-    web_page_end(b);
-    web_reply_html(req, status);
+    web_page_reply(req, status);
 }
 
 void web_forgot_form(struct request *req)
@@ -535,8 +526,7 @@ static void reset_page(struct request *req, int status, const char *token, const
                 "autocomplete=\"new-password\" required minlength=\"10\" maxlength=\"256\">"
                 "</label><p class=\"note\">At least 10 characters; the most common passwords "
                 "are refused.</p><button type=\"submit\">Set the password</button></form>");
-    web_page_end(b);
-    web_reply_html(req, status);
+    web_page_reply(req, status);
 }
 
 void web_reset_form(struct request *req)
@@ -636,8 +626,7 @@ static void account_page(struct request *req, int status, const struct session_r
                 "</label><button type=\"submit\">Change password</button></form>");
     if (sess->staff)
         totp_section(req, b, sess, csrf);
-    web_page_end(b);
-    web_reply_html(req, status);
+    web_page_reply(req, status);
 }
 
 void web_account(struct request *req)
@@ -667,15 +656,13 @@ void web_account(struct request *req)
 void web_password(struct request *req)
 {
     static const char *const names[] = {"current", "password", "csrf", NULL};
-    struct web_form f = {.names = names};
+    struct web_post post;
     struct account_result r;
-    struct session_row sess;
     char addr[64];
-    struct app_ctx c;
-    if (web_session_form(req, &f, &sess, &c) < 0)
+    if (web_session_form(req, &post, names) < 0)
         return;
-    switch (account_password_change(&c, req->cfg->limits, &sess.account, f.v[0], f.v[1],
-                                    client_addr(req, addr), &r)) {
+    switch (account_password_change(&post.c, req->cfg->limits, &post.sess.account, post.f.v[0],
+                                    post.f.v[1], client_addr(req, addr), &r)) {
     case ACCOUNT_OK:
         set_session_cookie(req, r.cookie);
         account_result_wipe(&r);
@@ -685,10 +672,10 @@ void web_password(struct request *req)
         signins_limited(req, r.retry_s);
         break;
     case ACCOUNT_WRONG_PASSWORD:
-        account_page(req, 403, &sess, NULL, "The current password is wrong.");
+        account_page(req, 403, &post.sess, NULL, "The current password is wrong.");
         break;
     case ACCOUNT_BAD_PASSWORD:
-        account_page(req, 400, &sess, NULL, r.problem);
+        account_page(req, 400, &post.sess, NULL, r.problem);
         break;
     default:
         web_unavailable(req);
@@ -719,8 +706,7 @@ static void totp_setup_page(struct request *req, int status, const struct sessio
                 "</label><button type=\"submit\">Turn on</button></form><p><a "
                 "href=\"/account\">Back to your account</a> (two-factor stays off until a code "
                 "confirms it)</p>");
-    web_page_end(b);
-    web_reply_html(req, status);
+    web_page_reply(req, status);
 }
 
 /* The refusals of the two-factor forms, one answer each. */
@@ -757,36 +743,32 @@ static void totp_refused(struct request *req, int rc, const struct account_resul
 void web_totp_begin(struct request *req)
 {
     static const char *const names[] = {"password", "csrf", NULL};
-    struct web_form f = {.names = names};
+    struct web_post post;
     struct account_result r;
-    struct session_row sess;
     struct totp_enrolment e;
     char addr[64];
-    struct app_ctx c;
-    if (web_session_form(req, &f, &sess, &c) < 0)
+    if (web_session_form(req, &post, names) < 0)
         return;
-    int rc = account_totp_begin(&c, req->cfg->limits, &sess.account, sess.staff, f.v[0],
-                                client_addr(req, addr), &e, &r);
+    int rc = account_totp_begin(&post.c, req->cfg->limits, &post.sess.account, post.sess.staff,
+                                post.f.v[0], client_addr(req, addr), &e, &r);
     if (rc != ACCOUNT_OK) {
-        totp_refused(req, rc, &r, &sess);
+        totp_refused(req, rc, &r, &post.sess);
         return;
     }
-    totp_setup_page(req, 200, &sess, &e, NULL);
+    totp_setup_page(req, 200, &post.sess, &e, NULL);
     sodium_memzero(e.base32, sizeof e.base32);
 }
 
 void web_totp_confirm(struct request *req)
 {
     static const char *const names[] = {"code", "csrf", NULL};
-    struct web_form f = {.names = names};
-    struct session_row sess;
-    struct app_ctx c;
-    if (web_session_form(req, &f, &sess, &c) < 0)
+    struct web_post post;
+    if (web_session_form(req, &post, names) < 0)
         return;
     struct account_result r = {0};
-    int rc = account_totp_confirm(&c, &sess.account, f.v[0]);
+    int rc = account_totp_confirm(&post.c, &post.sess.account, post.f.v[0]);
     if (rc != ACCOUNT_OK)
-        totp_refused(req, rc, &r, &sess);
+        totp_refused(req, rc, &r, &post.sess);
     else
         web_redirect(req, 303, "/account?notice=totp-on");
 }
@@ -794,17 +776,15 @@ void web_totp_confirm(struct request *req)
 void web_totp_disable(struct request *req)
 {
     static const char *const names[] = {"password", "csrf", NULL};
-    struct web_form f = {.names = names};
+    struct web_post post;
     struct account_result r;
-    struct session_row sess;
     char addr[64];
-    struct app_ctx c;
-    if (web_session_form(req, &f, &sess, &c) < 0)
+    if (web_session_form(req, &post, names) < 0)
         return;
-    int rc = account_totp_disable(&c, req->cfg->limits, &sess.account, f.v[0],
+    int rc = account_totp_disable(&post.c, req->cfg->limits, &post.sess.account, post.f.v[0],
                                   client_addr(req, addr), &r);
     if (rc != ACCOUNT_OK)
-        totp_refused(req, rc, &r, &sess);
+        totp_refused(req, rc, &r, &post.sess);
     else
         web_redirect(req, 303, "/account?notice=totp-off");
 }

@@ -13,6 +13,11 @@
  * credentials reach no comment route, a browser session is the only credential that
  * comments. Returns -1 when it answered. */
 int web_comment_no_credential(struct request *req);
+/* The preamble of every comment and moderation POST: no credential header (as above),
+ * then web_session_form (a signed-in session, same origin, its CSRF token, a well-formed
+ * form of the fields names) into p; -1 when it answered. */
+struct web_post;
+int web_comment_form(struct request *req, struct web_post *p, const char *const *names);
 /* A comment body as HTML: escaped, line breaks kept, http(s) URLs turned into links with
  * rel="nofollow ugc noopener". */
 void web_comment_body(struct buf *b, struct arena *a, const char *body);

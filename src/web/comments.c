@@ -386,8 +386,7 @@ static void compose_page(struct request *req, int status, const char *title, con
         html_attr(b, back);
         html_raw(b, "\">Back to the discussion</a></p>");
     }
-    web_page_end(b);
-    web_reply_html(req, status);
+    web_page_reply(req, status);
 }
 
 static const char *incident_path(struct request *req, const char *key, const char *id)
@@ -403,35 +402,30 @@ static const char *incident_path(struct request *req, const char *key, const cha
     return v;
 }
 
-/* The preamble of every comment POST: no credential header, a signed-in session, same
- * origin, its CSRF token, a well-formed form; -1 when it answered. */
-static int comment_form(struct request *req, struct web_form *f, struct app_ctx *c,
-                        struct session_row *sess)
+int web_comment_form(struct request *req, struct web_post *p, const char *const *names)
 {
     if (web_comment_no_credential(req) < 0)
         return -1;
-    return web_session_form(req, f, sess, c);
+    return web_session_form(req, p, names);
 }
 
 void web_comment_post(struct request *req)
 {
     static const char *const names[] = {"body", "parent_id", "csrf", NULL};
-    struct web_form f = {.names = names};
-    struct session_row sess;
-    struct app_ctx c;
-    if (comment_form(req, &f, &c, &sess) < 0)
+    struct web_post post;
+    if (web_comment_form(req, &post, names) < 0)
         return;
     char addr[64], csrf[ACCOUNT_CSRF_LEN + 1];
     http_client_addr(req, addr, sizeof addr);
-    struct comment_post in = {.account_id = sess.account.id,
+    struct comment_post in = {.account_id = post.sess.account.id,
                               .key = req->param,
-                              .parent_id = f.v[1],
-                              .body = f.v[0],
+                              .parent_id = post.f.v[1],
+                              .body = post.f.v[0],
                               .address = addr,
                               .limit_account = req->cfg->limits->comment_per_account,
                               .limit_address = req->cfg->limits->comment_per_ip};
     struct comment_result r;
-    int rc = comment_post(&c, &in, &r);
+    int rc = comment_post(&post.c, &in, &r);
     if (rc == COMMENT_OK) {
         web_redirect(req, 303, incident_path(req, r.incident_key, r.id));
         return;
@@ -440,12 +434,12 @@ void web_comment_post(struct request *req)
         web_comment_unavailable(req);
         return;
     }
-    account_session_csrf(sess.hash, csrf);
+    account_session_csrf(post.sess.hash, csrf);
     struct buf action = BUF_INIT;
     buf_printf(&action, "/incidents/%s/comments", req->param);
     int status = web_comment_status(req, rc, &r);
-    compose_page(req, status, "Your comment was not posted", action.p, csrf, f.v[1], f.v[0],
-                 r.message,
+    compose_page(req, status, "Your comment was not posted", action.p, csrf, post.f.v[1],
+                 post.f.v[0], r.message,
                  incident_path(req, rc == COMMENT_MERGED ? r.survivor_key : req->param, NULL));
     buf_release(&action);
 }
@@ -487,13 +481,11 @@ void web_comment_edit_form(struct request *req)
 void web_comment_edit(struct request *req)
 {
     static const char *const names[] = {"body", "csrf", NULL};
-    struct web_form f = {.names = names};
-    struct session_row sess;
-    struct app_ctx c;
-    if (comment_form(req, &f, &c, &sess) < 0)
+    struct web_post post;
+    if (web_comment_form(req, &post, names) < 0)
         return;
     struct comment_result r;
-    int rc = comment_edit(&c, sess.account.id, req->param, f.v[0], &r);
+    int rc = comment_edit(&post.c, post.sess.account.id, req->param, post.f.v[0], &r);
     if (rc == COMMENT_OK) {
         web_redirect(req, 303, incident_path(req, r.incident_key, r.id));
         return;
@@ -503,11 +495,11 @@ void web_comment_edit(struct request *req)
         return;
     }
     char csrf[ACCOUNT_CSRF_LEN + 1];
-    account_session_csrf(sess.hash, csrf);
+    account_session_csrf(post.sess.hash, csrf);
     struct buf action = BUF_INIT;
     buf_printf(&action, "/comments/%s/edit", req->param);
     compose_page(req, web_comment_status(req, rc, &r), "Your edit was not saved", action.p, csrf,
-                 NULL, f.v[0], r.message,
+                 NULL, post.f.v[0], r.message,
                  r.incident_key ? incident_path(req, r.incident_key, r.id) : NULL);
     buf_release(&action);
 }
@@ -515,13 +507,11 @@ void web_comment_edit(struct request *req)
 void web_comment_delete(struct request *req)
 {
     static const char *const names[] = {"csrf", NULL};
-    struct web_form f = {.names = names};
-    struct session_row sess;
-    struct app_ctx c;
-    if (comment_form(req, &f, &c, &sess) < 0)
+    struct web_post post;
+    if (web_comment_form(req, &post, names) < 0)
         return;
     struct comment_result r;
-    int rc = comment_delete(&c, sess.account.id, req->param, &r);
+    int rc = comment_delete(&post.c, post.sess.account.id, req->param, &r);
     if (!web_comment_refused(req, rc, &r))
         web_redirect(req, 303, incident_path(req, r.incident_key, r.id));
 }
@@ -529,13 +519,11 @@ void web_comment_delete(struct request *req)
 void web_comment_report(struct request *req)
 {
     static const char *const names[] = {"reason", "csrf", NULL};
-    struct web_form f = {.names = names};
-    struct session_row sess;
-    struct app_ctx c;
-    if (comment_form(req, &f, &c, &sess) < 0)
+    struct web_post post;
+    if (web_comment_form(req, &post, names) < 0)
         return;
     struct comment_result r;
-    int rc = comment_report(&c, sess.account.id, req->param, f.v[0], &r);
+    int rc = comment_report(&post.c, post.sess.account.id, req->param, post.f.v[0], &r);
     if (web_comment_refused(req, rc, &r))
         return;
     struct buf *b = &req->out;
@@ -545,6 +533,5 @@ void web_comment_report(struct request *req)
                 "a moderator will review the comment.</p><p><a id=\"back\" href=\"");
     html_attr(b, incident_path(req, r.incident_key, r.id));
     html_raw(b, "\">Back to the discussion</a></p>");
-    web_page_end(b);
-    web_reply_html(req, 200);
+    web_page_reply(req, 200);
 }

@@ -206,8 +206,7 @@ static void begin(struct request *req, const struct desk *d, const char *title)
 
 static void end(struct request *req)
 {
-    web_page_end(&req->out);
-    web_reply_html(req, 200);
+    web_page_reply(req, 200);
 }
 
 /* What a write redirects with (?done=…), shown once as a notice. */

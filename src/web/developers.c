@@ -225,8 +225,7 @@ static void portal_page(struct request *req, struct store *s, int status, const 
     }
     guide(req);
     html_raw(b, "<script src=\"/static/developers.js\" defer></script>");
-    web_page_end(b);
-    web_reply_html(req, status);
+    web_page_reply(req, status);
 }
 
 static const char *const notices[] = {"sent", "revoked", NULL};
@@ -256,40 +255,38 @@ void web_developers(struct request *req)
 void web_key_create(struct request *req)
 {
     static const char *const names[] = {"csrf", "name", NULL};
-    struct web_form f = {.names = names};
-    struct session_row sess;
-    struct app_ctx c;
-    if (web_session_form(req, &f, &sess, &c) < 0)
+    struct web_post post;
+    if (web_session_form(req, &post, names) < 0)
         return;
-    struct portal p = {.now = c.now, .sess = &sess};
-    struct key_request in = {.account = &sess.account, .name = f.v[1]};
+    struct portal p = {.now = post.c.now, .sess = &post.sess};
+    struct key_request in = {.account = &post.sess.account, .name = post.f.v[1]};
     struct key_new k;
-    switch (key_create(&c, req->cfg->limits, &in, &k)) {
+    switch (key_create(&post.c, req->cfg->limits, &in, &k)) {
     case KEY_OK:
         log_info("accounts", "agent key %s created rid=%s", k.id, req->id);
         /* the page that shows the secret is the answer to this POST: it is never stored, so
          * it cannot be shown again */
         p.new_key = k.secret;
         p.new_key_name = k.name;
-        portal_page(req, c.s, 200, &p);
+        portal_page(req, post.c.s, 200, &p);
         key_new_wipe(&k);
         break;
     case KEY_SUSPENDED:
         p.error = "This account is suspended: no key can be created.";
-        portal_page(req, c.s, 403, &p);
+        portal_page(req, post.c.s, 403, &p);
         break;
     case KEY_UNVERIFIED:
         p.error = "Verify your email address first: open the link we emailed you.";
-        portal_page(req, c.s, 403, &p);
+        portal_page(req, post.c.s, 403, &p);
         break;
     case KEY_BAD_NAME:
         p.error = k.problem;
-        portal_page(req, c.s, 400, &p);
+        portal_page(req, post.c.s, 400, &p);
         break;
     case KEY_LIMIT:
         p.error = "You already have the most active keys an account may have: revoke one "
                   "first.";
-        portal_page(req, c.s, 409, &p);
+        portal_page(req, post.c.s, 409, &p);
         break;
     default:
         web_unavailable(req);
@@ -367,22 +364,19 @@ void web_key_revoke_confirm(struct request *req)
         html_raw(b, "<button type=\"submit\">Revoke this key</button> <a id=\"cancel\" "
                     "href=\"/developers\">Cancel, keep it</a></form>");
     }
-    web_page_end(b);
-    web_reply_html(req, 200);
+    web_page_reply(req, 200);
 }
 
 void web_key_revoke(struct request *req)
 {
     static const char *const names[] = {"csrf", NULL};
-    struct web_form f = {.names = names};
-    struct session_row sess;
-    struct app_ctx c;
-    if (web_session_form(req, &f, &sess, &c) < 0)
+    struct web_post post;
+    if (web_session_form(req, &post, names) < 0)
         return;
     char id[UUID_STR_LEN + 1];
     if (key_id_of(req, id) < 0)
         return;
-    switch (key_revoke(&c, sess.account.id, id)) {
+    switch (key_revoke(&post.c, post.sess.account.id, id)) {
     case KEY_OK:
     case KEY_ALREADY_REVOKED:
         log_info("accounts", "agent key %s revoked rid=%s", id, req->id);

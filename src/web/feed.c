@@ -197,6 +197,5 @@ void web_feed_ns(struct request *req)
                 "serves this description at its own address, so the namespace is a URL its "
                 "operator controls; a reader should match the elements by their local names "
                 "within the namespace the feed declares.</p>");
-    web_page_end(b);
-    web_reply_html(req, 200);
+    web_page_reply(req, 200);
 }

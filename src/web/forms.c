@@ -207,14 +207,14 @@ struct store *web_session_post(struct request *req, struct web_form *f, int64_t 
     return s;
 }
 
-int web_session_form(struct request *req, struct web_form *f, struct session_row *sess,
-                     struct app_ctx *c)
+int web_session_form(struct request *req, struct web_post *p, const char *const *names)
 {
     int signed_in;
     int64_t now = time_now_us();
-    struct store *s = web_session_post(req, f, now, sess, false, &signed_in);
+    p->f = (struct web_form){.names = names};
+    struct store *s = web_session_post(req, &p->f, now, &p->sess, false, &signed_in);
     if (!s)
         return -1;
-    *c = web_app_ctx(req, s, now);
+    p->c = web_app_ctx(req, s, now);
     return 0;
 }

@@ -253,8 +253,7 @@ void web_moderate(struct request *req)
         }
         html_raw(b, "</nav>");
     }
-    web_page_end(b);
-    web_reply_html(req, 200);
+    web_page_reply(req, 200);
 }
 
 /* POST /moderate/comments/{id}/{approve|reject|feature|unfeature} and
@@ -262,22 +261,21 @@ void web_moderate(struct request *req)
 void web_moderate_decide(struct request *req)
 {
     static const char *const names[] = {"reason", "queue", "csrf", NULL};
-    struct web_form f = {.names = names};
-    struct session_row sess;
-    struct app_ctx c;
-    if (web_comment_no_credential(req) < 0 || web_session_form(req, &f, &sess, &c) < 0)
+    struct web_post post;
+    if (web_comment_form(req, &post, names) < 0)
         return;
     const char *action = req->route->suffix + 1;
     bool account = strncmp(req->path, "/moderate/accounts/", 19) == 0;
     struct comment_result r;
-    int rc = account ? comment_suspend(&c, sess.account.id, req->param,
-                                       strcmp(action, "suspend") == 0, f.v[0], &r)
-                     : comment_moderate(&c, sess.account.id, req->param, action, f.v[0], &r);
+    int rc = account ? comment_suspend(&post.c, post.sess.account.id, req->param,
+                                       strcmp(action, "suspend") == 0, post.f.v[0], &r)
+                     : comment_moderate(&post.c, post.sess.account.id, req->param, action,
+                                        post.f.v[0], &r);
     if (web_comment_refused(req, rc, &r))
         return;
     const char *queue = "pending";
-    for (size_t i = 0; f.v[1] && queues[i]; i++)
-        if (strcmp(f.v[1], queues[i]) == 0)
+    for (size_t i = 0; post.f.v[1] && queues[i]; i++)
+        if (strcmp(post.f.v[1], queues[i]) == 0)
             queue = queues[i];
     struct buf to = BUF_INIT;
     buf_printf(&to, "/moderate?queue=%s&done=%s", queue, action);

@@ -47,6 +47,12 @@ void web_page_end(struct buf *b)
                 "<script src=\"/static/vote.js\" defer></script></body></html>\n");
 }
 
+void web_page_reply(struct request *req, int status)
+{
+    web_page_end(&req->out);
+    web_reply_html(req, status);
+}
+
 void web_reply_html(struct request *req, int status)
 {
     reply_header(req, "Content-Security-Policy", csp);
@@ -66,8 +72,7 @@ void web_error_page(struct request *req, int status, const char *fmt, ...)
     html_printf(&req->out, "<h1>%d</h1><p class=\"error\">", status);
     html_text(&req->out, msg);
     html_raw(&req->out, "</p><p><a href=\"/\">Latest debates</a></p>");
-    web_page_end(&req->out);
-    web_reply_html(req, status);
+    web_page_reply(req, status);
 }
 
 void web_form_refused(struct request *req, enum web_refusal why, const char *back)
@@ -99,8 +104,7 @@ void web_form_refused(struct request *req, enum web_refusal why, const char *bac
     html_raw(&req->out,
              why == WEB_REFUSED_SIGNED_OUT ? "\">Sign in</a>" : "\">Back to the page</a>");
     html_raw(&req->out, " · <a href=\"/\">Latest debates</a></p>");
-    web_page_end(&req->out);
-    web_reply_html(req, 403);
+    web_page_reply(req, 403);
 }
 
 void web_unavailable(struct request *req)
@@ -378,8 +382,7 @@ void web_home(struct request *req)
     html_raw(b, "</ul>");
     pager(b, "/", filters, values, 2, v[2].i, HOME_PAGES_MAX, more, "← Newer debates",
           "Older debates →");
-    web_page_end(b);
-    web_reply_html(req, 200);
+    web_page_reply(req, 200);
 }
 
 /* The games index: every game, grouped by league and season, then season type and week
@@ -472,8 +475,7 @@ void web_games(struct request *req)
     html_raw(b, "</div>");
     pager(b, "/games", filters, values, 1, v[1].i, GAMES_PAGES_MAX, more, "← Previous games",
           "More games →");
-    web_page_end(b);
-    web_reply_html(req, 200);
+    web_page_reply(req, 200);
 }
 
 void web_voter_of(struct request *req, char id[VOTER_ID_LEN + 1])
@@ -718,8 +720,7 @@ void web_incident(struct request *req)
     sources_list(b, src, nsrc);
     web_discussion(req, &c, &inc, signed_in ? &sess : NULL, v.key, csrf);
     html_raw(b, "</article>");
-    web_page_end(b);
-    web_reply_html(req, 200);
+    web_page_reply(req, 200);
 }
 
 void web_game(struct request *req)
@@ -772,6 +773,5 @@ void web_game(struct request *req)
     html_raw(b, "\">All ");
     html_text(b, league_name(g.league));
     html_raw(b, " games by week</a></p>");
-    web_page_end(b);
-    web_reply_html(req, 200);
+    web_page_reply(req, 200);
 }

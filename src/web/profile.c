@@ -47,8 +47,7 @@ static void profile_page(struct request *req, int status, const struct session_r
         html_raw(b, "\"></label><button type=\"submit\">Save display name</button></form>");
     }
     html_raw(b, "<p><a href=\"/account\">Back to your account</a></p>");
-    web_page_end(b);
-    web_reply_html(req, status);
+    web_page_reply(req, status);
 }
 
 void web_profile(struct request *req)
@@ -80,13 +79,11 @@ void web_profile(struct request *req)
 void web_profile_save(struct request *req)
 {
     static const char *const names[] = {"display_name", "csrf", NULL};
-    struct web_form f = {.names = names};
-    struct session_row sess;
-    struct app_ctx c;
-    if (web_comment_no_credential(req) < 0 || web_session_form(req, &f, &sess, &c) < 0)
+    struct web_post post;
+    if (web_comment_form(req, &post, names) < 0)
         return;
     struct comment_result r;
-    int rc = account_display_name_set(&c, sess.account.id, f.v[0], &r);
+    int rc = account_display_name_set(&post.c, post.sess.account.id, post.f.v[0], &r);
     if (rc == COMMENT_OK) {
         web_redirect(req, 303, "/account/profile");
         return;
@@ -95,5 +92,5 @@ void web_profile_save(struct request *req)
         web_comment_unavailable(req);
         return;
     }
-    profile_page(req, web_comment_status(req, rc, &r), &sess, NULL, f.v[0], r.message);
+    profile_page(req, web_comment_status(req, rc, &r), &post.sess, NULL, post.f.v[0], r.message);
 }

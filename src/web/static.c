@@ -103,10 +103,17 @@ static const char js[] =
     ".catch(function(){var i=document.createElement('input');i.type='hidden';i.name='choice';"
     "i.value=b.value;f.appendChild(i);f.submit();});});})();\n";
 
+/* Answers 200 with one of the assets above (text, len bytes: its terminating NUL left out)
+ * as type; the text is static, req->out gets a copy. */
+static void asset(struct request *req, const char *text, size_t len, const char *type)
+{
+    buf_append(&req->out, text, len);
+    reply_body(req, 200, type);
+}
+
 void web_css(struct request *req)
 {
-    buf_append(&req->out, css, sizeof css - 1);
-    reply_body(req, 200, "text/css; charset=utf-8");
+    asset(req, css, sizeof css - 1, "text/css; charset=utf-8");
 }
 
 /* Browsers ask for it on every page: answer "nothing here" instead of an error. */
@@ -129,12 +136,10 @@ static const char developers_js[] =
 
 void web_developers_js(struct request *req)
 {
-    buf_append(&req->out, developers_js, sizeof developers_js - 1);
-    reply_body(req, 200, "text/javascript; charset=utf-8");
+    asset(req, developers_js, sizeof developers_js - 1, "text/javascript; charset=utf-8");
 }
 
 void web_js(struct request *req)
 {
-    buf_append(&req->out, js, sizeof js - 1);
-    reply_body(req, 200, "text/javascript; charset=utf-8");
+    asset(req, js, sizeof js - 1, "text/javascript; charset=utf-8");
 }

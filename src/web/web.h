@@ -121,6 +121,9 @@ int web_no_query(struct request *req);
 void web_redirect(struct request *req, int status, const char *path);
 /* A time for people: <time datetime="ISO">YYYY-MM-DD HH:MM UTC</time>. */
 void web_time(struct buf *b, int64_t us);
+/* Ends the page begun in req->out (web_page_end) and answers it as HTML with status
+ * (web_reply_html). */
+void web_page_reply(struct request *req, int status);
 /* Sets the page headers (CSP, Referrer-Policy) and answers req->out as HTML. */
 void web_reply_html(struct request *req, int status);
 
@@ -157,10 +160,17 @@ int web_anon_post(struct request *req, struct web_form *f);
  * request without a session returns the store with *signed_in 0. */
 struct store *web_session_post(struct request *req, struct web_form *f, int64_t now,
                                struct session_row *sess, bool signed_out_ok, int *signed_in);
-/* web_session_post for a signed-in user only (no session: refused), then the use-case
- * context of the request (web_app_ctx) in *c: 0, or -1 when it answered. */
-int web_session_form(struct request *req, struct web_form *f, struct session_row *sess,
-                     struct app_ctx *c);
+/* A form post as its handler reads it: the form's fields, the session (when the post
+ * needs one) and the use-case context of the request. */
+struct web_post {
+    struct web_form f;
+    struct session_row sess;
+    struct app_ctx c;
+};
+/* web_session_post of the fields names (NULL-terminated) for a signed-in user only (no
+ * session: refused), then the use-case context of the request (web_app_ctx) in p->c: 0, or
+ * -1 when it answered. */
+int web_session_form(struct request *req, struct web_post *p, const char *const *names);
 /* The CSRF token for a page's forms: the session's (sess not NULL), or the anonymous voter
  * cookie's (the cookie is issued with this page when missing). */
 void web_form_token(struct request *req, const struct session_row *sess,

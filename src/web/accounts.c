@@ -39,12 +39,7 @@ static struct buf *form_page(struct request *req, const struct session_row *sess
                              const char *notice, char csrf[ACCOUNT_CSRF_LEN + 1])
 {
     web_form_token(req, sess, csrf);
-    struct buf *b = &req->out;
-    buf_reset(b);
-    web_page_begin(b, title);
-    html_raw(b, "<h1>");
-    html_text(b, title);
-    html_raw(b, "</h1>");
+    struct buf *b = web_page_titled(req, title);
     if (notice) {
         html_raw(b, "<p class=\"notice\" id=\"notice\">");
         html_text(b, notice);
@@ -64,11 +59,30 @@ static void account_form(struct buf *b, const char *error, const char *csrf, con
     web_hidden(b, "csrf", csrf);
 }
 
+/* The new-password input of the forms that set a password (the rule: 10 to 256 bytes), and
+ * the note that states the rule. */
+#define NEW_PASSWORD_INPUT                                                                         \
+    "<input type=\"password\" name=\"password\" autocomplete=\"new-password\" required "           \
+    "minlength=\"10\" maxlength=\"256\"></label>"
+#define NEW_PASSWORD_NOTE                                                                          \
+    "<p class=\"note\">At least 10 characters; the most common passwords are refused.</p>"
+
 /* The client address that rate limits count by (only its keyed hash is stored). */
 static const char *client_addr(struct request *req, char addr[64])
 {
     http_client_addr(req, addr, 64);
     return addr;
+}
+
+/* The thread's connection and the use-case context at now in *c: 0, or -1 after answering
+ * 503. */
+static int ctx_now(struct request *req, struct app_ctx *c)
+{
+    struct store *s = web_store(req);
+    if (!s)
+        return -1;
+    *c = web_app_ctx(req, s, time_now_us());
+    return 0;
 }
 
 /* The preamble of an anonymous account form post (web_anon_post) of the fields names, then
@@ -82,11 +96,7 @@ static int anon_form_ctx(struct request *req, struct web_post *p, const char *co
         return -1;
     if (p->f.bad < 0)
         return 1;
-    struct store *s = web_store(req);
-    if (!s)
-        return -1;
-    p->c = web_app_ctx(req, s, time_now_us());
-    return 0;
+    return ctx_now(req, &p->c);
 }
 
 /* 429 with Retry-After and the wait in minutes. */
@@ -161,10 +171,8 @@ static void signup_page(struct request *req, int status, const char *email, cons
     html_raw(b, "<label>Email address <input type=\"email\" name=\"email\" "
                 "autocomplete=\"email\" required maxlength=\"254\" value=\"");
     html_attr(b, email ? email : "");
-    html_raw(b, "\"></label><label>Password <input type=\"password\" name=\"password\" "
-                "autocomplete=\"new-password\" required minlength=\"10\" maxlength=\"256\">"
-                "</label><p class=\"note\">At least 10 characters; the most common passwords "
-                "are refused.</p><button type=\"submit\">Create account</button></form>"
+    html_raw(b, "\"></label><label>Password " NEW_PASSWORD_INPUT NEW_PASSWORD_NOTE
+                "<button type=\"submit\">Create account</button></form>"
                 "<p>Already have an account? <a href=\"/account/signin\">Sign in</a>.</p>");
     web_page_reply(req, status);
 }
@@ -179,10 +187,8 @@ void web_signup_form(struct request *req)
 /* The answer to every accepted sign-up, whether or not the address had an account. */
 static void check_inbox_page(struct request *req, const char *email, const char *what)
 {
-    struct buf *b = &req->out;
-    buf_reset(b);
-    web_page_begin(b, "Check your email");
-    html_raw(b, "<h1>Check your email</h1><p class=\"notice\" id=\"check-inbox\">");
+    struct buf *b = web_page_titled(req, "Check your email");
+    html_raw(b, "<p class=\"notice\" id=\"check-inbox\">");
     html_text(b, what);
     html_raw(b, " <strong>");
     html_text(b, email);
@@ -237,10 +243,9 @@ static const char *link_page(struct request *req, enum account_link_kind kind)
                                 : "the link has no token: copy the whole link from the email");
         return NULL;
     }
-    struct store *s = web_store(req);
-    if (!s)
+    struct app_ctx c;
+    if (ctx_now(req, &c) < 0)
         return NULL;
-    struct app_ctx c = web_app_ctx(req, s, time_now_us());
     enum account_outcome o = account_link_check(&c, kind, v[0].s);
     if (o == ACCOUNT_OK)
         return v[0].s;
@@ -278,9 +283,8 @@ void web_verify(struct request *req)
         link_refused(req, ACCOUNT_LINK_VERIFY, o);
         return;
     }
-    struct buf *b = &req->out;
-    web_page_begin(b, "Email address verified");
-    html_raw(b, "<h1>Email address verified</h1><p class=\"notice\" id=\"verified\">Your email "
+    struct buf *b = web_page_titled(req, "Email address verified");
+    html_raw(b, "<p class=\"notice\" id=\"verified\">Your email "
                 "address is verified. You can now create agent keys.</p><p><a "
                 "href=\"/developers\">Go to the developer page</a> · <a "
                 "href=\"/account/signin\">Sign in</a></p>");
@@ -289,9 +293,8 @@ void web_verify(struct request *req)
 
 void web_resend_verification(struct request *req)
 {
-    static const char *const names[] = {"csrf", NULL};
     struct web_post post;
-    if (web_session_form(req, &post, names) < 0)
+    if (web_session_form(req, &post, web_csrf_only) < 0)
         return;
     switch (account_resend_verification(&post.c, req->cfg->base_url, &post.sess.account)) {
     case ACCOUNT_OK:
@@ -441,8 +444,7 @@ void web_signin_code(struct request *req)
 
 void web_signout(struct request *req)
 {
-    static const char *const names[] = {"csrf", NULL};
-    struct web_form f = {.names = names};
+    struct web_form f = {.names = web_csrf_only};
     struct session_row sess;
     int signed_in;
     int64_t now = time_now_us();
@@ -484,27 +486,22 @@ void web_forgot_form(struct request *req)
 void web_forgot(struct request *req)
 {
     static const char *const names[] = {"email", "csrf", NULL};
-    struct web_form f = {.names = names};
+    struct web_post post;
     struct account_result r;
     char addr[64];
-    if (web_anon_post(req, &f) < 0)
+    int pre = anon_form_ctx(req, &post, names);
+    if (pre > 0)
+        forgot_page(req, 400, NULL, post.f.err);
+    if (pre)
         return;
-    if (f.bad < 0) {
-        forgot_page(req, 400, NULL, f.err);
-        return;
-    }
-    struct store *s = web_store(req);
-    if (!s)
-        return;
-    struct app_ctx c = web_app_ctx(req, s, time_now_us());
-    switch (account_forgot(&c, req->cfg->limits, f.v[0], client_addr(req, addr), &r)) {
+    switch (account_forgot(&post.c, req->cfg->limits, post.f.v[0], client_addr(req, addr), &r)) {
     case ACCOUNT_OK:
         check_inbox_page(req, r.email,
                          "If an account uses this address, we sent a link to choose a new password "
                          "(it works once, within 1 hour) to");
         break;
     case ACCOUNT_BAD_EMAIL:
-        forgot_page(req, 400, f.v[0], "enter a valid email address");
+        forgot_page(req, 400, post.f.v[0], "enter a valid email address");
         break;
     case ACCOUNT_LIMITED:
         mail_forms_limited(req, r.retry_s);
@@ -522,10 +519,8 @@ static void reset_page(struct request *req, int status, const char *token, const
                 "of your account.</p>");
     account_form(b, error, csrf, "reset-form", "/account/reset");
     web_hidden(b, "token", token);
-    html_raw(b, "<label>New password <input type=\"password\" name=\"password\" "
-                "autocomplete=\"new-password\" required minlength=\"10\" maxlength=\"256\">"
-                "</label><p class=\"note\">At least 10 characters; the most common passwords "
-                "are refused.</p><button type=\"submit\">Set the password</button></form>");
+    html_raw(b, "<label>New password " NEW_PASSWORD_INPUT NEW_PASSWORD_NOTE
+                "<button type=\"submit\">Set the password</button></form>");
     web_page_reply(req, status);
 }
 
@@ -547,10 +542,9 @@ void web_reset(struct request *req)
         web_error_page(req, 400, "%s", f.bad < 0 ? f.err : "the form has no token");
         return;
     }
-    struct store *s = web_store(req);
-    if (!s)
+    struct app_ctx c;
+    if (ctx_now(req, &c) < 0)
         return;
-    struct app_ctx c = web_app_ctx(req, s, time_now_us());
     enum account_outcome o = account_reset(&c, req->cfg->limits, f.v[0], f.v[1], &r);
     if (o == ACCOUNT_BAD_PASSWORD) {
         reset_page(req, 400, f.v[0], r.problem);
@@ -621,9 +615,8 @@ static void account_page(struct request *req, int status, const struct session_r
     account_form(b, error, csrf, "password-form", "/account/password");
     html_raw(b, "<label>Current password <input type=\"password\" name=\"current\" "
                 "autocomplete=\"current-password\" required maxlength=\"256\"></label>"
-                "<label>New password <input type=\"password\" name=\"password\" "
-                "autocomplete=\"new-password\" required minlength=\"10\" maxlength=\"256\">"
-                "</label><button type=\"submit\">Change password</button></form>");
+                "<label>New password " NEW_PASSWORD_INPUT
+                "<button type=\"submit\">Change password</button></form>");
     if (sess->staff)
         totp_section(req, b, sess, csrf);
     web_page_reply(req, status);

@@ -361,12 +361,7 @@ static void compose_page(struct request *req, int status, const char *title, con
                          const char *csrf, const char *parent, const char *text, const char *reason,
                          const char *back)
 {
-    struct buf *b = &req->out;
-    buf_reset(b);
-    web_page_begin(b, title);
-    html_raw(b, "<h1>");
-    html_text(b, title);
-    html_raw(b, "</h1>");
+    struct buf *b = web_page_titled(req, title);
     if (reason) {
         html_raw(b, "<p class=\"error\" role=\"alert\" id=\"form-error\">");
         html_text(b, reason);
@@ -506,9 +501,8 @@ void web_comment_edit(struct request *req)
 
 void web_comment_delete(struct request *req)
 {
-    static const char *const names[] = {"csrf", NULL};
     struct web_post post;
-    if (web_comment_form(req, &post, names) < 0)
+    if (web_comment_form(req, &post, web_csrf_only) < 0)
         return;
     struct comment_result r;
     int rc = comment_delete(&post.c, post.sess.account.id, req->param, &r);
@@ -526,10 +520,8 @@ void web_comment_report(struct request *req)
     int rc = comment_report(&post.c, post.sess.account.id, req->param, post.f.v[0], &r);
     if (web_comment_refused(req, rc, &r))
         return;
-    struct buf *b = &req->out;
-    buf_reset(b);
-    web_page_begin(b, "Thank you");
-    html_raw(b, "<h1>Thank you</h1><p class=\"notice\" id=\"notice\">Your report was recorded; "
+    struct buf *b = web_page_titled(req, "Thank you");
+    html_raw(b, "<p class=\"notice\" id=\"notice\">Your report was recorded; "
                 "a moderator will review the comment.</p><p><a id=\"back\" href=\"");
     html_attr(b, incident_path(req, r.incident_key, r.id));
     html_raw(b, "\">Back to the discussion</a></p>");

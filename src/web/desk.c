@@ -11,6 +11,7 @@
  * app/candidate.h) that records one audit entry in its transaction.
  */
 #include <assert.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -244,17 +245,51 @@ static void notice(struct buf *b, const struct qp_value *done)
     html_raw(b, ".</p>");
 }
 
-static void form_open(struct buf *b, const struct desk *d, const char *action, const char *id,
-                      const char *cls)
+/* A record page's <h1> (title escaped), then the notice of *done. */
+static void heading(struct buf *b, const char *title, const struct qp_value *done)
 {
+    html_raw(b, "<h1>");
+    html_text(b, title);
+    html_raw(b, "</h1>");
+    notice(b, done);
+}
+
+/* A desk form: <h2>heading</h2> (NULL: none), then the form opened with its id and class,
+ * posting to the path printed from fmt, and its CSRF field. */
+static void form_open(struct buf *b, const struct desk *d, const char *heading, const char *id,
+                      const char *cls, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+static void form_open(struct buf *b, const struct desk *d, const char *heading, const char *id,
+                      const char *cls, const char *fmt, ...)
+{
+    struct buf action = BUF_INIT;
+    va_list ap;
+    va_start(ap, fmt);
+    buf_vprintf(&action, fmt, ap);
+    va_end(ap);
+    if (heading) {
+        html_raw(b, "<h2>");
+        html_text(b, heading);
+        html_raw(b, "</h2>");
+    }
     html_raw(b, "<form method=\"post\" class=\"");
     html_attr(b, cls);
     html_raw(b, "\" id=\"");
     html_attr(b, id);
     html_raw(b, "\" action=\"");
-    html_attr(b, action);
+    html_attr(b, action.p);
     html_raw(b, "\">");
     web_hidden(b, "csrf", d->csrf);
+    buf_release(&action);
+}
+
+/* <option>s of names (NULL-terminated), the one equal to selected (NULL: none) selected. */
+static void options(struct buf *b, const char *const *names, const char *selected)
+{
+    for (size_t k = 0; names[k]; k++) {
+        html_raw(b, selected && strcmp(selected, names[k]) == 0 ? "<option selected>" : "<option>");
+        html_text(b, names[k]);
+        html_raw(b, "</option>");
+    }
 }
 
 static void text_input(struct buf *b, const char *name, const char *label, const char *value,
@@ -400,11 +435,17 @@ static void audit_rows(struct buf *b, const struct audit_record *r, size_t n, bo
     html_raw(b, "</tbody></table></div>");
 }
 
-/* After a write: 303 to path?done=what. */
-static void done_to(struct request *req, const char *path, const char *what)
+/* After a write: 303 to the path printed from fmt, with ?done=what. */
+static void done_to(struct request *req, const char *what, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void done_to(struct request *req, const char *what, const char *fmt, ...)
 {
     struct buf to = BUF_INIT;
-    buf_printf(&to, "%s?done=%s", path, what);
+    va_list ap;
+    va_start(ap, fmt);
+    buf_vprintf(&to, fmt, ap);
+    va_end(ap);
+    buf_printf(&to, "?done=%s", what);
     web_redirect(req, 303, to.p);
     buf_release(&to);
 }
@@ -498,12 +539,7 @@ static void page_candidates(struct request *req, struct desk *d)
     }
     html_raw(b, "</h1><form class=\"filter\" method=\"get\" action=\"/desk\"><label>Status "
                 "<select name=\"status\">");
-    for (size_t k = 0; lead_statuses[k]; k++) {
-        html_raw(b, "<option");
-        html_raw(b, strcmp(lead_statuses[k], status) == 0 ? " selected>" : ">");
-        html_text(b, lead_statuses[k]);
-        html_raw(b, "</option>");
-    }
+    options(b, lead_statuses, status);
     html_raw(b, "</select></label> <button type=\"submit\">Show</button></form>");
     notice(b, &v[1]);
     html_raw(b, "<ol class=\"leads\" id=\"leads\">");
@@ -629,10 +665,8 @@ static void page_lead(struct request *req, struct desk *d)
     html_raw(b, "</ol><h2>Audit</h2>");
     audit_rows(b, L.audit, L.naudit, false);
     if (L.candidate) {
-        struct buf path = BUF_INIT;
-        buf_printf(&path, "/desk/leads/%s/publish", l->id);
-        html_raw(b, "<h2>Publish as Developing</h2>");
-        form_open(b, d, path.p, "publish", "desk-form");
+        form_open(b, d, "Publish as Developing", "publish", "desk-form", "/desk/leads/%s/publish",
+                  l->id);
         text_input(b, "title", "Neutral title", NULL, true, 300);
         text_area(b, "summary", "Neutral summary", NULL, true, 2000);
         text_area(b, "description", "Play description (empty: the lead text)", NULL, false, 5000);
@@ -641,13 +675,9 @@ static void page_lead(struct request *req, struct desk *d)
         question_fields(b, NULL);
         html_raw(b, "</fieldset>");
         submit(b, "Publish");
-        buf_reset(&path);
-        buf_printf(&path, "/desk/leads/%s/reject", l->id);
-        html_raw(b, "<h2>Reject</h2>");
-        form_open(b, d, path.p, "reject", "desk-form");
+        form_open(b, d, "Reject", "reject", "desk-form", "/desk/leads/%s/reject", l->id);
         text_input(b, "reason", "Reason", NULL, true, 500);
         submit(b, "Reject");
-        buf_release(&path);
     }
     end(req);
 }
@@ -673,10 +703,7 @@ static void page_lead_publish(struct request *req, struct desk *d)
     int rc = candidate_publish(&d->c, id, &in, &r);
     if (ANSWERED(req, rc, candidate_status, &r.message) < 0)
         return;
-    struct buf path = BUF_INIT;
-    buf_printf(&path, "/desk/incidents/%s", r.incident_id);
-    done_to(req, path.p, "published");
-    buf_release(&path);
+    done_to(req, "published", "/desk/incidents/%s", r.incident_id);
 }
 
 static void page_lead_reject(struct request *req, struct desk *d)
@@ -688,7 +715,7 @@ static void page_lead_reject(struct request *req, struct desk *d)
     int rc = candidate_reject(&d->c, id, fv(d, "reason"), &r);
     if (ANSWERED(req, rc, candidate_status, &r.message) < 0)
         return;
-    done_to(req, "/desk", "rejected");
+    done_to(req, "rejected", "/desk");
 }
 
 /* ---- incidents ---- */
@@ -728,20 +755,10 @@ static void page_incidents(struct request *req, struct desk *d)
     text_input(b, "game", "Game ID", f.game_id, false, 255);
     text_input(b, "team", "Team ID", f.team_id, false, 255);
     html_raw(b, "<label>Status <select name=\"status\"><option value=\"\">any</option>");
-    for (size_t k = 0; maturity_names[k]; k++) {
-        html_raw(b, f.status && strcmp(f.status, maturity_names[k]) == 0 ? "<option selected>"
-                                                                         : "<option>");
-        html_text(b, maturity_names[k]);
-        html_raw(b, "</option>");
-    }
+    options(b, maturity_names, f.status);
     html_raw(b, "</select></label><label>Category <select name=\"category\"><option "
                 "value=\"\">any</option>");
-    for (size_t k = 0; cats[k]; k++) {
-        html_raw(b,
-                 f.category && strcmp(f.category, cats[k]) == 0 ? "<option selected>" : "<option>");
-        html_text(b, cats[k]);
-        html_raw(b, "</option>");
-    }
+    options(b, cats, f.category);
     html_raw(b, "</select></label> <button type=\"submit\">Search</button></form>"
                 "<ol class=\"incidents\" id=\"incidents\">");
     for (size_t i = 0; i < n; i++) {
@@ -779,12 +796,9 @@ static void page_incident(struct request *req, struct desk *d)
         return;
     const struct incident *i = &D.inc;
     bool published = strcmp(i->visibility, "published") == 0;
-    struct buf *b = &req->out, path = BUF_INIT;
+    struct buf *b = &req->out;
     begin(req, d, i->title);
-    html_raw(b, "<h1>");
-    html_text(b, i->title);
-    html_raw(b, "</h1>");
-    notice(b, v);
+    heading(b, i->title, v);
     html_raw(b, "<dl class=\"facts\"><dt>Visibility</dt><dd id=\"visibility\">");
     html_text(b, i->visibility);
     if (i->duplicate_of) {
@@ -806,9 +820,7 @@ static void page_incident(struct request *req, struct desk *d)
     html_text(b, i->provenance_json ? i->provenance_json : "");
     html_raw(b, "</code></dd></dl>");
     if (published) {
-        buf_printf(&path, "/desk/incidents/%s/edit", i->id);
-        html_raw(b, "<h2>Editorial fields</h2>");
-        form_open(b, d, path.p, "edit", "desk-form");
+        form_open(b, d, "Editorial fields", "edit", "desk-form", "/desk/incidents/%s/edit", i->id);
         text_input(b, "title", "Title", i->title, true, 300);
         text_area(b, "play_description", "Play description", i->play_description, true, 5000);
         text_area(b, "neutral_summary", "Neutral summary", i->neutral_summary, true, 2000);
@@ -825,17 +837,10 @@ static void page_incident(struct request *req, struct desk *d)
         text_input(b, "reason", "Reason for the change (optional)", NULL, false, 500);
         submit(b, "Save");
 
-        buf_reset(&path);
-        buf_printf(&path, "/desk/incidents/%s/status", i->id);
-        html_raw(b, "<h2>Maturity</h2>");
-        form_open(b, d, path.p, "status", "desk-form inline");
+        form_open(b, d, "Maturity", "status", "desk-form inline", "/desk/incidents/%s/status",
+                  i->id);
         html_raw(b, "<label>Status <select name=\"status\">");
-        for (size_t k = 0; maturity_names[k]; k++) {
-            html_raw(b,
-                     strcmp(i->status, maturity_names[k]) == 0 ? "<option selected>" : "<option>");
-            html_text(b, maturity_names[k]);
-            html_raw(b, "</option>");
-        }
+        options(b, maturity_names, i->status);
         html_raw(b, "</select></label> ");
         submit(b, "Set maturity");
     }
@@ -850,11 +855,9 @@ static void page_incident(struct request *req, struct desk *d)
         html_raw(b, ") — ");
         html_text(b, D.sources[k].supports);
         if (published) {
-            buf_reset(&path);
-            buf_printf(&path, "/desk/incidents/%s/sources/remove", i->id);
             char fid[48];
             snprintf(fid, sizeof fid, "remove-source-%zu", k);
-            form_open(b, d, path.p, fid, "inline-form");
+            form_open(b, d, NULL, fid, "inline-form", "/desk/incidents/%s/sources/remove", i->id);
             web_hidden(b, "url", D.sources[k].url);
             submit(b, "Remove");
         }
@@ -862,31 +865,23 @@ static void page_incident(struct request *req, struct desk *d)
     }
     html_raw(b, "</ol>");
     if (published) {
-        buf_reset(&path);
-        buf_printf(&path, "/desk/incidents/%s/sources", i->id);
-        form_open(b, d, path.p, "source", "desk-form");
+        form_open(b, d, NULL, "source", "desk-form", "/desk/incidents/%s/sources", i->id);
         text_input(b, "url", "URL", NULL, true, 2000);
         text_input(b, "title", "Title", NULL, true, 500);
         text_input(b, "publisher", "Publisher (optional)", NULL, false, 200);
         html_raw(b, "<label>Kind <select name=\"kind\">");
-        for (size_t k = 0; source_kind_names[k]; k++) {
-            html_raw(b, "<option>");
-            html_text(b, source_kind_names[k]);
-            html_raw(b, "</option>");
-        }
+        options(b, source_kind_names, NULL);
         html_raw(b, "</select></label>");
         text_input(b, "supports", "What it supports", NULL, true, 2000);
         submit(b, "Add source");
 
-        buf_reset(&path);
-        buf_printf(&path, "/desk/incidents/%s/question", i->id);
         html_raw(b, "<h2>Fan Verdict question</h2>");
         if (i->has_question)
             html_printf(b, "<p id=\"question-version\">Version %lld is current.</p>",
                         (long long)i->question.version);
         else
             html_raw(b, "<p id=\"question-version\">No question yet.</p>");
-        form_open(b, d, path.p, "question", "desk-form");
+        form_open(b, d, NULL, "question", "desk-form", "/desk/incidents/%s/question", i->id);
         question_fields(b, i->has_question ? &i->question : NULL);
         if (i->has_question) {
             html_raw(b, "<label><input type=\"checkbox\" name=\"clarify\" value=\"yes\"> A "
@@ -903,17 +898,12 @@ static void page_incident(struct request *req, struct desk *d)
         }
         submit(b, "Save question");
 
-        buf_reset(&path);
-        buf_printf(&path, "/desk/incidents/%s/withdraw", i->id);
-        html_raw(b, "<h2>Withdraw</h2>");
-        form_open(b, d, path.p, "withdraw", "desk-form");
+        form_open(b, d, "Withdraw", "withdraw", "desk-form", "/desk/incidents/%s/withdraw", i->id);
         text_input(b, "reason", "Reason", NULL, true, 500);
         submit(b, "Withdraw");
 
-        buf_reset(&path);
-        buf_printf(&path, "/desk/incidents/%s/merge", i->id);
-        html_raw(b, "<h2>Merge into a survivor</h2>");
-        form_open(b, d, path.p, "merge", "desk-form");
+        form_open(b, d, "Merge into a survivor", "merge", "desk-form", "/desk/incidents/%s/merge",
+                  i->id);
         text_input(b, "into", "Survivor incident ID", NULL, true, 36);
         text_input(b, "reason", "Reason", NULL, false, 500);
         html_raw(b, "<label><input type=\"checkbox\" name=\"across_games\" value=\"yes\"> "
@@ -923,16 +913,12 @@ static void page_incident(struct request *req, struct desk *d)
     }
     html_raw(b, "<h2>Change history</h2>");
     audit_rows(b, D.audit, D.naudit, false);
-    buf_release(&path);
     end(req);
 }
 
 static void back(struct request *req, const char *id, const char *what)
 {
-    struct buf path = BUF_INIT;
-    buf_printf(&path, "/desk/incidents/%s", id);
-    done_to(req, path.p, what);
-    buf_release(&path);
+    done_to(req, what, "/desk/incidents/%s", id);
 }
 
 /* "yes" 1, "no" 0, "" or absent -1; -2 otherwise. */
@@ -1138,11 +1124,7 @@ static void page_audit(struct request *req, struct desk *d)
     begin(req, d, "Audit log");
     html_raw(b, "<h1>Audit log</h1><form class=\"filter\" method=\"get\" action=\"/desk/audit\">"
                 "<label>Target kind <select name=\"kind\"><option value=\"\">any</option>");
-    for (size_t k = 0; kinds[k]; k++) {
-        html_raw(b, kind && strcmp(kind, kinds[k]) == 0 ? "<option selected>" : "<option>");
-        html_text(b, kinds[k]);
-        html_raw(b, "</option>");
-    }
+    options(b, kinds, kind);
     html_raw(b, "</select></label>");
     text_input(b, "target", "Target ID", target, false, 255);
     text_input(b, "action", "Action", action, false, 100);
@@ -1227,12 +1209,9 @@ static void page_account(struct request *req, struct desk *d)
         web_unavailable(req);
         return;
     }
-    struct buf *b = &req->out, path = BUF_INIT;
+    struct buf *b = &req->out;
     begin(req, d, "Account");
-    html_raw(b, "<h1>");
-    html_text(b, A.account.email);
-    html_raw(b, "</h1>");
-    notice(b, v);
+    heading(b, A.account.email, v);
     html_raw(b, "<dl class=\"facts\"><dt>Display name</dt><dd>");
     html_text(b, A.display_name[0] ? A.display_name : "(none)");
     html_raw(b, "</dd><dt>State</dt><dd id=\"account-state\">");
@@ -1242,19 +1221,16 @@ static void page_account(struct request *req, struct desk *d)
     html_printf(b, "%s%s%s%s", A.moderator ? "moderator " : "", A.editor ? "editor " : "",
                 A.admin ? "admin" : "", !A.moderator && !A.editor && !A.admin ? "none" : "");
     html_raw(b, "</dd></dl>");
-    buf_printf(&path, "/desk/accounts/%s/%s", id, A.account.banned ? "unban" : "ban");
-    html_raw(b, A.account.banned ? "<h2>Unban</h2>" : "<h2>Ban</h2>");
-    form_open(b, d, path.p, A.account.banned ? "unban" : "ban", "desk-form");
+    const char *act = A.account.banned ? "unban" : "ban";
+    form_open(b, d, A.account.banned ? "Unban" : "Ban", act, "desk-form", "/desk/accounts/%s/%s",
+              id, act);
     text_input(b, "reason", "Reason", NULL, !A.account.banned, 500);
     if (!A.account.banned) {
         html_raw(b, "<p>A ban ends the account's sessions at once and stops its keys.</p>");
         password_input(b);
     }
     submit(b, A.account.banned ? "Unban" : "Ban");
-    buf_reset(&path);
-    buf_printf(&path, "/desk/accounts/%s/roles", id);
-    html_raw(b, "<h2>Roles</h2>");
-    form_open(b, d, path.p, "role", "desk-form");
+    form_open(b, d, "Roles", "role", "desk-form", "/desk/accounts/%s/roles", id);
     html_raw(b, "<label>Role <select name=\"role\"><option>editor</option><option>moderator"
                 "</option><option>admin</option></select></label><label>Change <select "
                 "name=\"change\"><option>grant</option><option>revoke</option></select></label>");
@@ -1269,9 +1245,7 @@ static void page_account(struct request *req, struct desk *d)
         html_raw(b, "…</code> ");
         html_text(b, agent_key_state_name(keys[i].state));
         if (keys[i].state == AGENT_KEY_ACTIVE) {
-            buf_reset(&path);
-            buf_printf(&path, "/desk/keys/%s/revoke", keys[i].id);
-            form_open(b, d, path.p, "revoke-key", "inline-form");
+            form_open(b, d, NULL, "revoke-key", "inline-form", "/desk/keys/%s/revoke", keys[i].id);
             submit(b, "Revoke");
         }
         html_raw(b, "</li>");
@@ -1281,7 +1255,6 @@ static void page_account(struct request *req, struct desk *d)
         html_raw(b, "<p>No keys.</p>");
     html_raw(b, "<h2>History</h2>");
     audit_rows(b, A.audit, A.naudit, false);
-    buf_release(&path);
     end(req);
 }
 
@@ -1296,10 +1269,7 @@ static int target_account(struct request *req, struct desk *d, char id[UUID_STR_
 
 static void account_path(struct request *req, const char *id, const char *what)
 {
-    struct buf path = BUF_INIT;
-    buf_printf(&path, "/desk/accounts/%s", id);
-    done_to(req, path.p, what);
-    buf_release(&path);
+    done_to(req, what, "/desk/accounts/%s", id);
 }
 
 static void ban(struct request *req, struct desk *d, bool banned)
@@ -1386,7 +1356,7 @@ static void page_key_revoke(struct request *req, struct desk *d)
         web_unavailable(req);
         return;
     }
-    done_to(req, "/desk/accounts", "revoked");
+    done_to(req, "revoked", "/desk/accounts");
 }
 
 /* ---- scout credentials (admin) ---- */
@@ -1456,20 +1426,18 @@ static void scout_row(struct buf *b, const struct desk *d, const struct scout_cr
     html_raw(b, "</p>");
     if (st != SCOUT_CRED_REVOKED) {
         static const char *const forms[] = {"budget", "disable", "enable", "revoke"};
-        struct buf path = BUF_INIT, id = BUF_INIT;
+        struct buf id = BUF_INIT;
         for (size_t k = 0; k < 4; k++) {
             if ((k == 1 && c->disabled) || (k == 2 && !c->disabled))
                 continue;
-            buf_reset(&path);
             buf_reset(&id);
-            buf_printf(&path, "/desk/scout-keys/%s/%s", c->id, forms[k]);
             buf_printf(&id, "%s-%s", forms[k], c->id);
-            form_open(b, d, path.p, id.p, k == 0 ? "desk-form" : "inline-form");
+            form_open(b, d, NULL, id.p, k == 0 ? "desk-form" : "inline-form",
+                      "/desk/scout-keys/%s/%s", c->id, forms[k]);
             if (k == 0)
                 budget_inputs(b, c);
             submit(b, k == 0 ? "Set budgets" : k == 1 ? "Disable" : k == 2 ? "Enable" : "Revoke");
         }
-        buf_release(&path);
         buf_release(&id);
     }
     html_raw(b, "</li>");
@@ -1488,8 +1456,7 @@ static void page_scout_keys(struct request *req, struct desk *d)
     }
     struct buf *b = &req->out;
     begin(req, d, "Scout credentials");
-    html_raw(b, "<h1>Scout credentials</h1>");
-    notice(b, v);
+    heading(b, "Scout credentials", v);
     html_raw(b, "<p>A scout credential (<code>ws_…</code>) reaches the scout endpoint only; "
                 "its secret is shown once, when it is created. A disabled credential still "
                 "authenticates but begins no run.</p><ol class=\"scout-keys\" id=\"scout-keys\">");
@@ -1498,8 +1465,7 @@ static void page_scout_keys(struct request *req, struct desk *d)
     html_raw(b, "</ol>");
     if (n == 0)
         html_raw(b, "<p id=\"scout-keys-empty\">No scout credentials.</p>");
-    html_raw(b, "<h2>Create a credential</h2>");
-    form_open(b, d, "/desk/scout-keys", "scout-create", "desk-form");
+    form_open(b, d, "Create a credential", "scout-create", "desk-form", "/desk/scout-keys");
     text_input(b, "name", "Name", NULL, true, 100);
     html_raw(b, "<p>Empty budgets take the defaults.</p>");
     budget_inputs(b, NULL);
@@ -1566,7 +1532,7 @@ static void page_scout_key_change(struct request *req, struct desk *d)
     int rc = scoutkey_change(&d->c, id, changes[k].what, &bud, &c, &why);
     if (ANSWERED(req, rc, scoutkey_status, &why) < 0)
         return;
-    done_to(req, "/desk/scout-keys", changes[k].done);
+    done_to(req, changes[k].done, "/desk/scout-keys");
 }
 
 /* ---- lead quotas in use (editors and admins) ---- */

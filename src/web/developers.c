@@ -369,9 +369,8 @@ void web_key_revoke_confirm(struct request *req)
 
 void web_key_revoke(struct request *req)
 {
-    static const char *const names[] = {"csrf", NULL};
     struct web_post post;
-    if (web_session_form(req, &post, names) < 0)
+    if (web_session_form(req, &post, web_csrf_only) < 0)
         return;
     char id[UUID_STR_LEN + 1];
     if (key_id_of(req, id) < 0)

@@ -51,6 +51,8 @@ int web_session(struct request *req, struct store *s, int64_t now, struct sessio
                            req->cfg->limits ? req->cfg->limits->staff_idle_us : 0, out);
 }
 
+const char *const web_csrf_only[] = {"csrf", NULL};
+
 static void read_form(struct request *req, struct web_form *f)
 {
     const char *ct = http_header(req, "Content-Type");

@@ -212,9 +212,8 @@ void web_moderate(struct request *req)
     }
     char csrf[ACCOUNT_CSRF_LEN + 1];
     account_session_csrf(sess.hash, csrf);
-    struct buf *b = &req->out;
-    web_page_begin(b, "Moderation");
-    html_raw(b, "<h1>Moderation</h1><nav class=\"queues\" aria-label=\"Queues\">");
+    struct buf *b = web_page_titled(req, "Moderation");
+    html_raw(b, "<nav class=\"queues\" aria-label=\"Queues\">");
     for (size_t i = 0; queues[i]; i++) {
         bool here = strcmp(queues[i], queue) == 0;
         html_raw(b, here ? "<strong>" : "<a href=\"");

@@ -60,6 +60,17 @@ void web_reply_html(struct request *req, int status)
     reply_body(req, status, "text/html; charset=utf-8");
 }
 
+struct buf *web_page_titled(struct request *req, const char *title)
+{
+    struct buf *b = &req->out;
+    buf_reset(b);
+    web_page_begin(b, title);
+    html_raw(b, "<h1>");
+    html_text(b, title);
+    html_raw(b, "</h1>");
+    return b;
+}
+
 void web_error_page(struct request *req, int status, const char *fmt, ...)
 {
     char msg[400];
@@ -77,14 +88,11 @@ void web_error_page(struct request *req, int status, const char *fmt, ...)
 
 void web_form_refused(struct request *req, enum web_refusal why, const char *back)
 {
-    buf_reset(&req->out);
     static const char *const titles[] = {"We could not accept this form", "This form has expired",
                                          "You are signed out"};
     bool origin = why == WEB_REFUSED_ORIGIN;
-    web_page_begin(&req->out, titles[why]);
-    html_raw(&req->out, "<h1>");
-    html_text(&req->out, titles[why]);
-    html_raw(&req->out, "</h1><p class=\"error\" id=\"refusal\">");
+    web_page_titled(req, titles[why]);
+    html_raw(&req->out, "<p class=\"error\" id=\"refusal\">");
     if (why == WEB_REFUSED_SIGNED_OUT) {
         html_text(&req->out, "Your session has ended (or you never signed in on this "
                              "browser), so nothing was saved. Sign in, then try again.");
@@ -107,16 +115,21 @@ void web_form_refused(struct request *req, enum web_refusal why, const char *bac
     web_page_reply(req, 403);
 }
 
+/* 503 with Retry-After retry (seconds) and the error page saying msg. */
+static void busy_page(struct request *req, const char *retry, const char *msg)
+{
+    reply_header(req, "Retry-After", retry);
+    web_error_page(req, 503, "%s", msg);
+}
+
 void web_unavailable(struct request *req)
 {
-    reply_header(req, "Retry-After", HTTP_RETRY_AFTER_S);
-    web_error_page(req, 503, "%s", HTTP_UNAVAILABLE_MSG);
+    busy_page(req, HTTP_RETRY_AFTER_S, HTTP_UNAVAILABLE_MSG);
 }
 
 void web_password_busy(struct request *req)
 {
-    reply_header(req, "Retry-After", HTTP_PASSWORD_RETRY_AFTER_S);
-    web_error_page(req, 503, "%s", HTTP_PASSWORD_BUSY_MSG);
+    busy_page(req, HTTP_PASSWORD_RETRY_AFTER_S, HTTP_PASSWORD_BUSY_MSG);
 }
 
 int web_no_query(struct request *req)

@@ -107,6 +107,9 @@ int web_list(struct request *req, const struct incident_filter *f, struct incide
 /* The banner of a database holding the bundled sample data (app/import.h), else nothing. */
 void web_sample_banner(struct buf *b, const struct app_ctx *c, const struct request *req);
 void web_page_begin(struct buf *b, const char *title);
+/* Starts a page in req->out (emptied first): the layout begun with title, then
+ * <h1>title</h1>. Returns &req->out. */
+struct buf *web_page_titled(struct request *req, const char *title);
 void web_page_end(struct buf *b);
 void web_error_page(struct request *req, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -150,6 +153,9 @@ struct web_form {
     int bad;
     char err[200];
 };
+/* The fields of a form that carries nothing but its CSRF token (sign-out, revocations,
+ * deletions): {"csrf", NULL}. */
+extern const char *const web_csrf_only[];
 /* The preamble of a form anyone may post (sign-up, sign-in, …): no query string, the form
  * read into f (f->bad is left to the caller, which shows the form again), the same-origin
  * and anonymous CSRF checks (field "csrf"). -1 when it answered (400/403). */

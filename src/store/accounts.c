@@ -16,17 +16,16 @@ static void account_cols(struct store_stmt *st, int col, struct account_row *out
     out->banned = store_col_int(st, col + 4) != 0;
 }
 
+/* store_one's reader of an account (out) from column 0. */
+static int account_row(void *out, struct store_stmt *st)
+{
+    account_cols(st, 0, out);
+    return 0;
+}
+
 static int account_by(struct store *s, const char *sql, const char *v, struct account_row *out)
 {
-    struct store_stmt *st = store_prepare(s, sql);
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, v);
-    int rc = store_step(st);
-    if (rc == STORE_ROW)
-        account_cols(st, 0, out);
-    store_reset(st);
-    return rc < 0 ? rc : rc == STORE_ROW;
+    return store_one(STORE_SELECT(s, sql, STORE_TEXT(v)), account_row, out);
 }
 
 int accounts_by_email(struct store *s, const char *email, struct account_row *out)
@@ -121,24 +120,23 @@ int account_tokens_insert(struct store *s, bool insert, const char *hash, const 
         STORE_INT(expires), STORE_INT(insert));
 }
 
+static int token_row(void *arg, struct store_stmt *st)
+{
+    struct account_token_row *out = arg;
+    store_col_copy(st, 0, out->account_id, sizeof out->account_id);
+    out->expires_at = store_col_int(st, 1);
+    out->used_at = store_col_int(st, 2);
+    return 0;
+}
+
 int account_tokens_find(struct store *s, const char *hash, const char *purpose,
                         struct account_token_row *out)
 {
-    struct store_stmt *st =
-        STORE_SELECT(s,
-                     "SELECT account_id, expires_at, used_at FROM account_tokens"
-                     " WHERE token_hash = ? AND purpose = ?",
-                     STORE_TEXT(hash), STORE_TEXT(purpose));
-    if (!st)
-        return STORE_ERR;
-    int rc = store_step(st);
-    if (rc == STORE_ROW) {
-        store_col_copy(st, 0, out->account_id, sizeof out->account_id);
-        out->expires_at = store_col_int(st, 1);
-        out->used_at = store_col_int(st, 2);
-    }
-    store_reset(st);
-    return rc < 0 ? rc : rc == STORE_ROW;
+    return store_one(STORE_SELECT(s,
+                                  "SELECT account_id, expires_at, used_at FROM account_tokens"
+                                  " WHERE token_hash = ? AND purpose = ?",
+                                  STORE_TEXT(hash), STORE_TEXT(purpose)),
+                     token_row, out);
 }
 
 int account_tokens_use(struct store *s, const char *hash, int64_t now)
@@ -169,6 +167,16 @@ int sessions_insert(struct store *s, const char *hash, const char *account_id, i
                      STORE_TEXT(hash), STORE_TEXT(account_id), STORE_INT(now), STORE_INT(expires));
 }
 
+static int session_row(void *arg, struct store_stmt *st)
+{
+    struct session_row *out = arg;
+    account_cols(st, 0, &out->account);
+    out->expires_at = store_col_int(st, 5);
+    out->last_seen_at = store_col_int(st, 6);
+    out->staff = store_col_int(st, 7) != 0;
+    return 0;
+}
+
 int sessions_find(struct store *s, const char *hash, int64_t now, struct session_row *out)
 {
     struct store_stmt *st = STORE_SELECT(
@@ -180,18 +188,10 @@ int sessions_find(struct store *s, const char *hash, int64_t now, struct session
         " FROM sessions x JOIN accounts a ON a.id = x.account_id"
         " WHERE x.token_hash = ? AND x.revoked_at IS NULL AND x.expires_at > ?",
         STORE_TEXT(hash), STORE_INT(now));
-    if (!st)
-        return STORE_ERR;
-    int rc = store_step(st);
-    if (rc == STORE_ROW) {
-        account_cols(st, 0, &out->account);
-        out->expires_at = store_col_int(st, 5);
-        out->last_seen_at = store_col_int(st, 6);
-        out->staff = store_col_int(st, 7) != 0;
+    int rc = store_one(st, session_row, out);
+    if (rc == 1)
         snprintf(out->hash, sizeof out->hash, "%s", hash);
-    }
-    store_reset(st);
-    return rc < 0 ? rc : rc == STORE_ROW;
+    return rc;
 }
 
 int sessions_touch(struct store *s, const char *hash, int64_t now)
@@ -220,30 +220,19 @@ int sessions_revoke_all(struct store *s, const char *account_id, const char *kee
 
 int accounts_active_keys(struct store *s, const char *account_id, int64_t now, int64_t *count)
 {
-    struct store_stmt *st = STORE_SELECT(s,
-                                         "SELECT count(*) FROM agent_keys WHERE account_id = ?"
-                                         " AND revoked_at IS NULL AND expires_at > ?",
-                                         STORE_TEXT(account_id), STORE_INT(now));
-    if (!st)
-        return STORE_ERR;
-    int rc = store_step(st);
-    if (rc == STORE_ROW)
-        *count = store_col_int(st, 0);
-    store_reset(st);
-    return rc < 0 ? rc : 0;
+    return store_count(STORE_SELECT(s,
+                                    "SELECT count(*) FROM agent_keys WHERE account_id = ?"
+                                    " AND revoked_at IS NULL AND expires_at > ?",
+                                    STORE_TEXT(account_id), STORE_INT(now)),
+                       count);
 }
 
 int accounts_key_revoke(struct store *s, const char *account_id, const char *key_id, int64_t now)
 {
-    struct store_stmt *st =
-        STORE_SELECT(s, "SELECT 1 FROM agent_keys WHERE id = ? AND account_id = ?",
-                     STORE_TEXT(key_id), STORE_TEXT(account_id));
-    if (!st)
-        return STORE_ERR;
-    int rc = store_step(st);
-    store_reset(st);
-    if (rc != STORE_ROW)
-        return rc < 0 ? rc : 0;
+    int rc = STORE_EXISTS(s, "SELECT 1 FROM agent_keys WHERE id = ? AND account_id = ?",
+                          STORE_TEXT(key_id), STORE_TEXT(account_id));
+    if (rc != 1)
+        return rc;
     return agents_key_revoke(s, key_id, now);
 }
 
@@ -262,16 +251,10 @@ int outbox_enqueue(struct store *s, bool insert, const char *recipient, const ch
 
 int outbox_recent(struct store *s, const char *recipient, int64_t since, int64_t *count)
 {
-    struct store_stmt *st =
+    return store_count(
         STORE_SELECT(s, "SELECT count(*) FROM outbox WHERE recipient = ? AND created_at > ?",
-                     STORE_TEXT(recipient), STORE_INT(since));
-    if (!st)
-        return STORE_ERR;
-    int rc = store_step(st);
-    if (rc == STORE_ROW)
-        *count = store_col_int(st, 0);
-    store_reset(st);
-    return rc < 0 ? rc : 0;
+                     STORE_TEXT(recipient), STORE_INT(since)),
+        count);
 }
 
 int outbox_claim(struct store *s, struct arena *a, int64_t now, int64_t lease_us,
@@ -286,24 +269,20 @@ int outbox_claim(struct store *s, struct arena *a, int64_t now, int64_t lease_us
      * so claims in row writes never pick the same message; SQLite's write transaction
      * serializes them. The UPDATE below re-checks the lease either way. */
     bool pg = strcmp(store_driver_name(s), "postgresql") == 0;
-    struct store_stmt *st = STORE_SELECT(s, pg ? PICK(" FOR UPDATE SKIP LOCKED") : PICK(""),
-                                         STORE_INT(now), STORE_INT(now));
+    int rc = store_one_text(STORE_SELECT(s, pg ? PICK(" FOR UPDATE SKIP LOCKED") : PICK(""),
+                                         STORE_INT(now), STORE_INT(now)),
+                            out->id, sizeof out->id);
 #undef PICK
-    if (!st)
-        return STORE_ERR;
-    int rc = store_step(st);
-    if (rc == STORE_ROW)
-        store_col_copy(st, 0, out->id, sizeof out->id);
-    store_reset(st);
-    if (rc != STORE_ROW)
-        return rc < 0 ? rc : 0;
+    if (rc != 1)
+        return rc;
     /* the claim re-checks the lease, so two workers never both take one message */
-    st = STORE_SELECT(s,
-                      "UPDATE outbox SET claimed_until = ?, attempts = attempts + 1"
-                      " WHERE id = ? AND sent_at IS NULL AND failed_at IS NULL"
-                      " AND (claimed_until IS NULL OR claimed_until <= ?)"
-                      " RETURNING recipient, subject, body, attempts",
-                      STORE_INT(now + lease_us), STORE_TEXT(out->id), STORE_INT(now));
+    struct store_stmt *st =
+        STORE_SELECT(s,
+                     "UPDATE outbox SET claimed_until = ?, attempts = attempts + 1"
+                     " WHERE id = ? AND sent_at IS NULL AND failed_at IS NULL"
+                     " AND (claimed_until IS NULL OR claimed_until <= ?)"
+                     " RETURNING recipient, subject, body, attempts",
+                     STORE_INT(now + lease_us), STORE_TEXT(out->id), STORE_INT(now));
     if (!st)
         return STORE_ERR;
     rc = store_step(st);
@@ -328,18 +307,13 @@ int outbox_sent(struct store *s, const char *id, int64_t now)
 
 int outbox_failed(struct store *s, const char *id, int64_t now, int64_t retry_at, const char *error)
 {
-    struct store_stmt *st =
-        retry_at == INT64_MIN
-            ? store_prepare(s, "UPDATE outbox SET failed_at = ?, body = '', claimed_until = NULL,"
-                               " last_error = ? WHERE id = ?")
-            : store_prepare(s, "UPDATE outbox SET next_attempt_at = ?, claimed_until = NULL,"
-                               " last_error = ? WHERE id = ?");
-    if (!st)
-        return STORE_ERR;
-    store_bind_int(st, 1, retry_at == INT64_MIN ? now : retry_at);
-    store_bind_text(st, 2, error);
-    store_bind_text(st, 3, id);
-    return store_run(st);
+    bool failed = retry_at == INT64_MIN;
+    return STORE_RUN(s,
+                     failed ? "UPDATE outbox SET failed_at = ?, body = '', claimed_until = NULL,"
+                              " last_error = ? WHERE id = ?"
+                            : "UPDATE outbox SET next_attempt_at = ?, claimed_until = NULL,"
+                              " last_error = ? WHERE id = ?",
+                     STORE_INT(failed ? now : retry_at), STORE_TEXT(error), STORE_TEXT(id));
 }
 
 /* ---- password-reset requests ---- */
@@ -350,20 +324,20 @@ int reset_requests_insert(struct store *s, const char *id, const char *email, in
                      STORE_TEXT(id), STORE_TEXT(email), STORE_INT(now));
 }
 
+static int reset_request_row(void *arg, struct store_stmt *st)
+{
+    struct reset_request_row *out = arg;
+    store_col_copy(st, 0, out->id, sizeof out->id);
+    store_col_copy(st, 1, out->email, sizeof out->email);
+    out->created_at = store_col_int(st, 2);
+    return 0;
+}
+
 int reset_requests_oldest(struct store *s, struct reset_request_row *out)
 {
-    struct store_stmt *st = store_prepare(
-        s, "SELECT id, email, created_at FROM reset_requests ORDER BY created_at, id LIMIT 1");
-    if (!st)
-        return STORE_ERR;
-    int rc = store_step(st);
-    if (rc == STORE_ROW) {
-        store_col_copy(st, 0, out->id, sizeof out->id);
-        store_col_copy(st, 1, out->email, sizeof out->email);
-        out->created_at = store_col_int(st, 2);
-    }
-    store_reset(st);
-    return rc < 0 ? rc : rc == STORE_ROW;
+    return store_one(store_prepare(s, "SELECT id, email, created_at FROM reset_requests"
+                                      " ORDER BY created_at, id LIMIT 1"),
+                     reset_request_row, out);
 }
 
 int reset_requests_take(struct store *s, const char *id)
@@ -386,36 +360,30 @@ int accounts_prune(struct store *s, int64_t before)
         "DELETE FROM outbox WHERE sent_at <= ? OR failed_at <= ?",
         "DELETE FROM signin_challenges WHERE expires_at <= ? OR used_at <= ?",
     };
-    for (size_t i = 0; i < sizeof sql / sizeof sql[0]; i++) {
-        struct store_stmt *st = store_prepare(s, sql[i]);
-        if (!st)
-            return STORE_ERR;
-        store_bind_int(st, 1, before);
-        store_bind_int(st, 2, before);
-        int rc = store_run(st);
-        if (rc < 0)
-            return rc;
-    }
+    for (size_t i = 0; i < sizeof sql / sizeof sql[0]; i++)
+        STORE_TRY(STORE_RUN(s, sql[i], STORE_INT(before), STORE_INT(before)));
     return 0;
 }
 
 /* ---- TOTP two-factor ---- */
 
+static int totp_row(void *arg, struct store_stmt *st)
+{
+    struct totp_row *out = arg;
+    store_col_copy(st, 0, out->secret_hex, sizeof out->secret_hex);
+    out->enabled = store_col_int(st, 1) != 0;
+    out->last_step = store_col_int(st, 2);
+    return 0;
+}
+
 int totp_get(struct store *s, const char *account_id, struct totp_row *out)
 {
-    struct store_stmt *st = STORE_SELECT(
-        s, "SELECT secret, enabled, coalesce(last_step, -1) FROM account_totp WHERE account_id = ?",
-        STORE_TEXT(account_id));
-    if (!st)
-        return STORE_ERR;
-    int rc = store_step(st);
-    if (rc == STORE_ROW) {
-        store_col_copy(st, 0, out->secret_hex, sizeof out->secret_hex);
-        out->enabled = store_col_int(st, 1) != 0;
-        out->last_step = store_col_int(st, 2);
-    }
-    store_reset(st);
-    return rc < 0 ? rc : rc == STORE_ROW;
+    return store_one(
+        STORE_SELECT(s,
+                     "SELECT secret, enabled, coalesce(last_step, -1) FROM account_totp"
+                     " WHERE account_id = ?",
+                     STORE_TEXT(account_id)),
+        totp_row, out);
 }
 
 int totp_put_pending(struct store *s, const char *account_id, const char *secret_hex, int64_t now)
@@ -428,36 +396,21 @@ int totp_put_pending(struct store *s, const char *account_id, const char *secret
         STORE_TEXT(account_id), STORE_TEXT(secret_hex), STORE_INT(now));
 }
 
-/* Runs a one-row UPDATE (account_id, then an int64 bound twice where the SQL says so):
- * 1 changed, 0 not. */
-static int totp_update(struct store *s, const char *sql, const char *account_id, int64_t step,
-                       int nstep)
-{
-    struct store_stmt *st = store_prepare(s, sql);
-    if (!st)
-        return STORE_ERR;
-    store_bind_int(st, 1, step);
-    store_bind_text(st, 2, account_id);
-    if (nstep > 1)
-        store_bind_int(st, 3, step);
-    int rc = store_run(st);
-    return rc < 0 ? rc : store_changes(s) > 0;
-}
-
 int totp_enable(struct store *s, const char *account_id, int64_t step)
 {
-    return totp_update(s,
-                       "UPDATE account_totp SET enabled = 1, last_step = ? WHERE account_id = ?"
-                       " AND enabled = 0",
-                       account_id, step, 1);
+    return STORE_CHANGED(s,
+                         "UPDATE account_totp SET enabled = 1, last_step = ? WHERE account_id = ?"
+                         " AND enabled = 0",
+                         STORE_INT(step), STORE_TEXT(account_id));
 }
 
 int totp_use_step(struct store *s, const char *account_id, int64_t step)
 {
-    return totp_update(s,
-                       "UPDATE account_totp SET last_step = ? WHERE account_id = ? AND enabled = 1"
-                       " AND (last_step IS NULL OR last_step < ?)",
-                       account_id, step, 2);
+    return STORE_CHANGED(
+        s,
+        "UPDATE account_totp SET last_step = ? WHERE account_id = ? AND enabled = 1"
+        " AND (last_step IS NULL OR last_step < ?)",
+        STORE_INT(step), STORE_TEXT(account_id), STORE_INT(step));
 }
 
 int totp_delete(struct store *s, const char *account_id)
@@ -477,18 +430,11 @@ int signin_challenge_insert(struct store *s, const char *hash, const char *accou
 
 int signin_challenge_find(struct store *s, const char *hash, int64_t now, char account_id[ID_LEN])
 {
-    struct store_stmt *st = STORE_SELECT(
-        s,
-        "SELECT account_id FROM signin_challenges WHERE token_hash = ? AND used_at IS NULL"
-        " AND expires_at > ?",
-        STORE_TEXT(hash), STORE_INT(now));
-    if (!st)
-        return STORE_ERR;
-    int rc = store_step(st);
-    if (rc == STORE_ROW)
-        store_col_copy(st, 0, account_id, ID_LEN);
-    store_reset(st);
-    return rc < 0 ? rc : rc == STORE_ROW;
+    return store_one_text(STORE_SELECT(s,
+                                       "SELECT account_id FROM signin_challenges WHERE"
+                                       " token_hash = ? AND used_at IS NULL AND expires_at > ?",
+                                       STORE_TEXT(hash), STORE_INT(now)),
+                          account_id, ID_LEN);
 }
 
 int signin_challenge_use(struct store *s, const char *hash, int64_t now)

@@ -6,26 +6,27 @@
 
 #include "util/uuid.h"
 
+static int auth_row(void *arg, struct store_stmt *st)
+{
+    struct agent_auth *out = arg;
+    store_col_copy(st, 0, out->key_id, sizeof out->key_id);
+    store_col_copy(st, 1, out->account_id, sizeof out->account_id);
+    store_col_copy(st, 2, out->scope, sizeof out->scope);
+    out->expires_at = store_col_int(st, 3);
+    out->revoked_at = store_col_int(st, 4);
+    out->banned = store_col_int(st, 5) != 0;
+    return 0;
+}
+
 int agents_key_by_hash(struct store *s, const char *hash, struct agent_auth *out)
 {
-    struct store_stmt *st = STORE_SELECT(
-        s,
-        "SELECT k.id, k.account_id, k.scope, k.expires_at, k.revoked_at, a.banned"
-        " FROM agent_keys k JOIN accounts a ON a.id = k.account_id WHERE k.secret_hash = ?",
-        STORE_TEXT(hash));
-    if (!st)
-        return STORE_ERR;
-    int rc = store_step(st);
-    if (rc == STORE_ROW) {
-        store_col_copy(st, 0, out->key_id, sizeof out->key_id);
-        store_col_copy(st, 1, out->account_id, sizeof out->account_id);
-        store_col_copy(st, 2, out->scope, sizeof out->scope);
-        out->expires_at = store_col_int(st, 3);
-        out->revoked_at = store_col_int(st, 4);
-        out->banned = store_col_int(st, 5) != 0;
-    }
-    store_reset(st);
-    return rc < 0 ? rc : rc == STORE_ROW;
+    return store_one(
+        STORE_SELECT(
+            s,
+            "SELECT k.id, k.account_id, k.scope, k.expires_at, k.revoked_at, a.banned"
+            " FROM agent_keys k JOIN accounts a ON a.id = k.account_id WHERE k.secret_hash = ?",
+            STORE_TEXT(hash)),
+        auth_row, out);
 }
 
 int agents_key_touch(struct store *s, const char *key_id, int64_t now)
@@ -36,15 +37,8 @@ int agents_key_touch(struct store *s, const char *key_id, int64_t now)
 
 int agents_account_find(struct store *s, const char *email, char id[ID_LEN])
 {
-    struct store_stmt *st =
-        STORE_SELECT(s, "SELECT id FROM accounts WHERE email = ?", STORE_TEXT(email));
-    if (!st)
-        return STORE_ERR;
-    int rc = store_step(st);
-    if (rc == STORE_ROW)
-        store_col_copy(st, 0, id, ID_LEN);
-    store_reset(st);
-    return rc < 0 ? rc : rc == STORE_ROW;
+    return store_one_text(
+        STORE_SELECT(s, "SELECT id FROM accounts WHERE email = ?", STORE_TEXT(email)), id, ID_LEN);
 }
 
 int agents_account_ensure(struct store *s, const char *email, bool verified, int64_t now,
@@ -89,23 +83,12 @@ int agents_key_revoke(struct store *s, const char *id, int64_t now)
         return rc;
     if (store_changes(s) > 0)
         return 1;
-    struct store_stmt *st =
-        STORE_SELECT(s, "SELECT 1 FROM agent_keys WHERE id = ?", STORE_TEXT(id));
-    if (!st)
-        return STORE_ERR;
-    rc = store_step(st);
-    store_reset(st);
-    return rc < 0 ? rc : rc == STORE_ROW ? 2 : 0;
+    rc = STORE_EXISTS(s, "SELECT 1 FROM agent_keys WHERE id = ?", STORE_TEXT(id));
+    return rc < 0 ? rc : rc == 1 ? 2 : 0;
 }
 
-struct key_cb {
-    int (*fn)(void *ctx, const struct agent_key_row *k);
-    void *ctx;
-};
-
-static int key_row(void *arg, struct store_stmt *st)
+static int key_row(void *each, struct store_stmt *st)
 {
-    const struct key_cb *cb = arg;
     struct agent_key_row k = {
         .id = store_col_text(st, 0),
         .owner = store_col_text(st, 1),
@@ -118,13 +101,12 @@ static int key_row(void *arg, struct store_stmt *st)
         .last_used_at = store_col_int(st, 8),
         .banned = store_col_int(st, 9) != 0,
     };
-    return cb->fn(cb->ctx, &k);
+    return STORE_EACH_CALL(each, struct agent_key_row, &k);
 }
 
 int agents_keys_each(struct store *s, const char *owner,
                      int (*fn)(void *ctx, const struct agent_key_row *k), void *ctx)
 {
-    struct key_cb cb = {fn, ctx};
     return store_rows(
         STORE_SELECT(
             s,
@@ -133,26 +115,18 @@ int agents_keys_each(struct store *s, const char *owner,
             " JOIN accounts a ON a.id = k.account_id WHERE (CAST(? AS TEXT) IS NULL OR a.email = ?)"
             " ORDER BY k.created_at DESC, k.id",
             STORE_TEXT(owner), STORE_TEXT(owner)),
-        key_row, &cb);
+        key_row, STORE_EACH(struct agent_key_row, fn, ctx, NULL));
 }
 
 int leads_idempotency_find(struct store *s, const char *account_id, const char *idem_key,
                            int64_t since, char fingerprint[65], char lead_id[ID_LEN])
 {
-    struct store_stmt *st =
-        STORE_SELECT(s,
-                     "SELECT fingerprint, lead_id FROM lead_idempotency"
-                     " WHERE account_id = ? AND idem_key = ? AND created_at > ?",
-                     STORE_TEXT(account_id), STORE_TEXT(idem_key), STORE_INT(since));
-    if (!st)
-        return STORE_ERR;
-    int rc = store_step(st);
-    if (rc == STORE_ROW) {
-        store_col_copy(st, 0, fingerprint, 65);
-        store_col_copy(st, 1, lead_id, ID_LEN);
-    }
-    store_reset(st);
-    return rc < 0 ? rc : rc == STORE_ROW;
+    struct store_text_out out[] = {{fingerprint, 65}, {lead_id, ID_LEN}, {NULL, 0}};
+    return store_one(STORE_SELECT(s,
+                                  "SELECT fingerprint, lead_id FROM lead_idempotency"
+                                  " WHERE account_id = ? AND idem_key = ? AND created_at > ?",
+                                  STORE_TEXT(account_id), STORE_TEXT(idem_key), STORE_INT(since)),
+                     store_texts_row, out);
 }
 
 int leads_idempotency_insert(struct store *s, const char *account_id, const char *idem_key,
@@ -169,40 +143,35 @@ int leads_idempotency_insert(struct store *s, const char *account_id, const char
 int leads_idempotency_prune(struct store *s, const char *account_id, int64_t before)
 {
     /* two texts so that each can use its index (the primary key, or created_at) */
-    struct store_stmt *st =
-        account_id ? store_prepare(s, "DELETE FROM lead_idempotency"
-                                      " WHERE account_id = ? AND created_at <= ?")
-                   : store_prepare(s, "DELETE FROM lead_idempotency WHERE created_at <= ?");
-    if (!st)
-        return STORE_ERR;
-    int k = 1;
     if (account_id)
-        store_bind_text(st, k++, account_id);
-    store_bind_int(st, k, before);
-    return store_run(st);
+        return STORE_RUN(s, "DELETE FROM lead_idempotency WHERE account_id = ? AND created_at <= ?",
+                         STORE_TEXT(account_id), STORE_INT(before));
+    return STORE_RUN(s, "DELETE FROM lead_idempotency WHERE created_at <= ?", STORE_INT(before));
+}
+
+/* store_one's reader of a count and a time (columns 0 and 1) into *out[0] and *out[1]. */
+static int count_oldest_row(void *arg, struct store_stmt *st)
+{
+    int64_t **out = arg;
+    *out[0] = store_col_int(st, 0);
+    *out[1] = store_col_int(st, 1);
+    return 0;
 }
 
 /* count and oldest acceptance time of leads created after `start` */
 static int window(struct store *s, const char *account_id, int64_t start, int64_t *count,
                   int64_t *oldest)
 {
-    struct store_stmt *st = account_id
-                                ? store_prepare(s, "SELECT count(*), min(created_at) FROM leads"
-                                                   " WHERE account_id = ? AND created_at > ?")
-                                : store_prepare(s, "SELECT count(*), min(created_at) FROM leads"
-                                                   " WHERE created_at > ?");
-    if (!st)
-        return STORE_ERR;
-    int k = 1;
-    if (account_id)
-        store_bind_text(st, k++, account_id);
-    store_bind_int(st, k, start);
-    int rc = store_step(st);
-    if (rc == STORE_ROW) {
-        *count = store_col_int(st, 0);
-        *oldest = store_col_int(st, 1);
-    }
-    store_reset(st);
+    int64_t *out[2] = {count, oldest};
+    int rc = store_one(
+        account_id
+            ? STORE_SELECT(s,
+                           "SELECT count(*), min(created_at) FROM leads"
+                           " WHERE account_id = ? AND created_at > ?",
+                           STORE_TEXT(account_id), STORE_INT(start))
+            : STORE_SELECT(s, "SELECT count(*), min(created_at) FROM leads WHERE created_at > ?",
+                           STORE_INT(start)),
+        count_oldest_row, out);
     return rc < 0 ? rc : 0;
 }
 
@@ -219,14 +188,8 @@ int leads_quota_usage(struct store *s, const char *account_id, int64_t now, stru
     return rc;
 }
 
-struct quota_cb {
-    int (*fn)(void *ctx, const struct lead_quota_row *r);
-    void *ctx;
-};
-
-static int quota_row(void *arg, struct store_stmt *st)
+static int quota_row(void *each, struct store_stmt *st)
 {
-    const struct quota_cb *cb = arg;
     struct lead_quota_row r = {
         .key_id = store_col_text(st, 0),
         .key_name = store_col_text(st, 1),
@@ -236,13 +199,12 @@ static int quota_row(void *arg, struct store_stmt *st)
         .minute = store_col_int(st, 5),
         .day = store_col_int(st, 6),
     };
-    return cb->fn(cb->ctx, &r);
+    return STORE_EACH_CALL(each, struct lead_quota_row, &r);
 }
 
 int leads_quota_each(struct store *s, int64_t minute_start, int64_t day_start, int64_t limit,
                      int (*fn)(void *ctx, const struct lead_quota_row *r), void *ctx)
 {
-    struct quota_cb cb = {fn, ctx};
     return store_rows(
         STORE_SELECT(s,
                      "SELECT k.id, k.name, k.prefix, a.email, a.id,"
@@ -252,16 +214,21 @@ int leads_quota_each(struct store *s, int64_t minute_start, int64_t day_start, i
                      " GROUP BY k.id, k.name, k.prefix, a.email, a.id ORDER BY count(*) DESC, k.id"
                      " LIMIT ?",
                      STORE_INT(minute_start), STORE_INT(day_start), STORE_INT(limit)),
-        quota_row, &cb);
+        quota_row, STORE_EACH(struct lead_quota_row, fn, ctx, NULL));
 }
 
 int leads_lock(struct store *s)
 {
-    struct store_stmt *st =
-        store_prepare(s, "UPDATE write_locks SET n = n + 1 WHERE name = 'leads'");
-    if (!st)
-        return STORE_ERR;
-    return store_run(st);
+    return store_run_args(s, "UPDATE write_locks SET n = n + 1 WHERE name = 'leads'", NULL, 0);
+}
+
+/* Binds the lead's confidence, or null when it has none, to parameter k of st. */
+static void bind_confidence(struct store_stmt *st, int k, const struct lead_row *l)
+{
+    if (l->has_confidence)
+        store_bind_double(st, k, l->confidence);
+    else
+        store_bind_null(st, k);
 }
 
 int leads_insert(struct store *s, const struct lead_row *l)
@@ -276,10 +243,7 @@ int leads_insert(struct store *s, const struct lead_row *l)
         STORE_TEXT(l->clock), STORE_TEXT(l->category));
     if (!st)
         return STORE_ERR;
-    if (l->has_confidence)
-        store_bind_double(st, 10, l->confidence);
-    else
-        store_bind_null(st, 10);
+    bind_confidence(st, 10, l);
     store_bind_int(st, 11, l->created_at);
     store_bind_int(st, 12, l->created_at);
     return store_run(st);
@@ -318,32 +282,22 @@ int leads_submit_server(struct store *s, const struct lead_row *l, const char *i
     memset(out, 0, sizeof *out);
     if (strcmp(store_driver_name(s), "postgresql") != 0)
         return LEAD_WRITE_NO_SERVER_PATH;
-    struct store_stmt *st = store_prepare(
-        s, "SELECT o_outcome, o_now, o_lead, o_counts, o_oldest, " STORE_MOVED_IF(
-               "o_outcome IN (0, 1)") " FROM whistle_submit_lead(?, ?, ?, ?, ?, ?, ?, ?, ?,"
-                                      " ?, ?, ?, CAST(? AS DOUBLE PRECISION), ?,"
-                                      " CAST(? AS BIGINT[]), CAST(? AS BIGINT[]))");
+    struct store_stmt *st = STORE_SELECT(
+        s,
+        "SELECT o_outcome, o_now, o_lead, o_counts, o_oldest, " STORE_MOVED_IF(
+            "o_outcome IN (0, 1)") " FROM whistle_submit_lead(?, ?, ?, ?, ?, ?, ?, ?, ?,"
+                                   " ?, ?, ?, CAST(? AS DOUBLE PRECISION), ?,"
+                                   " CAST(? AS BIGINT[]), CAST(? AS BIGINT[]))",
+        STORE_TEXT(l->account_id), STORE_TEXT(l->key_id), STORE_TEXT(idem_key),
+        STORE_TEXT(fingerprint), STORE_INT(retention), STORE_TEXT(l->id), STORE_TEXT(l->game_id),
+        STORE_TEXT(l->description), STORE_TEXT(l->source_urls_json), STORE_INT(l->period),
+        STORE_TEXT(l->clock), STORE_TEXT(l->category));
     if (!st)
         return STORE_ERR;
     char windows[96], limits[96];
     quota_literal(windows, sizeof windows, true);
     quota_literal(limits, sizeof limits, false);
-    store_bind_text(st, 1, l->account_id);
-    store_bind_text(st, 2, l->key_id);
-    store_bind_text(st, 3, idem_key);
-    store_bind_text(st, 4, fingerprint);
-    store_bind_int(st, 5, retention);
-    store_bind_text(st, 6, l->id);
-    store_bind_text(st, 7, l->game_id);
-    store_bind_text(st, 8, l->description);
-    store_bind_text(st, 9, l->source_urls_json);
-    store_bind_int(st, 10, l->period);
-    store_bind_text(st, 11, l->clock);
-    store_bind_text(st, 12, l->category);
-    if (l->has_confidence)
-        store_bind_double(st, 13, l->confidence);
-    else
-        store_bind_null(st, 13);
+    bind_confidence(st, 13, l);
     store_bind_int(st, 14, l->created_at);
     store_bind_text(st, 15, windows);
     store_bind_text(st, 16, limits);
@@ -366,28 +320,27 @@ int leads_submit_server(struct store *s, const struct lead_row *l, const char *i
     return outcome >= LEAD_WRITE_ACCEPTED && outcome <= LEAD_WRITE_CONFLICT ? outcome : STORE_ERR;
 }
 
+static int status_row(void *arg, struct store_stmt *st)
+{
+    struct lead_status *out = arg;
+    out->created_at = store_col_int(st, 3);
+    out->updated_at = store_col_int(st, 4);
+    if (store_col_copy(st, 0, out->id, sizeof out->id) < 0 ||
+        store_col_copy(st, 1, out->game_id, sizeof out->game_id) < 0 ||
+        store_col_copy(st, 2, out->status, sizeof out->status) < 0 ||
+        store_col_copy(st, 5, out->incident_id, sizeof out->incident_id) < 0 ||
+        store_col_copy(st, 6, out->reason, sizeof out->reason) < 0)
+        return STORE_ERR;
+    return 0;
+}
+
 int leads_get(struct store *s, const char *id, const char *account_id, struct lead_status *out)
 {
-    struct store_stmt *st =
-        STORE_SELECT(s,
-                     "SELECT l.id, l.game_id, l.status, l.created_at, l.updated_at,"
-                     " CASE WHEN i.visibility = 'published' THEN i.id END, l.reason"
-                     " FROM leads l LEFT JOIN incidents i ON i.id = l.incident_id"
-                     " WHERE l.id = ? AND l.account_id = ?",
-                     STORE_TEXT(id), STORE_TEXT(account_id));
-    if (!st)
-        return STORE_ERR;
-    int rc = store_step(st);
-    if (rc == STORE_ROW) {
-        out->created_at = store_col_int(st, 3);
-        out->updated_at = store_col_int(st, 4);
-        if (store_col_copy(st, 0, out->id, sizeof out->id) < 0 ||
-            store_col_copy(st, 1, out->game_id, sizeof out->game_id) < 0 ||
-            store_col_copy(st, 2, out->status, sizeof out->status) < 0 ||
-            store_col_copy(st, 5, out->incident_id, sizeof out->incident_id) < 0 ||
-            store_col_copy(st, 6, out->reason, sizeof out->reason) < 0)
-            rc = STORE_ERR;
-    }
-    store_reset(st);
-    return rc < 0 ? rc : rc == STORE_ROW;
+    return store_one(STORE_SELECT(s,
+                                  "SELECT l.id, l.game_id, l.status, l.created_at, l.updated_at,"
+                                  " CASE WHEN i.visibility = 'published' THEN i.id END, l.reason"
+                                  " FROM leads l LEFT JOIN incidents i ON i.id = l.incident_id"
+                                  " WHERE l.id = ? AND l.account_id = ?",
+                                  STORE_TEXT(id), STORE_TEXT(account_id)),
+                     status_row, out);
 }

@@ -47,10 +47,13 @@ static void row(struct store_stmt *st, struct arena *a, struct comment *c)
 }
 
 /* Steps st (bound by the caller, its last two parameters being limit + 1 and offset when
- * paged) into an arena array of at most `limit` comments; *more when one more came. */
+ * paged; NULL: STORE_ERR) into an arena array of at most `limit` comments; *more when one more
+ * came. */
 static int rows(struct store_stmt *st, struct arena *a, int64_t limit, struct comment **out,
                 size_t *n, bool *more)
 {
+    if (!st)
+        return STORE_ERR;
     *out = NULL;
     *n = 0;
     if (more)
@@ -133,13 +136,10 @@ int comments_public(struct store *s, struct arena *a, const char *incident_id, b
 #define PUBLIC_SQL(dir)                                                                            \
     COMMENT_SELECT "WHERE c.incident_id = ? AND c.visible = 1"                                     \
                    " ORDER BY c.created_at " dir ", c.id " dir " LIMIT ? OFFSET ?"
-    struct store_stmt *st = store_prepare(s, newest ? PUBLIC_SQL("DESC") : PUBLIC_SQL("ASC"));
+    struct store_stmt *st =
+        STORE_SELECT(s, newest ? PUBLIC_SQL("DESC") : PUBLIC_SQL("ASC"), STORE_TEXT(incident_id),
+                     STORE_INT(limit + 1), STORE_INT(offset));
 #undef PUBLIC_SQL
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, incident_id);
-    store_bind_int(st, 2, limit + 1);
-    store_bind_int(st, 3, offset);
     return rows(st, a, limit, out, n, more);
 }
 
@@ -151,14 +151,10 @@ int comments_thread(struct store *s, struct arena *a, const char *incident_id, c
     COMMENT_SELECT "WHERE c.incident_id = ? AND c.parent_id IS NULL AND (c.visible = 1"            \
                    " OR c.reply_count > 0 OR (c.account_id = ? AND c.status = 'pending'))"         \
                    " ORDER BY c.created_at " dir ", c.id " dir " LIMIT ? OFFSET ?"
-    struct store_stmt *st = store_prepare(s, newest ? THREAD_SQL("DESC") : THREAD_SQL("ASC"));
+    struct store_stmt *st =
+        STORE_SELECT(s, newest ? THREAD_SQL("DESC") : THREAD_SQL("ASC"), STORE_TEXT(incident_id),
+                     STORE_TEXT(viewer ? viewer : ""), STORE_INT(limit + 1), STORE_INT(offset));
 #undef THREAD_SQL
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, incident_id);
-    store_bind_text(st, 2, viewer ? viewer : "");
-    store_bind_int(st, 3, limit + 1);
-    store_bind_int(st, 4, offset);
     return rows(st, a, limit, out, n, more);
 }
 
@@ -170,8 +166,6 @@ int comments_replies(struct store *s, struct arena *a, const char *parent_id, co
         COMMENT_SELECT "WHERE c.parent_id = ? AND (c.visible = 1 OR (c.account_id = ?"
                        " AND c.status = 'pending')) ORDER BY c.created_at, c.id LIMIT ?",
         STORE_TEXT(parent_id), STORE_TEXT(viewer ? viewer : ""), STORE_INT(limit));
-    if (!st)
-        return STORE_ERR;
     return rows(st, a, limit, out, n, NULL);
 }
 
@@ -187,12 +181,8 @@ int comments_queue(struct store *s, struct arena *a, const char *queue, int64_t 
                              " ORDER BY c.open_reports DESC, c.created_at, c.id LIMIT ? OFFSET ?";
     else
         sql = COMMENT_SELECT "ORDER BY c.created_at DESC, c.id DESC LIMIT ? OFFSET ?";
-    struct store_stmt *st = store_prepare(s, sql);
-    if (!st)
-        return STORE_ERR;
-    store_bind_int(st, 1, limit + 1);
-    store_bind_int(st, 2, offset);
-    return rows(st, a, limit, out, n, more);
+    return rows(STORE_SELECT(s, sql, STORE_INT(limit + 1), STORE_INT(offset)), a, limit, out, n,
+                more);
 }
 
 int comments_of_author(struct store *s, struct arena *a, const char *account_id, int64_t limit,
@@ -201,48 +191,41 @@ int comments_of_author(struct store *s, struct arena *a, const char *account_id,
     struct store_stmt *st =
         STORE_SELECT(s, COMMENT_SELECT "WHERE c.account_id = ? ORDER BY c.created_at, c.id LIMIT ?",
                      STORE_TEXT(account_id), STORE_INT(limit));
-    if (!st)
-        return STORE_ERR;
     return rows(st, a, limit, out, n, NULL);
+}
+
+static int history_row(void *arg, struct store_stmt *st)
+{
+    struct comment_history *out = arg;
+    out->total = store_col_int(st, 0);
+    out->published = store_col_int(st, 1);
+    out->rejected = store_col_int(st, 2);
+    out->suspended = store_col_int(st, 3) == 1;
+    return 0;
 }
 
 int comments_history(struct store *s, const char *account_id, struct comment_history *out)
 {
     memset(out, 0, sizeof *out);
-    struct store_stmt *st = STORE_SELECT(
-        s,
-        "SELECT count(*), coalesce(sum(CASE WHEN status = 'published' THEN 1 ELSE 0 END), 0),"
-        " coalesce(sum(CASE WHEN status = 'rejected' THEN 1 ELSE 0 END), 0),"
-        " (SELECT banned FROM accounts WHERE id = ?) FROM comments WHERE account_id = ?",
-        STORE_TEXT(account_id), STORE_TEXT(account_id));
-    if (!st)
-        return STORE_ERR;
-    int rc = store_step(st);
-    if (rc == STORE_ROW) {
-        out->total = store_col_int(st, 0);
-        out->published = store_col_int(st, 1);
-        out->rejected = store_col_int(st, 2);
-        out->suspended = store_col_int(st, 3) == 1;
-    }
-    store_reset(st);
+    int rc = store_one(
+        STORE_SELECT(
+            s,
+            "SELECT count(*), coalesce(sum(CASE WHEN status = 'published' THEN 1 ELSE 0 END), 0),"
+            " coalesce(sum(CASE WHEN status = 'rejected' THEN 1 ELSE 0 END), 0),"
+            " (SELECT banned FROM accounts WHERE id = ?) FROM comments WHERE account_id = ?",
+            STORE_TEXT(account_id), STORE_TEXT(account_id)),
+        history_row, out);
     return rc < 0 ? rc : 0;
 }
 
 int comments_published_upto(struct store *s, const char *account_id, int64_t cap, int64_t *n)
 {
     *n = 0;
-    struct store_stmt *st =
-        STORE_SELECT(s,
-                     "SELECT count(*) FROM (SELECT 1 FROM comments WHERE account_id = ?"
-                     " AND status = 'published' LIMIT ?) AS p",
-                     STORE_TEXT(account_id), STORE_INT(cap));
-    if (!st)
-        return STORE_ERR;
-    int rc = store_step(st);
-    if (rc == STORE_ROW)
-        *n = store_col_int(st, 0);
-    store_reset(st);
-    return rc < 0 ? rc : 0;
+    return store_count(STORE_SELECT(s,
+                                    "SELECT count(*) FROM (SELECT 1 FROM comments WHERE"
+                                    " account_id = ? AND status = 'published' LIMIT ?) AS p",
+                                    STORE_TEXT(account_id), STORE_INT(cap)),
+                       n);
 }
 
 /* ---- reports ---- */
@@ -338,9 +321,12 @@ int comment_words_remove(struct store *s, const char *word)
     return STORE_CHANGED(s, "DELETE FROM comment_words WHERE word = ?", STORE_TEXT(word));
 }
 
-/* Steps a one-text-column statement into an arena array of strings (at most max). */
+/* Steps a statement of three text columns (NULL: STORE_ERR) into an arena array of its
+ * non-null values (at most max). */
 static int strings(struct store_stmt *st, struct arena *a, size_t max, const char ***out, size_t *n)
 {
+    if (!st)
+        return STORE_ERR;
     *n = 0;
     *out = arena_alloc(a, sizeof **out * (max + 1));
     int rc;
@@ -357,11 +343,9 @@ static int strings(struct store_stmt *st, struct arena *a, size_t max, const cha
 
 int comment_words_all(struct store *s, struct arena *a, const char ***out, size_t *n)
 {
-    struct store_stmt *st =
-        store_prepare(s, "SELECT word, NULL, NULL FROM comment_words ORDER BY word LIMIT 1000");
-    if (!st)
-        return STORE_ERR;
-    return strings(st, a, 1000, out, n);
+    return strings(
+        store_prepare(s, "SELECT word, NULL, NULL FROM comment_words ORDER BY word LIMIT 1000"), a,
+        1000, out, n);
 }
 
 /* ---- display names and roles ---- */
@@ -369,14 +353,9 @@ int comment_words_all(struct store *s, struct arena *a, const char ***out, size_
 int accounts_display_name(struct store *s, const char *account_id, char *out, size_t n)
 {
     out[0] = '\0';
-    struct store_stmt *st =
-        STORE_SELECT(s, "SELECT display_name FROM accounts WHERE id = ?", STORE_TEXT(account_id));
-    if (!st)
-        return STORE_ERR;
-    int rc = store_step(st);
-    if (rc == STORE_ROW)
-        store_col_copy(st, 0, out, n);
-    store_reset(st);
+    int rc = store_one_text(
+        STORE_SELECT(s, "SELECT display_name FROM accounts WHERE id = ?", STORE_TEXT(account_id)),
+        out, n);
     return rc < 0 ? rc : 0;
 }
 
@@ -391,11 +370,8 @@ int accounts_set_display_name(struct store *s, const char *account_id, const cha
 
 int teams_all_names(struct store *s, struct arena *a, const char ***out, size_t *n)
 {
-    struct store_stmt *st =
-        store_prepare(s, "SELECT name, short_name, abbreviation FROM teams LIMIT 20000");
-    if (!st)
-        return STORE_ERR;
-    return strings(st, a, 60000, out, n);
+    return strings(store_prepare(s, "SELECT name, short_name, abbreviation FROM teams LIMIT 20000"),
+                   a, 60000, out, n);
 }
 
 int account_roles_grant(struct store *s, const char *account_id, const char *role, const char *by,
@@ -477,45 +453,43 @@ int comments_recount(struct store *s, const char *incident_id)
                      STORE_TEXT(incident_id));
 }
 
-struct comment_cb {
-    struct arena *a;
-    int (*fn)(void *ctx, const struct comment *c);
-    void *ctx;
-};
-
-static int comment_each_row(void *arg, struct store_stmt *st)
+static int comment_each_row(void *each, struct store_stmt *st)
 {
-    const struct comment_cb *cb = arg;
     struct comment c;
-    row(st, cb->a, &c);
-    return cb->fn(cb->ctx, &c);
+    row(st, store_each_of(each)->a, &c);
+    return STORE_EACH_CALL(each, struct comment, &c);
 }
 
 int comments_each(struct store *s, struct arena *a, const char *incident_id,
                   int (*cb)(void *ctx, const struct comment *c), void *ctx)
 {
-    struct comment_cb each = {a, cb, ctx};
     return store_rows(
         STORE_SELECT(s, COMMENT_SELECT "WHERE c.incident_id = ? ORDER BY c.created_at, c.id",
                      STORE_TEXT(incident_id)),
-        comment_each_row, &each);
+        comment_each_row, STORE_EACH(struct comment, cb, ctx, a));
+}
+
+/* The account that holds a display key: its id (char[ID_LEN]) and whether it is banned. */
+struct key_owner {
+    char *id;
+    bool *banned;
+};
+
+static int key_owner_row(void *arg, struct store_stmt *st)
+{
+    const struct key_owner *o = arg;
+    store_col_copy(st, 0, o->id, ID_LEN);
+    *o->banned = store_col_int(st, 1) != 0;
+    return 0;
 }
 
 int accounts_by_display_key(struct store *s, const char *key, char id[ID_LEN], bool *banned)
 {
     id[0] = '\0';
     *banned = false;
-    struct store_stmt *st =
-        STORE_SELECT(s, "SELECT id, banned FROM accounts WHERE display_key = ?", STORE_TEXT(key));
-    if (!st)
-        return STORE_ERR;
-    int rc = store_step(st);
-    if (rc == STORE_ROW) {
-        store_col_copy(st, 0, id, ID_LEN);
-        *banned = store_col_int(st, 1) != 0;
-    }
-    store_reset(st);
-    return rc < 0 ? rc : rc == STORE_ROW;
+    return store_one(
+        STORE_SELECT(s, "SELECT id, banned FROM accounts WHERE display_key = ?", STORE_TEXT(key)),
+        key_owner_row, &(struct key_owner){id, banned});
 }
 
 int accounts_insert_named(struct store *s, const char *id, const char *email, const char *name,

@@ -40,6 +40,20 @@ static void read_lead(struct store_stmt *st, struct arena *a, struct research_le
     l->candidate_at = store_col_int(st, 19);
 }
 
+/* A lead read with its strings copied into a. */
+struct lead_out {
+    struct arena *a;
+    struct research_lead *l;
+};
+
+/* store_one's reader of a lead (a struct lead_out *). */
+static int lead_row(void *arg, struct store_stmt *st)
+{
+    const struct lead_out *out = arg;
+    read_lead(st, out->a, out->l);
+    return 0;
+}
+
 /* A lead is due when it is pending past its backoff, or running with an expired lease
  * (its worker died) and not a candidate waiting for an operator. The same condition is in
  * the outer WHERE: when two workers pick the same id, the second UPDATE finds the row
@@ -90,38 +104,23 @@ int research_claim(struct store *s, struct arena *a, int64_t now, int64_t lease_
 
 int research_lead_get(struct store *s, struct arena *a, const char *id, struct research_lead *out)
 {
-    struct store_stmt *st =
-        STORE_SELECT(s,
-                     "SELECT " LEAD_COLUMNS " FROM leads l JOIN accounts a ON a.id ="
-                     " l.account_id WHERE l.id = ?",
-                     STORE_TEXT(id));
-    if (!st)
-        return STORE_ERR;
-    int rc = store_step(st);
-    if (rc == STORE_ROW)
-        read_lead(st, a, out);
-    store_reset(st);
-    return rc < 0 ? rc : rc == STORE_ROW;
+    return store_one(STORE_SELECT(s,
+                                  "SELECT " LEAD_COLUMNS " FROM leads l JOIN accounts a ON a.id ="
+                                  " l.account_id WHERE l.id = ?",
+                                  STORE_TEXT(id)),
+                     lead_row, &(struct lead_out){a, out});
 }
 
-struct lead_cb {
-    struct arena *a;
-    int (*fn)(void *ctx, const struct research_lead *l);
-    void *ctx;
-};
-
-static int lead_each_row(void *arg, struct store_stmt *st)
+static int lead_each_row(void *each, struct store_stmt *st)
 {
-    const struct lead_cb *cb = arg;
     struct research_lead l;
-    read_lead(st, cb->a, &l);
-    return cb->fn(cb->ctx, &l);
+    read_lead(st, store_each_of(each)->a, &l);
+    return STORE_EACH_CALL(each, struct research_lead, &l);
 }
 
 int research_leads_each(struct store *s, struct arena *a, const char *status, int limit,
                         int (*fn)(void *ctx, const struct research_lead *l), void *ctx)
 {
-    struct lead_cb cb = {a, fn, ctx};
     struct store_stmt *st;
     if (status && strcmp(status, "candidate") == 0)
         st = STORE_SELECT(s,
@@ -142,7 +141,7 @@ int research_leads_each(struct store *s, struct arena *a, const char *status, in
                           " ON a.id = l.account_id"
                           " ORDER BY l.created_at DESC, l.id DESC LIMIT ?",
                           STORE_INT(limit));
-    return store_rows(st, lead_each_row, &cb);
+    return store_rows(st, lead_each_row, STORE_EACH(struct research_lead, fn, ctx, a));
 }
 
 int research_set_outcome(struct store *s, const char *lead_id, const char *token,
@@ -201,30 +200,23 @@ int research_event(struct store *s, const char *lead_id, int64_t at, const char 
         STORE_TEXT(to_status), STORE_TEXT(actor), STORE_TEXT(reason), STORE_TEXT(lead_id));
 }
 
-struct event_cb {
-    int (*fn)(void *ctx, const struct research_event_row *e);
-    void *ctx;
-};
-
-static int event_row(void *arg, struct store_stmt *st)
+static int event_row(void *each, struct store_stmt *st)
 {
-    const struct event_cb *cb = arg;
     struct research_event_row e = {
         store_col_int(st, 0),  store_col_int(st, 1),  store_col_text(st, 2), store_col_text(st, 3),
         store_col_text(st, 4), store_col_text(st, 5), store_col_text(st, 6),
     };
-    return cb->fn(cb->ctx, &e);
+    return STORE_EACH_CALL(each, struct research_event_row, &e);
 }
 
 int research_events_each(struct store *s, const char *lead_id,
                          int (*fn)(void *ctx, const struct research_event_row *e), void *ctx)
 {
-    struct event_cb cb = {fn, ctx};
     return store_rows(STORE_SELECT(s,
                                    "SELECT seq, at, event, from_status, to_status, actor, reason"
                                    " FROM lead_events WHERE lead_id = ? ORDER BY seq",
                                    STORE_TEXT(lead_id)),
-                      event_row, &cb);
+                      event_row, STORE_EACH(struct research_event_row, fn, ctx, NULL));
 }
 
 int research_save_fetches(struct store *s, const char *lead_id,
@@ -247,14 +239,8 @@ int research_save_fetches(struct store *s, const char *lead_id,
     return 0;
 }
 
-struct fetch_cb {
-    int (*fn)(void *ctx, const struct research_fetch_row *r);
-    void *ctx;
-};
-
-static int fetch_row(void *arg, struct store_stmt *st)
+static int fetch_row(void *each, struct store_stmt *st)
 {
-    const struct fetch_cb *cb = arg;
     int64_t status = store_col_int(st, 9);
     struct research_fetch_row r = {
         .position = (int)store_col_int(st, 0),
@@ -271,13 +257,12 @@ static int fetch_row(void *arg, struct store_stmt *st)
         .fetched_at = store_col_int(st, 11),
         .mentions = store_col_int(st, 12) == 1,
     };
-    return cb->fn(cb->ctx, &r);
+    return STORE_EACH_CALL(each, struct research_fetch_row, &r);
 }
 
 int research_fetches_each(struct store *s, const char *lead_id,
                           int (*fn)(void *ctx, const struct research_fetch_row *r), void *ctx)
 {
-    struct fetch_cb cb = {fn, ctx};
     return store_rows(
         STORE_SELECT(
             s,
@@ -285,47 +270,13 @@ int research_fetches_each(struct store *s, const char *lead_id,
             " domain, error, http_status, bytes, fetched_at, mentions FROM lead_fetches"
             " WHERE lead_id = ? ORDER BY position",
             STORE_TEXT(lead_id)),
-        fetch_row, &cb);
+        fetch_row, STORE_EACH(struct research_fetch_row, fn, ctx, NULL));
 }
 
-struct play_cb {
-    int (*fn)(void *ctx, const struct research_play *p);
-    void *ctx;
-};
-
-static int incident_play_row(void *arg, struct store_stmt *st)
+/* The row of both play reads: id, clock, category, incident, duplicate lead, period, URLs
+ * (an incident is its own incident, with neither of the lead's columns). */
+static int play_row(void *each, struct store_stmt *st)
 {
-    const struct play_cb *cb = arg;
-    struct research_play p = {
-        .id = store_col_text(st, 0),
-        .clock = store_col_text(st, 1),
-        .category = store_col_text(st, 2),
-        .incident_id = store_col_text(st, 0),
-        .period = store_col_int(st, 3),
-    };
-    return cb->fn(cb->ctx, &p);
-}
-
-int research_game_incidents_each(struct store *s, const char *game_id,
-                                 int (*fn)(void *ctx, const struct research_play *p), void *ctx)
-{
-    struct play_cb cb = {fn, ctx};
-    return store_rows(
-        STORE_SELECT(s,
-                     "SELECT id, clock, category, period FROM incidents"
-                     " WHERE game_id = ? AND visibility = 'published' ORDER BY published_at, id",
-                     STORE_TEXT(game_id)),
-        incident_play_row, &cb);
-}
-
-/* Leads of one game accepted before (created_at, id) that are still alive. */
-#define EARLIER                                                                                    \
-    " l.game_id = ? AND l.id <> ? AND l.status NOT IN ('rejected', 'failed')"                      \
-    " AND (l.created_at < ? OR (l.created_at = ? AND l.id < ?))"
-
-static int lead_play_row(void *arg, struct store_stmt *st)
-{
-    const struct play_cb *cb = arg;
     struct research_play p = {
         .id = store_col_text(st, 0),
         .clock = store_col_text(st, 1),
@@ -335,14 +286,29 @@ static int lead_play_row(void *arg, struct store_stmt *st)
         .period = store_col_int(st, 5),
         .urls_json = store_col_text(st, 6),
     };
-    return cb->fn(cb->ctx, &p);
+    return STORE_EACH_CALL(each, struct research_play, &p);
 }
+
+int research_game_incidents_each(struct store *s, const char *game_id,
+                                 int (*fn)(void *ctx, const struct research_play *p), void *ctx)
+{
+    return store_rows(
+        STORE_SELECT(s,
+                     "SELECT id, clock, category, id, NULL, period, NULL FROM incidents"
+                     " WHERE game_id = ? AND visibility = 'published' ORDER BY published_at, id",
+                     STORE_TEXT(game_id)),
+        play_row, STORE_EACH(struct research_play, fn, ctx, NULL));
+}
+
+/* Leads of one game accepted before (created_at, id) that are still alive. */
+#define EARLIER                                                                                    \
+    " l.game_id = ? AND l.id <> ? AND l.status NOT IN ('rejected', 'failed')"                      \
+    " AND (l.created_at < ? OR (l.created_at = ? AND l.id < ?))"
 
 int research_earlier_leads_each(struct store *s, const char *game_id, const char *lead_id,
                                 int64_t created_at,
                                 int (*fn)(void *ctx, const struct research_play *p), void *ctx)
 {
-    struct play_cb cb = {fn, ctx};
     return store_rows(
         STORE_SELECT(
             s,
@@ -351,31 +317,27 @@ int research_earlier_leads_each(struct store *s, const char *game_id, const char
             " AND i.visibility = 'published' WHERE" EARLIER " ORDER BY l.created_at, l.id",
             STORE_TEXT(game_id), STORE_TEXT(lead_id), STORE_INT(created_at), STORE_INT(created_at),
             STORE_TEXT(lead_id)),
-        lead_play_row, &cb);
+        play_row, STORE_EACH(struct research_play, fn, ctx, NULL));
 }
 
 int research_incident_by_source(struct store *s, const char *game_id, const char *url,
                                 char id[ID_LEN])
 {
-    struct store_stmt *st =
+    return store_one_text(
         STORE_SELECT(s,
                      "SELECT i.id FROM sources so JOIN incidents i ON i.id = so.incident_id"
                      " WHERE so.url = ? AND i.game_id = ? AND i.visibility = 'published'"
                      " ORDER BY i.published_at, i.id LIMIT 1",
-                     STORE_TEXT(url), STORE_TEXT(game_id));
-    if (!st)
-        return STORE_ERR;
-    int rc = store_step(st);
-    if (rc == STORE_ROW)
-        store_col_copy(st, 0, id, ID_LEN);
-    store_reset(st);
-    return rc < 0 ? rc : rc == STORE_ROW;
+                     STORE_TEXT(url), STORE_TEXT(game_id)),
+        id, ID_LEN);
 }
 
 int research_lead_by_url(struct store *s, const char *game_id, const char *lead_id,
                          int64_t created_at, const char *url, char id[ID_LEN],
                          char incident_id[ID_LEN], char duplicate_lead[ID_LEN])
 {
+    struct store_text_out out[] = {
+        {id, ID_LEN}, {incident_id, ID_LEN}, {duplicate_lead, ID_LEN}, {NULL, 0}};
     struct store_stmt *st = STORE_SELECT(
         s,
         "SELECT l.id, i.id, l.duplicate_lead FROM lead_fetches f"
@@ -384,14 +346,5 @@ int research_lead_by_url(struct store *s, const char *game_id, const char *lead_
         " WHERE (f.url = ? OR f.final_url = ?) AND" EARLIER " ORDER BY l.created_at, l.id LIMIT 1",
         STORE_TEXT(url), STORE_TEXT(url), STORE_TEXT(game_id), STORE_TEXT(lead_id),
         STORE_INT(created_at), STORE_INT(created_at), STORE_TEXT(lead_id));
-    if (!st)
-        return STORE_ERR;
-    int rc = store_step(st);
-    if (rc == STORE_ROW) {
-        store_col_copy(st, 0, id, ID_LEN);
-        store_col_copy(st, 1, incident_id, ID_LEN);
-        store_col_copy(st, 2, duplicate_lead, ID_LEN);
-    }
-    store_reset(st);
-    return rc < 0 ? rc : rc == STORE_ROW;
+    return store_one(st, store_texts_row, out);
 }

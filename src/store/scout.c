@@ -15,8 +15,10 @@
     "id, name, prefix, x_per_day, model_per_day, x_per_run, model_per_run, run_seconds,"           \
     " disabled, created_at, expires_at, revoked_at, last_used_at"
 
-static void credential_row(struct store_stmt *st, struct scout_credential *c)
+/* Reads a credential (a struct scout_credential *) from CRED_COLUMNS. */
+static int credential_row(void *out, struct store_stmt *st)
 {
+    struct scout_credential *c = out;
     store_col_copy(st, 0, c->id, sizeof c->id);
     store_col_copy(st, 1, c->name, sizeof c->name);
     store_col_copy(st, 2, c->prefix, sizeof c->prefix);
@@ -30,20 +32,13 @@ static void credential_row(struct store_stmt *st, struct scout_credential *c)
     c->expires_at = store_col_int(st, 10);
     c->revoked_at = store_col_int(st, 11);
     c->last_used_at = store_col_int(st, 12);
+    return 0;
 }
 
 static int credential_by(struct store *s, const char *sql, const char *v,
                          struct scout_credential *out)
 {
-    struct store_stmt *st = store_prepare(s, sql);
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, v);
-    int rc = store_step(st);
-    if (rc == STORE_ROW)
-        credential_row(st, out);
-    store_reset(st);
-    return rc < 0 ? rc : rc == STORE_ROW;
+    return store_one(STORE_SELECT(s, sql, STORE_TEXT(v)), credential_row, out);
 }
 
 int scout_credential_by_hash(struct store *s, const char *hash, struct scout_credential *out)
@@ -94,26 +89,19 @@ int scout_credential_touch(struct store *s, const char *id, int64_t now)
                      STORE_INT(now), STORE_TEXT(id));
 }
 
-struct credential_cb {
-    int (*fn)(void *ctx, const struct scout_credential *c);
-    void *ctx;
-};
-
-static int credential_each_row(void *arg, struct store_stmt *st)
+static int credential_each_row(void *each, struct store_stmt *st)
 {
-    const struct credential_cb *cb = arg;
     struct scout_credential c;
-    credential_row(st, &c);
-    return cb->fn(cb->ctx, &c);
+    credential_row(&c, st);
+    return STORE_EACH_CALL(each, struct scout_credential, &c);
 }
 
 int scout_credentials_each(struct store *s, int (*fn)(void *ctx, const struct scout_credential *c),
                            void *ctx)
 {
-    struct credential_cb cb = {fn, ctx};
     return store_rows(store_prepare(s, "SELECT " CRED_COLUMNS
                                        " FROM scout_credentials ORDER BY created_at DESC, id"),
-                      credential_each_row, &cb);
+                      credential_each_row, STORE_EACH(struct scout_credential, fn, ctx, NULL));
 }
 
 /* ---- daily spend ------------------------------------------------------------------- */
@@ -158,8 +146,10 @@ int scout_spend_take(struct store *s, const char *cred, int64_t day, enum scout_
     "id, credential_id, run_key, status, started_at, expires_at, x_cap, model_cap, x_used,"        \
     " model_used, finish_hash"
 
-static void run_row(struct store_stmt *st, struct scout_run *r)
+/* Reads a run (a struct scout_run *) from RUN_COLUMNS. */
+static int run_row(void *out, struct store_stmt *st)
 {
+    struct scout_run *r = out;
     store_col_copy(st, 0, r->id, sizeof r->id);
     store_col_copy(st, 1, r->credential_id, sizeof r->credential_id);
     store_col_copy(st, 2, r->key, sizeof r->key);
@@ -171,71 +161,55 @@ static void run_row(struct store_stmt *st, struct scout_run *r)
     r->used[SCOUT_X] = store_col_int(st, 8);
     r->used[SCOUT_MODEL] = store_col_int(st, 9);
     store_col_copy(st, 10, r->finish_hash, sizeof r->finish_hash);
+    return 0;
 }
 
 int scout_run_get(struct store *s, const char *id, struct scout_run *out)
 {
-    struct store_stmt *st =
-        STORE_SELECT(s, "SELECT " RUN_COLUMNS " FROM scout_runs WHERE id = ?", STORE_TEXT(id));
-    if (!st)
-        return STORE_ERR;
-    int rc = store_step(st);
-    if (rc == STORE_ROW)
-        run_row(st, out);
-    store_reset(st);
-    return rc < 0 ? rc : rc == STORE_ROW;
+    return store_one(
+        STORE_SELECT(s, "SELECT " RUN_COLUMNS " FROM scout_runs WHERE id = ?", STORE_TEXT(id)),
+        run_row, out);
+}
+
+/* Appends a JSON text column (column 0; "{}" for null) to a struct buf (out). */
+static int json_row(void *out, struct store_stmt *st)
+{
+    const char *t = store_col_text(st, 0);
+    buf_puts(out, t ? t : "{}");
+    return 0;
 }
 
 int scout_run_receipt(struct store *s, const char *id, bool finish, struct buf *out)
 {
-    struct store_stmt *st =
-        finish ? store_prepare(s, "SELECT finish_receipt FROM scout_runs WHERE id = ?")
-               : store_prepare(s, "SELECT begin_receipt FROM scout_runs WHERE id = ?");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, id);
-    int rc = store_step(st);
-    if (rc == STORE_ROW) {
-        const char *t = store_col_text(st, 0);
-        buf_puts(out, t ? t : "{}");
-    }
-    store_reset(st);
-    return rc < 0 ? rc : rc == STORE_ROW;
+    return store_one(STORE_SELECT(s,
+                                  finish ? "SELECT finish_receipt FROM scout_runs WHERE id = ?"
+                                         : "SELECT begin_receipt FROM scout_runs WHERE id = ?",
+                                  STORE_TEXT(id)),
+                     json_row, out);
 }
 
 int scout_run_active(struct store *s, const char *cred, const char *key, int64_t now,
                      struct scout_run *out)
 {
-    struct store_stmt *st = STORE_SELECT(
-        s,
-        "SELECT " RUN_COLUMNS " FROM scout_runs WHERE credential_id = ? AND active_key = ?"
-        " AND status = 'running' AND expires_at > ?",
-        STORE_TEXT(cred), STORE_TEXT(key), STORE_INT(now));
-    if (!st)
-        return STORE_ERR;
-    int rc = store_step(st);
-    if (rc == STORE_ROW)
-        run_row(st, out);
-    store_reset(st);
-    return rc < 0 ? rc : rc == STORE_ROW;
+    return store_one(STORE_SELECT(s,
+                                  "SELECT " RUN_COLUMNS
+                                  " FROM scout_runs WHERE credential_id = ? AND active_key = ?"
+                                  " AND status = 'running' AND expires_at > ?",
+                                  STORE_TEXT(cred), STORE_TEXT(key), STORE_INT(now)),
+                     run_row, out);
 }
 
 int scout_run_expire(struct store *s, const char *cred, const char *key, const char *id,
                      int64_t now)
 {
-    struct store_stmt *st =
-        key ? store_prepare(s, "UPDATE scout_runs SET status = 'expired', active_key = NULL"
-                               " WHERE credential_id = ? AND active_key = ?"
-                               " AND status = 'running' AND expires_at <= ?")
-            : store_prepare(s, "UPDATE scout_runs SET status = 'expired', active_key = NULL"
-                               " WHERE credential_id = ? AND id = ?"
-                               " AND status = 'running' AND expires_at <= ?");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, cred);
-    store_bind_text(st, 2, key ? key : id);
-    store_bind_int(st, 3, now);
-    return store_run(st);
+    return STORE_RUN(s,
+                     key ? "UPDATE scout_runs SET status = 'expired', active_key = NULL"
+                           " WHERE credential_id = ? AND active_key = ?"
+                           " AND status = 'running' AND expires_at <= ?"
+                         : "UPDATE scout_runs SET status = 'expired', active_key = NULL"
+                           " WHERE credential_id = ? AND id = ?"
+                           " AND status = 'running' AND expires_at <= ?",
+                     STORE_TEXT(cred), STORE_TEXT(key ? key : id), STORE_INT(now));
 }
 
 int scout_runs_expire_all(struct store *s, int64_t now)
@@ -261,21 +235,15 @@ int scout_run_insert(struct store *s, const struct scout_run *r, const char *rec
 int scout_run_take(struct store *s, const char *id, enum scout_kind kind, int64_t units,
                    int64_t now)
 {
-    struct store_stmt *st =
-        kind == SCOUT_X
-            ? store_prepare(s, "UPDATE scout_runs SET x_used = x_used + ? WHERE id = ?"
-                               " AND status = 'running' AND expires_at > ? AND x_used + ? <= x_cap")
-            : store_prepare(s, "UPDATE scout_runs SET model_used = model_used + ? WHERE id = ?"
+    /* one run by its id: at most one row changes */
+    return STORE_CHANGED(s,
+                         kind == SCOUT_X
+                             ? "UPDATE scout_runs SET x_used = x_used + ? WHERE id = ?"
+                               " AND status = 'running' AND expires_at > ? AND x_used + ? <= x_cap"
+                             : "UPDATE scout_runs SET model_used = model_used + ? WHERE id = ?"
                                " AND status = 'running' AND expires_at > ?"
-                               " AND model_used + ? <= model_cap");
-    if (!st)
-        return STORE_ERR;
-    store_bind_int(st, 1, units);
-    store_bind_text(st, 2, id);
-    store_bind_int(st, 3, now);
-    store_bind_int(st, 4, units);
-    int rc = store_run(st);
-    return rc < 0 ? rc : store_changes(s) == 1;
+                               " AND model_used + ? <= model_cap",
+                         STORE_INT(units), STORE_TEXT(id), STORE_INT(now), STORE_INT(units));
 }
 
 int scout_reservation_insert(struct store *s, const char *run_id, enum scout_kind kind,
@@ -302,47 +270,33 @@ int scout_run_complete(struct store *s, const char *id, int64_t now, const char 
         STORE_TEXT(report), STORE_TEXT(id));
 }
 
-struct run_cb {
-    int (*fn)(void *ctx, const struct scout_run *r);
-    void *ctx;
-};
-
-static int run_each_row(void *arg, struct store_stmt *st)
+static int run_each_row(void *each, struct store_stmt *st)
 {
-    const struct run_cb *cb = arg;
     struct scout_run r;
-    run_row(st, &r);
-    return cb->fn(cb->ctx, &r);
+    run_row(&r, st);
+    return STORE_EACH_CALL(each, struct scout_run, &r);
 }
 
 int scout_runs_active_each(struct store *s, const char *cred, int64_t now,
                            int (*fn)(void *ctx, const struct scout_run *r), void *ctx)
 {
-    struct run_cb cb = {fn, ctx};
     return store_rows(
         STORE_SELECT(s,
                      "SELECT " RUN_COLUMNS " FROM scout_runs WHERE credential_id = ?"
                      " AND status = 'running' AND expires_at > ? ORDER BY started_at, id LIMIT 100",
                      STORE_TEXT(cred), STORE_INT(now)),
-        run_each_row, &cb);
+        run_each_row, STORE_EACH(struct scout_run, fn, ctx, NULL));
 }
 
 /* ---- checkpoints ------------------------------------------------------------------- */
 
 int scout_checkpoints_get(struct store *s, const char *cred, const char *key, struct buf *out)
 {
-    struct store_stmt *st = STORE_SELECT(
-        s, "SELECT checkpoints FROM scout_checkpoints WHERE credential_id = ? AND run_key = ?",
-        STORE_TEXT(cred), STORE_TEXT(key));
-    if (!st)
-        return STORE_ERR;
-    int rc = store_step(st);
-    if (rc == STORE_ROW) {
-        const char *t = store_col_text(st, 0);
-        buf_puts(out, t ? t : "{}");
-    }
-    store_reset(st);
-    return rc < 0 ? rc : rc == STORE_ROW;
+    return store_one(
+        STORE_SELECT(
+            s, "SELECT checkpoints FROM scout_checkpoints WHERE credential_id = ? AND run_key = ?",
+            STORE_TEXT(cred), STORE_TEXT(key)),
+        json_row, out);
 }
 
 int scout_checkpoints_put(struct store *s, const char *cred, const char *key, const char *json,

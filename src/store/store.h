@@ -261,4 +261,91 @@ void store_thread_setup(const char *uri);
 #define STORE_READ_BUDGET_MS  2000
 struct store *store_thread(void);
 
+/* ---- the lookups' and the X_each reads' helpers ---- */
+
+/* Steps st (a STORE_SELECT's; NULL: STORE_ERR) to its first row, reads that row with
+ * row(out, st) (0, or a negative store_rc for a read that failed) and resets st: 1 when there
+ * was a row, 0 when none (out untouched), or a negative store_rc (row's included). The one-row
+ * counterpart of store_rows, for the lookups ("get", "find", "by_…"); out and what row copies
+ * into it are the caller's. */
+static inline int store_one(struct store_stmt *st, int (*row)(void *out, struct store_stmt *st),
+                            void *out)
+{
+    if (!st)
+        return STORE_ERR;
+    int rc = store_step(st);
+    if (rc == STORE_ROW) {
+        int read = row(out, st);
+        if (read < 0)
+            rc = read;
+    }
+    store_reset(st);
+    return rc < 0 ? rc : rc == STORE_ROW;
+}
+
+/* store_one's reader of column 0 into an int64_t (out). */
+static inline int store_int_row(void *out, struct store_stmt *st)
+{
+    *(int64_t *)out = store_col_int(st, 0);
+    return 0;
+}
+
+/* Reads st's one row (a count(*) or another aggregate: column 0) into *out: 0 (*out untouched
+ * when there is no row) or a negative store_rc. */
+static inline int store_count(struct store_stmt *st, int64_t *out)
+{
+    int rc = store_one(st, store_int_row, out);
+    return rc < 0 ? rc : 0;
+}
+
+/* A text column's destination: the caller's array dst of size n (store_col_copy). */
+struct store_text_out {
+    char *dst;
+    size_t n;
+};
+
+/* store_one's reader of text columns 0, 1, … into an array of struct store_text_out (out),
+ * a column an entry, up to the entry whose dst is NULL. A value too long for its array leaves
+ * that array "" (store_col_copy) and the lookup still answers found. */
+static inline int store_texts_row(void *out, struct store_stmt *st)
+{
+    const struct store_text_out *t = out;
+    for (int k = 0; t[k].dst; k++)
+        store_col_copy(st, k, t[k].dst, t[k].n);
+    return 0;
+}
+
+/* store_one of st's column 0 copied into dst (size n, "" for null; store_col_copy): 1, 0 (dst
+ * untouched) or a negative store_rc. */
+static inline int store_one_text(struct store_stmt *st, char *dst, size_t n)
+{
+    return store_one(st, store_texts_row, (struct store_text_out[]){{dst, n}, {NULL, 0}});
+}
+
+struct arena;
+
+/* The caller's callback of an X_each read, carried through store_rows (as its ctx) to the
+ * file's row function, which reads the row into a T and passes it on with STORE_EACH_CALL:
+ * fn is the callback, int (*)(void *ctx, const T *row), kept as a generic function pointer
+ * (STORE_EACH checks its type against T), a the arena the row's copies go to (NULL when the
+ * row is read in place, valid during the call only). All of it is the caller's. */
+struct store_each {
+    void (*fn)(void);
+    void *ctx;
+    struct arena *a;
+};
+/* A pointer to a struct store_each (a compound literal of the enclosing block) for fn, a
+ * callback of rows of type T: a callback of another type does not compile. */
+#define STORE_EACH(T, fn, ctx, a)                                                                  \
+    (&(struct store_each){(void (*)(void))(1 ? (fn) : (int (*)(void *, const T *))0), (ctx), (a)})
+/* The struct store_each that store_rows hands a row function as its ctx. */
+static inline const struct store_each *store_each_of(void *ctx)
+{
+    return ctx;
+}
+/* In a row function (each: its ctx, a STORE_EACH of T): calls the callback with row (a
+ * const T *) and answers what it returns. */
+#define STORE_EACH_CALL(each, T, row)                                                              \
+    (((int (*)(void *, const T *))store_each_of(each)->fn)(store_each_of(each)->ctx, (row)))
+
 #endif

@@ -172,6 +172,10 @@ static void test_pages(void **state)
     hk_expect(hk_as(&admin, "GET", "/desk/accounts/" FAN, NULL, NULL), 200, "text/html", "wk_test");
     hk_expect(hk_as(&admin, "GET", "/desk/accounts/" HK_NONE, NULL, NULL), 404, "text/html",
               "no account");
+    hk_expect(hk_as(&admin, "GET", "/desk/accounts/" FAN "?done=banned", NULL, NULL), 200,
+              "text/html", "Done: banned");
+    hk_expect(hk_as(&admin, "GET", "/desk/accounts/" FAN "?x=1", NULL, NULL), 400, "text/html",
+              NULL);
     hk_expect(hk_as(&admin, "GET", "/desk/scout-keys", NULL, NULL), 200, "text/html",
               "night scout");
     hk_expect(hk_as(&admin, "GET", "/desk/scout-keys?done=nope", NULL, NULL), 400, "text/html",
@@ -241,6 +245,18 @@ static void test_incident_writes(void **state)
     hk_expect_redirect(hk_post(&editor, INC("status"), "status=corroborated"), 303,
                        "/desk/incidents/" HK_P "?done=status");
     hk_expect(hk_post(&editor, INC("status"), "status=bogus"), 400, "text/html", NULL);
+    hk_expect(hk_post(&editor, "/desk/incidents/" HK_NONE "/status", "status=resolved"), 404,
+              "text/html", NULL);
+    hk_expect(hk_post(&editor, "/desk/incidents/" HK_NONE "/sources",
+                      "url=https%3A%2F%2Fexample.com%2Fc&title=T&kind=report&supports=x"),
+              404, "text/html", NULL);
+    hk_expect(hk_post(&editor, "/desk/incidents/" HK_NONE "/sources/remove",
+                      "url=https%3A%2F%2Fexample.com%2Fa"),
+              404, "text/html", NULL);
+    hk_expect(hk_post(&editor, "/desk/incidents/" HK_NONE "/question",
+                      "question_type=t&question_text=q&option_a_label=a&option_b_label=b&"
+                      "unsure_label=u&confirm=yes"),
+              404, "text/html", NULL);
 
     hk_expect_redirect(hk_post(&editor, INC("sources"),
                                "url=https%3A%2F%2Fexample.com%2Fb&title=More&kind=report&"

@@ -737,23 +737,24 @@ enum account_outcome account_claim(const struct app_ctx *c, const char *display_
         const char *keys[] = {account_key(c, id), arena_printf(c->a, "email:%s", out->email)};
         rc = account_begin(c, keys, 2);
     }
+    enum account_outcome result = ACCOUNT_OK;
     if (rc >= 0)
         rc = accounts_by_id(c->s, id, &a);
     if (rc == 0) {
-        store_rollback(c->s);
-        return ACCOUNT_NOT_FOUND;
+        result = ACCOUNT_NOT_FOUND;
+        goto out;
     }
     if (rc > 0) {
         const char *at = strrchr(a.email, '@');
         if (!at || strcmp(at + 1, ACCOUNT_IMPORTED_DOMAIN) != 0) {
-            store_rollback(c->s);
-            return ACCOUNT_NOT_IMPORTED;
+            result = ACCOUNT_NOT_IMPORTED;
+            goto out;
         }
         rc = accounts_set_email(c->s, id, out->email, c->now);
     }
     if (rc == STORE_CONSTRAINT) {
-        store_rollback(c->s);
-        return ACCOUNT_TAKEN;
+        result = ACCOUNT_TAKEN;
+        goto out;
     }
     /* the audit record names the account, not the address */
     if (rc >= 0)
@@ -761,7 +762,12 @@ enum account_outcome account_claim(const struct app_ctx *c, const char *display_
                        "{\"imported\":false}", NULL);
     if (rc >= 0)
         rc = store_commit(c->s);
-    return rc < 0 ? unavailable(c, rc, "claim") : ACCOUNT_OK;
+out:
+    if (result != ACCOUNT_OK)
+        store_rollback(c->s); /* a refusal: nothing was written */
+    else if (rc < 0)
+        result = unavailable(c, rc, "claim");
+    return result;
 }
 
 /* ---- two-factor sign-in (TOTP) ---- */

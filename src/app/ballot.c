@@ -187,3 +187,15 @@ int ballot_cast(const struct app_ctx *c, const struct ballot_input *in, struct b
     }
     return APP_UNAVAILABLE; /* the incident kept moving under the ballot */
 }
+
+int ballot_cookie_secret(const struct app_ctx *c, unsigned char out[32])
+{
+    int rc = store_begin_write(c->s);
+    if (rc >= 0)
+        rc = settings_secret(c->s, "cookie_secret", out);
+    if (rc >= 0)
+        rc = store_commit(c->s);
+    if (rc < 0)
+        store_rollback(c->s);
+    return rc < 0 ? APP_UNAVAILABLE : APP_OK;
+}

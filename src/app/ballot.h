@@ -53,4 +53,10 @@ struct ballot_result {
  * ballot_outcome or APP_UNAVAILABLE; strings of *out live in c->a. */
 int ballot_cast(const struct app_ctx *c, const struct ballot_input *in, struct ballot_result *out);
 
+/* The cookie secret voter cookies are signed with (domain/voter.h voter_set_secret): read
+ * from the database, or created there by the first node that starts, so that every node of
+ * a deployment shares it. One write transaction under the deployment's exclusive lock (once
+ * per node start). APP_OK with out filled in, or APP_UNAVAILABLE (out undefined). */
+int ballot_cookie_secret(const struct app_ctx *c, unsigned char out[32]);
+
 #endif

@@ -789,6 +789,11 @@ out:
     return finish(c->s, rc, result);
 }
 
+int account_display_name_get(const struct app_ctx *c, const char *account_id, char *out, size_t n)
+{
+    return accounts_display_name(c->s, account_id, out, n) < 0 ? APP_UNAVAILABLE : APP_OK;
+}
+
 int account_role_change(const struct app_ctx *c, const char *email, const char *role, bool grant,
                         struct comment_result *out)
 {

@@ -142,6 +142,10 @@ int comments_read_queue(const struct app_ctx *c, const char *queue, int64_t limi
 
 /* ---- display names and roles ---- */
 
+/* The account's display name into out, n bytes ("" when none): APP_OK or APP_UNAVAILABLE.
+ * One statement, its own read. */
+int account_display_name_get(const struct app_ctx *c, const char *account_id, char *out, size_t n);
+
 /* Sets the account's display name once (domain rules; unique case-insensitively):
  * COMMENT_OK, INVALID (message), TAKEN, CLOSED (it already has one). */
 int account_display_name_set(const struct app_ctx *c, const char *account_id, const char *name,

@@ -58,11 +58,6 @@ struct cli_op {
 int cli_op_open(struct cli_op *o, const char *db);
 void cli_op_close(struct cli_op *o);
 
-/* Opens the database at db (--db value or NULL, see cli_db_path) and runs fn inside one
- * write transaction, committed when fn returns CLI_OK and rolled back otherwise. fn
- * refuses through cli_refuse(). Returns fn's result, or CLI_REFUSED. */
-int cli_in_tx(const char *db, int (*fn)(struct store *s, void *ctx), void *ctx);
-
 /* The two options every subcommand takes (codes 'd' and 'j'), first in its getopt_long table. */
 /* clang-format off */
 #define CLI_COMMON_OPTIONS {"db", required_argument, NULL, 'd'}, {"json", no_argument, NULL, 'j'}

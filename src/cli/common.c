@@ -67,27 +67,6 @@ void cli_print_json(struct buf *b)
     fputc('\n', stdout);
 }
 
-int cli_in_tx(const char *db, int (*fn)(struct store *s, void *ctx), void *ctx)
-{
-    struct store *s = cli_open_store(cli_db_path(db));
-    if (!s)
-        return CLI_REFUSED;
-    int rc = CLI_REFUSED;
-    /* operator maintenance: the deployment's exclusive write lock (docs/scale.md) */
-    if (store_begin_write(s) < 0) {
-        cli_refuse("cannot lock the database: %s", store_errmsg(s));
-        goto out;
-    }
-    rc = fn(s, ctx);
-    if (rc == CLI_OK && store_commit(s) < 0)
-        rc = cli_refuse("cannot commit: %s", store_errmsg(s));
-    if (rc != CLI_OK)
-        store_rollback(s);
-out:
-    store_close(s);
-    return rc;
-}
-
 int cli_op_open(struct cli_op *o, const char *db)
 {
     o->s = cli_open_store(cli_db_path(db));

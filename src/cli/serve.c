@@ -11,6 +11,7 @@
 #include <sodium.h>
 
 #include "api/api.h"
+#include "app/ballot.h"
 #include "domain/voter.h"
 #include "store/incidents.h"
 #include "store/listindex.h"
@@ -58,7 +59,7 @@ int cli_serve(int argc, char **argv)
     struct worker_config *wcfg = &st.worker;
     if (cfg->threads == 0) {
         long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-        cfg->threads = ncpu > 0 ? (int)(ncpu < 256 ? ncpu : 256) : 2;
+        cfg->threads = ncpu > 0 ? (int)(ncpu < HTTP_THREADS_MAX ? ncpu : HTTP_THREADS_MAX) : 2;
     }
     cfg->memory_limit = HTTP_CONNECTION_MEMORY;
     cfg->cache_token = st.no_cache ? NULL : cache_token;
@@ -66,7 +67,10 @@ int cli_serve(int argc, char **argv)
      * rest while sign-ins are hashed */
     if (cfg->password_threads == 0) {
         long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-        cfg->password_threads = ncpu > 1 ? (int)(ncpu / 2 < 64 ? ncpu / 2 : 64) : 1;
+        cfg->password_threads =
+            ncpu > 1
+                ? (int)(ncpu / 2 < HTTP_PASSWORD_THREADS_MAX ? ncpu / 2 : HTTP_PASSWORD_THREADS_MAX)
+                : 1;
     }
     cfg->busy = web_password_busy;
     cfg->cache_watch = incidents_watch_tallies;
@@ -99,12 +103,8 @@ int cli_serve(int argc, char **argv)
     }
     /* the cookie secret lives in the database, so every node of a deployment shares it */
     unsigned char secret[32];
-    /* once per node start (read, or created by the first node): the exclusive lock is fine */
-    int src = store_begin_write(s);
-    if (src >= 0)
-        src = settings_secret(s, "cookie_secret", secret);
-    if (src >= 0)
-        src = store_commit(s);
+    struct app_ctx ac = {.s = s, .actor = "operator"};
+    int src = ballot_cookie_secret(&ac, secret);
     store_close(s);
     if (src < 0) {
         free(b);

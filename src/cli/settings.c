@@ -5,9 +5,13 @@
  */
 #include "cli/settings.h"
 
+#include <arpa/inet.h>
+#include <ctype.h>
 #include <sodium.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <uriparser/Uri.h>
 
 #include "cli/cli.h"
 #include "domain/research.h"
@@ -18,6 +22,74 @@ static const char *http_url(const char *v)
     return strncmp(v, "http://", 7) == 0 || strncmp(v, "https://", 8) == 0
                ? NULL
                : "must start with http:// or https://";
+}
+
+/* --base-url: an http:// or https:// URL with a host, and neither query nor fragment (a
+ * path is kept: URLs are built as base + "/api/..."); parsed with uriparser. */
+static const char *base_url(const char *v)
+{
+    const char *why = http_url(v);
+    if (why)
+        return why;
+    UriUriA uri;
+    const char *end = NULL;
+    if (uriParseSingleUriA(&uri, v, &end) != URI_SUCCESS)
+        return "must be a URL (http://HOST[:PORT])";
+    if (uri.hostText.first == uri.hostText.afterLast && !uri.hostData.ip6)
+        why = "must name a host (http://HOST[:PORT])";
+    else if (uri.query.first || uri.fragment.first)
+        why = "must have no query (?) or fragment (#)";
+    uriFreeUriMembersA(&uri);
+    return why;
+}
+
+/* HOST:PORT with a port from min_port to 65535: an IPv6 address in brackets ([::1]:8080),
+ * else an IPv4 address or a host name (letters, digits, '.', '-', '_'). */
+static const char *host_port(const char *v, long min_port)
+{
+    const char *colon = strrchr(v, ':');
+    if (!colon || colon == v)
+        return "no host";
+    if (v[0] == '[') {
+        char ip6[INET6_ADDRSTRLEN];
+        unsigned char bin[sizeof(struct in6_addr)];
+        size_t hl = (size_t)(colon - v);
+        if (hl < 3 || colon[-1] != ']' || hl - 2 >= sizeof ip6)
+            return "bad host";
+        memcpy(ip6, v + 1, hl - 2);
+        ip6[hl - 2] = '\0';
+        if (inet_pton(AF_INET6, ip6, bin) != 1)
+            return "bad host";
+    } else {
+        for (const char *p = v; p < colon; p++)
+            if (!isalnum((unsigned char)*p) && !strchr(".-_", *p))
+                return "bad host";
+    }
+    const char *port = colon + 1;
+    size_t pl = strlen(port);
+    if (pl == 0 || pl > 5 || strspn(port, "0123456789") != pl)
+        return "bad port";
+    long n = strtol(port, NULL, 10);
+    return n < min_port || n > 65535 ? "bad port" : NULL;
+}
+
+static const char *listen_address(const char *v)
+{
+    return host_port(v, 0) ? "must be HOST:PORT with a port from 0 to 65535 (0: any free "
+                             "port; IPv6 in brackets: [::1]:8080)"
+                           : NULL;
+}
+
+static const char *fetch_address(const char *v)
+{
+    return host_port(v, 1) ? "must be HOST:PORT with a port from 1 to 65535 (IPv6 in "
+                             "brackets: [::1]:8080)"
+                           : NULL;
+}
+
+static const char *not_empty(const char *v)
+{
+    return v[0] ? NULL : "must not be empty";
 }
 
 static const char *smtp_url(const char *v)
@@ -50,21 +122,24 @@ static const char *cidr(const char *v)
 
 /* clang-format off */
 static const struct opt_spec rows[] = {
-    {"db", OPT_STRING, S | W, "PATH", .def_str = "whistle.db", .env = "WHISTLE_DB", AT(db),
+    {"db", OPT_STRING, S | W, "PATH", .def_str = "whistle.db", .env = "WHISTLE_DB",
+     .check = not_empty, AT(db),
      .help = "the SQLite database file (created and migrated at start), or a postgresql:// "
              "URI for several nodes and workers on one PostgreSQL database (deploy.md)"},
-    {"listen", OPT_STRING, S, "HOST:PORT", .def_str = "127.0.0.1:8080", AT(http.listen),
+    {"listen", OPT_STRING, S, "HOST:PORT", .def_str = "127.0.0.1:8080",
+     .check = listen_address, AT(http.listen),
      .help = "the address to listen on; [::1]:8080 for IPv6; port 0 picks a free port"},
-    {"base-url", OPT_STRING, S | W, "URL", .check = http_url, AT(base_url),
+    {"base-url", OPT_STRING, S | W, "URL", .check = base_url, AT(base_url),
      .shown = "serve: http:// and --listen; worker: http://127.0.0.1:8080",
      .help = "origin of every URL the API, the pages and account email emit; set it to the "
              "public address behind a proxy. It is also the one origin browsers may post "
              "from: ballots and account forms from another Origin are refused (403); on a "
              "loopback base URL, localhost, 127.0.0.1 and [::1] on its port are that origin"},
-    {"metrics-listen", OPT_STRING, S, "HOST:PORT", AT(http.metrics_listen), .shown = "off",
+    {"metrics-listen", OPT_STRING, S, "HOST:PORT", .check = listen_address,
+     AT(http.metrics_listen), .shown = "off",
      .help = "a second address answering only GET /metrics (Prometheus text format; "
              "operators.md); the public address never serves it. Keep it private"},
-    {"threads", OPT_INT, S, "N", 1, 256, .shown = "one per core", AT(http.threads),
+    {"threads", OPT_INT, S, "N", 1, HTTP_THREADS_MAX, .shown = "one per core", AT(http.threads),
      .help = "libmicrohttpd's thread pool; each thread has its own database connection"},
     {"poll", OPT_BOOL, S, NULL, AT(http.use_poll),
      .help = "use poll(2) in the thread pool instead of epoll"},
@@ -126,7 +201,7 @@ static const struct opt_spec rows[] = {
     {"password-memory-kib", OPT_INT, S, "N", 8192, 4194304,
      .def = crypto_pwhash_MEMLIMIT_INTERACTIVE / 1024, AT(limits.password_memory_kib),
      .help = "argon2id memory per password hash, in KiB"},
-    {"password-threads", OPT_INT, S, "N", 1, 64, .shown = "half the cores, at least 1",
+    {"password-threads", OPT_INT, S, "N", 1, HTTP_PASSWORD_THREADS_MAX, .shown = "half the cores, at least 1",
      AT(http.password_threads),
      .help = "threads that hash and check passwords (sign-up, sign-in, reset, password "
              "change), apart from the HTTP threads so that other requests never wait behind "
@@ -164,7 +239,8 @@ static const struct opt_spec rows[] = {
     {"fetch-max-bytes", OPT_SIZE, S | W, "N", 1, MIB(64), .def = FETCH_MAX_BYTES_DEFAULT,
      AT(worker.fetch_max_bytes),
      .help = "research: body cap per URL"},
-    {"allow-fetch", OPT_LIST, S | W, "HOST:PORT", .max = WORKER_MAX_ALLOW, AT(worker.allow),
+    {"allow-fetch", OPT_LIST, S | W, "HOST:PORT", .max = WORKER_MAX_ALLOW,
+     .check = fetch_address, AT(worker.allow),
      OPT_COUNT_AT(struct cli_settings, worker.nallow),
      .help = "test only: lets research fetch that exact loopback address"},
     {"smtp-url", OPT_STRING, S | W, "smtp[s]://HOST:PORT", .check = smtp_url,

@@ -72,6 +72,10 @@ enum {
 struct whistle_limits;
 struct address_range;
 
+/* The most HTTP threads (--threads) and password threads (--password-threads, pool.h). */
+#define HTTP_THREADS_MAX          256
+#define HTTP_PASSWORD_THREADS_MAX 64
+
 /* Filled once at start-up from the options table (cli/settings.c), then only read. */
 struct server_config {
     const char *listen;    /* HOST:PORT */

@@ -16,14 +16,12 @@
 #include "http/http.h"
 #include "util/log.h"
 
-#define POOL_THREADS_MAX 64
-
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
 static struct request *head, *tail;
-static int waiting, running, cap;
+static int waiting, running;
 static bool started, stopping;
-static pthread_t threads[POOL_THREADS_MAX];
+static pthread_t threads[HTTP_PASSWORD_THREADS_MAX];
 static int nthreads;
 static void (*run_fn)(struct request *req);
 
@@ -63,10 +61,9 @@ int http_pool_start(int n, int queue_max, void (*run)(struct request *req))
 {
     if (n < 1)
         return -1;
-    if (n > POOL_THREADS_MAX)
-        n = POOL_THREADS_MAX;
+    if (n > HTTP_PASSWORD_THREADS_MAX)
+        n = HTTP_PASSWORD_THREADS_MAX;
     run_fn = run;
-    cap = queue_max;
     stopping = false;
     for (nthreads = 0; nthreads < n; nthreads++)
         if (pthread_create(&threads[nthreads], NULL, pool_main, NULL) != 0)
@@ -76,7 +73,7 @@ int http_pool_start(int n, int queue_max, void (*run)(struct request *req))
     pthread_mutex_lock(&lock);
     started = true; /* read by libmicrohttpd's threads, under the lock */
     pthread_mutex_unlock(&lock);
-    log_info("http", "password pool: %d thread(s), queue of %d", nthreads, cap);
+    log_info("http", "password pool: %d thread(s), queue of %d", nthreads, queue_max);
     return 0;
 }
 
@@ -88,7 +85,7 @@ int http_pool_take(struct request *req)
     pthread_mutex_lock(&lock);
     if (!started) {
         rc = 0;
-    } else if (!stopping && waiting < cap) {
+    } else if (!stopping && waiting < req->cfg->password_queue) {
         MHD_suspend_connection(req->conn);
         req->pool_next = NULL;
         if (tail)

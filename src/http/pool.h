@@ -18,8 +18,10 @@
  */
 struct request;
 
-/* Starts `threads` pool threads with room for `queue_max` waiting requests; run(req) is
- * what a pool thread does with a request (the handler and its checks). 0, or -1 when no
+/* Starts `threads` pool threads (at most HTTP_PASSWORD_THREADS_MAX) with room for
+ * `queue_max` waiting requests (the server's password_queue: a request meets the bound of
+ * its own req->cfg, read-only; queue_max only names it in the log); run(req) is what a
+ * pool thread does with a request (the handler and its checks). 0, or -1 when no
  * thread could be started (then nothing is pooled: handlers run inline). */
 int http_pool_start(int threads, int queue_max, void (*run)(struct request *req));
 

@@ -507,8 +507,11 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t asked = PTHREAD_COND_INITIALIZER;
 static struct listindex *current; /* under lock */
 static bool enabled, wanted;      /* under lock */
-static char *db_uri;
-static int64_t max_incidents;
+/* What the builder thread is given at setup, then only read (no limit is a mutable global) */
+struct builder_config {
+    char *db_uri;          /* the database the builder opens for each build */
+    int64_t max_incidents; /* --list-index-max */
+};
 static atomic_llong served_n, missed_n;
 
 void listindex_release(struct listindex *ix)
@@ -568,9 +571,9 @@ static void rest(int64_t us)
 /* One build at a time, never on a request's thread, on a connection of its own opened for
  * the build; after each build the thread rests as long as the build took (at least 100 ms),
  * so that a stream of writes costs at most half a core in rebuilds. */
-static void *builder(void *unused)
+static void *builder(void *arg)
 {
-    (void)unused;
+    const struct builder_config *cfg = arg; /* the thread's for the process's life */
     struct store *s = NULL;
     bool too_many_said = false;
     for (;;) {
@@ -579,7 +582,7 @@ static void *builder(void *unused)
             pthread_cond_wait(&asked, &lock);
         pthread_mutex_unlock(&lock);
         char err[256];
-        if (!s && store_open(db_uri, false, &s, err, sizeof err) != 0) {
+        if (!s && store_open(cfg->db_uri, false, &s, err, sizeof err) != 0) {
             log_warn("listindex", "cannot open the database: %s", err);
             s = NULL;
         }
@@ -588,7 +591,7 @@ static void *builder(void *unused)
         wanted = false; /* a request from now on asks again */
         pthread_mutex_unlock(&lock);
         struct listindex *ix = NULL;
-        int rc = s ? listindex_build(s, max_incidents, &ix) : STORE_GONE;
+        int rc = s ? listindex_build(s, cfg->max_incidents, &ix) : STORE_GONE;
         int64_t took = time_mono_us() - t0;
         if (rc == 0) {
             log_info("listindex", "%zu incidents, %zu games, %zu KiB, built in %lld ms",
@@ -601,7 +604,7 @@ static void *builder(void *unused)
                 log_warn("listindex",
                          "more than %lld published incidents (--list-index-max):"
                          " no list index, lists are answered from SQL",
-                         (long long)max_incidents);
+                         (long long)cfg->max_incidents);
             too_many_said = true;
             took *= 10;
         } else {
@@ -629,17 +632,23 @@ void listindex_setup(const char *uri, int64_t max)
     sigaddset(&sigs, SIGHUP);
     sigaddset(&sigs, SIGPIPE);
     pthread_sigmask(SIG_BLOCK, &sigs, &old);
-    db_uri = strdup(uri);
-    max_incidents = max;
+    struct builder_config *cfg = malloc(sizeof *cfg);
+    if (cfg) {
+        cfg->db_uri = strdup(uri);
+        cfg->max_incidents = max;
+    }
     pthread_t t;
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    if (db_uri && pthread_create(&t, &attr, builder, NULL) == 0) {
+    if (cfg && cfg->db_uri && pthread_create(&t, &attr, builder, cfg) == 0) {
         pthread_mutex_lock(&lock);
         enabled = wanted = true;
         pthread_cond_signal(&asked);
         pthread_mutex_unlock(&lock);
+    } else if (cfg) {
+        free(cfg->db_uri);
+        free(cfg);
     }
     pthread_attr_destroy(&attr);
     pthread_sigmask(SIG_SETMASK, &old, NULL);

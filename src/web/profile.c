@@ -63,8 +63,9 @@ void web_profile(struct request *req)
     char name[64];
     int64_t now = time_now_us();
     int rc = web_session(req, s, now, &sess);
+    struct app_ctx c = {.s = s, .now = now};
     if (rc == 1)
-        rc = accounts_display_name(s, sess.account.id, name, sizeof name) < 0 ? -1 : 1;
+        rc = account_display_name_get(&c, sess.account.id, name, sizeof name) < 0 ? -1 : 1;
     if (rc < 0) {
         web_comment_unavailable(req);
         return;

@@ -67,6 +67,10 @@ def test_help_shows_ranges_defaults_and_environment(tmp_path):
     assert "(1 to 3600 seconds, or with ms/s/m/h; default: 30)" in flat  # --timeout
 
 
+LISTEN = "must be HOST:PORT with a port from 0 to 65535 (0: any free port; IPv6 in brackets: [::1]:8080)"
+FETCH = "must be HOST:PORT with a port from 1 to 65535 (IPv6 in brackets: [::1]:8080)"
+
+
 @pytest.mark.parametrize("cmd,args,message", [
     ("serve", ["--threads", "0"], "option --threads must be an integer from 1 to 256"),
     ("serve", ["--threads=300"], "option --threads must be an integer from 1 to 256"),
@@ -89,6 +93,22 @@ def test_help_shows_ranges_defaults_and_environment(tmp_path):
      "option --poll-ms must be a duration from 10 to 60000 ms (or with ms/s/m/h)"),
     ("worker", ["--smtp-url", "http://x"], "option --smtp-url must start with smtp:// or smtps://"),
     ("worker", ["--smtp-password", "p"], "option --smtp-user and --smtp-password need --smtp-url"),
+    # issue 12 item 5: every address and URL is checked by the table, before the database
+    ("serve", ["--listen", "127.0.0.1:99999"], "option --listen " + LISTEN),  # wrapped to 34463
+    ("serve", ["--listen", "127.0.0.1:"], "option --listen " + LISTEN),  # was a random port
+    ("serve", ["--listen", "nope"], "option --listen " + LISTEN),
+    ("serve", ["--listen", "[::1]:80x"], "option --listen " + LISTEN),
+    ("serve", ["--listen", "::1:8080"], "option --listen " + LISTEN),  # IPv6 needs brackets
+    ("serve", ["--metrics-listen", "127.0.0.1:65536"], "option --metrics-listen " + LISTEN),
+    ("serve", ["--db", ""], "option --db must not be empty"),
+    ("worker", ["--db", ""], "option --db must not be empty"),
+    ("serve", ["--base-url", "http://"], "option --base-url must name a host (http://HOST[:PORT])"),
+    ("serve", ["--base-url", "https://x/path?q=1#f"],
+     "option --base-url must have no query (?) or fragment (#)"),
+    ("worker", ["--base-url", "http://x.example#f"],
+     "option --base-url must have no query (?) or fragment (#)"),
+    ("worker", ["--allow-fetch", "x"], "option --allow-fetch " + FETCH),
+    ("worker", ["--allow-fetch", "127.0.0.1:0"], "option --allow-fetch " + FETCH),
 ])
 def test_bad_value_one_message_exit_1(tmp_path, cmd, args, message):
     r = run_in(tmp_path, cmd, *args, "--db", str(tmp_path / "x.db"))

@@ -13,7 +13,9 @@
 
 #include <cmocka.h>
 
+#include "cli/cli.h"
 #include "cli/options.h"
+#include "cli/settings.h"
 
 enum { ONE = 1, TWO = 2 };
 
@@ -341,16 +343,67 @@ static void test_markdown(void **state)
     buf_release(&b);
 }
 
+/* The real table's address, URL and path checks (cli/settings.c; issue 12 item 5): refused
+ * at parse time, before anything is opened. */
+static int settings(unsigned cmd, const char *opt, const char *value)
+{
+    char *argv[] = {cmd == CLI_SERVE ? "serve" : "worker", (char *)opt, (char *)value, NULL};
+    struct cli_settings st;
+    return cli_settings_parse(cmd, 3, argv, &st);
+}
+
+static void test_settings_checks(void **state)
+{
+    (void)state;
+    static const char *const bad_listen[] = {
+        "127.0.0.1:99999", "127.0.0.1:65536", "127.0.0.1:", ":8080",        "nope",
+        "[::1]:8080x",     "::1:8080",        "[nope]:80",  "127.0.0.1:-1", "a b:80"};
+    for (size_t i = 0; i < sizeof bad_listen / sizeof *bad_listen; i++) {
+        assert_int_equal(settings(CLI_SERVE, "--listen", bad_listen[i]), CLI_REFUSED);
+        assert_int_equal(settings(CLI_SERVE, "--metrics-listen", bad_listen[i]), CLI_REFUSED);
+        assert_int_equal(settings(CLI_WORKER, "--allow-fetch", bad_listen[i]), CLI_REFUSED);
+    }
+    static const char *const good_listen[] = {"127.0.0.1:0", "127.0.0.1:65535", "[::1]:8080",
+                                              "localhost:8080", "0.0.0.0:80"};
+    for (size_t i = 0; i < sizeof good_listen / sizeof *good_listen; i++) {
+        assert_int_equal(settings(CLI_SERVE, "--listen", good_listen[i]), CLI_RUN);
+        assert_int_equal(settings(CLI_SERVE, "--metrics-listen", good_listen[i]), CLI_RUN);
+    }
+    assert_int_equal(settings(CLI_WORKER, "--allow-fetch", "127.0.0.1:0"), CLI_REFUSED);
+    assert_int_equal(settings(CLI_WORKER, "--allow-fetch", "127.0.0.2:8091"), CLI_RUN);
+    assert_int_equal(settings(CLI_WORKER, "--allow-fetch", "[::1]:8091"), CLI_RUN);
+    assert_int_equal(settings(CLI_SERVE, "--db", ""), CLI_REFUSED);
+    assert_int_equal(settings(CLI_WORKER, "--db", ""), CLI_REFUSED);
+    static const char *const bad_base[] = {
+        "http://",    "https://",       "ftp://x", "https://x/p?q=1", "https://x/path?q=1#f",
+        "http://x#f", "http://x:99999x"};
+    for (size_t i = 0; i < sizeof bad_base / sizeof *bad_base; i++)
+        assert_int_equal(settings(CLI_SERVE, "--base-url", bad_base[i]), CLI_REFUSED);
+    static const char *const good_base[] = {"http://127.0.0.1:8080", "https://debates.example.org",
+                                            "https://debates.example.org/", "http://[::1]:8080",
+                                            "https://x.example/prefix"};
+    for (size_t i = 0; i < sizeof good_base / sizeof *good_base; i++)
+        assert_int_equal(settings(CLI_WORKER, "--base-url", good_base[i]), CLI_RUN);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_defaults),     cmocka_unit_test(test_int),
-        cmocka_unit_test(test_size),         cmocka_unit_test(test_duration),
-        cmocka_unit_test(test_bool),         cmocka_unit_test(test_string_and_check),
-        cmocka_unit_test(test_list),         cmocka_unit_test(test_repeated_scalar_keeps_the_last),
-        cmocka_unit_test(test_usage_errors), cmocka_unit_test(test_prefixes),
-        cmocka_unit_test(test_help),         cmocka_unit_test(test_environment),
-        cmocka_unit_test(test_help_text),    cmocka_unit_test(test_markdown),
+        cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_int),
+        cmocka_unit_test(test_size),
+        cmocka_unit_test(test_duration),
+        cmocka_unit_test(test_bool),
+        cmocka_unit_test(test_string_and_check),
+        cmocka_unit_test(test_list),
+        cmocka_unit_test(test_repeated_scalar_keeps_the_last),
+        cmocka_unit_test(test_usage_errors),
+        cmocka_unit_test(test_prefixes),
+        cmocka_unit_test(test_help),
+        cmocka_unit_test(test_environment),
+        cmocka_unit_test(test_help_text),
+        cmocka_unit_test(test_markdown),
+        cmocka_unit_test(test_settings_checks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

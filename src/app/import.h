@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "app/app.h"
+#include "domain/model.h"
 
 /*
  * Importing a document of teams, games and incidents (docs/import-format.md): the use case
@@ -54,5 +55,42 @@ int import_sample_loaded(const struct app_ctx *ctx);
  * settings row again only when a request comes with another version (one round trip less
  * per page on PostgreSQL). */
 int import_sample_loaded_at(const struct app_ctx *ctx, const uint64_t *content_version);
+
+/* ---- export (the twin of import_document: its output imports back) ---- */
+
+/* What export_document hands its caller, in the document's order; the caller writes the
+ * document (cli/export.c). Every pointer lives until the callback returns; each callback
+ * returns 0, or a negative value that ends the export. */
+struct comment; /* store/comments.h */
+struct export_visit {
+    void *arg;
+    /* "teams", then "games", then "incidents": a section begins (the previous one ends) */
+    void (*section)(void *arg, const char *name);
+    int (*team)(void *arg, const struct team *t);
+    int (*game)(void *arg, const struct game *g);
+    /* an incident begins: its row, the visibility it is exported with (a merged incident is
+     * exported published, with duplicate_of), its sources and its question versions */
+    int (*incident)(void *arg, const struct incident *i, const char *visibility,
+                    const struct source *src, size_t nsrc, const struct question *qs, size_t nq);
+    /* the ballots on its current question (only when it has one) */
+    int (*ballot)(void *arg, const char *choice, const char *rooting);
+    /* its comments begin; then each comment; then the incident ends */
+    void (*comments)(void *arg);
+    int (*comment)(void *arg, const struct comment *c);
+    void (*incident_end)(void *arg);
+};
+
+struct export_report {
+    long long teams, games, incidents; /* rows handed to the visit */
+    bool sample;                       /* the database holds the sample data (a "sample" key) */
+};
+
+/* Every team, game and incident (whatever its visibility, with sources, question history,
+ * ballots and comments) in one read transaction of ctx->s (one consistent snapshot), handed
+ * to v in the order of an import document (docs/import-format.md). APP_OK with *out filled
+ * in, or APP_UNAVAILABLE (the store failed or a callback refused; store_errmsg says which
+ * store error). */
+int export_document(const struct app_ctx *ctx, const struct export_visit *v,
+                    struct export_report *out);
 
 #endif

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "app/candidate.h"
+#include "app/desk.h"
 #include "cli/cli.h"
 #include "domain/question.h"
 #include "domain/vocab.h"
@@ -160,10 +161,11 @@ static int event_json(void *ctx, const struct research_event_row *e)
     return 0;
 }
 
-/* The whole record of one lead: fields, submitted description and URLs, every fetch and
- * the audit trail. Printed as JSON, or as indented text. */
-static int show(struct store *s, const struct research_lead *l, bool json)
+/* The whole record of one lead (app/desk.h desk_lead): fields, submitted description and
+ * URLs, every fetch and the audit trail. Printed as JSON, or as indented text. */
+static int show(const struct desk_lead *d, bool json)
 {
+    const struct research_lead *l = &d->lead;
     struct buf b = BUF_INIT;
     struct jw w;
     jw_init(&w, &b);
@@ -175,18 +177,15 @@ static int show(struct store *s, const struct research_lead *l, bool json)
     jw_raw(&w, l->source_urls_json ? l->source_urls_json : "[]");
     jw_key(&w, "fetches");
     jw_arr_begin(&w);
-    int rc = research_fetches_each(s, l->id, fetch_json, &w);
+    for (size_t i = 0; i < d->nfetches; i++)
+        fetch_json(&w, &d->fetches[i]);
     jw_arr_end(&w);
     jw_key(&w, "events");
     jw_arr_begin(&w);
-    if (rc >= 0)
-        rc = research_events_each(s, l->id, event_json, &w);
+    for (size_t i = 0; i < d->nevents; i++)
+        event_json(&w, &d->events[i]);
     jw_arr_end(&w);
     jw_obj_end(&w);
-    if (rc < 0) {
-        buf_release(&b);
-        return cli_refuse("cannot read lead %s: %s", l->id, store_errmsg(s));
-    }
     if (json) {
         cli_print_json(&b);
     } else {
@@ -199,20 +198,6 @@ static int show(struct store *s, const struct research_lead *l, bool json)
     }
     buf_release(&b);
     return CLI_OK;
-}
-
-/* Loads a lead by the id argument; refuses a malformed or unknown id. */
-static int load(struct store *s, struct arena *a, const char *arg, struct research_lead *l)
-{
-    char id[UUID_STR_LEN + 1];
-    if (uuid_normalize(arg, id) < 0)
-        return cli_refuse("lead id must be a UUID");
-    int rc = research_lead_get(s, a, id, l);
-    if (rc < 0)
-        return cli_refuse("cannot read lead %s: %s", id, store_errmsg(s));
-    if (rc == 0)
-        return cli_refuse("no lead %s", id);
-    return 0;
 }
 
 /* Maps a use case's outcome: CLI_OK, or the reason printed and CLI_REFUSED. */
@@ -301,7 +286,12 @@ static int list(struct store *s, struct arena *a, const char *status, int64_t li
     jw_key(&w, status && strcmp(status, "candidate") == 0 ? "candidates" : "leads");
     jw_arr_begin(&w);
     struct listing c = {&w, json, 0};
-    int rc = research_leads_each(s, a, status, (int)limit, list_one, &c);
+    struct app_ctx ac = {.s = s, .a = a, .now = time_now_us(), .actor = "operator"};
+    struct research_lead *leads;
+    size_t n;
+    int rc = desk_leads(&ac, status, (int)limit, &leads, &n);
+    for (size_t i = 0; rc == APP_OK && i < n; i++)
+        list_one(&c, &leads[i]);
     jw_arr_end(&w);
     jw_obj_end(&w);
     if (rc < 0) {
@@ -386,10 +376,16 @@ static int do_list(struct store *s, struct arena *ar, const struct args *a, cons
 
 static int do_show(struct store *s, struct arena *ar, const struct args *a, const char *arg)
 {
-    struct research_lead l;
-    if (load(s, ar, arg, &l))
-        return CLI_REFUSED;
-    return show(s, &l, a->json);
+    char id[UUID_STR_LEN + 1];
+    if (uuid_normalize(arg, id) < 0)
+        return cli_refuse("lead id must be a UUID");
+    struct app_ctx c = {.s = s, .a = ar, .now = time_now_us(), .actor = "operator"};
+    struct desk_lead d;
+    if (desk_lead(&c, id, &d) != APP_OK)
+        return cli_refuse("cannot read lead %s: %s", id, store_errmsg(s));
+    if (!d.found)
+        return cli_refuse("no lead %s", id);
+    return show(&d, a->json);
 }
 
 static int do_publish(struct store *s, struct arena *ar, const struct args *a, const char *arg)

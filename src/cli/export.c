@@ -7,16 +7,14 @@
 #include "app/import.h"
 #include "cli/cli.h"
 #include "store/comments.h"
-#include "store/games.h"
-#include "store/incidents.h"
 
 struct export
 {
-    struct store *s;
     struct jw w;
     struct buf b;
     FILE *out;
-    long long teams, games, incidents;
+    bool section_open; /* a section's array is open */
+    bool ballots_open; /* the current incident's ballots' array is open */
 };
 
 /* Writes what has accumulated once it is large, so memory stays flat on big exports. */
@@ -28,10 +26,19 @@ static void flush(struct export *e, bool force)
     }
 }
 
+static void section_cb(void *ctx, const char *name)
+{
+    struct export *e = ctx;
+    if (e->section_open)
+        jw_arr_end(&e->w);
+    jw_key(&e->w, name);
+    jw_arr_begin(&e->w);
+    e->section_open = true;
+}
+
 static int team_cb(void *ctx, const struct team *t)
 {
     struct export *e = ctx;
-    e->teams++;
     render_team(&e->w, t);
     flush(e, false);
     return 0;
@@ -40,7 +47,6 @@ static int team_cb(void *ctx, const struct team *t)
 static int game_cb(void *ctx, const struct game *g)
 {
     struct export *e = ctx;
-    e->games++;
     render_game(&e->w, NULL, g);
     flush(e, false);
     return 0;
@@ -48,7 +54,7 @@ static int game_cb(void *ctx, const struct game *g)
 
 static int ballot_cb(void *ctx, const char *choice, const char *rooting)
 {
-    struct jw *w = ctx;
+    struct jw *w = &((struct export *)ctx)->w;
     jw_obj_begin(w);
     jw_key(w, "choice");
     jw_str(w, choice);
@@ -61,31 +67,20 @@ static int ballot_cb(void *ctx, const char *choice, const char *rooting)
 /* One comment in the import document's Comment shape (docs/import-format.md). */
 static int comment_cb(void *ctx, const struct comment *c)
 {
-    render_comment(ctx, c, COMMENT_FORM_DOCUMENT, NULL);
+    render_comment(&((struct export *)ctx)->w, c, COMMENT_FORM_DOCUMENT, NULL);
     return 0;
 }
 
-static int incident_cb(void *ctx, const struct incident *i, const char *visibility)
+/* An incident up to its ballots (left open when it has a debate question). */
+static int incident_cb(void *ctx, const struct incident *i, const char *visibility,
+                       const struct source *src, size_t nsrc, const struct question *qs, size_t nq)
 {
     struct export *e = ctx;
-    e->incidents++;
     struct jw *w = &e->w;
-    struct arena a;
-    struct source *src = NULL;
-    struct question *qs = NULL;
-    size_t nsrc = 0, nq = 0;
-    arena_init(&a);
-    int rc = incidents_sources(e->s, &a, i->id, &src, &nsrc);
-    if (rc == 0)
-        rc = incidents_questions(e->s, &a, i->id, &qs, &nq);
-    if (rc < 0)
-        goto out;
     jw_obj_begin(w);
     render_incident_stored(w, i);
     jw_key(w, "visibility");
-    /* a merged incident is exported published, with duplicate_of */
-    int vis = vocab_find(visibility_names, visibility);
-    jw_str(w, visibility_names[vis == VISIBILITY_WITHDRAWN ? vis : VISIBILITY_PUBLISHED]);
+    jw_str(w, visibility);
     jw_key(w, "sources");
     jw_arr_begin(w);
     for (size_t k = 0; k < nsrc; k++)
@@ -95,25 +90,32 @@ static int incident_cb(void *ctx, const struct incident *i, const char *visibili
     render_question_history(w, qs, nq, i->has_question ? i->question.version : MODEL_NULL, true);
     jw_key(w, "debate_question");
     if (i->has_question) {
-        const struct question *q = &i->question;
-        render_question(w, q, true);
+        render_question(w, &i->question, true);
         jw_key(w, "ballots");
         jw_arr_begin(w);
-        rc = incidents_ballots(e->s, i->id, q->version, ballot_cb, w);
-        jw_arr_end(w);
     } else {
         jw_null(w);
     }
-    jw_key(w, "comments");
-    jw_arr_begin(w);
-    if (rc >= 0)
-        rc = comments_each(e->s, &a, i->id, comment_cb, w);
-    jw_arr_end(w);
-    jw_obj_end(w);
+    e->ballots_open = i->has_question;
+    return 0;
+}
+
+static void comments_cb(void *ctx)
+{
+    struct export *e = ctx;
+    if (e->ballots_open)
+        jw_arr_end(&e->w);
+    e->ballots_open = false;
+    jw_key(&e->w, "comments");
+    jw_arr_begin(&e->w);
+}
+
+static void incident_end_cb(void *ctx)
+{
+    struct export *e = ctx;
+    jw_arr_end(&e->w);
+    jw_obj_end(&e->w);
     flush(e, false);
-out:
-    arena_release(&a);
-    return rc;
 }
 
 static const char export_usage[] = "whistle export [--db PATH] [--output FILE] [--json]";
@@ -139,49 +141,43 @@ int cli_export(int argc, char **argv)
     if (optind != argc)
         return cli_usage(export_usage);
     struct export e = {.b = BUF_INIT, .out = stdout};
-    e.s = cli_open_store(cli_db_path(db));
-    if (!e.s)
+    struct store *s = cli_open_store(cli_db_path(db));
+    if (!s)
         return CLI_REFUSED;
     if (path) {
         e.out = fopen(path, "w");
         if (!e.out) {
-            store_close(e.s);
+            store_close(s);
             return cli_refuse("cannot write %s", path);
         }
     }
     jw_init(&e.w, &e.b);
-    int rc = store_begin_read(e.s); /* one consistent snapshot */
     jw_obj_begin(&e.w);
-    jw_key(&e.w, "teams");
-    jw_arr_begin(&e.w);
-    if (rc >= 0)
-        rc = teams_each(e.s, team_cb, &e);
+    static const struct export_visit visit = {
+        .section = section_cb,
+        .team = team_cb,
+        .game = game_cb,
+        .incident = incident_cb,
+        .ballot = ballot_cb,
+        .comments = comments_cb,
+        .comment = comment_cb,
+        .incident_end = incident_end_cb,
+    };
+    struct export_visit v = visit;
+    v.arg = &e;
+    struct app_ctx ac = {.s = s, .actor = "operator"};
+    struct export_report r;
+    int rc = export_document(&ac, &v, &r);
     jw_arr_end(&e.w);
-    jw_key(&e.w, "games");
-    jw_arr_begin(&e.w);
-    if (rc >= 0)
-        rc = games_each(e.s, game_cb, &e);
-    jw_arr_end(&e.w);
-    jw_key(&e.w, "incidents");
-    jw_arr_begin(&e.w);
-    if (rc >= 0)
-        rc = incidents_each(e.s, incident_cb, &e);
-    jw_arr_end(&e.w);
-    /* a database that holds the bundled sample data says so in its export too (app/import.h) */
-    struct app_ctx ac = {.s = e.s, .actor = "operator"};
-    int sample = rc >= 0 ? import_sample_loaded(&ac) : 0;
-    if (sample < 0)
-        rc = sample;
-    if (sample == 1) {
+    if (r.sample) {
         jw_key(&e.w, "sample");
         jw_bool(&e.w, true);
     }
     jw_obj_end(&e.w);
     buf_putc(&e.b, '\n');
-    store_rollback(e.s);
     int status = CLI_OK;
     if (rc < 0) {
-        status = cli_refuse("export failed: %s", store_errmsg(e.s));
+        status = cli_refuse("export failed: %s", store_errmsg(s));
     } else {
         flush(&e, true);
         if (fflush(e.out) != 0 || ferror(e.out))
@@ -197,16 +193,16 @@ int cli_export(int argc, char **argv)
         jw_key(&w, "output");
         jw_str(&w, path);
         jw_key(&w, "teams");
-        jw_int(&w, e.teams);
+        jw_int(&w, r.teams);
         jw_key(&w, "games");
-        jw_int(&w, e.games);
+        jw_int(&w, r.games);
         jw_key(&w, "incidents");
-        jw_int(&w, e.incidents);
+        jw_int(&w, r.incidents);
         jw_obj_end(&w);
         cli_print_json(&out);
         buf_release(&out);
     }
     buf_release(&e.b);
-    store_close(e.s);
+    store_close(s);
     return status;
 }

@@ -69,6 +69,10 @@ int64_t api_next_offset(int64_t offset, int64_t limit, int more);
  * page and answers 200. */
 struct jw;
 void api_page_begin(struct request *req, struct jw *w);
+/* A single resource's reply, {data: ...}: api_data_begin() opens it on req->out and writes
+ * the key (write the resource into w), api_data_end() closes it and answers status. */
+void api_data_begin(struct request *req, struct jw *w);
+void api_data_end(struct request *req, struct jw *w, int status);
 void api_page_end(struct request *req, struct jw *w, int64_t limit, int64_t offset, bool more);
 
 /* Answers 400 when the request carries any query parameter (item endpoints take none). */

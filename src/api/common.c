@@ -27,11 +27,22 @@ int64_t api_next_offset(int64_t offset, int64_t limit, int more)
     return offset + limit;
 }
 
-void api_page_begin(struct request *req, struct jw *w)
+void api_data_begin(struct request *req, struct jw *w)
 {
     jw_init(w, &req->out);
     jw_obj_begin(w);
     jw_key(w, "data");
+}
+
+void api_data_end(struct request *req, struct jw *w, int status)
+{
+    jw_obj_end(w);
+    reply_json(req, status);
+}
+
+void api_page_begin(struct request *req, struct jw *w)
+{
+    api_data_begin(req, w);
     jw_arr_begin(w);
 }
 
@@ -39,8 +50,7 @@ void api_page_end(struct request *req, struct jw *w, int64_t limit, int64_t offs
 {
     jw_arr_end(w);
     render_pagination(w, limit, offset, api_next_offset(offset, limit, more));
-    jw_obj_end(w);
-    reply_json(req, 200);
+    api_data_end(req, w, 200);
 }
 
 int api_no_query(struct request *req)
@@ -88,10 +98,8 @@ void api_duplicate_redirect(struct request *req, const char *survivor_id, const 
     struct jw w;
     jw_init(&w, &req->out);
     jw_obj_begin(&w);
-    jw_key(&w, "duplicate_of");
-    jw_str(&w, survivor_id);
-    jw_key(&w, "location");
-    jw_str(&w, location);
+    jw_kstr(&w, "duplicate_of", survivor_id);
+    jw_kstr(&w, "location", location);
     jw_obj_end(&w);
     reply_header(req, "Location", location);
     reply_json(req, 308);

@@ -73,10 +73,7 @@ void api_games_get(struct request *req)
         return;
     }
     struct jw w;
-    jw_init(&w, &req->out);
-    jw_obj_begin(&w);
-    jw_key(&w, "data");
+    api_data_begin(req, &w);
     render_game(&w, req->cfg->base_url, &g);
-    jw_obj_end(&w);
-    reply_json(req, 200);
+    api_data_end(req, &w, 200);
 }

@@ -76,12 +76,9 @@ void api_incidents_get(struct request *req)
     switch (rc < 0 ? rc : v.state) {
     case INCIDENT_READ_FOUND: {
         struct jw w;
-        jw_init(&w, &req->out);
-        jw_obj_begin(&w);
-        jw_key(&w, "data");
+        api_data_begin(req, &w);
         render_incident_item(&w, req->cfg->base_url, &v, true);
-        jw_obj_end(&w);
-        reply_json(req, 200);
+        api_data_end(req, &w, 200);
         return;
     }
     case INCIDENT_READ_MERGED:

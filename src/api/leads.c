@@ -67,24 +67,18 @@ static void receipt(struct request *req, const char *id, const struct quota_deci
 {
     const char *self = lead_url(req, id);
     struct jw w;
-    jw_init(&w, &req->out);
+    api_data_begin(req, &w);
     jw_obj_begin(&w);
-    jw_key(&w, "data");
-    jw_obj_begin(&w);
-    jw_key(&w, "id");
-    jw_str(&w, id);
-    jw_key(&w, "status");
-    jw_str(&w, "accepted_for_validation");
+    jw_kstr(&w, "id", id);
+    jw_kstr(&w, "status", "accepted_for_validation");
     jw_key(&w, "links");
     jw_obj_begin(&w);
-    jw_key(&w, "self");
-    jw_str(&w, self);
-    jw_obj_end(&w);
+    jw_kstr(&w, "self", self);
     jw_obj_end(&w);
     jw_obj_end(&w);
     reply_header(req, "Location", self);
     ratelimit_headers(req, d);
-    reply_json(req, 202);
+    api_data_end(req, &w, 202);
 }
 
 void api_leads_submit(struct request *req)
@@ -150,25 +144,16 @@ void api_leads_get(struct request *req)
         return;
     }
     struct jw w;
-    jw_init(&w, &req->out);
+    api_data_begin(req, &w);
     jw_obj_begin(&w);
-    jw_key(&w, "data");
-    jw_obj_begin(&w);
-    jw_key(&w, "id");
-    jw_str(&w, l.id);
-    jw_key(&w, "game_id");
-    jw_str(&w, l.game_id);
-    jw_key(&w, "created_at");
-    jw_time(&w, l.created_at);
-    jw_key(&w, "status");
-    jw_str(&w, l.status);
-    jw_key(&w, "updatedAt");
-    jw_time(&w, l.updated_at);
-    jw_key(&w, "incidentId");
-    jw_str(&w, l.incident_id[0] ? l.incident_id : NULL);
-    jw_key(&w, "reason"); /* a Whistle extension: docs/api-decisions.md */
-    jw_str(&w, lead_public_reason(l.status, l.reason));
+    jw_kstr(&w, "id", l.id);
+    jw_kstr(&w, "game_id", l.game_id);
+    jw_ktime(&w, "created_at", l.created_at);
+    jw_kstr(&w, "status", l.status);
+    jw_ktime(&w, "updatedAt", l.updated_at);
+    jw_kstr_or_null(&w, "incidentId", l.incident_id);
+    /* reason: a Whistle extension, docs/api-decisions.md */
+    jw_kstr(&w, "reason", lead_public_reason(l.status, l.reason));
     jw_obj_end(&w);
-    jw_obj_end(&w);
-    reply_json(req, 200);
+    api_data_end(req, &w, 200);
 }

@@ -13,13 +13,16 @@
 enum { FRAG_BASE = 1, FRAG_COMMENTS, FRAG_VOTES, FRAG_DETAILS, FRAG_LAST = FRAG_DETAILS };
 static const char frag_base[] = ""; /* as base: write FRAG_BASE, not a URL */
 
-/* Writes the concatenation of up to four strings as one JSON string (1 KiB at most). */
-static void concat(struct jw *w, const char *base, const char *a, const char *b, const char *c)
+/* Writes key (NULL: none, a value) and the concatenation of up to three strings as one JSON
+ * string (1 KiB at most). */
+static void concat(struct jw *w, const char *key, const char *base, const char *a, const char *b)
 {
+    if (key)
+        jw_key(w, key);
     if (base == frag_base) {
         /* the string with FRAG_BASE right after its opening quote */
         size_t at = w->b->len;
-        concat(w, NULL, a, b, c);
+        concat(w, NULL, NULL, a, b);
         char *q = memchr(w->b->p + at, '"', w->b->len - at);
         size_t off = (size_t)(q - w->b->p) + 1;
         buf_putc(w->b, '\0');
@@ -29,8 +32,8 @@ static void concat(struct jw *w, const char *base, const char *a, const char *b,
     }
     char tmp[1024];
     size_t n = 0;
-    const char *parts[] = {base, a, b, c};
-    for (int i = 0; i < 4; i++) {
+    const char *parts[] = {base, a, b};
+    for (int i = 0; i < 3; i++) {
         if (!parts[i])
             continue;
         size_t l = strlen(parts[i]);
@@ -42,101 +45,77 @@ static void concat(struct jw *w, const char *base, const char *a, const char *b,
     jw_strn(w, tmp, n);
 }
 
+/* "url" and "links" opened with its "self", both base, path and id: the caller writes its
+ * other links and closes "links". */
+static void self_links(struct jw *w, const char *base, const char *path, const char *id)
+{
+    concat(w, "url", base, path, id);
+    jw_key(w, "links");
+    jw_obj_begin(w);
+    concat(w, "self", base, path, id);
+}
+
 void render_team(struct jw *w, const struct team *t)
 {
     jw_obj_begin(w);
-    jw_key(w, "id");
-    jw_str(w, t->id);
-    jw_key(w, "name");
-    jw_str(w, t->name);
-    jw_key(w, "abbreviation");
-    jw_str(w, t->abbreviation);
-    jw_key(w, "logoUrl");
-    jw_str(w, t->logo_url);
-    jw_key(w, "conference");
-    jw_str(w, t->conference);
-    jw_key(w, "league");
-    jw_str(w, t->league);
-    jw_key(w, "division");
-    jw_str(w, t->division);
-    jw_key(w, "shortName");
-    jw_str(w, t->short_name);
-    jw_key(w, "active");
-    jw_bool(w, t->active);
-    jw_key(w, "aliases");
-    jw_raw(w, t->aliases_json ? t->aliases_json : "[]");
+    jw_kstr(w, "id", t->id);
+    jw_kstr(w, "name", t->name);
+    jw_kstr(w, "abbreviation", t->abbreviation);
+    jw_kstr(w, "logoUrl", t->logo_url);
+    jw_kstr(w, "conference", t->conference);
+    jw_kstr(w, "league", t->league);
+    jw_kstr(w, "division", t->division);
+    jw_kstr(w, "shortName", t->short_name);
+    jw_kbool(w, "active", t->active);
+    jw_kraw(w, "aliases", t->aliases_json, "[]");
     jw_obj_end(w);
 }
 
 static void team_ref(struct jw *w, const struct team *t)
 {
     jw_obj_begin(w);
-    jw_key(w, "id");
-    jw_str(w, t->id);
+    jw_kstr(w, "id", t->id);
     jw_obj_end(w);
 }
 
 void render_game(struct jw *w, const char *base, const struct game *g)
 {
     jw_obj_begin(w);
-    jw_key(w, "id");
-    jw_str(w, g->id);
+    jw_kstr(w, "id", g->id);
     jw_key(w, "homeTeam");
     (base ? render_team : team_ref)(w, &g->home);
     jw_key(w, "awayTeam");
     (base ? render_team : team_ref)(w, &g->away);
-    jw_key(w, "homeScore");
-    jw_int(w, g->home_score);
-    jw_key(w, "awayScore");
-    jw_int(w, g->away_score);
-    jw_key(w, "startsAt");
-    jw_time(w, g->starts_at);
-    jw_key(w, "kickoffTbd");
-    jw_bool(w, g->kickoff_tbd);
-    jw_key(w, "period");
-    jw_int(w, g->period);
-    jw_key(w, "clock");
-    jw_str(w, g->clock);
-    jw_key(w, "status");
-    jw_str(w, g->status);
-    jw_key(w, "season");
-    jw_int(w, g->season);
-    jw_key(w, "week");
-    jw_int(w, g->week);
-    jw_key(w, "createdAt");
-    jw_time(w, g->created_at);
-    jw_key(w, "updatedAt");
-    jw_time(w, g->updated_at);
+    jw_kint(w, "homeScore", g->home_score);
+    jw_kint(w, "awayScore", g->away_score);
+    jw_ktime(w, "startsAt", g->starts_at);
+    jw_kbool(w, "kickoffTbd", g->kickoff_tbd);
+    jw_kint(w, "period", g->period);
+    jw_kstr(w, "clock", g->clock);
+    jw_kstr(w, "status", g->status);
+    jw_kint(w, "season", g->season);
+    jw_kint(w, "week", g->week);
+    jw_ktime(w, "createdAt", g->created_at);
+    jw_ktime(w, "updatedAt", g->updated_at);
     if (base) {
-        jw_key(w, "url");
-        concat(w, base, "/api/v1/games/", g->id, NULL);
-        jw_key(w, "links");
-        jw_obj_begin(w);
-        jw_key(w, "self");
-        concat(w, base, "/api/v1/games/", g->id, NULL);
-        jw_key(w, "incidents");
-        concat(w, base, "/api/v1/incidents?game_id=", g->id, NULL);
+        self_links(w, base, "/api/v1/games/", g->id);
+        concat(w, "incidents", base, "/api/v1/incidents?game_id=", g->id);
         jw_obj_end(w);
     } else {
-        jw_key(w, "neutralSite"); /* not in the spec's Game: the import format only */
-        jw_bool(w, g->neutral_site);
+        /* neutralSite: not in the spec's Game, the import format only */
+        jw_kbool(w, "neutralSite", g->neutral_site);
     }
-    jw_key(w, "league");
-    jw_str(w, g->league);
-    jw_key(w, "seasonType");
-    jw_str(w, g->season_type);
-    jw_key(w, "stageLabel");
-    jw_str(w, g->stage_label);
+    jw_kstr(w, "league", g->league);
+    jw_kstr(w, "seasonType", g->season_type);
+    jw_kstr(w, "stageLabel", g->stage_label);
     jw_obj_end(w);
 }
 
 static void render_choices_counts(struct jw *w, const struct choices *c)
 {
     jw_obj_begin(w);
-    for (int k = 0; k < CHOICE_COUNT; k++) {
-        jw_key(w, choice_names[k]);
-        jw_int(w, choices_count(c, k));
-    }
+    for (int k = 0; k < CHOICE_COUNT; k++)
+        jw_kint(w, choice_names[k], choices_count(c, k));
     jw_obj_end(w);
 }
 
@@ -145,8 +124,7 @@ void render_votes(struct jw *w, const struct votes *v)
     struct choices all = votes_overall(v);
     int64_t total = choices_total(&all);
     jw_obj_begin(w);
-    jw_key(w, "total");
-    jw_int(w, total);
+    jw_kint(w, "total", total);
     jw_key(w, "counts");
     render_choices_counts(w, &all);
     jw_key(w, "percentages");
@@ -171,69 +149,45 @@ void render_votes(struct jw *w, const struct votes *v)
 /* question_type, question_text and the three labels, as presented or as stored */
 static void question_labels(struct jw *w, const struct question *q, bool stored)
 {
-    jw_key(w, "question_type");
-    jw_str(w, q->type);
-    jw_key(w, "question_text");
-    jw_str(w, q->text);
-    jw_key(w, "option_a_label");
-    jw_str(w, stored ? q->stored_a : q->a_label);
-    jw_key(w, "option_b_label");
-    jw_str(w, stored ? q->stored_b : q->b_label);
-    jw_key(w, "unsure_label");
-    jw_str(w, stored ? q->stored_unsure : q->unsure_label);
+    jw_kstr(w, "question_type", q->type);
+    jw_kstr(w, "question_text", q->text);
+    jw_kstr(w, "option_a_label", stored ? q->stored_a : q->a_label);
+    jw_kstr(w, "option_b_label", stored ? q->stored_b : q->b_label);
+    jw_kstr(w, "unsure_label", stored ? q->stored_unsure : q->unsure_label);
 }
 
 void render_question(struct jw *w, const struct question *q, bool document)
 {
     jw_obj_begin(w);
     question_labels(w, q, false);
-    jw_key(w, "question_version");
-    jw_int(w, q->version);
-    jw_key(w, "created_at");
-    jw_time(w, q->created_at);
-    if (!document) {
-        jw_key(w, "label_presentation_version");
-        jw_int(w, 1);
-    }
+    jw_kint(w, "question_version", q->version);
+    jw_ktime(w, "created_at", q->created_at);
+    if (!document)
+        jw_kint(w, "label_presentation_version", 1);
     jw_key(w, "stored_option_labels");
     jw_obj_begin(w);
-    jw_key(w, "option_a_label");
-    jw_str(w, q->stored_a);
-    jw_key(w, "option_b_label");
-    jw_str(w, q->stored_b);
-    jw_key(w, "unsure_label");
-    jw_str(w, q->stored_unsure);
+    jw_kstr(w, "option_a_label", q->stored_a);
+    jw_kstr(w, "option_b_label", q->stored_b);
+    jw_kstr(w, "unsure_label", q->stored_unsure);
     jw_obj_end(w);
-    if (document) {
-        jw_key(w, "factual_context");
-        jw_raw(w, q->factual_context_json ? q->factual_context_json : "{}");
-    }
+    if (document)
+        jw_kraw(w, "factual_context", q->factual_context_json, "{}");
     jw_obj_end(w);
 }
 
 void render_source(struct jw *w, const struct source *s, bool document)
 {
     jw_obj_begin(w);
-    if (!document) {
-        jw_key(w, "id");
-        jw_str(w, s->id);
-    }
-    jw_key(w, "url");
-    jw_str(w, s->url);
-    jw_key(w, "title");
-    jw_str(w, s->title);
-    jw_key(w, "publisher");
-    jw_str(w, s->publisher);
-    jw_key(w, "source_kind");
-    jw_str(w, s->kind);
-    jw_key(w, "published_at");
-    jw_time(w, s->published_at);
-    jw_key(w, "added_at");
-    jw_time(w, s->added_at);
-    jw_key(w, "supports");
-    jw_str(w, s->supports);
-    jw_key(w, "added_by");
-    jw_str(w, s->added_by);
+    if (!document)
+        jw_kstr(w, "id", s->id);
+    jw_kstr(w, "url", s->url);
+    jw_kstr(w, "title", s->title);
+    jw_kstr(w, "publisher", s->publisher);
+    jw_kstr(w, "source_kind", s->kind);
+    jw_ktime(w, "published_at", s->published_at);
+    jw_ktime(w, "added_at", s->added_at);
+    jw_kstr(w, "supports", s->supports);
+    jw_kstr(w, "added_by", s->added_by);
     jw_obj_end(w);
 }
 
@@ -245,92 +199,57 @@ void render_comment(struct jw *w, const struct comment *c, enum comment_form for
 {
     bool review = form == COMMENT_FORM_REVIEW;
     jw_obj_begin(w);
-    jw_key(w, "id");
-    jw_str(w, c->id);
+    jw_kstr(w, "id", c->id);
     if (review) {
-        jw_key(w, "incident_id");
-        jw_str(w, c->incident_id);
-        jw_key(w, "incident_title");
-        jw_str(w, c->incident_title);
+        jw_kstr(w, "incident_id", c->incident_id);
+        jw_kstr(w, "incident_title", c->incident_title);
     }
-    jw_key(w, "parent_id");
-    jw_str(w, c->parent_id[0] ? c->parent_id : NULL);
+    jw_kstr_or_null(w, "parent_id", c->parent_id);
     jw_key(w, "author");
     jw_obj_begin(w);
+    if (review)
+        jw_kstr(w, "account_id", c->account_id);
+    jw_kstr(w, "display_name", c->display_name);
+    if (form != COMMENT_FORM_DOCUMENT)
+        jw_kstr(w, "badge", c->badge);
     if (review) {
-        jw_key(w, "account_id");
-        jw_str(w, c->account_id);
+        jw_kint(w, "comments", r->author.total);
+        jw_kint(w, "published", r->author.published);
+        jw_kint(w, "rejected", r->author.rejected);
     }
-    jw_key(w, "display_name");
-    jw_str(w, c->display_name);
-    if (form != COMMENT_FORM_DOCUMENT) {
-        jw_key(w, "badge");
-        jw_str(w, c->badge);
-    }
-    if (review) {
-        jw_key(w, "comments");
-        jw_int(w, r->author.total);
-        jw_key(w, "published");
-        jw_int(w, r->author.published);
-        jw_key(w, "rejected");
-        jw_int(w, r->author.rejected);
-    }
-    if (form != COMMENT_FORM_PUBLIC) {
-        jw_key(w, "suspended");
-        jw_bool(w, review ? r->author.suspended : c->author_hidden);
-    }
+    if (form != COMMENT_FORM_PUBLIC)
+        jw_kbool(w, "suspended", review ? r->author.suspended : c->author_hidden);
     jw_obj_end(w);
-    jw_key(w, "body");
-    jw_str(w, c->body);
+    jw_kstr(w, "body", c->body);
     if (form != COMMENT_FORM_PUBLIC) {
-        jw_key(w, "status");
-        jw_str(w, c->status);
-        jw_key(w, "held_reason");
-        jw_str(w, c->held_reason[0] ? c->held_reason : NULL);
-        if (review) {
-            jw_key(w, "visible");
-            jw_bool(w, c->visible);
-        }
-        jw_key(w, "featured");
-        jw_bool(w, c->featured);
-        if (!review) {
-            jw_key(w, "hidden_by_reports");
-            jw_bool(w, c->report_hidden);
-        }
-        jw_key(w, "open_reports");
-        jw_int(w, c->open_reports);
-        if (review) {
-            jw_key(w, "reports");
-            jw_str(w, r->reports);
-        }
+        jw_kstr(w, "status", c->status);
+        jw_kstr_or_null(w, "held_reason", c->held_reason);
+        if (review)
+            jw_kbool(w, "visible", c->visible);
+        jw_kbool(w, "featured", c->featured);
+        if (!review)
+            jw_kbool(w, "hidden_by_reports", c->report_hidden);
+        jw_kint(w, "open_reports", c->open_reports);
+        if (review)
+            jw_kstr(w, "reports", r->reports);
     }
-    jw_key(w, "created_at");
-    jw_time(w, c->created_at);
-    jw_key(w, "edited_at");
-    jw_time(w, c->edited_at);
+    jw_ktime(w, "created_at", c->created_at);
+    jw_ktime(w, "edited_at", c->edited_at);
     if (form == COMMENT_FORM_DOCUMENT) {
-        jw_key(w, "deleted_at");
-        jw_time(w, c->deleted_at);
-        jw_key(w, "reviewed_at");
-        jw_time(w, c->reviewed_at);
+        jw_ktime(w, "deleted_at", c->deleted_at);
+        jw_ktime(w, "reviewed_at", c->reviewed_at);
     } else if (form == COMMENT_FORM_PUBLIC) {
-        jw_key(w, "featured");
-        jw_bool(w, c->featured);
-        jw_key(w, "reply_count");
-        jw_int(w, c->reply_count);
+        jw_kbool(w, "featured", c->featured);
+        jw_kint(w, "reply_count", c->reply_count);
     } else {
         jw_key(w, "history");
         jw_arr_begin(w);
         for (size_t i = 0; i < r->nlog; i++) {
             jw_obj_begin(w);
-            jw_key(w, "at");
-            jw_time(w, r->log[i].created_at);
-            jw_key(w, "action");
-            jw_str(w, r->log[i].action);
-            jw_key(w, "actor");
-            jw_str(w, r->log[i].actor);
-            jw_key(w, "reason");
-            jw_str(w, r->log[i].reason);
+            jw_ktime(w, "at", r->log[i].created_at);
+            jw_kstr(w, "action", r->log[i].action);
+            jw_kstr(w, "actor", r->log[i].actor);
+            jw_kstr(w, "reason", r->log[i].reason);
             jw_obj_end(w);
         }
         jw_arr_end(w);
@@ -347,18 +266,14 @@ void render_question_history(struct jw *w, const struct question *history, size_
         if (q->version == skip_version)
             continue;
         jw_obj_begin(w);
-        jw_key(w, "question_version");
-        jw_int(w, q->version);
+        jw_kint(w, "question_version", q->version);
         jw_key(w, "question");
         jw_obj_begin(w);
         question_labels(w, q, true);
         jw_obj_end(w);
-        jw_key(w, "factual_context");
-        jw_raw(w, q->factual_context_json ? q->factual_context_json : "{}");
-        jw_key(w, "created_at");
-        jw_time(w, q->created_at);
-        jw_key(w, "superseded_at");
-        jw_time(w, q->superseded_at);
+        jw_kraw(w, "factual_context", q->factual_context_json, "{}");
+        jw_ktime(w, "created_at", q->created_at);
+        jw_ktime(w, "superseded_at", q->superseded_at);
         if (!document) {
             jw_key(w, "presented_question");
             render_question(w, q, false);
@@ -396,26 +311,16 @@ static void stored_fields(struct jw *w, const struct incident *i, bool fragment)
         {"slug", offsetof(struct incident, slug)},
         {"duplicate_of", offsetof(struct incident, duplicate_of)},
     };
-    for (size_t k = 0; k < sizeof strs / sizeof strs[0]; k++) {
-        jw_key(w, strs[k].key);
-        jw_str(w, *(const char *const *)((const char *)i + strs[k].off));
-    }
-    jw_key(w, "period");
-    jw_int(w, i->period);
-    jw_key(w, "replay_involved");
-    jw_tristate(w, i->replay_involved);
-    jw_key(w, "penalty_called");
-    jw_tristate(w, i->penalty_called);
-    jw_key(w, "provenance");
-    jw_raw(w, i->provenance_json ? i->provenance_json : "{}");
-    jw_key(w, "reviewed_at");
-    jw_time(w, i->reviewed_at);
-    jw_key(w, "published_at");
-    jw_time(w, i->published_at);
-    jw_key(w, "created_at");
-    jw_time(w, i->created_at);
-    jw_key(w, "updated_at");
-    jw_time(w, i->updated_at);
+    for (size_t k = 0; k < sizeof strs / sizeof strs[0]; k++)
+        jw_kstr(w, strs[k].key, *(const char *const *)((const char *)i + strs[k].off));
+    jw_kint(w, "period", i->period);
+    jw_ktristate(w, "replay_involved", i->replay_involved);
+    jw_ktristate(w, "penalty_called", i->penalty_called);
+    jw_kraw(w, "provenance", i->provenance_json, "{}");
+    jw_ktime(w, "reviewed_at", i->reviewed_at);
+    jw_ktime(w, "published_at", i->published_at);
+    jw_ktime(w, "created_at", i->created_at);
+    jw_ktime(w, "updated_at", i->updated_at);
     jw_key(w, "comment_count");
     if (fragment)
         jw_raw(w, (const char[]){FRAG_COMMENTS, 0});
@@ -426,25 +331,14 @@ static void stored_fields(struct jw *w, const struct incident *i, bool fragment)
 static void render_incident_fields(struct jw *w, const char *base, const struct incident *i)
 {
     stored_fields(w, i, base == frag_base);
-    jw_key(w, "publication_status");
-    jw_str(w, "published");
-    jw_key(w, "url");
-    concat(w, base, "/api/v1/incidents/", i->id, NULL);
-    jw_key(w, "links");
-    jw_obj_begin(w);
-    jw_key(w, "self");
-    concat(w, base, "/api/v1/incidents/", i->id, NULL);
-    jw_key(w, "game");
-    concat(w, base, "/api/v1/games/", i->game_id, NULL);
-    jw_key(w, "gamePage");
-    concat(w, base, "/games/", i->game_id, NULL);
+    jw_kstr(w, "publication_status", "published");
+    self_links(w, base, "/api/v1/incidents/", i->id);
+    concat(w, "game", base, "/api/v1/games/", i->game_id);
+    concat(w, "gamePage", base, "/games/", i->game_id);
     jw_obj_end(w);
-    jw_key(w, "league");
-    jw_str(w, i->league);
-    jw_key(w, "seasonType");
-    jw_str(w, i->season_type);
-    jw_key(w, "ruling_version");
-    jw_int(w, i->has_question ? i->question.version : 1);
+    jw_kstr(w, "league", i->league);
+    jw_kstr(w, "seasonType", i->season_type);
+    jw_kint(w, "ruling_version", i->has_question ? i->question.version : 1);
     jw_key(w, "debate_question");
     if (i->has_question)
         render_question(w, &i->question, false);
@@ -455,12 +349,9 @@ static void render_incident_fields(struct jw *w, const char *base, const struct 
         jw_raw(w, (const char[]){FRAG_VOTES, 0});
     else
         render_votes(w, &i->votes);
-    jw_key(w, "matchup");
-    concat(w, i->away_name, " at ", i->home_name, NULL);
-    jw_key(w, "public_url");
-    concat(w, base, "/incidents/", i->slug ? i->slug : i->id, NULL);
-    jw_key(w, "display_question");
-    jw_str(w, i->has_question ? i->question.text : i->title);
+    concat(w, "matchup", i->away_name, " at ", i->home_name);
+    concat(w, "public_url", base, "/incidents/", i->slug ? i->slug : i->id);
+    jw_kstr(w, "display_question", i->has_question ? i->question.text : i->title);
 }
 
 void render_incident(struct jw *w, const char *base, const struct incident *i)
@@ -492,12 +383,9 @@ void render_pagination(struct jw *w, int64_t limit, int64_t offset, int64_t next
 {
     jw_key(w, "pagination");
     jw_obj_begin(w);
-    jw_key(w, "limit");
-    jw_int(w, limit);
-    jw_key(w, "offset");
-    jw_int(w, offset);
-    jw_key(w, "nextOffset");
-    jw_int(w, next_offset);
+    jw_kint(w, "limit", limit);
+    jw_kint(w, "offset", offset);
+    jw_kint(w, "nextOffset", next_offset);
     jw_obj_end(w);
 }
 

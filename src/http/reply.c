@@ -79,10 +79,8 @@ error_v(struct request *req, int status, const char *code, const char *fmt, va_l
     jw_obj_begin(&w);
     jw_key(&w, "error");
     jw_obj_begin(&w);
-    jw_key(&w, "code");
-    jw_str(&w, code);
-    jw_key(&w, "message");
-    jw_str(&w, msg);
+    jw_kstr(&w, "code", code);
+    jw_kstr(&w, "message", msg);
     jw_obj_end(&w);
     jw_obj_end(&w);
     reply_json(req, status);

@@ -127,11 +127,11 @@ void json_escape_into(struct buf *b, const char *s, size_t n)
     buf_setlen(b, (size_t)(o - b->p));
 }
 
-void jw_key(struct jw *w, const char *key)
+void jw_keyn(struct jw *w, const char *key, size_t n)
 {
     assert(!w->after_key);
     sep(w);
-    json_escape_into(w->b, key, strlen(key));
+    json_escape_into(w->b, key, n);
     buf_putc(w->b, ':');
     w->after_key = true;
 }

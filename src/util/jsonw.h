@@ -3,6 +3,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "util/buf.h"
 
@@ -33,7 +34,9 @@ void jw_obj_begin(struct jw *w);
 void jw_obj_end(struct jw *w);
 void jw_arr_begin(struct jw *w);
 void jw_arr_end(struct jw *w);
-void jw_key(struct jw *w, const char *key);
+/* Writes key (n bytes, no NUL inside) as an object member's key; jw_key() for a key of
+ * known length. */
+void jw_keyn(struct jw *w, const char *key, size_t n);
 void jw_str(struct jw *w, const char *s);            /* NULL writes null */
 void jw_strn(struct jw *w, const char *s, size_t n); /* s may hold no NUL */
 void jw_int(struct jw *w, int64_t v);                /* JW_NULL_INT writes null */
@@ -43,6 +46,60 @@ void jw_null(struct jw *w);
 void jw_number1(struct jw *w, double v);     /* one decimal place, no trailing ".0" */
 void jw_time(struct jw *w, int64_t us);      /* ISO 8601 UTC; JW_NULL_INT writes null */
 void jw_raw(struct jw *w, const char *json); /* already-valid JSON text */
+
+/* A member's key. Inline so that a literal key's length is known at compile time. */
+static inline void jw_key(struct jw *w, const char *key)
+{
+    jw_keyn(w, key, strlen(key));
+}
+
+/*
+ * Members: a key and its value in one call, the bytes of jw_key() followed by the value's
+ * writer. Inline like jw_key(), so a literal key costs no strlen at run time.
+ */
+static inline void jw_kstr(struct jw *w, const char *key, const char *s) /* NULL: null */
+{
+    jw_key(w, key);
+    jw_str(w, s);
+}
+
+/* s, or null when s is NULL or empty (a fixed-size field that holds no value). */
+static inline void jw_kstr_or_null(struct jw *w, const char *key, const char *s)
+{
+    jw_key(w, key);
+    jw_str(w, s && s[0] ? s : NULL);
+}
+
+static inline void jw_kint(struct jw *w, const char *key, int64_t v) /* JW_NULL_INT: null */
+{
+    jw_key(w, key);
+    jw_int(w, v);
+}
+
+static inline void jw_kbool(struct jw *w, const char *key, bool v)
+{
+    jw_key(w, key);
+    jw_bool(w, v);
+}
+
+static inline void jw_ktristate(struct jw *w, const char *key, int v)
+{
+    jw_key(w, key);
+    jw_tristate(w, v);
+}
+
+static inline void jw_ktime(struct jw *w, const char *key, int64_t us) /* JW_NULL_INT: null */
+{
+    jw_key(w, key);
+    jw_time(w, us);
+}
+
+/* json (already-valid JSON text), or fallback when json is NULL. */
+static inline void jw_kraw(struct jw *w, const char *key, const char *json, const char *fallback)
+{
+    jw_key(w, key);
+    jw_raw(w, json ? json : fallback);
+}
 
 /* Appends s as a JSON string literal (with quotes) to b. */
 void json_escape_into(struct buf *b, const char *s, size_t n);

@@ -34,11 +34,16 @@ void api_readyz(struct request *req);
 /* The body of GET /metrics on the metrics listener (metrics.c; server_config.metrics). */
 void api_metrics_write(struct buf *out);
 
-/* Common list rules (api-v1.md): the shared parameters of both list endpoints. */
+/* Common list rules (api-v1.md): limit and offset, the parameters of every list endpoint
+ * (first in its table), and the shared parameters of both list endpoints. */
 #define API_OFFSET_MAX 100000
+#define API_PAGE_PARAMS                                                                            \
+    {"limit", QP_INT, 1, 100, 20, NULL},                                                           \
+    {                                                                                              \
+        "offset", QP_INT, 0, API_OFFSET_MAX, 0, NULL                                               \
+    }
 #define API_COMMON_LIST_PARAMS                                                                     \
-    {"limit", QP_INT, 1, 100, 20, NULL}, {"offset", QP_INT, 0, API_OFFSET_MAX, 0, NULL},           \
-        {"season", QP_INT, 2000, 2100, 0, NULL}, {"week", QP_INT, 0, 30, 0, NULL},                 \
+    API_PAGE_PARAMS, {"season", QP_INT, 2000, 2100, 0, NULL}, {"week", QP_INT, 0, 30, 0, NULL},    \
         {"team_id", QP_ID, 0, 0, 0, NULL}, {"league", QP_ENUM, 0, 0, 0, league_names},             \
         {"season_type", QP_ENUM, 0, 0, 0, season_type_names}, {"from", QP_TIME, 0, 0, 0, NULL},    \
     {                                                                                              \
@@ -56,6 +61,17 @@ enum {
     P_TO,
     P_COMMON_COUNT
 };
+
+/* The members of a list filter (store/games.h game_filter, store/incidents.h incident_filter:
+ * the same names) that API_COMMON_LIST_PARAMS's values v and the request req give, as
+ * designated initializers: an unset number is MODEL_NULL. */
+#define API_COMMON_FILTER(req, v)                                                                  \
+    .season = (v)[P_SEASON].set ? (v)[P_SEASON].i : MODEL_NULL,                                    \
+    .week = (v)[P_WEEK].set ? (v)[P_WEEK].i : MODEL_NULL,                                          \
+    .from = (v)[P_FROM].set ? (v)[P_FROM].i : MODEL_NULL,                                          \
+    .to = (v)[P_TO].set ? (v)[P_TO].i : MODEL_NULL, .team_id = (v)[P_TEAM].s,                      \
+    .league = (v)[P_LEAGUE].s, .season_type = (v)[P_SEASON_TYPE].s, .limit = (v)[P_LIMIT].i,       \
+    .offset = (v)[P_OFFSET].i, .versioned = (req)->versioned, .version = (req)->content_version
 
 /* Checks from < to when both are given; answers 400 and returns -1 otherwise. */
 int api_check_range(struct request *req, const struct qp_value *v);
@@ -89,6 +105,17 @@ bool api_json_content_type(struct request *req);
  * the request id. Answers 503 itself and returns -1 when the store cannot be reached. */
 struct app_ctx;
 int api_ctx(struct request *req, struct app_ctx *c);
+
+/* The preamble of an incident's item endpoints, after their query check: the incident id of
+ * req's path normalised into id (UUID_STR_LEN + 1 bytes; 400 when it is no UUID), then the
+ * use-case context (api_ctx). Answers the request itself and returns -1 when one fails. */
+int api_incident_request(struct request *req, char *id, struct app_ctx *c);
+
+/* The answer to a read that found no public incident id: 308 to survivor_id (non-NULL: the
+ * incident is a merged duplicate) as api_duplicate_redirect with suffix, 503 when the store
+ * was unavailable, else 404. */
+void api_incident_absent(struct request *req, const char *id, const char *survivor_id,
+                         const char *suffix, bool unavailable);
 
 /* 308 to the surviving incident of a merged duplicate: Location is
  * {base}/api/v1/incidents/{survivor_id}{suffix}, the body {duplicate_of, location}. */

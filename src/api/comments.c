@@ -10,8 +10,7 @@
 static const char *const comment_sorts[] = {"oldest", "newest", NULL};
 
 static const struct qp_spec params[] = {
-    {"limit", QP_INT, 1, 100, 20, NULL},
-    {"offset", QP_INT, 0, API_OFFSET_MAX, 0, NULL},
+    API_PAGE_PARAMS,
     {"sort", QP_ENUM, 0, 0, 0, comment_sorts},
 };
 enum { C_LIMIT, C_OFFSET, C_SORT, C_COUNT };
@@ -22,32 +21,20 @@ void api_incident_comments(struct request *req)
     struct qp_value v[C_COUNT];
     if (http_query(req, params, C_COUNT, v) < 0)
         return;
-    if (uuid_normalize(req->param, id) < 0) {
-        reply_error(req, 400, "incident id must be a UUID");
-        return;
-    }
     struct app_ctx c;
-    if (api_ctx(req, &c) < 0)
+    if (api_incident_request(req, id, &c) < 0)
         return;
     bool newest = v[C_SORT].set && v[C_SORT].i == 1;
     struct comment_list list;
-    switch (comments_read_public(&c, id, newest, v[C_LIMIT].i, v[C_OFFSET].i, &list)) {
-    case COMMENT_OK: {
-        struct jw w;
-        api_page_begin(req, &w);
-        for (size_t i = 0; i < list.n; i++)
-            render_comment(&w, &list.items[i], COMMENT_FORM_PUBLIC, NULL);
-        api_page_end(req, &w, v[C_LIMIT].i, v[C_OFFSET].i, list.more);
+    int rc = comments_read_public(&c, id, newest, v[C_LIMIT].i, v[C_OFFSET].i, &list);
+    if (rc != COMMENT_OK) {
+        api_incident_absent(req, id, rc == COMMENT_MERGED ? list.survivor_id : NULL, "/comments",
+                            rc == APP_UNAVAILABLE);
         return;
     }
-    case COMMENT_MERGED:
-        api_duplicate_redirect(req, list.survivor_id, "/comments");
-        return;
-    case APP_UNAVAILABLE:
-        reply_unavailable(req);
-        return;
-    default:
-        reply_error(req, 404, "no public incident with id %s", id);
-        return;
-    }
+    struct jw w;
+    api_page_begin(req, &w);
+    for (size_t i = 0; i < list.n; i++)
+        render_comment(&w, &list.items[i], COMMENT_FORM_PUBLIC, NULL);
+    api_page_end(req, &w, v[C_LIMIT].i, v[C_OFFSET].i, list.more);
 }

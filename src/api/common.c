@@ -10,6 +10,7 @@
 #include "util/jsonw.h"
 #include "util/log.h"
 #include "util/timefmt.h"
+#include "util/uuid.h"
 
 int api_check_range(struct request *req, const struct qp_value *v)
 {
@@ -89,6 +90,26 @@ bool api_json_content_type(struct request *req)
     while (*rest == ' ')
         rest++;
     return *rest == '\0' || *rest == ';';
+}
+
+int api_incident_request(struct request *req, char *id, struct app_ctx *c)
+{
+    if (uuid_normalize(req->param, id) < 0) {
+        reply_error(req, 400, "incident id must be a UUID");
+        return -1;
+    }
+    return api_ctx(req, c);
+}
+
+void api_incident_absent(struct request *req, const char *id, const char *survivor_id,
+                         const char *suffix, bool unavailable)
+{
+    if (survivor_id)
+        api_duplicate_redirect(req, survivor_id, suffix);
+    else if (unavailable)
+        reply_unavailable(req);
+    else
+        reply_error(req, 404, "no public incident with id %s", id);
 }
 
 void api_duplicate_redirect(struct request *req, const char *survivor_id, const char *suffix)

@@ -20,19 +20,9 @@ void api_games_list(struct request *req)
     if (http_query(req, list_params, P_COUNT, v) < 0 || api_check_range(req, v) < 0)
         return;
     struct game_filter f = {
-        .season = v[P_SEASON].set ? v[P_SEASON].i : MODEL_NULL,
-        .week = v[P_WEEK].set ? v[P_WEEK].i : MODEL_NULL,
-        .from = v[P_FROM].set ? v[P_FROM].i : MODEL_NULL,
-        .to = v[P_TO].set ? v[P_TO].i : MODEL_NULL,
-        .team_id = v[P_TEAM].s,
-        .league = v[P_LEAGUE].s,
-        .season_type = v[P_SEASON_TYPE].s,
+        API_COMMON_FILTER(req, v),
         .status = v[P_STATUS].s,
         .recent = v[P_SORT].set && v[P_SORT].i == 1,
-        .limit = v[P_LIMIT].i,
-        .offset = v[P_OFFSET].i,
-        .versioned = req->versioned,
-        .version = req->content_version,
     };
     struct app_ctx c;
     struct game *games = NULL;

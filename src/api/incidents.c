@@ -24,21 +24,11 @@ void api_incidents_list(struct request *req)
     if (http_query(req, list_params, P_COUNT, v) < 0 || api_check_range(req, v) < 0)
         return;
     struct incident_filter f = {
+        API_COMMON_FILTER(req, v),
         .game_id = v[P_GAME].s,
         .category = v[P_CATEGORY].s,
         .status = v[P_STATUS].s,
-        .team_id = v[P_TEAM].s,
-        .league = v[P_LEAGUE].s,
-        .season_type = v[P_SEASON_TYPE].s,
-        .season = v[P_SEASON].set ? v[P_SEASON].i : MODEL_NULL,
-        .week = v[P_WEEK].set ? v[P_WEEK].i : MODEL_NULL,
-        .from = v[P_FROM].set ? v[P_FROM].i : MODEL_NULL,
-        .to = v[P_TO].set ? v[P_TO].i : MODEL_NULL,
         .has_verdict = v[P_HAS_VERDICT].set ? (int)v[P_HAS_VERDICT].i : -1,
-        .limit = v[P_LIMIT].i,
-        .offset = v[P_OFFSET].i,
-        .versioned = req->versioned,
-        .version = req->content_version,
     };
     struct app_ctx c;
     struct incident_item *list = NULL;
@@ -63,34 +53,22 @@ void api_incidents_get(struct request *req)
     char id[UUID_STR_LEN + 1];
     if (api_no_query(req) < 0)
         return;
-    if (uuid_normalize(req->param, id) < 0) {
-        reply_error(req, 400, "incident id must be a UUID");
-        return;
-    }
     struct app_ctx c;
-    if (api_ctx(req, &c) < 0)
+    if (api_incident_request(req, id, &c) < 0)
         return;
     struct incident_item v;
     const char *ids[1] = {id};
     int rc = incident_items(&c, ids, 1, true, &v);
-    switch (rc < 0 ? rc : v.state) {
-    case INCIDENT_READ_FOUND: {
-        struct jw w;
-        api_data_begin(req, &w);
-        render_incident_item(&w, req->cfg->base_url, &v, true);
-        api_data_end(req, &w, 200);
+    int state = rc < 0 ? rc : v.state;
+    if (state != INCIDENT_READ_FOUND) {
+        api_incident_absent(req, id, state == INCIDENT_READ_MERGED ? v.survivor_id : NULL, "",
+                            state == APP_UNAVAILABLE);
         return;
     }
-    case INCIDENT_READ_MERGED:
-        api_duplicate_redirect(req, v.survivor_id, "");
-        return;
-    case APP_UNAVAILABLE:
-        reply_unavailable(req);
-        return;
-    default:
-        reply_error(req, 404, "no public incident with id %s", id);
-        return;
-    }
+    struct jw w;
+    api_data_begin(req, &w);
+    render_incident_item(&w, req->cfg->base_url, &v, true);
+    api_data_end(req, &w, 200);
 }
 
 long api_fragments_rebuild(struct store *s, size_t max)

@@ -10,6 +10,19 @@
 #include "app/scout.h"
 #include "domain/limits.h"
 
+/* The refusals of scout_op: the status and error code (NULL: the status's own) of each. */
+static const struct {
+    int rc;
+    int status;
+    const char *code;
+} refusals[] = {
+    {SCOUT_OUT_INVALID, 400, NULL},
+    {SCOUT_OUT_FOREIGN_RUN, 400, NULL},
+    {SCOUT_OUT_CONFLICT, 409, ERR_IDEMPOTENCY_CONFLICT},
+    {SCOUT_OUT_RUN_EXPIRED, 409, ERR_RUN_EXPIRED},
+    {SCOUT_OUT_RUN_COMPLETED, 409, ERR_RUN_COMPLETED},
+};
+
 void api_scout(struct request *req)
 {
     struct app_ctx c;
@@ -34,25 +47,17 @@ void api_scout(struct request *req)
     const char *msg = NULL;
     int rc = scout_op(&c, &cred, req->cfg->limits->scout_candidates, req->body.p, req->body.len,
                       &req->out, &msg);
-    switch (rc) {
-    case SCOUT_OUT_ANSWER:
+    if (rc == SCOUT_OUT_ANSWER) {
         reply_json(req, 200);
         return;
-    case SCOUT_OUT_INVALID:
-    case SCOUT_OUT_FOREIGN_RUN:
-        reply_error(req, 400, "%s", msg);
-        return;
-    case SCOUT_OUT_CONFLICT:
-        reply_error_code(req, 409, ERR_IDEMPOTENCY_CONFLICT, "%s", msg);
-        return;
-    case SCOUT_OUT_RUN_EXPIRED:
-        reply_error_code(req, 409, ERR_RUN_EXPIRED, "%s", msg);
-        return;
-    case SCOUT_OUT_RUN_COMPLETED:
-        reply_error_code(req, 409, ERR_RUN_COMPLETED, "%s", msg);
-        return;
-    default:
-        reply_unavailable(req);
-        return;
     }
+    for (size_t k = 0; k < sizeof refusals / sizeof refusals[0]; k++) {
+        if (refusals[k].rc == rc) {
+            int status = refusals[k].status;
+            const char *code = refusals[k].code;
+            reply_error_code(req, status, code ? code : http_error_code(status), "%s", msg);
+            return;
+        }
+    }
+    reply_unavailable(req);
 }

@@ -5,8 +5,7 @@
 #include "domain/model.h"
 
 static const struct qp_spec team_params[] = {
-    {"limit", QP_INT, 1, 100, 20, NULL},
-    {"offset", QP_INT, 0, API_OFFSET_MAX, 0, NULL},
+    API_PAGE_PARAMS,
     {"league", QP_ENUM, 0, 0, 0, league_names},
 };
 enum { T_LIMIT, T_OFFSET, T_LEAGUE, T_COUNT };

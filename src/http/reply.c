@@ -102,14 +102,19 @@ void reply_error_code(struct request *req, int status, const char *code, const c
     va_end(ap);
 }
 
+/* 503 with Retry-After: after seconds and message msg. */
+static void retry_later(struct request *req, const char *after, const char *msg)
+{
+    reply_header(req, "Retry-After", after);
+    reply_error(req, 503, "%s", msg);
+}
+
 void reply_unavailable(struct request *req)
 {
-    reply_header(req, "Retry-After", HTTP_RETRY_AFTER_S);
-    reply_error(req, 503, "%s", HTTP_UNAVAILABLE_MSG);
+    retry_later(req, HTTP_RETRY_AFTER_S, HTTP_UNAVAILABLE_MSG);
 }
 
 void reply_password_busy(struct request *req)
 {
-    reply_header(req, "Retry-After", HTTP_PASSWORD_RETRY_AFTER_S);
-    reply_error(req, 503, "%s", HTTP_PASSWORD_BUSY_MSG);
+    retry_later(req, HTTP_PASSWORD_RETRY_AFTER_S, HTTP_PASSWORD_BUSY_MSG);
 }

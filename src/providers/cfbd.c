@@ -422,10 +422,14 @@ static int read_live(struct row *r, json_t *o)
     return 0;
 }
 
-int cfbd_read_scoreboard(const char *data, size_t len, struct arena *a, struct provider_batch *b,
-                         char *err, size_t errlen)
+/* Reads each element of a JSON array response into b, row by row: a scoreboard's live rows
+ * (live), else games (with teams and now), whose batch it then finishes. 0, or -1 with err
+ * when the response is no JSON array. */
+static int read_rows(const char *data, size_t len, bool live, const struct cfbd_teams *teams,
+                     int64_t now, struct arena *a, struct provider_batch *b, char *err,
+                     size_t errlen)
 {
-    json_t *doc = load_array(data, len, "scoreboard", err, errlen);
+    json_t *doc = load_array(data, len, live ? "scoreboard" : "games", err, errlen);
     if (!doc)
         return -1;
     size_t i;
@@ -433,26 +437,25 @@ int cfbd_read_scoreboard(const char *data, size_t len, struct arena *a, struct p
     json_array_foreach(doc, i, o)
     {
         struct row r = {.a = a, .b = b, .n = i + 1};
-        read_live(&r, o);
+        if (live)
+            read_live(&r, o);
+        else
+            read_game(&r, o, teams, now);
     }
     json_decref(doc);
+    if (!live)
+        provider_batch_finish(b, a);
     return 0;
+}
+
+int cfbd_read_scoreboard(const char *data, size_t len, struct arena *a, struct provider_batch *b,
+                         char *err, size_t errlen)
+{
+    return read_rows(data, len, true, NULL, 0, a, b, err, errlen);
 }
 
 int cfbd_read_games(const char *data, size_t len, const struct cfbd_teams *teams, int64_t now,
                     struct arena *a, struct provider_batch *b, char *err, size_t errlen)
 {
-    json_t *doc = load_array(data, len, "games", err, errlen);
-    if (!doc)
-        return -1;
-    size_t i;
-    json_t *o;
-    json_array_foreach(doc, i, o)
-    {
-        struct row r = {.a = a, .b = b, .n = i + 1};
-        read_game(&r, o, teams, now);
-    }
-    json_decref(doc);
-    provider_batch_finish(b, a);
-    return 0;
+    return read_rows(data, len, false, teams, now, a, b, err, errlen);
 }

@@ -33,6 +33,23 @@ struct attempt {
     int64_t now;
 };
 
+/* Appends the strings of the JSON array json (NULL, not JSON or no array: none) to out, up to
+ * max of them, as copies in a. Returns how many. */
+static size_t json_strings(struct arena *a, const char *json, const char **out, size_t max)
+{
+    json_t *arr = json ? json_loads(json, 0, NULL) : NULL;
+    size_t n = 0;
+    size_t i;
+    json_t *v;
+    json_array_foreach(arr, i, v)
+    {
+        if (json_is_string(v) && n < max)
+            out[n++] = arena_strdup(a, json_string_value(v));
+    }
+    json_decref(arr);
+    return n;
+}
+
 /* The names a page must mention to be about the game: every name, short name,
  * abbreviation and alias of both teams. */
 static size_t team_names(struct arena *a, const struct game *g, const char **names, size_t max)
@@ -45,32 +62,8 @@ static size_t team_names(struct arena *a, const struct game *g, const char **nam
         for (size_t k = 0; k < 3 && n < max; k++)
             if (own[k])
                 names[n++] = own[k];
-        json_t *aliases = tm->aliases_json ? json_loads(tm->aliases_json, 0, NULL) : NULL;
-        size_t i;
-        json_t *v;
-        json_array_foreach(aliases, i, v)
-        {
-            if (json_is_string(v) && n < max)
-                names[n++] = arena_strdup(a, json_string_value(v));
-        }
-        json_decref(aliases);
+        n += json_strings(a, tm->aliases_json, names + n, max - n);
     }
-    return n;
-}
-
-/* The submitted URLs (a JSON array of strings) into urls[], arena-owned. */
-static int parse_urls(struct arena *a, const char *json, const char **urls, int max)
-{
-    json_t *arr = json ? json_loads(json, 0, NULL) : NULL;
-    int n = 0;
-    size_t i;
-    json_t *v;
-    json_array_foreach(arr, i, v)
-    {
-        if (json_is_string(v) && n < max)
-            urls[n++] = arena_strdup(a, json_string_value(v));
-    }
-    json_decref(arr);
     return n;
 }
 
@@ -390,7 +383,8 @@ static int resolve_game(struct attempt *t)
     t->f.period = t->l->period;
     t->f.clock = t->l->clock;
     t->f.attempts = t->l->attempts;
-    t->nurls = parse_urls(t->a, t->l->source_urls_json, t->urls, LEAD_URLS_MAX);
+    /* the submitted URLs, a JSON array of strings */
+    t->nurls = (int)json_strings(t->a, t->l->source_urls_json, t->urls, LEAD_URLS_MAX);
     t->f.urls = t->nurls;
     return 0;
 }

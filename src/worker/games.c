@@ -97,6 +97,20 @@ static int finish_run(struct store *s, const struct worker_config *cfg, const ch
     return rc < 0 ? rc : 0;
 }
 
+/* What every sync the worker runs asks of provider: CFBD's URL and key, and the worker's
+ * patience (it has other tasks: it waits in place only briefly, a longer Retry-After moves
+ * the source's next due time instead). */
+static struct games_source worker_source(const struct worker_config *cfg, const char *provider)
+{
+    return (struct games_source){
+        .provider = provider,
+        .cfbd_url = cfg->cfbd_url,
+        .cfbd_key = cfg->cfbd_key,
+        .attempts = 2,
+        .max_wait_s = WAIT_IN_PLACE_S,
+    };
+}
+
 /* Syncs one source when it is due. 1 synced (or tried), 0 not due, or a negative rc. */
 static int refresh_one(struct store *s, const struct worker_config *cfg, int64_t now,
                        const char *provider)
@@ -113,21 +127,13 @@ static int refresh_one(struct store *s, const struct worker_config *cfg, int64_t
     int rc = claim(s, &a, source, now, &st);
     if (rc <= 0)
         goto out;
-    struct games_source src = {
-        .provider = provider,
-        .location = nfl ? cfg->games_nflverse : NULL,
-        .cfbd_url = cfg->cfbd_url,
-        .cfbd_key = cfg->cfbd_key,
-        .season = cfg->games_cfbd_season,
-        .week = MODEL_NULL,
-        .season_type = "both",
-        .etag = st.etag,
-        .last_modified = st.last_modified,
-        /* the worker has other tasks: it waits in place only briefly, a longer Retry-After
-         * moves the source's next due time instead */
-        .attempts = 2,
-        .max_wait_s = WAIT_IN_PLACE_S,
-    };
+    struct games_source src = worker_source(cfg, provider);
+    src.location = nfl ? cfg->games_nflverse : NULL;
+    src.season = cfg->games_cfbd_season;
+    src.week = MODEL_NULL;
+    src.season_type = "both";
+    src.etag = st.etag;
+    src.last_modified = st.last_modified;
     if (!nfl) {
         /* the team list changes rarely: fetched on the cold period only */
         struct provider_source_state tst;
@@ -183,14 +189,8 @@ static int refresh_scoreboard(struct store *s, const struct worker_config *cfg, 
     int rc = claim(s, &a, SCOREBOARD_SOURCE, now, &st);
     if (rc <= 0)
         goto out;
-    struct games_source src = {
-        .provider = "cfbd",
-        .scoreboard = true,
-        .cfbd_url = cfg->cfbd_url,
-        .cfbd_key = cfg->cfbd_key,
-        .attempts = 2,
-        .max_wait_s = WAIT_IN_PLACE_S,
-    };
+    struct games_source src = worker_source(cfg, "cfbd");
+    src.scoreboard = true;
     struct app_ctx ctx = {.s = s, .a = &a, .now = now, .actor = "worker"};
     struct games_sync_report r;
     char err[1024] = "", msg[1200];

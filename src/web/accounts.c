@@ -59,6 +59,32 @@ static void account_form(struct buf *b, const char *error, const char *csrf, con
     web_hidden(b, "csrf", csrf);
 }
 
+/* A page of one form anyone may post: form_page (title, notice; the anonymous token), the
+ * intro (markup; NULL: none), then account_form (error, id, action). Returns &req->out. */
+static struct buf *anon_form_page(struct request *req, const char *title, const char *notice,
+                                  const char *intro, const char *error, const char *id,
+                                  const char *action)
+{
+    char csrf[ACCOUNT_CSRF_LEN + 1];
+    struct buf *b = form_page(req, NULL, title, notice, csrf);
+    if (intro)
+        html_raw(b, intro);
+    account_form(b, error, csrf, id, action);
+    return b;
+}
+
+/* The email address field (autocomplete: "email" or "username"), filled with email (NULL:
+ * empty). */
+static void email_field(struct buf *b, const char *autocomplete, const char *email)
+{
+    html_printf(b,
+                "<label>Email address <input type=\"email\" name=\"email\" autocomplete=\"%s\" "
+                "required maxlength=\"254\" value=\"",
+                autocomplete);
+    html_attr(b, email ? email : "");
+    html_raw(b, "\"></label>");
+}
+
 /* The new-password input of the forms that set a password (the rule: 10 to 256 bytes), and
  * the note that states the rule. */
 #define NEW_PASSWORD_INPUT                                                                         \
@@ -162,16 +188,14 @@ static void link_refused(struct request *req, enum account_link_kind kind, enum 
 
 static void signup_page(struct request *req, int status, const char *email, const char *error)
 {
-    char csrf[ACCOUNT_CSRF_LEN + 1];
-    struct buf *b = form_page(req, NULL, "Create an account", NULL, csrf);
-    html_raw(b, "<p>An account lets you vote as yourself, with an "
-                "optional rooting interest, and, once your email address is verified, create "
-                "agent keys on the <a href=\"/developers\">developer page</a>.</p>");
-    account_form(b, error, csrf, "signup-form", "/account/signup");
-    html_raw(b, "<label>Email address <input type=\"email\" name=\"email\" "
-                "autocomplete=\"email\" required maxlength=\"254\" value=\"");
-    html_attr(b, email ? email : "");
-    html_raw(b, "\"></label><label>Password " NEW_PASSWORD_INPUT NEW_PASSWORD_NOTE
+    struct buf *b = anon_form_page(
+        req, "Create an account", NULL,
+        "<p>An account lets you vote as yourself, with an "
+        "optional rooting interest, and, once your email address is verified, create "
+        "agent keys on the <a href=\"/developers\">developer page</a>.</p>",
+        error, "signup-form", "/account/signup");
+    email_field(b, "email", email);
+    html_raw(b, "<label>Password " NEW_PASSWORD_INPUT NEW_PASSWORD_NOTE
                 "<button type=\"submit\">Create account</button></form>"
                 "<p>Already have an account? <a href=\"/account/signin\">Sign in</a>.</p>");
     web_page_reply(req, status);
@@ -260,10 +284,10 @@ void web_verify_form(struct request *req)
         return;
     /* the link only shows a button: mail scanners that open links change nothing (GET never
      * changes state) */
-    char csrf[ACCOUNT_CSRF_LEN + 1];
-    struct buf *b = form_page(req, NULL, "Verify your email address", NULL, csrf);
-    html_raw(b, "<p>Confirm that this is your address to finish setting up your account.</p>");
-    account_form(b, NULL, csrf, "verify-form", "/account/verify");
+    struct buf *b = anon_form_page(
+        req, "Verify your email address", NULL,
+        "<p>Confirm that this is your address to finish setting up your account.</p>", NULL,
+        "verify-form", "/account/verify");
     web_hidden(b, "token", token);
     html_raw(b, "<button type=\"submit\">Confirm my email address</button></form>");
     web_page_reply(req, 200);
@@ -313,14 +337,11 @@ void web_resend_verification(struct request *req)
 static void signin_page(struct request *req, int status, const char *email, const char *next,
                         const char *error, const char *notice)
 {
-    char csrf[ACCOUNT_CSRF_LEN + 1];
-    struct buf *b = form_page(req, NULL, "Sign in", notice, csrf);
-    account_form(b, error, csrf, "signin-form", "/account/signin");
+    struct buf *b =
+        anon_form_page(req, "Sign in", notice, NULL, error, "signin-form", "/account/signin");
     web_hidden(b, "next", account_safe_next(next));
-    html_raw(b, "<label>Email address <input type=\"email\" name=\"email\" "
-                "autocomplete=\"username\" required maxlength=\"254\" value=\"");
-    html_attr(b, email ? email : "");
-    html_raw(b, "\"></label><label>Password <input type=\"password\" name=\"password\" "
+    email_field(b, "username", email);
+    html_raw(b, "<label>Password <input type=\"password\" name=\"password\" "
                 "autocomplete=\"current-password\" required maxlength=\"256\"></label>"
                 "<button type=\"submit\">Sign in</button></form><p><a "
                 "href=\"/account/forgot\">Forgot your password?</a> · No account yet? <a "
@@ -332,11 +353,10 @@ static void signin_page(struct request *req, int status, const char *email, cons
 static void code_page(struct request *req, int status, const char *challenge, const char *next,
                       const char *error)
 {
-    char csrf[ACCOUNT_CSRF_LEN + 1];
-    struct buf *b = form_page(req, NULL, "Two-factor code", NULL, csrf);
-    html_raw(b, "<p>Enter the 6-digit code your authenticator app shows "
-                "for Whistle.</p>");
-    account_form(b, error, csrf, "code-form", "/account/signin/code");
+    struct buf *b = anon_form_page(req, "Two-factor code", NULL,
+                                   "<p>Enter the 6-digit code your authenticator app shows "
+                                   "for Whistle.</p>",
+                                   error, "code-form", "/account/signin/code");
     web_hidden(b, "challenge", challenge);
     web_hidden(b, "next", account_safe_next(next));
     html_raw(b, "<label>Code <input name=\"code\" inputmode=\"numeric\" "
@@ -354,11 +374,8 @@ void web_signin_form(struct request *req)
     static const struct qp_spec specs[] = {{"next", QP_PATH, 0, 0, 0, NULL},
                                            {"notice", QP_ENUM, 0, 0, 0, signin_notices}};
     struct qp_value v[2];
-    char err[300];
-    if (http_query_check(req, specs, 2, v, err, sizeof err) < 0) {
-        web_error_page(req, 400, "%s", err);
+    if (web_query(req, specs, 2, v) < 0)
         return;
-    }
     const char *notice = NULL;
     if (v[1].set)
         notice = v[1].i == 0 ? "Your password is set. Sign in with it." : "You are signed out.";
@@ -464,15 +481,12 @@ void web_signout(struct request *req)
 
 static void forgot_page(struct request *req, int status, const char *email, const char *error)
 {
-    char csrf[ACCOUNT_CSRF_LEN + 1];
-    struct buf *b = form_page(req, NULL, "Forgot your password?", NULL, csrf);
-    html_raw(b, "<p>Enter the email address of your account: "
-                "we will send it a link to choose a new password.</p>");
-    account_form(b, error, csrf, "forgot-form", "/account/forgot");
-    html_raw(b, "<label>Email address <input type=\"email\" name=\"email\" "
-                "autocomplete=\"email\" required maxlength=\"254\" value=\"");
-    html_attr(b, email ? email : "");
-    html_raw(b, "\"></label><button type=\"submit\">Send the link</button></form>");
+    struct buf *b = anon_form_page(req, "Forgot your password?", NULL,
+                                   "<p>Enter the email address of your account: "
+                                   "we will send it a link to choose a new password.</p>",
+                                   error, "forgot-form", "/account/forgot");
+    email_field(b, "email", email);
+    html_raw(b, "<button type=\"submit\">Send the link</button></form>");
     web_page_reply(req, status);
 }
 
@@ -513,11 +527,10 @@ void web_forgot(struct request *req)
 
 static void reset_page(struct request *req, int status, const char *token, const char *error)
 {
-    char csrf[ACCOUNT_CSRF_LEN + 1];
-    struct buf *b = form_page(req, NULL, "Choose a new password", NULL, csrf);
-    html_raw(b, "<p>Setting a password signs out every session "
-                "of your account.</p>");
-    account_form(b, error, csrf, "reset-form", "/account/reset");
+    struct buf *b = anon_form_page(req, "Choose a new password", NULL,
+                                   "<p>Setting a password signs out every session "
+                                   "of your account.</p>",
+                                   error, "reset-form", "/account/reset");
     web_hidden(b, "token", token);
     html_raw(b, "<label>New password " NEW_PASSWORD_INPUT NEW_PASSWORD_NOTE
                 "<button type=\"submit\">Set the password</button></form>");
@@ -626,11 +639,8 @@ void web_account(struct request *req)
 {
     static const struct qp_spec specs[] = {{"notice", QP_ENUM, 0, 0, 0, account_notices}};
     struct qp_value v[1];
-    char err[300];
-    if (http_query_check(req, specs, 1, v, err, sizeof err) < 0) {
-        web_error_page(req, 400, "%s", err);
+    if (web_query(req, specs, 1, v) < 0)
         return;
-    }
     struct session_row sess;
     int signed_in;
     struct store *s = web_page_store(req, time_now_us(), &sess, &signed_in);

@@ -356,11 +356,14 @@ void web_discussion(struct request *req, const struct app_ctx *c, const struct i
 
 /* ---- refusals that keep the typed text --------------------------------------------- */
 
-/* The page of a refused post or edit: the reason and the form again with the text. */
+/* The page of a refused post or edit: the reason and the form again with the text, posting
+ * to action with the CSRF token of the session sess. */
 static void compose_page(struct request *req, int status, const char *title, const char *action,
-                         const char *csrf, const char *parent, const char *text, const char *reason,
-                         const char *back)
+                         const struct session_row *sess, const char *parent, const char *text,
+                         const char *reason, const char *back)
 {
+    char csrf[ACCOUNT_CSRF_LEN + 1];
+    account_session_csrf(sess->hash, csrf);
     struct buf *b = web_page_titled(req, title);
     if (reason) {
         html_raw(b, "<p class=\"error\" role=\"alert\" id=\"form-error\">");
@@ -397,6 +400,20 @@ static const char *incident_path(struct request *req, const char *key, const cha
     return v;
 }
 
+/* The end of a comment post or edit that is settled: 303 to the comment (COMMENT_OK) or the
+ * 503 page (APP_UNAVAILABLE). True when it answered; false leaves the refusal to the caller,
+ * which shows the form again. */
+static bool settled(struct request *req, int rc, const struct comment_result *r)
+{
+    if (rc == COMMENT_OK)
+        web_redirect(req, 303, incident_path(req, r->incident_key, r->id));
+    else if (rc == APP_UNAVAILABLE)
+        web_comment_unavailable(req);
+    else
+        return false;
+    return true;
+}
+
 int web_comment_form(struct request *req, struct web_post *p, const char *const *names)
 {
     if (web_comment_no_credential(req) < 0)
@@ -410,7 +427,7 @@ void web_comment_post(struct request *req)
     struct web_post post;
     if (web_comment_form(req, &post, names) < 0)
         return;
-    char addr[64], csrf[ACCOUNT_CSRF_LEN + 1];
+    char addr[64];
     http_client_addr(req, addr, sizeof addr);
     struct comment_post in = {.account_id = post.sess.account.id,
                               .key = req->param,
@@ -421,22 +438,13 @@ void web_comment_post(struct request *req)
                               .limit_address = req->cfg->limits->comment_per_ip};
     struct comment_result r;
     int rc = comment_post(&post.c, &in, &r);
-    if (rc == COMMENT_OK) {
-        web_redirect(req, 303, incident_path(req, r.incident_key, r.id));
+    if (settled(req, rc, &r))
         return;
-    }
-    if (rc == APP_UNAVAILABLE) {
-        web_comment_unavailable(req);
-        return;
-    }
-    account_session_csrf(post.sess.hash, csrf);
-    struct buf action = BUF_INIT;
-    buf_printf(&action, "/incidents/%s/comments", req->param);
     int status = web_comment_status(req, rc, &r);
-    compose_page(req, status, "Your comment was not posted", action.p, csrf, post.f.v[1],
-                 post.f.v[0], r.message,
+    compose_page(req, status, "Your comment was not posted",
+                 arena_printf(&req->arena, "/incidents/%s/comments", req->param), &post.sess,
+                 post.f.v[1], post.f.v[0], r.message,
                  incident_path(req, rc == COMMENT_MERGED ? r.survivor_key : req->param, NULL));
-    buf_release(&action);
 }
 
 void web_comment_edit_form(struct request *req)
@@ -464,13 +472,9 @@ void web_comment_edit_form(struct request *req)
     int rc = comment_read_own(&c, sess.account.id, req->param, &cm, &r);
     if (web_comment_refused(req, rc, &r))
         return;
-    char csrf[ACCOUNT_CSRF_LEN + 1];
-    account_session_csrf(sess.hash, csrf);
-    struct buf action = BUF_INIT;
-    buf_printf(&action, "/comments/%s/edit", cm.id);
-    compose_page(req, 200, "Edit your comment", action.p, csrf, NULL, cm.body, NULL,
+    compose_page(req, 200, "Edit your comment",
+                 arena_printf(&req->arena, "/comments/%s/edit", cm.id), &sess, NULL, cm.body, NULL,
                  incident_path(req, cm.incident_key, cm.id));
-    buf_release(&action);
 }
 
 void web_comment_edit(struct request *req)
@@ -481,22 +485,12 @@ void web_comment_edit(struct request *req)
         return;
     struct comment_result r;
     int rc = comment_edit(&post.c, post.sess.account.id, req->param, post.f.v[0], &r);
-    if (rc == COMMENT_OK) {
-        web_redirect(req, 303, incident_path(req, r.incident_key, r.id));
+    if (settled(req, rc, &r))
         return;
-    }
-    if (rc == APP_UNAVAILABLE) {
-        web_comment_unavailable(req);
-        return;
-    }
-    char csrf[ACCOUNT_CSRF_LEN + 1];
-    account_session_csrf(post.sess.hash, csrf);
-    struct buf action = BUF_INIT;
-    buf_printf(&action, "/comments/%s/edit", req->param);
-    compose_page(req, web_comment_status(req, rc, &r), "Your edit was not saved", action.p, csrf,
-                 NULL, post.f.v[0], r.message,
+    compose_page(req, web_comment_status(req, rc, &r), "Your edit was not saved",
+                 arena_printf(&req->arena, "/comments/%s/edit", req->param), &post.sess, NULL,
+                 post.f.v[0], r.message,
                  r.incident_key ? incident_path(req, r.incident_key, r.id) : NULL);
-    buf_release(&action);
 }
 
 void web_comment_delete(struct request *req)

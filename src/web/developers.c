@@ -234,11 +234,8 @@ void web_developers(struct request *req)
 {
     static const struct qp_spec specs[] = {{"notice", QP_ENUM, 0, 0, 0, notices}};
     struct qp_value v[1];
-    char err[300];
-    if (http_query_check(req, specs, 1, v, err, sizeof err) < 0) {
-        web_error_page(req, 400, "%s", err);
+    if (web_query(req, specs, 1, v) < 0)
         return;
-    }
     struct session_row sess;
     struct portal p = {.now = time_now_us()};
     int signed_in;

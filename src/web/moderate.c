@@ -189,13 +189,10 @@ void web_moderate(struct request *req)
     memcpy(sp, specs, sizeof sp);
     sp[2].values = dones;
     struct qp_value v[3];
-    char err[200];
     if (web_comment_no_credential(req) < 0)
         return;
-    if (http_query_check(req, sp, 3, v, err, sizeof err) < 0) {
-        web_error_page(req, 400, "%s", err);
+    if (web_query(req, sp, 3, v) < 0)
         return;
-    }
     struct app_ctx c;
     struct session_row sess;
     if (!moderator(req, &c, &sess))

@@ -132,15 +132,20 @@ void web_password_busy(struct request *req)
     busy_page(req, HTTP_PASSWORD_RETRY_AFTER_S, HTTP_PASSWORD_BUSY_MSG);
 }
 
-int web_no_query(struct request *req)
+int web_query(struct request *req, const struct qp_spec *specs, size_t n, struct qp_value *v)
 {
-    struct qp_value none[1];
     char err[300];
-    if (http_query_check(req, NULL, 0, none, err, sizeof err) < 0) {
+    if (http_query_check(req, specs, n, v, err, sizeof err) < 0) {
         web_error_page(req, 400, "%s", err);
         return -1;
     }
     return 0;
+}
+
+int web_no_query(struct request *req)
+{
+    struct qp_value none[1];
+    return web_query(req, NULL, 0, none);
 }
 
 void web_redirect(struct request *req, int status, const char *path)
@@ -260,14 +265,19 @@ static void season_week(struct buf *b, const char *season_type, int64_t season, 
     html_printf(b, ", week %lld", (long long)week);
 }
 
-void web_sample_banner(struct buf *b, const struct app_ctx *c, const struct request *req)
+/* Begins a public page in req->out: the layout with title, then the banner of a database
+ * holding the bundled sample data (app/import.h), else nothing. Returns &req->out. */
+static struct buf *public_page(struct request *req, const struct app_ctx *c, const char *title)
 {
+    struct buf *b = &req->out;
+    web_page_begin(b, title);
     /* the marker beside the content version the request read for its cache token */
     if (import_sample_loaded_at(c, req->versioned ? &req->content_version : NULL) != 1)
-        return; /* a store failure shows in the page's own read */
+        return b; /* a store failure shows in the page's own read */
     html_raw(b, "<p class=\"sample-banner\" id=\"sample-banner\" role=\"note\"><strong>Sample "
                 "data.</strong> Every debate, vote and source on this site is invented demo data "
                 "loaded from Whistle's bundled sample. It is not real reporting.</p>");
+    return b;
 }
 
 static void incident_link(struct buf *b, const struct incident *i)
@@ -351,11 +361,8 @@ void web_home(struct request *req)
     };
     static const char *const filters[] = {"league", "status"};
     struct qp_value v[3];
-    char err[400];
-    if (http_query_check(req, specs, 3, v, err, sizeof err) < 0) {
-        web_error_page(req, 400, "%s", err);
+    if (web_query(req, specs, 3, v) < 0)
         return;
-    }
     struct incident_filter f = web_filter(HOME_PAGE_SIZE);
     f.league = v[0].s;
     f.status = v[1].s;
@@ -369,9 +376,7 @@ void web_home(struct request *req)
         return;
     }
     const char *values[] = {v[0].s, v[1].s};
-    struct buf *b = &req->out;
-    web_page_begin(b, "Latest officiating debates");
-    web_sample_banner(b, &c, req);
+    struct buf *b = public_page(req, &c, "Latest officiating debates");
     html_raw(b, "<h1>Latest officiating debates</h1><form class=\"filters\" method=\"get\" "
                 "action=\"/\"><label>League <select name=\"league\"><option value=\"\">All"
                 "</option>");
@@ -411,11 +416,8 @@ void web_games(struct request *req)
     };
     static const char *const filters[] = {"league"};
     struct qp_value v[2];
-    char err[400];
-    if (http_query_check(req, specs, 2, v, err, sizeof err) < 0) {
-        web_error_page(req, 400, "%s", err);
+    if (web_query(req, specs, 2, v) < 0)
         return;
-    }
     struct game_filter f = {.season = MODEL_NULL,
                             .week = MODEL_NULL,
                             .from = MODEL_NULL,
@@ -433,9 +435,7 @@ void web_games(struct request *req)
         return;
     }
     const char *values[] = {v[0].s};
-    struct buf *b = &req->out;
-    web_page_begin(b, "Games by week");
-    web_sample_banner(b, &c, req);
+    struct buf *b = public_page(req, &c, "Games by week");
     html_raw(b, "<h1>Games by week</h1><p class=\"league-tabs\">");
     html_raw(b, f.league ? "<a href=\"/games\">All leagues</a>" : "<strong>All leagues</strong>");
     for (int k = 0; league_names[k]; k++) {
@@ -689,9 +689,7 @@ void web_incident(struct request *req)
     const struct source *src = v.sources;
     const struct question *qs = v.history;
     size_t nsrc = v.nsources, nq = v.nhistory;
-    struct buf *b = &req->out;
-    web_page_begin(b, inc.title);
-    web_sample_banner(b, &c, req);
+    struct buf *b = public_page(req, &c, inc.title);
     html_raw(b, "<article class=\"incident\"><p class=\"matchup\"><a href=\"/games/");
     html_attr(b, g.id);
     html_raw(b, "\">");
@@ -751,12 +749,10 @@ void web_game(struct request *req)
         web_error_page(req, 404, "no game here");
         return;
     }
-    struct buf *b = &req->out;
     struct buf title = BUF_INIT;
     buf_printf(&title, "%s at %s", g.away.name, g.home.name);
-    web_page_begin(b, title.p);
+    struct buf *b = public_page(req, &c, title.p);
     buf_release(&title);
-    web_sample_banner(b, &c, req);
     html_raw(b, "<h1>");
     score(b, &g);
     html_raw(b, "</h1><p class=\"game-status\">Status: <span id=\"game-status\" data-status=\"");

@@ -104,8 +104,6 @@ struct incident_filter web_filter(int64_t limit); /* no filter, newest first */
 /* Reads one page of published incidents in a read transaction; 0 or a negative store_rc. */
 int web_list(struct request *req, const struct incident_filter *f, struct incident **list,
              size_t *n, bool *more);
-/* The banner of a database holding the bundled sample data (app/import.h), else nothing. */
-void web_sample_banner(struct buf *b, const struct app_ctx *c, const struct request *req);
 void web_page_begin(struct buf *b, const char *title);
 /* Starts a page in req->out (emptied first): the layout begun with title, then
  * <h1>title</h1>. Returns &req->out. */
@@ -119,6 +117,11 @@ void web_unavailable(struct request *req);
 /* The page of a form that hashes a password while the password pool is full (http/pool.h):
  * 503, Retry-After, HTTP_PASSWORD_BUSY_MSG. The server calls it (server_config.busy). */
 void web_password_busy(struct request *req);
+/* Checks the query string against specs (n of them) into v (http/query.h): 0, or -1 after
+ * answering the HTML 400 page that says why. */
+struct qp_spec;
+struct qp_value;
+int web_query(struct request *req, const struct qp_spec *specs, size_t n, struct qp_value *v);
 /* For pages that take no query string: 0, or -1 after answering the HTML 400 page. */
 int web_no_query(struct request *req);
 void web_redirect(struct request *req, int status, const char *path);

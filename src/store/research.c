@@ -153,21 +153,20 @@ int research_set_outcome(struct store *s, const char *lead_id, const char *token
     "UPDATE leads SET status = ?, reason = ?, incident_id = ?, duplicate_lead = ?,"                \
     " next_attempt_at = ?, candidate_at = ?, claim_token = NULL, lease_until = NULL,"              \
     " updated_at = ? WHERE id = ?"
-    struct store_stmt *st =
-        store_prepare(s, token ? SET_OUTCOME " AND claim_token = ?" : SET_OUTCOME);
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, o->status);
-    store_bind_text(st, 2, o->reason);
-    store_bind_text(st, 3, o->incident_id);
-    store_bind_text(st, 4, o->duplicate_lead);
-    store_bind_int(st, 5, o->next_attempt_at);
-    store_bind_int(st, 6, o->candidate ? now : INT64_MIN);
-    store_bind_int(st, 7, now);
-    store_bind_text(st, 8, lead_id);
-    if (token)
-        store_bind_text(st, 9, token);
-    STORE_TRY(store_run(st));
+    /* the token, the last parameter, is bound only when the text has its placeholder */
+    const struct store_arg args[] = {
+        STORE_TEXT(o->status),
+        STORE_TEXT(o->reason),
+        STORE_TEXT(o->incident_id),
+        STORE_TEXT(o->duplicate_lead),
+        STORE_INT(o->next_attempt_at),
+        STORE_INT(o->candidate ? now : INT64_MIN),
+        STORE_INT(now),
+        STORE_TEXT(lead_id),
+        STORE_TEXT(token),
+    };
+    STORE_TRY(store_run_args(s, token ? SET_OUTCOME " AND claim_token = ?" : SET_OUTCOME, args,
+                             token ? 9 : 8));
     return store_changes(s) == 1;
 }
 

@@ -46,51 +46,37 @@ static void record_json(struct jw *w, const void *items, size_t i)
     jw_obj_end(w);
 }
 
+struct args {
+    const char *db, *kind, *target, *action;
+    int64_t limit;
+    bool json;
+};
+
 int cli_audit(int argc, char **argv)
 {
-    static const struct option opts[] = {CLI_COMMON_OPTIONS,
-                                         {"kind", required_argument, NULL, 'k'},
-                                         {"target", required_argument, NULL, 't'},
-                                         {"limit", required_argument, NULL, 'l'},
-                                         {"action", required_argument, NULL, 'a'},
-                                         {NULL, 0, NULL, 0}};
-    const char *db = NULL, *kind = NULL, *target = NULL, *action = NULL;
-    int64_t limit = 100;
-    bool json = false;
+    static const struct cli_opt opts[] = {
+        CLI_OPTS_COMMON(struct args),
+        {"kind", CLI_OPT_STRING, CLI_OPT_AT(struct args, kind)},
+        {"target", CLI_OPT_STRING, CLI_OPT_AT(struct args, target)},
+        {"limit", CLI_OPT_INT, CLI_OPT_AT(struct args, limit), 1, 10000},
+        {"action", CLI_OPT_STRING, CLI_OPT_AT(struct args, action)},
+    };
+    struct args a = {.limit = 100};
     if (argc < 2 || strcmp(argv[1], "list") != 0)
         return cli_usage(usage);
-    optind = 2;
-    int c;
-    while ((c = cli_getopt(argc, argv, opts, &db, &json)) != -1) {
-        switch (c) {
-        case 'k':
-            kind = optarg;
-            break;
-        case 't':
-            target = optarg;
-            break;
-        case 'a':
-            action = optarg;
-            break;
-        case 'l':
-            if (qp_parse_int(optarg, &limit) < 0 || limit < 1 || limit > 10000)
-                return cli_refuse("--limit must be an integer from 1 to 10000");
-            break;
-        default:
-            return cli_usage(usage);
-        }
-    }
+    int rc = cli_options(argc, argv, 2, opts, CLI_NOPTS(opts), &a, usage);
+    if (rc != CLI_OK)
+        return rc;
     if (optind != argc)
         return cli_usage(usage);
     struct cli_op op;
-    if (cli_op_open(&op, db) != CLI_OK)
+    if (cli_op_open(&op, a.db) != CLI_OK)
         return CLI_REFUSED;
     struct audit_record *r;
     size_t n;
-    int rc = CLI_OK;
-    if (desk_audit(&op.c, kind, target, action, limit, 0, &r, &n) != APP_OK) {
+    if (desk_audit(&op.c, a.kind, a.target, a.action, a.limit, 0, &r, &n) != APP_OK) {
         rc = cli_refuse("cannot read the audit log: %s", store_errmsg(op.s));
-    } else if (json) {
+    } else if (a.json) {
         cli_print_json_list("records", r, n, record_json);
     } else {
         for (size_t i = 0; i < n; i++) {

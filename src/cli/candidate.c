@@ -308,49 +308,18 @@ static int list(struct store *s, struct arena *a, const char *status, int64_t li
 
 static int parse(int argc, char **argv, struct args *a, const char *usage)
 {
-    if (argc < 2)
-        return cli_usage(usage);
-    static const struct option opts[] = {CLI_COMMON_OPTIONS,
-                                         {"title", required_argument, NULL, 't'},
-                                         {"description", required_argument, NULL, 'D'},
-                                         {"summary", required_argument, NULL, 's'},
-                                         {"question-file", required_argument, NULL, 'q'},
-                                         {"reason", required_argument, NULL, 'r'},
-                                         {"status", required_argument, NULL, 'S'},
-                                         {"limit", required_argument, NULL, 'l'},
-                                         {NULL, 0, NULL, 0}};
-    int c;
+    static const struct cli_opt opts[] = {
+        CLI_OPTS_COMMON(struct args),
+        {"title", CLI_OPT_STRING, CLI_OPT_AT(struct args, title)},
+        {"description", CLI_OPT_STRING, CLI_OPT_AT(struct args, description)},
+        {"summary", CLI_OPT_STRING, CLI_OPT_AT(struct args, summary)},
+        {"question-file", CLI_OPT_STRING, CLI_OPT_AT(struct args, question_file)},
+        {"reason", CLI_OPT_STRING, CLI_OPT_AT(struct args, reason)},
+        {"status", CLI_OPT_STRING, CLI_OPT_AT(struct args, status)},
+        {"limit", CLI_OPT_INT, CLI_OPT_AT(struct args, limit), 1, 10000},
+    };
     a->limit = 100;
-    optind = 2;
-    while ((c = cli_getopt(argc, argv, opts, &a->db, &a->json)) != -1) {
-        switch (c) {
-        case 't':
-            a->title = optarg;
-            break;
-        case 'D':
-            a->description = optarg;
-            break;
-        case 's':
-            a->summary = optarg;
-            break;
-        case 'q':
-            a->question_file = optarg;
-            break;
-        case 'r':
-            a->reason = optarg;
-            break;
-        case 'S':
-            a->status = optarg;
-            break;
-        case 'l':
-            if (qp_parse_int(optarg, &a->limit) < 0 || a->limit < 1 || a->limit > 10000)
-                return cli_refuse("--limit must be an integer from 1 to 10000");
-            break;
-        default:
-            return cli_usage(usage);
-        }
-    }
-    return 0;
+    return cli_options(argc, argv, 2, opts, CLI_NOPTS(opts), a, usage);
 }
 
 /* Runs action on an open store with an arena. */

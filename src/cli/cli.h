@@ -3,6 +3,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "app/app.h"
 #include "store/store.h"
@@ -58,16 +59,51 @@ struct cli_op {
 int cli_op_open(struct cli_op *o, const char *db);
 void cli_op_close(struct cli_op *o);
 
-/* The two options every subcommand takes (codes 'd' and 'j'), first in its getopt_long table. */
+/*
+ * A subcommand's options are a table (cgit's cmd.c, Kore's config.c): one row per option
+ * says its name, what its value is and where it goes (an offset into the caller's struct,
+ * CLI_OPT_AT). cli_options parses argv by it with getopt_long, in the rows' order (which
+ * getopt_long's messages on an ambiguous prefix follow).
+ */
+enum cli_opt_kind {
+    CLI_OPT_STRING, /* a const char * field: the value (pointing into argv); .check may refuse */
+    CLI_OPT_FLAG,   /* a bool field: true when the option is there; takes no value */
+    CLI_OPT_INT,    /* an integer field (int, long, int64_t, size_t): a decimal from min to max */
+    CLI_OPT_TAKE,   /* .take(dest, value, .k) does what the option means */
+};
+
+struct cli_opt {
+    const char *name; /* without the leading "--" */
+    enum cli_opt_kind kind;
+    size_t off, width; /* CLI_OPT_AT */
+    int64_t min, max;  /* INT: the range */
+    /* INT: what the value must be ("must be from 1 to 60000"); NULL: "must be an integer
+     * from MIN to MAX" */
+    const char *invalid;
+    /* STRING: NULL when v is acceptable, else what it must be ("must start with…") */
+    const char *(*check)(const char *v);
+    /* TAKE: CLI_OK, or the refusal printed and CLI_REFUSED */
+    int (*take)(void *dest, const char *v, int k);
+    int k; /* TAKE: passed to take (which budget, which list) */
+};
+
+#define CLI_OPT_AT(T, field) .off = offsetof(T, field), .width = sizeof(((T *)0)->field)
+/* The two options every subcommand but fetch takes, first in its table: T has db and json. */
 /* clang-format off */
-#define CLI_COMMON_OPTIONS {"db", required_argument, NULL, 'd'}, {"json", no_argument, NULL, 'j'}
+#define CLI_OPTS_COMMON(T) \
+    {"db", CLI_OPT_STRING, CLI_OPT_AT(T, db)}, {"json", CLI_OPT_FLAG, CLI_OPT_AT(T, json)}
 /* clang-format on */
 
-/* getopt_long(argc, argv, "", opts, NULL) that takes --db (code 'd') into *db and --json
- * (code 'j') into *json itself: returns the next other option's code ('?' for an unknown
- * one), or -1 after the last. The caller sets optind first. */
-struct option;
-int cli_getopt(int argc, char **argv, const struct option *opts, const char **db, bool *json);
+/* Parses argv[first..] by the n rows into dest (which holds the defaults already); the
+ * positional arguments are then argv[optind..argc-1] (getopt_long moves them last). Returns CLI_OK;
+ * CLI_REFUSED with "whistle: --limit must be …" printed for a value out of its row's range or
+ * check; cli_usage(usage) when argc < first, for an unknown option or a missing value. */
+int cli_options(int argc, char **argv, int first, const struct cli_opt *rows, size_t n, void *dest,
+                const char *usage);
+#define CLI_NOPTS(rows) (sizeof(rows) / sizeof((rows)[0]))
+
+/* A .check of a URL option: NULL when v starts with http:// or https://, else what it must. */
+const char *cli_check_http_url(const char *v);
 
 /* Prints "whistle: <message>" on stderr; returns CLI_REFUSED. */
 int cli_refuse(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

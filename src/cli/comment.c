@@ -32,39 +32,17 @@ struct opts {
 
 static int parse(int argc, char **argv, struct opts *o, const char *usage)
 {
-    if (argc < 2)
-        return cli_usage(usage);
-    static const struct option long_opts[] = {CLI_COMMON_OPTIONS,
-                                              {"queue", required_argument, NULL, 'q'},
-                                              {"reason", required_argument, NULL, 'r'},
-                                              {"limit", required_argument, NULL, 'l'},
-                                              {"offset", required_argument, NULL, 'o'},
-                                              {NULL, 0, NULL, 0}};
-    int c;
+    static const struct cli_opt long_opts[] = {
+        CLI_OPTS_COMMON(struct opts),
+        {"queue", CLI_OPT_STRING, CLI_OPT_AT(struct opts, queue)},
+        {"reason", CLI_OPT_STRING, CLI_OPT_AT(struct opts, reason)},
+        {"limit", CLI_OPT_INT, CLI_OPT_AT(struct opts, limit), 1, 100000,
+         "must be an integer in range"},
+        {"offset", CLI_OPT_INT, CLI_OPT_AT(struct opts, offset), 0, 100000,
+         "must be an integer in range"},
+    };
     o->limit = 50;
-    optind = 2;
-    while ((c = cli_getopt(argc, argv, long_opts, &o->db, &o->json)) != -1) {
-        switch (c) {
-        case 'q':
-            o->queue = optarg;
-            break;
-        case 'r':
-            o->reason = optarg;
-            break;
-        case 'l':
-        case 'o': {
-            int64_t v;
-            if (qp_parse_int(optarg, &v) < 0 || v < (c == 'l' ? 1 : 0) || v > 100000)
-                return cli_refuse("--%s must be an integer in range",
-                                  c == 'l' ? "limit" : "offset");
-            *(c == 'l' ? &o->limit : &o->offset) = v;
-            break;
-        }
-        default:
-            return cli_usage(usage);
-        }
-    }
-    return 0;
+    return cli_options(argc, argv, 2, long_opts, CLI_NOPTS(long_opts), o, usage);
 }
 
 /* The refusal message of an outcome, printed; CLI_REFUSED. */

@@ -2,8 +2,11 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli/cli.h"
+#include "cli/options.h"
+#include "http/query.h"
 #include "util/jsonw.h"
 #include "util/timefmt.h"
 
@@ -31,17 +34,70 @@ struct store *cli_open_store(const char *path)
     return s;
 }
 
-int cli_getopt(int argc, char **argv, const struct option *opts, const char **db, bool *json)
+const char *cli_check_http_url(const char *v)
 {
-    for (;;) {
-        int c = getopt_long(argc, argv, "", opts, NULL);
-        if (c == 'd')
-            *db = optarg;
-        else if (c == 'j')
-            *json = true;
-        else
-            return c;
+    return strncmp(v, "http://", 7) == 0 || strncmp(v, "https://", 8) == 0
+               ? NULL
+               : "must start with http:// or https://";
+}
+
+/* The value of one option into dest, by its row: CLI_OK, or the refusal printed. */
+static int take_option(const struct cli_opt *r, void *dest, const char *v)
+{
+    void *field = (char *)dest + r->off;
+    switch (r->kind) {
+    case CLI_OPT_STRING: {
+        const char *why = r->check ? r->check(v) : NULL;
+        if (why)
+            return cli_refuse("--%s %s", r->name, why);
+        memcpy(field, &v, sizeof v);
+        return CLI_OK;
     }
+    case CLI_OPT_FLAG:
+        *(bool *)field = true;
+        return CLI_OK;
+    case CLI_OPT_INT: {
+        int64_t x;
+        if (qp_parse_int(v, &x) < 0 || x < r->min || x > r->max) {
+            if (r->invalid)
+                return cli_refuse("--%s %s", r->name, r->invalid);
+            return cli_refuse("--%s must be an integer from %lld to %lld", r->name,
+                              (long long)r->min, (long long)r->max);
+        }
+        opt_put_int(field, r->width, x);
+        return CLI_OK;
+    }
+    case CLI_OPT_TAKE:
+        return r->take(dest, v, r->k);
+    }
+    return CLI_USAGE;
+}
+
+/* getopt_long's code of row i: above every character code, so '?' stays the unknown one */
+#define CLI_OPT_CODE 256
+#define CLI_OPTS_MAX 24
+
+int cli_options(int argc, char **argv, int first, const struct cli_opt *rows, size_t n, void *dest,
+                const char *usage)
+{
+    struct option lo[CLI_OPTS_MAX + 1];
+    if (argc < first || n > CLI_OPTS_MAX)
+        return cli_usage(usage);
+    for (size_t i = 0; i < n; i++)
+        lo[i] = (struct option){rows[i].name,
+                                rows[i].kind == CLI_OPT_FLAG ? no_argument : required_argument,
+                                NULL, CLI_OPT_CODE + (int)i};
+    lo[n] = (struct option){NULL, 0, NULL, 0};
+    optind = first;
+    int c;
+    while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+        if (c < CLI_OPT_CODE || c >= CLI_OPT_CODE + (int)n)
+            return cli_usage(usage);
+        int rc = take_option(&rows[c - CLI_OPT_CODE], dest, optarg);
+        if (rc != CLI_OK)
+            return rc;
+    }
+    return CLI_OK;
 }
 
 int cli_refuse(const char *fmt, ...)

@@ -124,24 +124,22 @@ static const char export_usage[] = "whistle export [--db PATH] [--output FILE] [
  * {"output", "teams", "games", "incidents"} instead of nothing. */
 int cli_export(int argc, char **argv)
 {
-    static const struct option opts[] = {{"db", required_argument, NULL, 'd'},
-                                         {"output", required_argument, NULL, 'o'},
-                                         {"json", no_argument, NULL, 'j'},
-                                         {NULL, 0, NULL, 0}};
-    const char *db = NULL, *path = NULL;
-    bool json = false;
-    int c;
-    optind = 1;
-    while ((c = cli_getopt(argc, argv, opts, &db, &json)) != -1) {
-        if (c == 'o')
-            path = optarg;
-        else
-            return cli_usage(export_usage);
-    }
+    struct args {
+        const char *db, *output;
+        bool json;
+    } a = {0};
+    static const struct cli_opt opts[] = {
+        CLI_OPTS_COMMON(struct args),
+        {"output", CLI_OPT_STRING, CLI_OPT_AT(struct args, output)},
+    };
+    int rc = cli_options(argc, argv, 1, opts, CLI_NOPTS(opts), &a, export_usage);
+    if (rc != CLI_OK)
+        return rc;
+    const char *path = a.output;
     if (optind != argc)
         return cli_usage(export_usage);
     struct export e = {.b = BUF_INIT, .out = stdout};
-    struct store *s = cli_open_store(cli_db_path(db));
+    struct store *s = cli_open_store(cli_db_path(a.db));
     if (!s)
         return CLI_REFUSED;
     if (path) {
@@ -167,7 +165,7 @@ int cli_export(int argc, char **argv)
     v.arg = &e;
     struct app_ctx ac = {.s = s, .actor = "operator"};
     struct export_report r;
-    int rc = export_document(&ac, &v, &r);
+    rc = export_document(&ac, &v, &r);
     jw_arr_end(&e.w);
     if (r.sample) {
         jw_key(&e.w, "sample");
@@ -185,7 +183,7 @@ int cli_export(int argc, char **argv)
     }
     if (path && fclose(e.out) != 0 && status == CLI_OK)
         status = cli_refuse("cannot write %s", path);
-    if (path && json && status == CLI_OK) {
+    if (path && a.json && status == CLI_OK) {
         struct buf out = BUF_INIT;
         struct jw w;
         jw_init(&w, &out);

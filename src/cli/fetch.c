@@ -15,49 +15,43 @@
 static const char fetch_usage[] =
     "whistle fetch URL [--allow HOST:PORT]... [--max-bytes N] [--timeout-ms N] [--json]";
 
+struct args {
+    struct fetch_policy p;
+    const char *allow[16];
+    bool json;
+};
+
+/* --allow HOST:PORT, up to 16 of them */
+static int take_allow(void *dest, const char *v, int k)
+{
+    (void)k;
+    struct args *a = dest;
+    if (a->p.nallow == sizeof a->allow / sizeof a->allow[0])
+        return cli_refuse("at most 16 --allow entries");
+    a->allow[a->p.nallow++] = v;
+    return CLI_OK;
+}
+
 int cli_fetch(int argc, char **argv)
 {
-    static const struct option opts[] = {{"allow", required_argument, NULL, 'a'},
-                                         {"max-bytes", required_argument, NULL, 'm'},
-                                         {"timeout-ms", required_argument, NULL, 't'},
-                                         {"json", no_argument, NULL, 'j'},
-                                         {NULL, 0, NULL, 0}};
-    struct fetch_policy p = FETCH_POLICY_DEFAULT;
-    const char *allow[16];
-    bool json = false;
-    int64_t v;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case 'a':
-            if (p.nallow == sizeof allow / sizeof allow[0])
-                return cli_refuse("at most 16 --allow entries");
-            allow[p.nallow++] = optarg;
-            break;
-        case 'm':
-            if (qp_parse_int(optarg, &v) < 0 || v < 1 || v > (64 << 20))
-                return cli_refuse("--max-bytes must be from 1 to 67108864");
-            p.max_bytes = (size_t)v;
-            break;
-        case 't':
-            if (qp_parse_int(optarg, &v) < 0 || v < 1 || v > 60000)
-                return cli_refuse("--timeout-ms must be from 1 to 60000");
-            p.timeout_ms = (long)v;
-            break;
-        case 'j':
-            json = true;
-            break;
-        default:
-            return cli_usage(fetch_usage);
-        }
-    }
+    static const struct cli_opt opts[] = {
+        {"allow", CLI_OPT_TAKE, .take = take_allow},
+        {"max-bytes", CLI_OPT_INT, CLI_OPT_AT(struct args, p.max_bytes), 1, 64 << 20,
+         "must be from 1 to 67108864"},
+        {"timeout-ms", CLI_OPT_INT, CLI_OPT_AT(struct args, p.timeout_ms), 1, 60000,
+         "must be from 1 to 60000"},
+        {"json", CLI_OPT_FLAG, CLI_OPT_AT(struct args, json)},
+    };
+    struct args a = {.p = FETCH_POLICY_DEFAULT};
+    int rc = cli_options(argc, argv, 1, opts, CLI_NOPTS(opts), &a, fetch_usage);
+    if (rc != CLI_OK)
+        return rc;
     if (optind != argc - 1)
         return cli_usage(fetch_usage);
-    p.allow = allow;
+    a.p.allow = a.allow;
     fetch_global_init();
     struct fetch_result r;
-    int rc = fetch_url(&p, argv[optind], time_now_us(), &r);
+    rc = fetch_url(&a.p, argv[optind], time_now_us(), &r);
     struct buf b = BUF_INIT;
     struct jw w;
     jw_init(&w, &b);
@@ -85,7 +79,7 @@ int cli_fetch(int argc, char **argv)
     jw_key(&w, "error");
     jw_str(&w, r.error);
     jw_obj_end(&w);
-    if (json)
+    if (a.json)
         cli_print_json(&b);
     else if (rc == 0)
         printf("%ld %s\n", r.status, r.title ? r.title : "(no title)");

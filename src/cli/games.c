@@ -93,91 +93,53 @@ static void on_reject(void *ctx, const struct provider_reject *rj)
                 rj->field, rj->message);
 }
 
+static const char *provider_check(const char *v)
+{
+    return strcmp(v, "nflverse") != 0 && strcmp(v, "cfbd") != 0 ? "must be nflverse or cfbd" : NULL;
+}
+
+static const char *season_type_check(const char *v)
+{
+    return strcmp(v, "regular") != 0 && strcmp(v, "postseason") != 0 && strcmp(v, "both") != 0
+               ? "must be regular, postseason or both"
+               : NULL;
+}
+
+struct sync_args {
+    const char *db, *key_file;
+    bool json, no_teams;
+    struct games_source src;
+};
+
 static int games_sync_cmd(int argc, char **argv)
 {
-    static const struct option opts[] = {CLI_COMMON_OPTIONS,
-                                         {"provider", required_argument, NULL, 'p'},
-                                         {"season", required_argument, NULL, 's'},
-                                         {"week", required_argument, NULL, 'w'},
-                                         {"season-type", required_argument, NULL, 't'},
-                                         {"file", required_argument, NULL, 'f'},
-                                         {"teams-file", required_argument, NULL, 'T'},
-                                         {"cfbd-url", required_argument, NULL, 'u'},
-                                         {"cfbd-key-file", required_argument, NULL, 'k'},
-                                         {"no-teams", no_argument, NULL, 'n'},
-                                         {"timeout-ms", required_argument, NULL, 'o'},
-                                         {"max-bytes", required_argument, NULL, 'm'},
-                                         {"attempts", required_argument, NULL, 'a'},
-                                         {"scoreboard", no_argument, NULL, 'S'},
-                                         {NULL, 0, NULL, 0}};
-    const char *db = NULL, *key_file = NULL;
-    bool json = false;
-    struct games_source src = {.week = MODEL_NULL, .season = MODEL_NULL, .with_teams = true};
-    int64_t v;
-    int c;
-    optind = 1;
-    while ((c = cli_getopt(argc, argv, opts, &db, &json)) != -1) {
-        switch (c) {
-        case 'p':
-            if (strcmp(optarg, "nflverse") != 0 && strcmp(optarg, "cfbd") != 0)
-                return cli_refuse("--provider must be nflverse or cfbd");
-            src.provider = optarg;
-            break;
-        case 's':
-            if (qp_parse_int(optarg, &v) < 0 || v < 1920 || v > 2100)
-                return cli_refuse("--season must be a year from 1920 to 2100");
-            src.season = v;
-            break;
-        case 'w':
-            if (qp_parse_int(optarg, &v) < 0 || v < 0 || v > 30)
-                return cli_refuse("--week must be an integer from 0 to 30");
-            src.week = v;
-            break;
-        case 't':
-            if (strcmp(optarg, "regular") != 0 && strcmp(optarg, "postseason") != 0 &&
-                strcmp(optarg, "both") != 0)
-                return cli_refuse("--season-type must be regular, postseason or both");
-            src.season_type = optarg;
-            break;
-        case 'f':
-            src.location = optarg;
-            break;
-        case 'T':
-            src.teams_file = optarg;
-            break;
-        case 'u':
-            if (strncmp(optarg, "http://", 7) != 0 && strncmp(optarg, "https://", 8) != 0)
-                return cli_refuse("--cfbd-url must start with http:// or https://");
-            src.cfbd_url = optarg;
-            break;
-        case 'k':
-            key_file = optarg;
-            break;
-        case 'n':
-            src.with_teams = false;
-            break;
-        case 'S':
-            src.scoreboard = true;
-            break;
-        case 'o':
-            if (qp_parse_int(optarg, &v) < 0 || v < 1 || v > 600000)
-                return cli_refuse("--timeout-ms must be from 1 to 600000");
-            src.timeout_ms = (long)v;
-            break;
-        case 'm':
-            if (qp_parse_int(optarg, &v) < 0 || v < 1 || v > (INT64_C(1) << 30))
-                return cli_refuse("--max-bytes must be from 1 to 1073741824");
-            src.max_bytes = (size_t)v;
-            break;
-        case 'a':
-            if (qp_parse_int(optarg, &v) < 0 || v < 1 || v > 10)
-                return cli_refuse("--attempts must be from 1 to 10");
-            src.attempts = (int)v;
-            break;
-        default:
-            return cli_usage(games_usage);
-        }
-    }
+#define AT(field) CLI_OPT_AT(struct sync_args, field)
+    static const struct cli_opt opts[] = {
+        CLI_OPTS_COMMON(struct sync_args),
+        {"provider", CLI_OPT_STRING, AT(src.provider), .check = provider_check},
+        {"season", CLI_OPT_INT, AT(src.season), 1920, 2100, "must be a year from 1920 to 2100"},
+        {"week", CLI_OPT_INT, AT(src.week), 0, 30},
+        {"season-type", CLI_OPT_STRING, AT(src.season_type), .check = season_type_check},
+        {"file", CLI_OPT_STRING, AT(src.location)},
+        {"teams-file", CLI_OPT_STRING, AT(src.teams_file)},
+        {"cfbd-url", CLI_OPT_STRING, AT(src.cfbd_url), .check = cli_check_http_url},
+        {"cfbd-key-file", CLI_OPT_STRING, AT(key_file)},
+        {"no-teams", CLI_OPT_FLAG, AT(no_teams)},
+        {"timeout-ms", CLI_OPT_INT, AT(src.timeout_ms), 1, 600000, "must be from 1 to 600000"},
+        {"max-bytes", CLI_OPT_INT, AT(src.max_bytes), 1, INT64_C(1) << 30,
+         "must be from 1 to 1073741824"},
+        {"attempts", CLI_OPT_INT, AT(src.attempts), 1, 10, "must be from 1 to 10"},
+        {"scoreboard", CLI_OPT_FLAG, AT(src.scoreboard)},
+    };
+#undef AT
+    struct sync_args o = {.src = {.week = MODEL_NULL, .season = MODEL_NULL}};
+    int prc = cli_options(argc, argv, 1, opts, CLI_NOPTS(opts), &o, games_usage);
+    if (prc != CLI_OK)
+        return prc;
+    const char *db = o.db, *key_file = o.key_file;
+    bool json = o.json;
+    struct games_source src = o.src;
+    src.with_teams = !o.no_teams;
     if (!src.provider)
         return cli_usage(games_usage);
     bool nfl = strcmp(src.provider, "nflverse") == 0;

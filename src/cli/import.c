@@ -22,23 +22,20 @@ static const char import_usage[] =
 
 int cli_import(int argc, char **argv)
 {
-    static const struct option opts[] = {CLI_COMMON_OPTIONS,
-                                         {"if-empty", no_argument, NULL, 'e'},
-                                         {"dry-run", no_argument, NULL, 'n'},
-                                         {NULL, 0, NULL, 0}};
-    const char *db = NULL;
-    bool json = false;
-    struct import_options opt = {.progress = progress};
-    int c;
-    optind = 1;
-    while ((c = cli_getopt(argc, argv, opts, &db, &json)) != -1) {
-        if (c == 'e')
-            opt.if_empty = true;
-        else if (c == 'n')
-            opt.dry_run = true;
-        else
-            return cli_usage(import_usage);
-    }
+    struct args {
+        const char *db;
+        bool json, if_empty, dry_run;
+    } a = {0};
+    static const struct cli_opt opts[] = {
+        CLI_OPTS_COMMON(struct args),
+        {"if-empty", CLI_OPT_FLAG, CLI_OPT_AT(struct args, if_empty)},
+        {"dry-run", CLI_OPT_FLAG, CLI_OPT_AT(struct args, dry_run)},
+    };
+    int rc = cli_options(argc, argv, 1, opts, CLI_NOPTS(opts), &a, import_usage);
+    if (rc != CLI_OK)
+        return rc;
+    struct import_options opt = {
+        .progress = progress, .if_empty = a.if_empty, .dry_run = a.dry_run};
     if (optind != argc - 1)
         return cli_usage(import_usage);
     const char *file = argv[optind];
@@ -55,7 +52,7 @@ int cli_import(int argc, char **argv)
     int status = CLI_REFUSED;
     struct app_ctx ctx = {.now = time_now_us(), .actor = "operator"};
     struct import_report r;
-    ctx.s = cli_open_store(cli_db_path(db));
+    ctx.s = cli_open_store(cli_db_path(a.db));
     if (!ctx.s)
         goto out;
     switch (import_document(&ctx, doc, &opt, &r)) {
@@ -73,7 +70,7 @@ int cli_import(int argc, char **argv)
         cli_refuse("%s", r.err);
         goto out;
     }
-    if (json) {
+    if (a.json) {
         struct buf b = BUF_INIT;
         buf_printf(&b, "{\"teams\":%zu,\"games\":%zu,\"incidents\":%zu,\"comments\":%zu%s}",
                    r.teams, r.games, r.incidents, r.comments,

@@ -133,19 +133,19 @@ static int remove_source(const struct app_ctx *c, struct args *a, struct buf *ou
 
 int cli_incident(int argc, char **argv)
 {
-    static const struct option opts[] = {CLI_COMMON_OPTIONS,
-                                         {"into", required_argument, NULL, 'i'},
-                                         {"file", required_argument, NULL, 'f'},
-                                         {"clarify", no_argument, NULL, 'c'},
-                                         {"url", required_argument, NULL, 'u'},
-                                         {"kind", required_argument, NULL, 'k'},
-                                         {"title", required_argument, NULL, 't'},
-                                         {"supports", required_argument, NULL, 's'},
-                                         {"publisher", required_argument, NULL, 'p'},
-                                         {"published-at", required_argument, NULL, 'P'},
-                                         {"reason", required_argument, NULL, 'r'},
-                                         {"force", no_argument, NULL, 'F'},
-                                         {NULL, 0, NULL, 0}};
+    static const struct cli_opt opts[] = {
+        CLI_OPTS_COMMON(struct args),
+        {"into", CLI_OPT_STRING, CLI_OPT_AT(struct args, into)},
+        {"file", CLI_OPT_STRING, CLI_OPT_AT(struct args, file)},
+        {"clarify", CLI_OPT_FLAG, CLI_OPT_AT(struct args, clarify)},
+        {"url", CLI_OPT_STRING, CLI_OPT_AT(struct args, url)},
+        {"kind", CLI_OPT_STRING, CLI_OPT_AT(struct args, kind)},
+        {"title", CLI_OPT_STRING, CLI_OPT_AT(struct args, title)},
+        {"supports", CLI_OPT_STRING, CLI_OPT_AT(struct args, supports)},
+        {"publisher", CLI_OPT_STRING, CLI_OPT_AT(struct args, publisher)},
+        {"published-at", CLI_OPT_STRING, CLI_OPT_AT(struct args, published_at)},
+        {"reason", CLI_OPT_STRING, CLI_OPT_AT(struct args, reason)},
+        {"force", CLI_OPT_FLAG, CLI_OPT_AT(struct args, force)}};
     static const struct {
         const char *name;
         int (*run)(const struct app_ctx *, struct args *, struct buf *);
@@ -154,50 +154,10 @@ int cli_incident(int argc, char **argv)
                    {"set-question", set_question, 0}, {"set-status", set_status, 1},
                    {"add-source", add_source, 0},     {"remove-source", remove_source, 0}};
     struct args a = {0};
-    int c;
-    if (argc < 2)
-        return cli_usage(incident_usage);
+    int rc = cli_options(argc, argv, 2, opts, CLI_NOPTS(opts), &a, incident_usage);
+    if (rc != CLI_OK)
+        return rc;
     const char *action = argv[1];
-    optind = 2;
-    while ((c = cli_getopt(argc, argv, opts, &a.db, &a.json)) != -1) {
-        switch (c) {
-        case 'i':
-            a.into = optarg;
-            break;
-        case 'f':
-            a.file = optarg;
-            break;
-        case 'c':
-            a.clarify = true;
-            break;
-        case 'F':
-            a.force = true;
-            break;
-        case 'u':
-            a.url = optarg;
-            break;
-        case 'k':
-            a.kind = optarg;
-            break;
-        case 't':
-            a.title = optarg;
-            break;
-        case 's':
-            a.supports = optarg;
-            break;
-        case 'p':
-            a.publisher = optarg;
-            break;
-        case 'P':
-            a.published_at = optarg;
-            break;
-        case 'r':
-            a.reason = optarg;
-            break;
-        default:
-            return cli_usage(incident_usage);
-        }
-    }
     for (size_t k = 0; k < sizeof actions / sizeof actions[0]; k++) {
         if (strcmp(action, actions[k].name) != 0)
             continue;
@@ -215,7 +175,7 @@ int cli_incident(int argc, char **argv)
         struct arena ar;
         arena_init(&ar);
         struct app_ctx ctx = {.s = s, .a = &ar, .now = time_now_us(), .actor = "operator"};
-        int rc = actions[k].run(&ctx, &a, &out);
+        rc = actions[k].run(&ctx, &a, &out);
         if (rc == CLI_OK && a.json)
             cli_print_json(&out);
         else if (rc == CLI_OK)

@@ -33,27 +33,12 @@ struct opts {
 
 static int parse(int argc, char **argv, struct opts *o, const char *usage)
 {
-    if (argc < 2)
-        return cli_usage(usage);
-    static const struct option long_opts[] = {CLI_COMMON_OPTIONS,
-                                              {"owner", required_argument, NULL, 'o'},
-                                              {"name", required_argument, NULL, 'n'},
-                                              {NULL, 0, NULL, 0}};
-    int c;
-    optind = 2;
-    while ((c = cli_getopt(argc, argv, long_opts, &o->db, &o->json)) != -1) {
-        switch (c) {
-        case 'o':
-            o->owner = optarg;
-            break;
-        case 'n':
-            o->name = optarg;
-            break;
-        default:
-            return cli_usage(usage);
-        }
-    }
-    return 0;
+    static const struct cli_opt long_opts[] = {
+        CLI_OPTS_COMMON(struct opts),
+        {"owner", CLI_OPT_STRING, CLI_OPT_AT(struct opts, owner)},
+        {"name", CLI_OPT_STRING, CLI_OPT_AT(struct opts, name)},
+    };
+    return cli_options(argc, argv, 2, long_opts, CLI_NOPTS(long_opts), o, usage);
 }
 
 static int create(const char *db, const char *email, const char *name, bool json)

@@ -22,16 +22,13 @@ static void *field(void *dest, size_t off)
     return (char *)dest + off;
 }
 
-/* Stores an integer into a field of 4 or 8 bytes (int, unsigned, long, int64_t, size_t):
- * values are within the row's range, so signedness does not change the bits. */
-static void put_int(void *dest, const struct opt_spec *r, int64_t v)
+void opt_put_int(void *p, size_t width, int64_t v)
 {
-    void *p = field(dest, r->off);
-    if (r->width == sizeof(int32_t)) {
+    if (width == sizeof(int32_t)) {
         int32_t x = (int32_t)v;
         memcpy(p, &x, sizeof x);
     } else {
-        assert(r->width == sizeof(int64_t));
+        assert(width == sizeof(int64_t));
         memcpy(p, &v, sizeof v);
     }
 }
@@ -156,7 +153,7 @@ static int take_value(const struct opt_spec *r, const char *v, const char *from,
         snprintf(err, errlen, "option --%s%s must be %s", r->name, from, phrase);
         return OPT_INVALID;
     }
-    put_int(dest, r, x);
+    opt_put_int(field(dest, r->off), r->width, x);
     return OPT_OK;
 }
 
@@ -168,10 +165,10 @@ static void set_default(const struct opt_spec *r, void *dest)
         break;
     case OPT_INT:
     case OPT_SIZE:
-        put_int(dest, r, r->def);
+        opt_put_int(field(dest, r->off), r->width, r->def);
         break;
     case OPT_DURATION:
-        put_int(dest, r, r->def * r->unit);
+        opt_put_int(field(dest, r->off), r->width, r->def * r->unit);
         break;
     case OPT_STRING:
         put_ptr(dest, r->off, r->def_str);

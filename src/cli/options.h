@@ -64,6 +64,10 @@ struct opt_command {
     const char *about;
 };
 
+/* Stores v into the integer field at p of width bytes (4 or 8: int, unsigned, long, int64_t,
+ * size_t); v is within the field's range, so signedness does not change the bits. */
+void opt_put_int(void *p, size_t width, int64_t v);
+
 /* opt_parse's results. OPT_INVALID: a value out of its type or range (the CLI refuses,
  * exit 1); OPT_USAGE: an unknown or ambiguous option, a missing value, a positional
  * argument (exit 2). */

@@ -28,8 +28,6 @@ static const char usage[] =
     "                         [--db PATH] [--json]\n"
     "       whistle scout-key disable|enable ID [--db PATH] [--json]";
 
-#define OPT_BUDGET 1000 /* getopt codes of the budget options: OPT_BUDGET + SCOUTKEY_… */
-
 struct opts {
     const char *db, *name;
     bool json;
@@ -45,42 +43,29 @@ static int budget_refuse(int k)
                       (long long)f->max);
 }
 
+/* A budget option (--x-per-day …): budget k of dest's opts; its range is checked once all
+ * are read (scoutkey_budget_invalid). */
+static int take_budget(void *dest, const char *v, int k)
+{
+    struct opts *o = dest;
+    o->budget.set[k] = true;
+    return qp_parse_int(v, &o->budget.v[k]) < 0 ? budget_refuse(k) : CLI_OK;
+}
+
 static int parse(int argc, char **argv, struct opts *o)
 {
-    if (argc < 2)
-        return cli_usage(usage);
-    struct option long_opts[4 + SCOUTKEY_NBUDGETS + 1] = {
-        CLI_COMMON_OPTIONS,
-        {"name", required_argument, NULL, 'n'},
-        {"expires-days", required_argument, NULL, 'e'},
+    struct cli_opt long_opts[4 + SCOUTKEY_NBUDGETS] = {
+        CLI_OPTS_COMMON(struct opts),
+        {"name", CLI_OPT_STRING, CLI_OPT_AT(struct opts, name)},
+        {"expires-days", CLI_OPT_INT, CLI_OPT_AT(struct opts, expires_days), 1,
+         SCOUTKEY_EXPIRES_DAYS_MAX},
     };
     for (int k = 0; k < SCOUTKEY_NBUDGETS; k++)
-        long_opts[4 + k] = (struct option){scoutkey_budget_fields[k].option, required_argument,
-                                           NULL, OPT_BUDGET + k};
-    int c;
-    optind = 2;
-    while ((c = cli_getopt(argc, argv, long_opts, &o->db, &o->json)) != -1) {
-        switch (c) {
-        case 'n':
-            o->name = optarg;
-            break;
-        case 'e':
-            if (qp_parse_int(optarg, &o->expires_days) < 0 || o->expires_days < 1 ||
-                o->expires_days > SCOUTKEY_EXPIRES_DAYS_MAX)
-                return cli_refuse("--expires-days must be an integer from 1 to %d",
-                                  SCOUTKEY_EXPIRES_DAYS_MAX);
-            break;
-        default:
-            if (c >= OPT_BUDGET && c < OPT_BUDGET + SCOUTKEY_NBUDGETS) {
-                int k = c - OPT_BUDGET;
-                o->budget.set[k] = true;
-                if (qp_parse_int(optarg, &o->budget.v[k]) < 0)
-                    return budget_refuse(k);
-                break;
-            }
-            return cli_usage(usage);
-        }
-    }
+        long_opts[4 + k] = (struct cli_opt){scoutkey_budget_fields[k].option, CLI_OPT_TAKE,
+                                            .take = take_budget, .k = k};
+    int rc = cli_options(argc, argv, 2, long_opts, CLI_NOPTS(long_opts), o, usage);
+    if (rc != CLI_OK)
+        return rc;
     int k = scoutkey_budget_invalid(&o->budget);
     return k < 0 ? 0 : budget_refuse(k);
 }

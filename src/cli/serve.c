@@ -147,36 +147,43 @@ int cli_serve(int argc, char **argv)
     return rc == 0 ? CLI_OK : CLI_REFUSED;
 }
 
-/* whistle cache flush: after an edit made behind Whistle's back (psql, sqlite3), which moves
- * no cache version (store.h store_data_version). */
-/* The options of a command that takes only --db and --json, from argv[first]: false when
- * anything else is there (a usage error). */
-static bool db_json_options(int argc, char **argv, int first, const char **db, bool *json)
+/* The options of a command that takes only --db and --json. */
+struct db_json {
+    const char *db;
+    bool json;
+};
+
+/* o's options from argv[first]: CLI_OK, else the usage printed (anything else is there). */
+static int db_json_options(int argc, char **argv, int first, struct db_json *o, const char *usage)
 {
-    static const struct option opts[] = {CLI_COMMON_OPTIONS, {NULL, 0, NULL, 0}};
-    optind = first;
-    if (cli_getopt(argc, argv, opts, db, json) != -1)
-        return false;
-    return optind == argc;
+    static const struct cli_opt opts[] = {CLI_OPTS_COMMON(struct db_json)};
+    int rc = cli_options(argc, argv, first, opts, CLI_NOPTS(opts), o, usage);
+    if (rc != CLI_OK)
+        return rc;
+    return optind == argc ? CLI_OK : cli_usage(usage);
 }
 
+/* whistle cache flush: after an edit made behind Whistle's back (psql, sqlite3), which moves
+ * no cache version (store.h store_data_version). */
 int cli_cache(int argc, char **argv)
 {
     static const char usage[] = "whistle cache flush [--db PATH] [--json]";
-    const char *db = NULL;
-    bool json = false;
-    if (argc < 2 || strcmp(argv[1], "flush") != 0 || !db_json_options(argc, argv, 2, &db, &json))
+    struct db_json o = {0};
+    if (argc < 2 || strcmp(argv[1], "flush") != 0)
         return cli_usage(usage);
-    struct store *s = cli_open_store(cli_db_path(db));
+    int rc = db_json_options(argc, argv, 2, &o, usage);
+    if (rc != CLI_OK)
+        return rc;
+    struct store *s = cli_open_store(cli_db_path(o.db));
     if (!s)
         return CLI_REFUSED;
-    int rc = store_cache_flush(s);
+    rc = store_cache_flush(s);
     if (rc < 0)
         fprintf(stderr, "whistle: cannot flush the response caches: %s\n", store_errmsg(s));
     store_close(s);
     if (rc < 0)
         return CLI_REFUSED;
-    if (json) {
+    if (o.json) {
         struct buf out = BUF_INIT;
         buf_puts(&out, "{\"flushed\":true}");
         cli_print_json(&out);
@@ -189,11 +196,11 @@ int cli_cache(int argc, char **argv)
 
 int cli_migrate(int argc, char **argv)
 {
-    const char *db = NULL;
-    bool json = false;
-    if (!db_json_options(argc, argv, 1, &db, &json))
-        return cli_usage("whistle migrate [--db PATH] [--json]");
-    struct store *s = cli_open_store(cli_db_path(db));
+    struct db_json o = {0};
+    int rc = db_json_options(argc, argv, 1, &o, "whistle migrate [--db PATH] [--json]");
+    if (rc != CLI_OK)
+        return rc;
+    struct store *s = cli_open_store(cli_db_path(o.db));
     if (!s)
         return CLI_REFUSED;
     int v = store_schema_version(s);
@@ -202,7 +209,7 @@ int cli_migrate(int argc, char **argv)
     store_close(s);
     if (built < 0)
         return cli_refuse("could not render the incidents' fragments");
-    if (json) {
+    if (o.json) {
         struct buf out = BUF_INIT;
         buf_printf(&out, "{\"schema_version\":%d}", v);
         cli_print_json(&out);

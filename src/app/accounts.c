@@ -14,7 +14,6 @@
 #include "app/editorial.h"
 #include "app/mail.h"
 #include "domain/comment.h"
-#include "store/audit.h"
 #include "domain/voter.h"
 #include "store/comments.h"
 #include "util/log.h"
@@ -141,7 +140,7 @@ static int mail_form_limited(const struct app_ctx *c, const struct whistle_limit
  * executes; lookups find nothing. arg is the write's struct app_ctx. */
 static int account_statements(struct store *s, void *arg)
 {
-    static const char none[] = "00000000-0000-4000-8000-000000000000", mail[] = "none@none.invalid";
+    static const char none[] = APP_PLACEHOLDER_ID, mail[] = "none@none.invalid";
     struct app_ctx c = *(const struct app_ctx *)arg;
     c.s = s;
     struct account_row a;
@@ -794,7 +793,7 @@ static int totp_secret(const struct app_ctx *c, const char *account_id, struct t
 static int totp_statements(struct store *s, void *arg)
 {
     (void)arg;
-    static const char none[] = "00000000-0000-4000-8000-000000000000";
+    static const char none[] = APP_PLACEHOLDER_ID;
     struct totp_row t;
     int rc = totp_get(s, none, &t);
     if (rc >= 0)
@@ -806,10 +805,7 @@ static int totp_statements(struct store *s, void *arg)
     if (rc >= 0)
         rc = totp_delete(s, none);
     if (rc >= 0)
-        rc = audit_insert(
-            s,
-            &(struct audit_record){
-                .id = none, .actor = none, .action = none, .target_kind = none, .target_id = none});
+        rc = app_audit_ahead(s);
     if (rc >= 0)
         rc = signin_challenge_use(s, none, 0);
     if (rc >= 0)

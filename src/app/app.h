@@ -55,8 +55,31 @@ struct app_ctx {
  * BEGIN IMMEDIATE, keys cost nothing. 0 or a negative store_rc (nothing to roll back then
  * but what store_rollback undoes). */
 #define APP_LOCK_KEYS_MAX 8
+
+/* The id a prepare-ahead function (app_begin_locked's prepare) passes wherever a store call
+ * wants one: a well-formed UUID that names no row, so lookups find nothing. */
+#define APP_PLACEHOLDER_ID "00000000-0000-4000-8000-000000000000"
 int app_begin_locked(struct store *s, int (*prepare)(struct store *s, void *arg), void *arg,
                      const char *const *keys, size_t n);
+
+/* An array of rows a use case returns, grown in an arena as a store callback meets them:
+ * APP_ROWS_INIT(arena, type) to start; v holds the n rows (NULL while there are none). The
+ * arena owns v. */
+struct app_rows {
+    struct arena *a;
+    size_t size; /* bytes per row */
+    void *v;
+    size_t n, cap;
+};
+#define APP_ROWS_INIT(arena, type)                                                                 \
+    {                                                                                              \
+        .a = (arena), .size = sizeof(type)                                                         \
+    }
+
+/* Room for one more row at the end of rows, counted in rows->n: returns it, uninitialised.
+ * A full array is copied into twice the room (16 rows at first), the old copy left to the
+ * arena, which owns both. */
+void *app_rows_push(struct app_rows *rows);
 
 /* Per-subject rolling-window limits over the store (domain/ratelimit.h is the rule, one
  * bounded rate_windows row per subject). app_rate_limited: 1 when subject's window already

@@ -7,7 +7,6 @@
 #include "app/editorial.h"
 #include "domain/research.h"
 #include "research/pipeline.h"
-#include "store/audit.h"
 #include "store/comments.h"
 #include "store/research.h"
 #include "util/buf.h"
@@ -16,7 +15,7 @@
  * placeholder arguments, for store_prepare_ahead (app.h). Nothing executes. */
 static int candidate_statements(struct store *s, void *arg)
 {
-    static const char none[] = "00000000-0000-4000-8000-000000000000";
+    static const char none[] = APP_PLACEHOLDER_ID;
     struct research_lead l;
     struct research_outcome o = {.status = none, .next_attempt_at = INT64_MIN};
     char name[128];
@@ -30,10 +29,7 @@ static int candidate_statements(struct store *s, void *arg)
     if (rc >= 0)
         rc = research_event(s, none, 0, none, none, none, none, none);
     if (rc >= 0)
-        rc = audit_insert(
-            s,
-            &(struct audit_record){
-                .id = none, .actor = none, .action = none, .target_kind = none, .target_id = none});
+        rc = app_audit_ahead(s);
     return rc < 0 ? rc : 0;
 }
 

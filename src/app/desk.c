@@ -8,19 +8,6 @@
 #include "store/comments.h"
 #include "store/incidents.h"
 
-/* Arrays grown in the arena (old copies are left to the arena). */
-#define GROW(c, arr, n, cap)                                                                       \
-    do {                                                                                           \
-        if ((n) == (cap)) {                                                                        \
-            size_t ncap_ = (cap) ? (cap)*2 : 8;                                                    \
-            void *p_ = arena_alloc((c)->a, ncap_ * sizeof *(arr));                                 \
-            if ((n))                                                                               \
-                memcpy(p_, (arr), (n) * sizeof *(arr));                                            \
-            (arr) = p_;                                                                            \
-            (cap) = ncap_;                                                                         \
-        }                                                                                          \
-    } while (0)
-
 /* The end of every read: roll back, the outcome. */
 static int done(const struct app_ctx *c, int rc)
 {
@@ -41,24 +28,16 @@ int desk_role(const struct app_ctx *c, const char *account_id, bool banned, cons
     return done(c, rc);
 }
 
-struct leads {
-    const struct app_ctx *c;
-    struct research_lead *v;
-    size_t n, cap;
-};
-
-static int lead_one(void *ctx, const struct research_lead *l)
+static int lead_one(void *rows, const struct research_lead *l)
 {
-    struct leads *L = ctx;
-    GROW(L->c, L->v, L->n, L->cap);
-    L->v[L->n++] = *l;
+    *(struct research_lead *)app_rows_push(rows) = *l;
     return 0;
 }
 
 int desk_leads(const struct app_ctx *c, const char *status, int limit, struct research_lead **out,
                size_t *n)
 {
-    struct leads L = {.c = c};
+    struct app_rows L = APP_ROWS_INIT(c->a, struct research_lead);
     int rc = store_begin_read(c->s);
     if (rc >= 0)
         rc = research_leads_each(c->s, c->a, status, limit, lead_one, &L);
@@ -67,18 +46,10 @@ int desk_leads(const struct app_ctx *c, const char *status, int limit, struct re
     return done(c, rc);
 }
 
-struct lead_ctx {
-    const struct app_ctx *c;
-    struct desk_lead *d;
-    size_t fcap, ecap;
-};
-
-static int fetch_one(void *ctx, const struct research_fetch_row *r)
+static int fetch_one(void *rows, const struct research_fetch_row *r)
 {
-    struct lead_ctx *x = ctx;
-    struct arena *a = x->c->a;
-    GROW(x->c, x->d->fetches, x->d->nfetches, x->fcap);
-    struct research_fetch_row *f = &x->d->fetches[x->d->nfetches++];
+    struct arena *a = ((struct app_rows *)rows)->a;
+    struct research_fetch_row *f = app_rows_push(rows);
     *f = *r;
     f->url = arena_strdup(a, r->url);
     f->final_url = arena_strdup(a, r->final_url);
@@ -91,12 +62,10 @@ static int fetch_one(void *ctx, const struct research_fetch_row *r)
     return 0;
 }
 
-static int event_one(void *ctx, const struct research_event_row *r)
+static int event_one(void *rows, const struct research_event_row *r)
 {
-    struct lead_ctx *x = ctx;
-    struct arena *a = x->c->a;
-    GROW(x->c, x->d->events, x->d->nevents, x->ecap);
-    struct research_event_row *e = &x->d->events[x->d->nevents++];
+    struct arena *a = ((struct app_rows *)rows)->a;
+    struct research_event_row *e = app_rows_push(rows);
     *e = *r;
     e->event = arena_strdup(a, r->event);
     e->from_status = arena_strdup(a, r->from_status);
@@ -109,7 +78,8 @@ static int event_one(void *ctx, const struct research_event_row *r)
 int desk_lead(const struct app_ctx *c, const char *id, struct desk_lead *out)
 {
     memset(out, 0, sizeof *out);
-    struct lead_ctx x = {.c = c, .d = out};
+    struct app_rows fetches = APP_ROWS_INIT(c->a, struct research_fetch_row),
+                    events = APP_ROWS_INIT(c->a, struct research_event_row);
     int rc = store_begin_read(c->s);
     if (rc >= 0)
         rc = research_lead_get(c->s, c->a, id, &out->lead);
@@ -117,10 +87,14 @@ int desk_lead(const struct app_ctx *c, const char *id, struct desk_lead *out)
         out->found = true;
         out->candidate =
             strcmp(out->lead.status, "running") == 0 && out->lead.candidate_at != INT64_MIN;
-        if ((rc = research_fetches_each(c->s, id, fetch_one, &x)) >= 0 &&
-            (rc = research_events_each(c->s, id, event_one, &x)) >= 0)
+        if ((rc = research_fetches_each(c->s, id, fetch_one, &fetches)) >= 0 &&
+            (rc = research_events_each(c->s, id, event_one, &events)) >= 0)
             rc = audit_list(c->s, c->a, "lead", id, NULL, 200, 0, &out->audit, &out->naudit);
     }
+    out->fetches = fetches.v;
+    out->nfetches = fetches.n;
+    out->events = events.v;
+    out->nevents = events.n;
     return done(c, rc);
 }
 
@@ -209,30 +183,23 @@ int desk_account(const struct app_ctx *c, const char *id, struct desk_account *o
     return done(c, rc);
 }
 
-struct quotas {
-    const struct app_ctx *c;
-    struct desk_quota *v;
-    size_t n, cap;
-};
-
-static int quota_one(void *ctx, const struct lead_quota_row *r)
+static int quota_one(void *rows, const struct lead_quota_row *r)
 {
-    struct quotas *Q = ctx;
-    struct arena *a = Q->c->a;
-    GROW(Q->c, Q->v, Q->n, Q->cap);
-    Q->v[Q->n++] = (struct desk_quota){.key_id = arena_strdup(a, r->key_id),
-                                       .key_name = arena_strdup(a, r->key_name),
-                                       .key_prefix = arena_strdup(a, r->key_prefix),
-                                       .owner = arena_strdup(a, r->owner),
-                                       .account_id = arena_strdup(a, r->account_id),
-                                       .key_used = {r->minute, r->day}};
+    struct arena *a = ((struct app_rows *)rows)->a;
+    *(struct desk_quota *)app_rows_push(rows) =
+        (struct desk_quota){.key_id = arena_strdup(a, r->key_id),
+                            .key_name = arena_strdup(a, r->key_name),
+                            .key_prefix = arena_strdup(a, r->key_prefix),
+                            .owner = arena_strdup(a, r->owner),
+                            .account_id = arena_strdup(a, r->account_id),
+                            .key_used = {r->minute, r->day}};
     return 0;
 }
 
 int desk_quotas(const struct app_ctx *c, int64_t limit, struct desk_quota **out, size_t *n,
                 int64_t *global_day)
 {
-    struct quotas Q = {.c = c};
+    struct app_rows Q = APP_ROWS_INIT(c->a, struct desk_quota);
     struct quota_usage u = {0};
     int rc = store_begin_read(c->s);
     if (rc >= 0)
@@ -242,12 +209,13 @@ int desk_quotas(const struct app_ctx *c, int64_t limit, struct desk_quota **out,
     if (rc >= 0)
         rc = leads_quota_usage(c->s, "", c->now, &u);
     /* an agent's use is the sum over its keys: the limit counts the account */
+    struct desk_quota *v = Q.v;
     for (size_t i = 0; i < Q.n; i++)
         for (size_t j = 0; j < Q.n; j++)
-            if (strcmp(Q.v[i].account_id, Q.v[j].account_id) == 0)
+            if (strcmp(v[i].account_id, v[j].account_id) == 0)
                 for (int w = 0; w < 2; w++)
-                    Q.v[i].agent_used[w] += Q.v[j].key_used[w];
-    *out = Q.v;
+                    v[i].agent_used[w] += v[j].key_used[w];
+    *out = v;
     *n = Q.n;
     *global_day = u.count[QUOTA_GLOBAL_DAY];
     return done(c, rc);

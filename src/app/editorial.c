@@ -33,6 +33,14 @@ int app_audit(const struct app_ctx *c, const char *action, const char *target_ki
     return audit_insert(c->s, &r);
 }
 
+int app_audit_ahead(struct store *s)
+{
+    static const char none[] = APP_PLACEHOLDER_ID;
+    return audit_insert(
+        s, &(struct audit_record){
+               .id = none, .actor = none, .action = none, .target_kind = none, .target_id = none});
+}
+
 /* A refusal: its words in the context's arena, and its outcome. */
 #define say(c, r, outcome, ...) ((r)->message = arena_printf((c)->a, __VA_ARGS__), (outcome))
 
@@ -85,7 +93,7 @@ struct target {
  * store_prepare_ahead (no statement prepared under a lock, app.h). Nothing executes. */
 static int edit_statements(struct store *s, void *arg)
 {
-    static const char none[] = "00000000-0000-4000-8000-000000000000";
+    static const char none[] = APP_PLACEHOLDER_ID;
     struct arena *a = arg;
     struct incident_state st;
     struct incident inc = {.id = none};
@@ -110,10 +118,7 @@ static int edit_statements(struct store *s, void *arg)
     if (rc >= 0)
         rc = admin_update_editorial(s, &inc, 0);
     if (rc >= 0)
-        rc = audit_insert(
-            s,
-            &(struct audit_record){
-                .id = none, .actor = none, .action = none, .target_kind = none, .target_id = none});
+        rc = app_audit_ahead(s);
     return rc < 0 ? rc : 0;
 }
 
@@ -278,16 +283,13 @@ int incident_add_source(const struct app_ctx *c, const char *id, const struct so
 static int remove_statements(struct store *s, void *arg)
 {
     (void)arg;
-    static const char none[] = "00000000-0000-4000-8000-000000000000";
+    static const char none[] = APP_PLACEHOLDER_ID;
     struct incident_state st;
     int rc = admin_incident_state(s, none, &st);
     if (rc >= 0)
         rc = admin_remove_source(s, none, "https://none.invalid/", 0);
     if (rc >= 0)
-        rc = audit_insert(
-            s,
-            &(struct audit_record){
-                .id = none, .actor = none, .action = none, .target_kind = none, .target_id = none});
+        rc = app_audit_ahead(s);
     return rc < 0 ? rc : 0;
 }
 

@@ -66,4 +66,9 @@ int app_audit(const struct app_ctx *c, const char *action, const char *target_ki
               const char *target_id, const char *before_json, const char *after_json,
               const char *reason);
 
+/* The audit record's insert with placeholder values (APP_PLACEHOLDER_ID), for a write's
+ * prepare-ahead function (app_begin_locked's prepare): store_prepare_ahead prepares it,
+ * nothing executes. 0 or a negative store_rc; nothing to free. */
+int app_audit_ahead(struct store *s);
+
 #endif

@@ -349,7 +349,8 @@ static bool is_url(const char *s)
     return strncmp(s, "http://", 7) == 0 || strncmp(s, "https://", 8) == 0;
 }
 
-/* GETs url under src's limits into body. 0, 1 (not modified) or -1 with err. */
+/* GETs url under src's limits into body. 0, 1 (not modified: a conditional request's 304;
+ * an unconditional one's leaves body empty and answers 0) or -1 with err. */
 static int fetch(const struct games_source *src, const char *url, const char *bearer,
                  bool conditional, struct buf *body, struct games_sync_report *r, char **etag,
                  char **last_modified, char *err, size_t errlen)
@@ -376,7 +377,7 @@ static int fetch(const struct games_source *src, const char *url, const char *be
         snprintf(err, errlen, "%s: %s after %d attempt%s", url, res.error, res.attempts,
                  res.attempts == 1 ? "" : "s");
     } else if (res.status == 304) {
-        rc = 1;
+        rc = conditional ? 1 : 0;
     } else {
         *body = res.body;
         res.body = (struct buf)BUF_INIT;
@@ -402,40 +403,10 @@ static void report_rejects(const struct provider_batch *b,
             on_reject(ctx, &b->rejects[i]);
 }
 
-static int sync_nflverse(struct app_ctx *c, const struct games_source *src,
-                         void (*on_reject)(void *, const struct provider_reject *), void *rctx,
-                         struct games_sync_report *r, char **etag, char **last_modified, char *err,
-                         size_t errlen)
+/* The most a source's document may weigh. */
+static size_t doc_max(const struct games_source *src)
 {
-    struct buf doc = BUF_INIT;
-    struct provider_batch b;
-    provider_batch_init(&b, "nflverse", "nfl:", "unknown");
-    int rc;
-    if (is_url(src->location)) {
-        rc = fetch(src, src->location, NULL, true, &doc, r, etag, last_modified, err, errlen);
-        if (rc == 1) {
-            r->not_modified = true;
-            rc = GAMES_SYNC_OK;
-            goto out;
-        }
-    } else {
-        rc = read_file(src->location, src->max_bytes ? src->max_bytes : 64u << 20, &doc, err,
-                       errlen);
-    }
-    if (rc < 0) {
-        rc = GAMES_SYNC_FETCH_FAILED;
-        goto out;
-    }
-    if (nflverse_read(doc.p, doc.len, c->now, c->a, &b, err, errlen) < 0) {
-        rc = GAMES_SYNC_BAD_DOCUMENT;
-        goto out;
-    }
-    report_rejects(&b, on_reject, rctx);
-    rc = app_games_sync(c, &b, r);
-out:
-    provider_batch_release(&b);
-    buf_release(&doc);
-    return rc;
+    return src->max_bytes ? src->max_bytes : 64u << 20;
 }
 
 /* {base}/path of the CFBD API (base without its trailing slashes) into url. */
@@ -448,96 +419,139 @@ static void cfbd_url(const struct games_source *src, struct buf *url, const char
     buf_printf(url, "%.*s/%s", (int)bl, base, path);
 }
 
+/* How a kind of source is fetched (get: its document into doc, a CFBD teams document into teams;
+ * 0, 1 not modified, or -1 with err; it may set the batch's scope), how it reads them into
+ * the batch (read: 0 or -1 with err) and how the batch is written (apply). */
+struct games_kind {
+    const char *provider, *id_prefix, *canceled;
+    int (*get)(const struct games_source *src, struct provider_batch *b, struct buf *doc,
+               struct buf *teams, struct games_sync_report *r, char **etag, char **last_modified,
+               char *err, size_t errlen);
+    int (*read)(struct app_ctx *c, const struct buf *doc, const struct buf *teams,
+                struct provider_batch *b, char *err, size_t errlen);
+    int (*apply)(struct app_ctx *c, const struct provider_batch *b, struct games_sync_report *r);
+};
+
+static int nflverse_get(const struct games_source *src, struct provider_batch *b, struct buf *doc,
+                        struct buf *teams, struct games_sync_report *r, char **etag,
+                        char **last_modified, char *err, size_t errlen)
+{
+    (void)b;
+    (void)teams;
+    if (is_url(src->location))
+        return fetch(src, src->location, NULL, true, doc, r, etag, last_modified, err, errlen);
+    return read_file(src->location, doc_max(src), doc, err, errlen);
+}
+
+static int nflverse_doc(struct app_ctx *c, const struct buf *doc, const struct buf *teams,
+                        struct provider_batch *b, char *err, size_t errlen)
+{
+    (void)teams;
+    return nflverse_read(doc->p, doc->len, c->now, c->a, b, err, errlen);
+}
+
 /* /scoreboard: the live facts of the day's games (docs/games.md "Live games"). Never
  * conditional: a scoreboard changes with every play. */
-static int sync_scoreboard(struct app_ctx *c, const struct games_source *src,
-                           void (*on_reject)(void *, const struct provider_reject *), void *rctx,
-                           struct games_sync_report *r, char *err, size_t errlen)
+static int scoreboard_get(const struct games_source *src, struct provider_batch *b, struct buf *doc,
+                          struct buf *teams, struct games_sync_report *r, char **etag,
+                          char **last_modified, char *err, size_t errlen)
 {
-    struct buf doc = BUF_INIT, url = BUF_INIT;
-    struct provider_batch b;
-    provider_batch_init(&b, "cfbd", "cfb:", "canceled");
-    size_t max = src->max_bytes ? src->max_bytes : 64u << 20;
-    int rc;
+    (void)b;
+    (void)teams;
+    (void)etag;
+    (void)last_modified;
     r->scoreboard = true;
-    if (src->location) {
-        rc = read_file(src->location, max, &doc, err, errlen);
-    } else {
-        cfbd_url(src, &url, "scoreboard");
-        rc = fetch(src, url.p, src->cfbd_key, false, &doc, r, NULL, NULL, err, errlen);
-    }
-    if (rc < 0) {
-        rc = GAMES_SYNC_FETCH_FAILED;
-        goto out;
-    }
-    if (cfbd_read_scoreboard(doc.p, doc.len, c->a, &b, err, errlen) < 0) {
-        rc = GAMES_SYNC_BAD_DOCUMENT;
-        goto out;
-    }
-    report_rejects(&b, on_reject, rctx);
-    rc = app_games_scoreboard(c, &b, r);
-out:
-    provider_batch_release(&b);
-    buf_release(&doc);
+    if (src->location)
+        return read_file(src->location, doc_max(src), doc, err, errlen);
+    struct buf url = BUF_INIT;
+    cfbd_url(src, &url, "scoreboard");
+    int rc = fetch(src, url.p, src->cfbd_key, false, doc, r, NULL, NULL, err, errlen);
     buf_release(&url);
     return rc;
 }
 
-static int sync_cfbd(struct app_ctx *c, const struct games_source *src,
+static int scoreboard_doc(struct app_ctx *c, const struct buf *doc, const struct buf *teams,
+                          struct provider_batch *b, char *err, size_t errlen)
+{
+    (void)teams;
+    return cfbd_read_scoreboard(doc->p, doc->len, c->a, b, err, errlen);
+}
+
+static int cfbd_get(const struct games_source *src, struct provider_batch *b, struct buf *games,
+                    struct buf *teams, struct games_sync_report *r, char **etag,
+                    char **last_modified, char *err, size_t errlen)
+{
+    const char *st =
+        src->season_type && strcmp(src->season_type, "both") != 0 ? src->season_type : NULL;
+    b->scope.week = src->week;
+    b->scope.season_type = st;
+    provider_scope_season(&b->scope, src->season);
+    int rc;
+    if (src->location) {
+        rc = read_file(src->location, doc_max(src), games, err, errlen);
+        if (rc == 0 && src->teams_file)
+            rc = read_file(src->teams_file, doc_max(src), teams, err, errlen);
+        return rc;
+    }
+    struct buf url = BUF_INIT;
+    cfbd_url(src, &url, "games");
+    buf_printf(&url, "?year=%lld", (long long)src->season);
+    if (src->week != MODEL_NULL)
+        buf_printf(&url, "&week=%lld", (long long)src->week);
+    buf_printf(&url, "&seasonType=%s", st ? st : "both");
+    rc = fetch(src, url.p, src->cfbd_key, true, games, r, etag, last_modified, err, errlen);
+    if (rc == 0 && src->with_teams) {
+        buf_reset(&url);
+        cfbd_url(src, &url, "teams");
+        buf_printf(&url, "?year=%lld", (long long)src->season);
+        rc = fetch(src, url.p, src->cfbd_key, false, teams, r, NULL, NULL, err, errlen);
+    }
+    buf_release(&url);
+    return rc;
+}
+
+static int cfbd_doc(struct app_ctx *c, const struct buf *games, const struct buf *teams,
+                    struct provider_batch *b, char *err, size_t errlen)
+{
+    struct cfbd_teams *index = NULL;
+    if (teams->len && cfbd_read_teams(teams->p, teams->len, c->a, &index, err, errlen) < 0)
+        return -1;
+    return cfbd_read_games(games->p, games->len, index, c->now, c->a, b, err, errlen);
+}
+
+/* The kinds of source, each's provider name, game id prefix and canceled word. */
+enum { KIND_NFLVERSE, KIND_SCOREBOARD, KIND_CFBD };
+static const struct games_kind kinds[] = {
+    [KIND_NFLVERSE] = {"nflverse", "nfl:", "unknown", nflverse_get, nflverse_doc, app_games_sync},
+    [KIND_SCOREBOARD] = {"cfbd", "cfb:", "canceled", scoreboard_get, scoreboard_doc,
+                         app_games_scoreboard},
+    [KIND_CFBD] = {"cfbd", "cfb:", "canceled", cfbd_get, cfbd_doc, app_games_sync},
+};
+
+/* One sync of src by its kind: get, read, report the rejects, apply; the outcome. */
+static int sync_kind(struct app_ctx *c, const struct games_source *src, const struct games_kind *k,
                      void (*on_reject)(void *, const struct provider_reject *), void *rctx,
                      struct games_sync_report *r, char **etag, char **last_modified, char *err,
                      size_t errlen)
 {
-    struct buf games = BUF_INIT, teams = BUF_INIT, url = BUF_INIT;
-    struct cfbd_teams *index = NULL;
+    struct buf doc = BUF_INIT, teams = BUF_INIT;
     struct provider_batch b;
-    provider_batch_init(&b, "cfbd", "cfb:", "canceled");
-    const char *st =
-        src->season_type && strcmp(src->season_type, "both") != 0 ? src->season_type : NULL;
-    b.scope.week = src->week;
-    b.scope.season_type = st;
-    provider_scope_season(&b.scope, src->season);
-    size_t max = src->max_bytes ? src->max_bytes : 64u << 20;
-    int rc;
-    if (src->location) {
-        rc = read_file(src->location, max, &games, err, errlen);
-        if (rc == 0 && src->teams_file)
-            rc = read_file(src->teams_file, max, &teams, err, errlen);
-    } else {
-        cfbd_url(src, &url, "games");
-        buf_printf(&url, "?year=%lld", (long long)src->season);
-        if (src->week != MODEL_NULL)
-            buf_printf(&url, "&week=%lld", (long long)src->week);
-        buf_printf(&url, "&seasonType=%s", st ? st : "both");
-        rc = fetch(src, url.p, src->cfbd_key, true, &games, r, etag, last_modified, err, errlen);
-        if (rc == 1) {
-            r->not_modified = true;
-            rc = GAMES_SYNC_OK;
-            goto out;
-        }
-        if (rc == 0 && src->with_teams) {
-            buf_reset(&url);
-            cfbd_url(src, &url, "teams");
-            buf_printf(&url, "?year=%lld", (long long)src->season);
-            rc = fetch(src, url.p, src->cfbd_key, false, &teams, r, NULL, NULL, err, errlen);
-        }
-    }
-    if (rc < 0) {
+    provider_batch_init(&b, k->provider, k->id_prefix, k->canceled);
+    int rc = k->get(src, &b, &doc, &teams, r, etag, last_modified, err, errlen);
+    if (rc == 1) {
+        r->not_modified = true;
+        rc = GAMES_SYNC_OK;
+    } else if (rc < 0) {
         rc = GAMES_SYNC_FETCH_FAILED;
-        goto out;
-    }
-    if ((teams.len && cfbd_read_teams(teams.p, teams.len, c->a, &index, err, errlen) < 0) ||
-        cfbd_read_games(games.p, games.len, index, c->now, c->a, &b, err, errlen) < 0) {
+    } else if (k->read(c, &doc, &teams, &b, err, errlen) < 0) {
         rc = GAMES_SYNC_BAD_DOCUMENT;
-        goto out;
+    } else {
+        report_rejects(&b, on_reject, rctx);
+        rc = k->apply(c, &b, r);
     }
-    report_rejects(&b, on_reject, rctx);
-    rc = app_games_sync(c, &b, r);
-out:
     provider_batch_release(&b);
-    buf_release(&games);
+    buf_release(&doc);
     buf_release(&teams);
-    buf_release(&url);
     return rc;
 }
 
@@ -552,11 +566,10 @@ int app_games_sync_source(struct app_ctx *c, const struct games_source *src,
         *etag = NULL;
     if (last_modified)
         *last_modified = NULL;
-    if (strcmp(src->provider, "nflverse") == 0)
-        return sync_nflverse(c, src, on_reject, reject_ctx, r, etag, last_modified, err, errlen);
-    if (src->scoreboard)
-        return sync_scoreboard(c, src, on_reject, reject_ctx, r, err, errlen);
-    return sync_cfbd(c, src, on_reject, reject_ctx, r, etag, last_modified, err, errlen);
+    int k = strcmp(src->provider, "nflverse") == 0 ? KIND_NFLVERSE
+            : src->scoreboard                      ? KIND_SCOREBOARD
+                                                   : KIND_CFBD;
+    return sync_kind(c, src, &kinds[k], on_reject, reject_ctx, r, etag, last_modified, err, errlen);
 }
 
 void app_games_report_line(const struct games_sync_report *r, char *out, size_t outlen)

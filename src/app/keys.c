@@ -38,11 +38,10 @@ static enum key_outcome owner_refusal(const struct account_row *a)
  * arguments, for store_prepare_ahead (app.h): nothing executes, lookups find nothing. */
 static int key_statements(struct store *s, void *arg)
 {
-    static const char none[] = "00000000-0000-4000-8000-000000000000";
-    struct app_ctx c = *(const struct app_ctx *)arg;
+    (void)arg;
+    static const char none[] = APP_PLACEHOLDER_ID;
     char id[ID_LEN];
     int64_t n;
-    c.s = s;
     int rc = accounts_active_keys(s, none, 0, &n);
     if (rc >= 0)
         rc = agents_account_ensure(s, "none@none.invalid", true, 0, id);
@@ -53,7 +52,7 @@ static int key_statements(struct store *s, void *arg)
     if (rc >= 0)
         rc = agents_key_revoke(s, none, 0);
     if (rc >= 0)
-        rc = app_audit(&c, none, none, none, NULL, NULL, NULL);
+        rc = app_audit_ahead(s);
     return rc < 0 ? rc : 0;
 }
 
@@ -143,25 +142,17 @@ enum key_outcome key_revoke(const struct app_ctx *c, const char *account_id, con
     return rc < 0 ? unavailable(c, rc, "key revoke") : KEY_OK;
 }
 
+/* key_list's rows, and the clock their state is judged at. */
 struct list_ctx {
-    const struct app_ctx *c;
-    struct key_info *keys;
-    size_t n, cap;
+    struct app_rows rows;
+    int64_t now;
 };
 
 static int list_one(void *p, const struct agent_key_row *k)
 {
     struct list_ctx *l = p;
-    struct arena *ar = l->c->a;
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? 2 * l->cap : 16;
-        struct key_info *grown = arena_alloc(ar, cap * sizeof *grown);
-        if (l->n)
-            memcpy(grown, l->keys, l->n * sizeof *grown);
-        l->keys = grown;
-        l->cap = cap;
-    }
-    l->keys[l->n++] = (struct key_info){
+    struct arena *ar = l->rows.a;
+    *(struct key_info *)app_rows_push(&l->rows) = (struct key_info){
         .id = arena_strdup(ar, k->id),
         .owner = arena_strdup(ar, k->owner),
         .name = arena_strdup(ar, k->name),
@@ -171,7 +162,7 @@ static int list_one(void *p, const struct agent_key_row *k)
         .expires_at = k->expires_at,
         .revoked_at = k->revoked_at,
         .last_used_at = k->last_used_at,
-        .state = agent_key_state(l->c->now, k->expires_at, k->revoked_at, k->banned, k->scope),
+        .state = agent_key_state(l->now, k->expires_at, k->revoked_at, k->banned, k->scope),
     };
     return 0;
 }
@@ -179,9 +170,9 @@ static int list_one(void *p, const struct agent_key_row *k)
 enum key_outcome key_list(const struct app_ctx *c, const char *owner_email, struct key_info **keys,
                           size_t *n)
 {
-    struct list_ctx l = {.c = c};
+    struct list_ctx l = {.rows = APP_ROWS_INIT(c->a, struct key_info), .now = c->now};
     int rc = agents_keys_each(c->s, owner_email, list_one, &l);
-    *keys = l.keys;
-    *n = rc < 0 ? 0 : l.n;
+    *keys = l.rows.v;
+    *n = rc < 0 ? 0 : l.rows.n;
     return rc < 0 ? unavailable(c, rc, "key list") : KEY_OK;
 }

@@ -3,7 +3,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
 #include "domain/agentkey.h"
 #include "domain/lead.h"
@@ -16,23 +15,20 @@
 int agent_authenticate(const struct app_ctx *c, const char *bearer, struct agent_auth *out,
                        const char **why)
 {
+    static const char *const unread[] = {
+        [BEARER_FOREIGN] = "a scout credential (ws_…) works only on the scout interface; the "
+                           "agent endpoints need an agent key (wk_…)",
+        [BEARER_MALFORMED] = "the agent key is malformed (wrong prefix, length or checksum)",
+    };
     *why = NULL;
-    if (!bearer || strncasecmp(bearer, "Bearer ", 7) != 0)
-        return AGENT_AUTH_MISSING;
-    const char *key = bearer + 7;
-    while (*key == ' ')
-        key++;
-    if (strncmp(key, SCOUT_KEY_PREFIX, 3) == 0) {
-        *why = "a scout credential (ws_…) works only on the scout interface; the agent endpoints "
-               "need an agent key (wk_…)";
-        return AGENT_AUTH_REFUSED;
-    }
-    if (!agent_key_well_formed(key)) {
-        *why = "the agent key is malformed (wrong prefix, length or checksum)";
-        return AGENT_AUTH_REFUSED;
-    }
     char hash[AGENT_KEY_HASH_HEX + 1];
-    agent_key_hash(key, hash);
+    enum bearer_read got = bearer_credential(bearer, AGENT_KEY_PREFIX, SCOUT_KEY_PREFIX, hash);
+    if (got == BEARER_NONE)
+        return AGENT_AUTH_MISSING;
+    if (got != BEARER_WELL_FORMED) {
+        *why = unread[got];
+        return AGENT_AUTH_REFUSED;
+    }
     int rc = agents_key_by_hash(c->s, hash, out);
     if (rc < 0)
         return APP_UNAVAILABLE;

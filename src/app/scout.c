@@ -7,7 +7,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
 #include <jansson.h>
 #include <sodium.h>
@@ -22,28 +21,22 @@
 int scout_authenticate(const struct app_ctx *c, const char *bearer, struct scout_credential *out,
                        const char **why)
 {
+    /* api-v1.md Authentication rule 3: a missing credential is 403 here, and neither a
+     * browser session nor any cookie stands in for one */
+    static const char *const unread[] = {
+        [BEARER_NONE] = "a scout credential is required: Authorization: Bearer ws_… (browser "
+                        "sessions and agent keys are not accepted)",
+        [BEARER_FOREIGN] = "an agent key (wk_…) works only on the agent endpoints; the scout "
+                           "interface needs a scout credential (ws_…)",
+        [BEARER_MALFORMED] = "the scout credential is malformed (wrong prefix, length or checksum)",
+    };
     *why = NULL;
-    if (!bearer || strncasecmp(bearer, "Bearer ", 7) != 0) {
-        /* api-v1.md Authentication rule 3: a missing credential is 403 here, and neither a
-         * browser session nor any cookie stands in for one */
-        *why = "a scout credential is required: Authorization: Bearer ws_… (browser sessions "
-               "and agent keys are not accepted)";
-        return SCOUT_AUTH_REFUSED;
-    }
-    const char *key = bearer + 7;
-    while (*key == ' ')
-        key++;
-    if (strncmp(key, AGENT_KEY_PREFIX, 3) == 0) {
-        *why = "an agent key (wk_…) works only on the agent endpoints; the scout interface "
-               "needs a scout credential (ws_…)";
-        return SCOUT_AUTH_REFUSED;
-    }
-    if (!credential_well_formed(SCOUT_KEY_PREFIX, key)) {
-        *why = "the scout credential is malformed (wrong prefix, length or checksum)";
-        return SCOUT_AUTH_REFUSED;
-    }
     char hash[AGENT_KEY_HASH_HEX + 1];
-    agent_key_hash(key, hash);
+    enum bearer_read got = bearer_credential(bearer, SCOUT_KEY_PREFIX, AGENT_KEY_PREFIX, hash);
+    if (got != BEARER_WELL_FORMED) {
+        *why = unread[got];
+        return SCOUT_AUTH_REFUSED;
+    }
     int rc = scout_credential_by_hash(c->s, hash, out);
     if (rc < 0)
         return APP_UNAVAILABLE;
@@ -96,6 +89,25 @@ static void run_left(const struct scout_credential *c, const struct scout_run *r
         left[k] = scout_run_remaining(r->cap[k], r->used[k], c->per_day[k], day_used[k]);
 }
 
+/* Opens a run's answer object with its runId, key and status, and a running run's lease
+ * (startedAt, expiresAt); the caller writes the rest and closes the object. */
+static void run_head(struct jw *w, const struct scout_run *r, bool running)
+{
+    jw_obj_begin(w);
+    jw_key(w, "runId");
+    jw_str(w, r->id);
+    jw_key(w, "key");
+    jw_str(w, r->key);
+    jw_key(w, "status");
+    jw_str(w, running ? "running" : "completed");
+    if (running) {
+        jw_key(w, "startedAt");
+        jw_time(w, r->started_at);
+        jw_key(w, "expiresAt");
+        jw_time(w, r->expires_at);
+    }
+}
+
 /* A running run as status shows it. */
 struct run_writer {
     struct jw *w;
@@ -108,17 +120,7 @@ static void write_run(struct jw *w, const struct scout_credential *c, const stru
 {
     int64_t left[SCOUT_NKINDS];
     run_left(c, r, day_used, left);
-    jw_obj_begin(w);
-    jw_key(w, "runId");
-    jw_str(w, r->id);
-    jw_key(w, "key");
-    jw_str(w, r->key);
-    jw_key(w, "status");
-    jw_str(w, "running");
-    jw_key(w, "startedAt");
-    jw_time(w, r->started_at);
-    jw_key(w, "expiresAt");
-    jw_time(w, r->expires_at);
+    run_head(w, r, true);
     kinds(w, "caps", r->cap);
     kinds(w, "used", r->used);
     kinds(w, "remaining", left);
@@ -145,6 +147,8 @@ struct op {
     int outcome;         /* SCOUT_OUT_ANSWER unless an op refuses */
     const char *message; /* the refusal's words */
     const char *request_id;
+    struct scout_run run;    /* an op on a run: the caller's run named by runId (own_run) */
+    enum scout_run_state st; /* and its state now */
 };
 
 /* Records a refusal: its outcome and words (the transaction's fate is the op's return). */
@@ -248,20 +252,21 @@ static int not_running(struct op *o, const struct scout_run *r, enum scout_run_s
     return OP_COMMIT;
 }
 
-/* Finds the run named by runId, checks it belongs to the caller and sets *st, its state now:
- * 0 found (answered nothing), OP_ROLLBACK answered 400, or a negative store_rc. An unknown
- * runId and another credential's get the same answer. */
-static int own_run(struct op *o, struct scout_run *r, enum scout_run_state *st)
+/* Finds the run named by runId into o->run, checks it belongs to the caller and sets o->st,
+ * its state now (scout_op does it before an op on a run): 0 found (answered nothing),
+ * OP_ROLLBACK answered 400, or a negative store_rc. An unknown runId and another
+ * credential's get the same answer. */
+static int own_run(struct op *o)
 {
-    int rc = scout_run_get(o->s, o->in.run_id, r);
+    int rc = scout_run_get(o->s, o->in.run_id, &o->run);
     if (rc < 0)
         return rc;
-    if (rc == 0 || strcmp(r->credential_id, o->cred->id) != 0) {
+    if (rc == 0 || strcmp(o->run.credential_id, o->cred->id) != 0) {
         refuse(o, SCOUT_OUT_FOREIGN_RUN, "runId %s is not a run of this scout credential",
                o->in.run_id);
         return OP_ROLLBACK;
     }
-    *st = scout_run_state(o->now, r->status, r->expires_at);
+    o->st = scout_run_state(o->now, o->run.status, o->run.expires_at);
     return 0;
 }
 
@@ -320,17 +325,7 @@ static int op_begin(struct op *o)
         r.cap[k] = o->cred->per_run[k];
     struct jw w;
     jw_init(&w, o->answer);
-    jw_obj_begin(&w);
-    jw_key(&w, "runId");
-    jw_str(&w, r.id);
-    jw_key(&w, "key");
-    jw_str(&w, r.key);
-    jw_key(&w, "status");
-    jw_str(&w, "running");
-    jw_key(&w, "startedAt");
-    jw_time(&w, r.started_at);
-    jw_key(&w, "expiresAt");
-    jw_time(&w, r.expires_at);
+    run_head(&w, &r, true);
     kinds(&w, "remaining", left);
     jw_key(&w, "checkpoints");
     if (have_cp == 1)
@@ -351,13 +346,10 @@ static int op_begin(struct op *o)
 
 static int op_reserve(struct op *o)
 {
-    struct scout_run r;
-    enum scout_run_state st;
-    int rc = own_run(o, &r, &st);
-    if (rc != 0)
-        return rc;
-    if (st != SCOUT_RUN_RUNNING)
-        return not_running(o, &r, st);
+    struct scout_run r = o->run;
+    int rc;
+    if (o->st != SCOUT_RUN_RUNNING)
+        return not_running(o, &r, o->st);
     if (o->cred->disabled) {
         reply_skip(o->answer, SCOUT_SKIP_DISABLED);
         return 0;
@@ -406,12 +398,9 @@ static int op_reserve(struct op *o)
 
 static int op_finish(struct op *o)
 {
-    struct scout_run r;
-    enum scout_run_state st;
-    int rc = own_run(o, &r, &st);
-    if (rc != 0)
-        return rc;
-    if (st == SCOUT_RUN_COMPLETED) {
+    struct scout_run r = o->run;
+    int rc;
+    if (o->st == SCOUT_RUN_COMPLETED) {
         /* api-v1.md operation rule 6: only the byte-identical payload is a retry */
         if (sodium_memcmp(r.finish_hash, o->in.body_hash, 64) != 0) {
             refuse(o, SCOUT_OUT_CONFLICT,
@@ -424,8 +413,8 @@ static int op_finish(struct op *o)
             return rc;
         return 0;
     }
-    if (st == SCOUT_RUN_EXPIRED)
-        return not_running(o, &r, st);
+    if (o->st == SCOUT_RUN_EXPIRED)
+        return not_running(o, &r, o->st);
     struct buf rejected = BUF_INIT;
     struct jw rw;
     jw_init(&rw, &rejected);
@@ -469,13 +458,7 @@ static int op_finish(struct op *o)
     }
     struct jw w;
     jw_init(&w, o->answer);
-    jw_obj_begin(&w);
-    jw_key(&w, "runId");
-    jw_str(&w, r.id);
-    jw_key(&w, "key");
-    jw_str(&w, r.key);
-    jw_key(&w, "status");
-    jw_str(&w, "completed");
+    run_head(&w, &r, false);
     jw_key(&w, "accepted");
     jw_int(&w, accepted);
     jw_key(&w, "duplicates");
@@ -500,11 +483,15 @@ static int op_finish(struct op *o)
 int scout_op(const struct app_ctx *c, const struct scout_credential *cred, bool candidates,
              const char *body, size_t len, struct buf *answer, const char **message)
 {
-    static int (*const ops[])(struct op *) = {
-        [SCOUT_OP_STATUS] = op_status,
-        [SCOUT_OP_BEGIN] = op_begin,
-        [SCOUT_OP_RESERVE] = op_reserve,
-        [SCOUT_OP_FINISH] = op_finish,
+    /* on_run: an op on a run, which the caller must own (own_run first) */
+    static const struct {
+        int (*fn)(struct op *);
+        bool on_run;
+    } ops[] = {
+        [SCOUT_OP_STATUS] = {op_status, false},
+        [SCOUT_OP_BEGIN] = {op_begin, false},
+        [SCOUT_OP_RESERVE] = {op_reserve, true},
+        [SCOUT_OP_FINISH] = {op_finish, true},
     };
     struct op o = {.answer = answer,
                    .s = c->s,
@@ -537,7 +524,9 @@ int scout_op(const struct app_ctx *c, const struct scout_credential *cred, bool 
         buf_reset(answer);
         o.outcome = SCOUT_OUT_ANSWER;
         o.message = NULL;
-        rc = ops[o.in.op](&o);
+        rc = ops[o.in.op].on_run ? own_run(&o) : 0;
+        if (rc == 0)
+            rc = ops[o.in.op].fn(&o);
         if (rc == STORE_CONSTRAINT) {
             store_rollback(o.s);
             continue;

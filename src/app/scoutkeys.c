@@ -16,7 +16,6 @@
 
 #include "app/editorial.h"
 #include "domain/scout.h"
-#include "store/audit.h"
 #include "util/log.h"
 #include "util/uuid.h"
 
@@ -176,18 +175,15 @@ int scoutkey_create(const struct app_ctx *c, const char *name, const struct scou
 static int change_statements(struct store *s, void *arg)
 {
     (void)arg;
-    static const char none[] = "00000000-0000-4000-8000-000000000000";
-    struct scout_credential k = {.id = "00000000-0000-4000-8000-000000000000"};
+    static const char none[] = APP_PLACEHOLDER_ID;
+    struct scout_credential k = {.id = APP_PLACEHOLDER_ID};
     int rc = scout_credential_by_id(s, none, &k);
     if (rc >= 0)
         rc = scout_credential_revoke(s, none, 0);
     if (rc >= 0)
         rc = scout_credential_update(s, &k);
     if (rc >= 0)
-        rc = audit_insert(
-            s,
-            &(struct audit_record){
-                .id = none, .actor = none, .action = none, .target_kind = none, .target_id = none});
+        rc = app_audit_ahead(s);
     return rc < 0 ? rc : 0;
 }
 
@@ -250,30 +246,15 @@ int scoutkey_change(const struct app_ctx *c, const char *id, enum scoutkey_chang
     return rc < 0 ? unavailable(c, rc, change_action[what]) : SCOUTKEY_OK;
 }
 
-struct list_ctx {
-    const struct app_ctx *c;
-    struct scout_credential *v;
-    size_t n, cap;
-};
-
-static int list_one(void *p, const struct scout_credential *k)
+static int list_one(void *rows, const struct scout_credential *k)
 {
-    struct list_ctx *l = p;
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? 2 * l->cap : 16;
-        struct scout_credential *grown = arena_alloc(l->c->a, cap * sizeof *grown);
-        if (l->n)
-            memcpy(grown, l->v, l->n * sizeof *grown);
-        l->v = grown;
-        l->cap = cap;
-    }
-    l->v[l->n++] = *k;
+    *(struct scout_credential *)app_rows_push(rows) = *k;
     return 0;
 }
 
 int scoutkey_list(const struct app_ctx *c, struct scout_credential **out, size_t *n)
 {
-    struct list_ctx l = {.c = c};
+    struct app_rows l = APP_ROWS_INIT(c->a, struct scout_credential);
     int rc = store_begin_read(c->s);
     if (rc >= 0)
         rc = scout_credentials_each(c->s, list_one, &l);

@@ -223,11 +223,9 @@ void account_session_csrf(const char *session_hash, char token[ACCOUNT_CSRF_LEN 
 
 bool account_session_csrf_ok(const char *session_hash, const char *token)
 {
-    if (!token || strlen(token) != ACCOUNT_CSRF_LEN)
-        return false;
     char want[ACCOUNT_CSRF_LEN + 1];
     account_session_csrf(session_hash, want);
-    return sodium_memcmp(want, token, ACCOUNT_CSRF_LEN) == 0;
+    return voter_token_equal(want, token, ACCOUNT_CSRF_LEN);
 }
 
 void account_voter(const char *account_id, char out[65])

@@ -2,6 +2,7 @@
 
 #include <sodium.h>
 #include <string.h>
+#include <strings.h>
 
 static const char alphabet[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
@@ -103,4 +104,20 @@ const char *agent_key_state_name(enum agent_key_state s)
 {
     static const char *const names[] = {"active", "revoked", "expired", "banned", "unscoped"};
     return names[s];
+}
+
+enum bearer_read bearer_credential(const char *bearer, const char *prefix, const char *foreign,
+                                   char hash[AGENT_KEY_HASH_HEX + 1])
+{
+    if (!bearer || strncasecmp(bearer, "Bearer ", 7) != 0)
+        return BEARER_NONE;
+    const char *key = bearer + 7;
+    while (*key == ' ')
+        key++;
+    if (strncmp(key, foreign, 3) == 0)
+        return BEARER_FOREIGN;
+    if (!credential_well_formed(prefix, key))
+        return BEARER_MALFORMED;
+    agent_key_hash(key, hash);
+    return BEARER_WELL_FORMED;
 }

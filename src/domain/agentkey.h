@@ -42,6 +42,14 @@ bool agent_key_well_formed(const char *s);
 /* The storage hash (hex SHA-256) of a key. */
 void agent_key_hash(const char *key, char hash[AGENT_KEY_HASH_HEX + 1]);
 
+/* What an Authorization header value holds for the interface whose credentials start with
+ * prefix (AGENT_KEY_PREFIX or SCOUT_KEY_PREFIX): nothing ("Bearer ", any case, missing; NULL
+ * counts as missing), a key that starts with foreign (the other interface's prefix), a
+ * malformed key, or a well-formed one, whose storage hash is then in hash. */
+enum bearer_read { BEARER_NONE, BEARER_FOREIGN, BEARER_MALFORMED, BEARER_WELL_FORMED };
+enum bearer_read bearer_credential(const char *bearer, const char *prefix, const char *foreign,
+                                   char hash[AGENT_KEY_HASH_HEX + 1]);
+
 /* Base62 of a big-endian byte string, left-padded with '0' to width (used by keys;
  * exposed for tests). Returns -1 when width is too small. */
 int base62_encode(const unsigned char *in, size_t n, char *out, size_t width);

@@ -88,6 +88,15 @@ void lead_input_release(struct lead_input *in)
     memset(in, 0, sizeof *in);
 }
 
+/* The member name of doc, or NULL with "<name> is required" in err. doc owns it. */
+static json_t *required(json_t *doc, const char *name, char *err, size_t errlen)
+{
+    json_t *v = json_object_get(doc, name);
+    if (!v)
+        err_printf(err, errlen, "%s is required", name);
+    return v;
+}
+
 int lead_parse(const char *body, size_t len, struct lead_input *out, char *err, size_t errlen)
 {
     static const char *const keys[] = {"game_id", "description", "source_urls", "period",
@@ -121,11 +130,9 @@ int lead_parse(const char *body, size_t len, struct lead_input *out, char *err, 
         }
     }
 
-    v = json_object_get(doc, "game_id");
-    if (!v) {
-        err_printf(err, errlen, "game_id is required");
+    v = required(doc, "game_id", err, errlen);
+    if (!v)
         goto fail;
-    }
     if (!json_is_string(v) || json_string_length(v) == 0 ||
         utf8_length(json_string_value(v)) > LEAD_GAME_ID_MAX) {
         err_printf(err, errlen, "game_id must be a string of 1 to %d characters", LEAD_GAME_ID_MAX);
@@ -133,11 +140,9 @@ int lead_parse(const char *body, size_t len, struct lead_input *out, char *err, 
     }
     out->game_id = json_string_value(v);
 
-    v = json_object_get(doc, "description");
-    if (!v) {
-        err_printf(err, errlen, "description is required");
+    v = required(doc, "description", err, errlen);
+    if (!v)
         goto fail;
-    }
     size_t dl = json_is_string(v) ? utf8_length(json_string_value(v)) : 0;
     if (!json_is_string(v) || dl < LEAD_DESCRIPTION_MIN || dl > LEAD_DESCRIPTION_MAX) {
         err_printf(err, errlen, "description must be a string of %d to %d characters",
@@ -146,11 +151,9 @@ int lead_parse(const char *body, size_t len, struct lead_input *out, char *err, 
     }
     out->description = json_string_value(v);
 
-    v = json_object_get(doc, "source_urls");
-    if (!v) {
-        err_printf(err, errlen, "source_urls is required");
+    v = required(doc, "source_urls", err, errlen);
+    if (!v)
         goto fail;
-    }
     if (!json_is_array(v) || json_array_size(v) < 1 || json_array_size(v) > LEAD_URLS_MAX) {
         err_printf(err, errlen, "source_urls must be an array of 1 to %d URLs", LEAD_URLS_MAX);
         goto fail;

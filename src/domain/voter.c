@@ -62,11 +62,14 @@ void voter_csrf_token(const char *id, char token[VOTER_TOKEN_LEN + 1])
 
 bool voter_csrf_ok(const char *id, const char *token)
 {
-    if (!token || strlen(token) != VOTER_TOKEN_LEN)
-        return false;
     char want[VOTER_TOKEN_LEN + 1];
     voter_csrf_token(id, want);
-    return sodium_memcmp(want, token, VOTER_TOKEN_LEN) == 0;
+    return voter_token_equal(want, token, VOTER_TOKEN_LEN);
+}
+
+bool voter_token_equal(const char *want, const char *token, size_t len)
+{
+    return token && strlen(token) == len && sodium_memcmp(want, token, len) == 0;
 }
 
 void voter_hash(const char *kind, const char *value, char out[VOTER_HASH_LEN + 1])

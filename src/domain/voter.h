@@ -28,6 +28,10 @@ bool voter_check_cookie(const char *cookie, char id[VOTER_ID_LEN + 1]);
 void voter_csrf_token(const char *id, char token[VOTER_TOKEN_LEN + 1]);
 bool voter_csrf_ok(const char *id, const char *token);
 
+/* Whether token (NULL counts as wrong) is exactly the len characters of want, compared in
+ * constant time: the check of every form token (voter_csrf_ok, account_session_csrf_ok). */
+bool voter_token_equal(const char *want, const char *token, size_t len);
+
 /* The stored identity of a voter, and of any other subject (a client address). */
 void voter_hash(const char *kind, const char *value, char out[VOTER_HASH_LEN + 1]);
 

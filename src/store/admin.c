@@ -8,25 +8,14 @@
 #include "store/games.h"
 #include "util/buf.h"
 
-static int exists(struct store *s, const char *sql, const char *id)
-{
-    struct store_stmt *st = store_prepare(s, sql);
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, id);
-    int rc = store_step(st);
-    store_reset(st);
-    return rc < 0 ? rc : rc == STORE_ROW;
-}
-
 int admin_team_exists(struct store *s, const char *id)
 {
-    return exists(s, "SELECT 1 FROM teams WHERE id = ?", id);
+    return STORE_EXISTS(s, "SELECT 1 FROM teams WHERE id = ?", STORE_TEXT(id));
 }
 
 int admin_game_exists(struct store *s, const char *id)
 {
-    return exists(s, "SELECT 1 FROM games WHERE id = ?", id);
+    return STORE_EXISTS(s, "SELECT 1 FROM games WHERE id = ?", STORE_TEXT(id));
 }
 
 int admin_game_times(struct store *s, const char *id, int64_t *created_at, int64_t *updated_at)
@@ -58,50 +47,45 @@ int admin_is_empty(struct store *s)
     return rc == STORE_ROW ? rows == 0 : STORE_ERR;
 }
 
+static void read_state(struct arena *a, struct store_stmt *st, void *row, size_t k)
+{
+    (void)a;
+    struct incident_state *out = &((struct incident_state *)row)[k];
+    store_col_copy(st, 0, out->visibility, sizeof out->visibility);
+    store_col_copy(st, 1, out->duplicate_of, sizeof out->duplicate_of);
+    store_col_copy(st, 2, out->slug, sizeof out->slug);
+    out->question_version = store_col_int(st, 3);
+    out->published_at = store_col_int(st, 4);
+    out->created_at = store_col_int(st, 5);
+    out->updated_at = store_col_int(st, 6);
+    out->duplicates = store_col_int(st, 7);
+    store_col_copy(st, 8, out->status, sizeof out->status);
+    store_col_copy(st, 9, out->game_id, sizeof out->game_id);
+}
+
 int admin_incident_state(struct store *s, const char *id, struct incident_state *out)
 {
     memset(out, 0, sizeof *out);
     out->question_version = MODEL_NULL;
-    struct store_stmt *st = STORE_SELECT(
-        s,
-        "SELECT visibility, duplicate_of, slug, question_version, published_at, created_at,"
-        " updated_at, (SELECT count(*) FROM incidents d WHERE d.duplicate_of = i.id), status,"
-        " game_id FROM incidents i WHERE id = ?",
-        STORE_TEXT(id));
-    if (!st)
-        return STORE_ERR;
-    int rc = store_step(st);
-    if (rc == STORE_ROW) {
-        store_col_copy(st, 0, out->visibility, sizeof out->visibility);
-        store_col_copy(st, 1, out->duplicate_of, sizeof out->duplicate_of);
-        store_col_copy(st, 2, out->slug, sizeof out->slug);
-        out->question_version = store_col_int(st, 3);
-        out->published_at = store_col_int(st, 4);
-        out->created_at = store_col_int(st, 5);
-        out->updated_at = store_col_int(st, 6);
-        out->duplicates = store_col_int(st, 7);
-        store_col_copy(st, 8, out->status, sizeof out->status);
-        store_col_copy(st, 9, out->game_id, sizeof out->game_id);
-    }
-    store_reset(st);
-    return rc < 0 ? rc : rc == STORE_ROW;
+    return store_read_one(
+        STORE_SELECT(
+            s,
+            "SELECT visibility, duplicate_of, slug, question_version, published_at, created_at,"
+            " updated_at, (SELECT count(*) FROM incidents d WHERE d.duplicate_of = i.id), status,"
+            " game_id FROM incidents i WHERE id = ?",
+            STORE_TEXT(id)),
+        NULL, read_state, out);
 }
 
 int admin_slug_owner(struct store *s, const char *slug, const char *id, char out[40])
 {
-    out[0] = '\0';
-    struct store_stmt *st = STORE_SELECT(
-        s,
-        "SELECT id FROM incidents WHERE slug = ? AND id <> ?"
-        " UNION ALL SELECT incident_id FROM incident_slugs WHERE slug = ? AND incident_id <> ?",
-        STORE_TEXT(slug), STORE_TEXT(id), STORE_TEXT(slug), STORE_TEXT(id));
-    if (!st)
-        return STORE_ERR;
-    int rc = store_step(st);
-    if (rc == STORE_ROW)
-        store_col_copy(st, 0, out, 40);
-    store_reset(st);
-    return rc < 0 ? rc : rc == STORE_ROW;
+    return store_text_one(
+        STORE_SELECT(s,
+                     "SELECT id FROM incidents WHERE slug = ? AND id <> ?"
+                     " UNION ALL SELECT incident_id FROM incident_slugs WHERE slug = ?"
+                     " AND incident_id <> ?",
+                     STORE_TEXT(slug), STORE_TEXT(id), STORE_TEXT(slug), STORE_TEXT(id)),
+        out, 40);
 }
 
 int admin_derive_slug(struct store *s, const char *id, const char *title, char *out, size_t outlen)
@@ -138,6 +122,27 @@ static int64_t tri(int v)
     return v < 0 ? MODEL_NULL : v;
 }
 
+/* The editorial columns of an incident, in the order bind_editorial binds them. */
+#define EDITORIAL_COLS                                                                             \
+    "title, play_description, neutral_summary, period, clock, original_ruling, final_ruling,"      \
+    " replay_involved, consequence, penalty_called"
+
+/* Binds i's EDITORIAL_COLS to st from parameter k on: the next parameter. */
+static int bind_editorial(struct store_stmt *st, int k, const struct incident *i)
+{
+    store_bind_text(st, k++, i->title);
+    store_bind_text(st, k++, i->play_description);
+    store_bind_text(st, k++, i->neutral_summary);
+    store_bind_int(st, k++, i->period);
+    store_bind_text(st, k++, i->clock);
+    store_bind_text(st, k++, i->original_ruling);
+    store_bind_text(st, k++, i->final_ruling);
+    store_bind_int(st, k++, tri(i->replay_involved));
+    store_bind_text(st, k++, i->consequence);
+    store_bind_int(st, k++, tri(i->penalty_called));
+    return k;
+}
+
 int admin_upsert_incident(struct store *s, const struct incident *i, const char *visibility,
                           int64_t question_version)
 {
@@ -163,12 +168,10 @@ int admin_upsert_incident(struct store *s, const struct incident *i, const char 
         STORE_TRY(store_run(d));
     }
     struct store_stmt *st = store_prepare(
-        s, "INSERT INTO incidents (id, game_id, title, play_description, neutral_summary,"
-           " category, period, clock, original_ruling, final_ruling, replay_involved,"
-           " consequence, status, origin_kind, provenance, reviewed_at, published_at,"
-           " created_at, updated_at, visibility, duplicate_of, slug, penalty_called,"
-           " comment_count, question_version)"
-           " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)"
+        s, "INSERT INTO incidents (id, game_id, " EDITORIAL_COLS ", category, status, origin_kind,"
+           " provenance, reviewed_at, published_at, created_at, updated_at, visibility,"
+           " duplicate_of, slug, comment_count, question_version)"
+           " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)"
            " ON CONFLICT (id) DO UPDATE SET game_id = excluded.game_id,"
            " title = excluded.title, play_description = excluded.play_description,"
            " neutral_summary = excluded.neutral_summary, category = excluded.category,"
@@ -184,19 +187,10 @@ int admin_upsert_incident(struct store *s, const struct incident *i, const char 
            " question_version = excluded.question_version");
     if (!st)
         return STORE_ERR;
-    int k = 1;
-    store_bind_text(st, k++, i->id);
-    store_bind_text(st, k++, i->game_id);
-    store_bind_text(st, k++, i->title);
-    store_bind_text(st, k++, i->play_description);
-    store_bind_text(st, k++, i->neutral_summary);
+    store_bind_text(st, 1, i->id);
+    store_bind_text(st, 2, i->game_id);
+    int k = bind_editorial(st, 3, i);
     store_bind_text(st, k++, i->category);
-    store_bind_int(st, k++, i->period);
-    store_bind_text(st, k++, i->clock);
-    store_bind_text(st, k++, i->original_ruling);
-    store_bind_text(st, k++, i->final_ruling);
-    store_bind_int(st, k++, tri(i->replay_involved));
-    store_bind_text(st, k++, i->consequence);
     store_bind_text(st, k++, i->status);
     store_bind_text(st, k++, i->origin_kind);
     store_bind_text(st, k++, i->provenance_json);
@@ -206,7 +200,6 @@ int admin_upsert_incident(struct store *s, const struct incident *i, const char 
     store_bind_int(st, k++, i->updated_at);
     store_bind_text(st, k++, visibility);
     store_bind_text(st, k++, i->slug);
-    store_bind_int(st, k++, tri(i->penalty_called));
     store_bind_int(st, k++, i->comment_count);
     store_bind_int(st, k++, question_version);
     STORE_TRY(store_run(st));
@@ -242,7 +235,7 @@ int admin_add_source(struct store *s, const char *incident_id, const struct sour
 {
     char id[37];
     source_id(incident_id, src->url, id);
-    int rc = exists(s, "SELECT 1 FROM sources WHERE id = ?", id);
+    int rc = STORE_EXISTS(s, "SELECT 1 FROM sources WHERE id = ?", STORE_TEXT(id));
     if (rc != 0)
         return rc < 0 ? rc : 0;
     STORE_TRY(STORE_RUN(
@@ -403,17 +396,7 @@ int admin_update_editorial(struct store *s, const struct incident *i, int64_t no
            " consequence = ?, penalty_called = ?, updated_at = ? WHERE id = ?");
     if (!st)
         return STORE_ERR;
-    int k = 1;
-    store_bind_text(st, k++, i->title);
-    store_bind_text(st, k++, i->play_description);
-    store_bind_text(st, k++, i->neutral_summary);
-    store_bind_int(st, k++, i->period);
-    store_bind_text(st, k++, i->clock);
-    store_bind_text(st, k++, i->original_ruling);
-    store_bind_text(st, k++, i->final_ruling);
-    store_bind_int(st, k++, tri(i->replay_involved));
-    store_bind_text(st, k++, i->consequence);
-    store_bind_int(st, k++, tri(i->penalty_called));
+    int k = bind_editorial(st, 1, i);
     store_bind_int(st, k++, now);
     store_bind_text(st, k++, i->id);
     return store_run(st);

@@ -3,7 +3,6 @@
 #include <string.h>
 
 #include "domain/votes.h"
-#include "util/buf.h"
 
 /* One statement, so one snapshot on either driver without a transaction around it: the
  * facts and fragment of each incident, joined with its current question version's tally
@@ -32,26 +31,12 @@ int fragments_read(struct store *s, struct arena *a, const char *const *ids, siz
         return 0;
     /* one text per power of two of IDs (the rest bound null): a few statements in the
      * connection's cache, not one per page size */
-    size_t slots = 1;
-    while (slots < n)
-        slots *= 2;
-    struct buf sql = BUF_INIT;
-    if (slots > 1) {
-        struct buf in = BUF_INIT;
-        buf_puts(&in, "IN (");
-        for (size_t i = 0; i < slots; i++)
-            buf_puts(&in, i ? ", ?" : "?");
-        buf_puts(&in, ")");
-        buf_printf(&sql, "%s%s", FACTS_SQL, in.p);
-        buf_release(&in);
-    }
+    size_t slots = store_id_slots(n, 1);
     /* a single incident (the hot read) with a constant text */
-    struct store_stmt *st = store_prepare(s, slots == 1 ? FACTS_SQL "= ?" : sql.p);
-    buf_release(&sql);
+    struct store_stmt *st = slots == 1 ? STORE_SELECT(s, FACTS_SQL "= ?", STORE_TEXT(ids[0]))
+                                       : store_select_ids(s, FACTS_SQL "IN", "", ids, n, slots);
     if (!st)
         return STORE_ERR;
-    for (size_t i = 0; i < slots; i++)
-        store_bind_text(st, (int)i + 1, i < n ? ids[i] : NULL);
     int rc;
     while ((rc = store_step(st)) == STORE_ROW) {
         const char *id = store_col_text(st, 0);
@@ -92,16 +77,12 @@ int fragments_stale(struct store *s, struct arena *a, size_t max, const char ***
 {
     *ids = NULL;
     *n = 0;
-    struct store_stmt *st = store_prepare(s, "SELECT incident_id FROM fragment_stale LIMIT ?");
-    if (!st)
-        return STORE_ERR;
-    store_bind_int(st, 1, (int64_t)max);
     const char **list = arena_alloc(a, sizeof *list * (max ? max : 1));
-    size_t count = 0;
-    int rc;
-    while ((rc = store_step(st)) == STORE_ROW && count < max)
-        list[count++] = arena_strdup(a, store_col_text(st, 0));
-    store_reset(st);
+    size_t count;
+    bool more;
+    int rc = store_page(
+        STORE_SELECT(s, "SELECT incident_id FROM fragment_stale LIMIT ?", STORE_INT((int64_t)max)),
+        a, store_read_id, list, (int64_t)max, &count, &more);
     if (rc < 0)
         return rc;
     *ids = list;
@@ -111,14 +92,8 @@ int fragments_stale(struct store *s, struct arena *a, size_t max, const char ***
 
 int fragments_claim(struct store *s, const char *id)
 {
-    struct store_stmt *st =
-        store_prepare(s, "DELETE FROM fragment_stale WHERE incident_id = ? RETURNING incident_id");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, id);
-    int rc = store_step(st);
-    store_reset(st);
-    return rc < 0 ? rc : rc == STORE_ROW;
+    return STORE_EXISTS(s, "DELETE FROM fragment_stale WHERE incident_id = ? RETURNING incident_id",
+                        STORE_TEXT(id));
 }
 
 int fragments_put(struct store *s, const char *id, const char *body)

@@ -43,21 +43,28 @@ static int read_team(struct arena *a, struct store_stmt *st, int c, struct team 
     return c + 10;
 }
 
+/* The game's own columns from c on, home_score to stage_label in this order: what GAME_COLS
+ * and SYNC_COLS share. */
+static void read_game_fields(struct arena *a, struct store_stmt *st, int c, struct game *g)
+{
+    g->home_score = store_col_int(st, c);
+    g->away_score = store_col_int(st, c + 1);
+    g->starts_at = store_col_int(st, c + 2);
+    g->kickoff_tbd = store_col_int(st, c + 3) != 0;
+    g->period = store_col_int(st, c + 4);
+    g->clock = dup(a, st, c + 5);
+    g->status = dup(a, st, c + 6);
+    g->season = store_col_int(st, c + 7);
+    g->week = store_col_int(st, c + 8);
+    g->league = dup(a, st, c + 9);
+    g->season_type = dup(a, st, c + 10);
+    g->stage_label = dup(a, st, c + 11);
+}
+
 static void read_game(struct arena *a, struct store_stmt *st, struct game *g)
 {
     g->id = dup(a, st, 0);
-    g->home_score = store_col_int(st, 1);
-    g->away_score = store_col_int(st, 2);
-    g->starts_at = store_col_int(st, 3);
-    g->kickoff_tbd = store_col_int(st, 4) != 0;
-    g->period = store_col_int(st, 5);
-    g->clock = dup(a, st, 6);
-    g->status = dup(a, st, 7);
-    g->season = store_col_int(st, 8);
-    g->week = store_col_int(st, 9);
-    g->league = dup(a, st, 10);
-    g->season_type = dup(a, st, 11);
-    g->stage_label = dup(a, st, 12);
+    read_game_fields(a, st, 1, g);
     g->created_at = store_col_int(st, 13);
     g->updated_at = store_col_int(st, 14);
     g->neutral_site = store_col_int(st, 15) != 0;
@@ -121,8 +128,9 @@ static const char *game_index(struct store *s, const struct game_filter *f, char
     return name;
 }
 
-static void game_conditions(struct where *w, const struct game_filter *f)
+static void game_conditions(struct where *w, const void *filter)
 {
+    const struct game_filter *f = filter;
     where_int(w, "g.season = ?", f->season);
     where_int(w, "g.week = ?", f->week);
     where_text(w, "g.league = ?", f->league);
@@ -137,6 +145,11 @@ static void read_row(struct arena *a, struct store_stmt *st, void *rows, size_t 
     read_game(a, st, &((struct game *)rows)[k]);
 }
 
+static void read_team_row(struct arena *a, struct store_stmt *st, void *rows, size_t k)
+{
+    read_team(a, st, 0, &((struct team *)rows)[k]);
+}
+
 /* A page from the list index (store/listindex.h) when the process holds one of the
  * request's content version: 1 answered, 0 not (SQL answers), or a negative store_rc. */
 static int indexed_page(struct store *s, struct arena *a, const struct game_filter *f,
@@ -144,24 +157,20 @@ static int indexed_page(struct store *s, struct arena *a, const struct game_filt
 {
     if (!f->versioned || f->by_week)
         return 0;
-    const struct listindex_query q = {
-        .team_id = f->team_id,
-        .league = f->league,
-        .season_type = f->season_type,
-        .status = f->status,
-        .season = f->season,
-        .week = f->week,
-        .from = f->from,
-        .to = f->to,
-        .has_verdict = -1,
-        .limit = f->limit,
-        .offset = f->offset,
-    };
+    const struct listindex_query q = {LISTINDEX_QUERY(f), .has_verdict = -1};
     const char **ids;
     return listindex_serve(s, a, f->version,
                            f->recent ? LISTINDEX_GAMES_RECENT : LISTINDEX_GAMES_KICKOFF, &q,
                            GAME_SELECT " WHERE g.id IN", read_row, list, &ids, n, more);
 }
+
+/* The games' page query (where_page): the page's ids, known kickoffs and kickoffs (pid, pk,
+ * ps); a team's games are its home games and its away games. */
+static const struct where_list game_pages = WHERE_LIST(
+    "g.id AS pid, g.kickoff_known AS pk, g.starts_at AS ps", "g.id, g.kickoff_known, g.starts_at",
+    "games g", " WHERE 1 = 1", "g.home_team_id", "g.away_team_id");
+
+#define PAGE_ROWS " JOIN games g ON g.id = p.pid" GAME_JOINS
 
 int games_list(struct store *s, struct arena *a, const struct game_filter *f, struct game **out,
                size_t *n, bool *more)
@@ -169,76 +178,46 @@ int games_list(struct store *s, struct arena *a, const struct game_filter *f, st
     struct game *games = arena_alloc(a, sizeof *games * (size_t)f->limit);
     size_t count = 0;
     int rc = indexed_page(s, a, f, games, &count, more);
-    if (rc == 1) {
-        *out = games;
-        *n = count;
-        return 0;
-    }
-    if (rc < 0)
-        return rc;
-    count = 0; /* SQL answers */
-    /* the page's ids first through the index of the driving filter in the list's order,
-     * then their columns; a team is its home games and its away games merged (as for
-     * incidents, store/incidents.c) */
-    char index[32] = "";
-    if (!f->by_week)
-        game_index(s, f, index, sizeof index);
-    /* the pages' by-week order has no index: SQLite chooses, as before */
-    bool arms = !f->by_week && f->team_id && strncmp(index, "games_home_", 11) == 0;
-    struct where w;
-    struct buf head = BUF_INIT;
-    buf_printf(&head,
-               GAME_COLS " FROM (SELECT g.id AS pid, g.kickoff_known AS pk, g.starts_at AS ps"
-                         " FROM games g%s WHERE 1 = 1",
-               f->by_week ? "" : where_index(s, index));
-    where_init(&w, head.p);
-    buf_release(&head);
-    if (arms)
-        where_text(&w, "g.home_team_id = ?", f->team_id);
-    where_mark(&w);
-    game_conditions(&w, f);
-    if (!arms)
-        where_text(&w, "(g.home_team_id = ? OR g.away_team_id = ?)", f->team_id);
-    if (arms) {
-        struct buf arm = BUF_INIT;
-        buf_printf(&arm,
-                   " UNION ALL SELECT g.id, g.kickoff_known, g.starts_at FROM games g%s"
-                   " WHERE 1 = 1",
-                   where_index(s, f->recent ? "games_away_recent" : "games_away_kickoff"));
-        where_repeat(&w, arm.p);
-        buf_release(&arm);
-        where_text(&w, "g.away_team_id = ?", f->team_id);
-        where_text(&w, "g.home_team_id IS DISTINCT FROM ?", f->team_id);
-        buf_puts(&w.sql, f->recent ? " ORDER BY pk DESC, ps DESC, pid ASC"
-                                   : " ORDER BY pk DESC, ps ASC, pid ASC");
-    } else if (f->by_week) {
-        week_order(&w.sql);
-    } else {
-        buf_puts(&w.sql, f->recent ? " ORDER BY g.kickoff_known DESC, g.starts_at DESC, g.id ASC"
-                                   : " ORDER BY g.kickoff_known DESC, g.starts_at ASC, g.id ASC");
-    }
-    buf_puts(&w.sql, " LIMIT ? OFFSET ?) p JOIN games g ON g.id = p.pid" GAME_JOINS);
-    if (f->by_week)
-        week_order(&w.sql);
-    else
-        buf_puts(&w.sql, f->recent ? " ORDER BY p.pk DESC, p.ps DESC, p.pid ASC"
-                                   : " ORDER BY p.pk DESC, p.ps ASC, p.pid ASC");
-    int i;
-    struct store_stmt *st = where_prepare(&w, s, &i);
-    if (!st)
-        return STORE_ERR;
-    store_bind_int(st, i++, f->limit + 1);
-    store_bind_int(st, i++, f->offset);
-
-    *more = false;
-    while ((rc = store_step(st)) == STORE_ROW) {
-        if (count == (size_t)f->limit) {
-            *more = true;
-            break;
+    if (rc == 0) {
+        /* SQL answers: the page's ids first through the index of the driving filter in the
+         * list's order, then their columns; the pages' by-week order has no index: SQLite
+         * chooses, as before */
+        char index[32] = "";
+        if (!f->by_week)
+            game_index(s, f, index, sizeof index);
+        bool arms = !f->by_week && f->team_id && strncmp(index, "games_home_", 11) == 0;
+        /* the page's order [recent][arms], then the rows' */
+        static const char *const order[2][2] = {
+            {" ORDER BY g.kickoff_known DESC, g.starts_at ASC, g.id ASC",
+             " ORDER BY pk DESC, ps ASC, pid ASC"},
+            {" ORDER BY g.kickoff_known DESC, g.starts_at DESC, g.id ASC",
+             " ORDER BY pk DESC, ps DESC, pid ASC"}};
+        static const char *const rows[2] = {PAGE_ROWS " ORDER BY p.pk DESC, p.ps ASC, p.pid ASC",
+                                            PAGE_ROWS " ORDER BY p.pk DESC, p.ps DESC, p.pid ASC"};
+        struct buf week = BUF_INIT, week_rows = BUF_INIT;
+        if (f->by_week) {
+            week_order(&week);
+            buf_puts(&week_rows, PAGE_ROWS);
+            week_order(&week_rows);
         }
-        read_game(a, st, &games[count++]);
+        const struct where_page p = {
+            .head = GAME_COLS " FROM ",
+            .index = f->by_week ? NULL : index,
+            .team = f->team_id,
+            .away_index = !arms       ? NULL
+                          : f->recent ? "games_away_recent"
+                                      : "games_away_kickoff",
+            .order = f->by_week ? week.p : order[f->recent][arms],
+            .tail = f->by_week ? week_rows.p : rows[f->recent],
+            .conditions = game_conditions,
+            .filter = f,
+            .limit = f->limit,
+            .offset = f->offset,
+        };
+        rc = store_page(where_page(s, &game_pages, &p), a, read_row, games, f->limit, &count, more);
+        buf_release(&week);
+        buf_release(&week_rows);
     }
-    store_reset(st);
     if (rc < 0)
         return rc;
     *out = games;
@@ -253,40 +232,24 @@ int teams_list(struct store *s, struct arena *a, const char *league, int64_t lim
     where_init(&w, "SELECT " TEAM_COLS("t") " FROM teams t WHERE 1 = 1");
     where_text(&w, "t.league = ?", league);
     buf_puts(&w.sql, " ORDER BY t.id LIMIT ? OFFSET ?");
-    int i, rc = 0;
+    int i;
     struct store_stmt *st = where_prepare(&w, s, &i);
     if (!st)
         return STORE_ERR;
     store_bind_int(st, i++, limit + 1);
     store_bind_int(st, i++, offset);
     struct team *teams = arena_alloc(a, sizeof *teams * (size_t)limit);
-    size_t count = 0;
-    *more = false;
-    while ((rc = store_step(st)) == STORE_ROW) {
-        if (count == (size_t)limit) {
-            *more = true;
-            break;
-        }
-        read_team(a, st, 0, &teams[count++]);
-    }
-    store_reset(st);
+    int rc = store_page(st, a, read_team_row, teams, limit, n, more);
     if (rc < 0)
         return rc;
     *out = teams;
-    *n = count;
     return 0;
 }
 
 int games_get(struct store *s, struct arena *a, const char *id, struct game *out)
 {
-    struct store_stmt *st = STORE_SELECT(s, GAME_SELECT " WHERE g.id = ?", STORE_TEXT(id));
-    if (!st)
-        return STORE_ERR;
-    int rc = store_step(st);
-    if (rc == STORE_ROW)
-        read_game(a, st, out);
-    store_reset(st);
-    return rc < 0 ? rc : rc == STORE_ROW;
+    return store_read_one(STORE_SELECT(s, GAME_SELECT " WHERE g.id = ?", STORE_TEXT(id)), a,
+                          read_row, out);
 }
 
 struct team_cb {
@@ -343,25 +306,15 @@ int games_each(struct store *s, int (*fn)(void *ctx, const struct game *g), void
     "id, home_team_id, away_team_id, home_score, away_score, starts_at, kickoff_tbd, period,"      \
     " clock, status, season, week, league, season_type, stage_label, neutral_site"
 
-/* A row of SYNC_COLS into g (teams carry their IDs only). */
-static void read_sync_row(struct arena *a, struct store_stmt *st, struct game *g)
+/* A row of SYNC_COLS into game k of rows (teams carry their IDs only). */
+static void read_sync_row(struct arena *a, struct store_stmt *st, void *rows, size_t k)
 {
+    struct game *g = &((struct game *)rows)[k];
     memset(g, 0, sizeof *g);
     g->id = dup(a, st, 0);
     g->home.id = dup(a, st, 1);
     g->away.id = dup(a, st, 2);
-    g->home_score = store_col_int(st, 3);
-    g->away_score = store_col_int(st, 4);
-    g->starts_at = store_col_int(st, 5);
-    g->kickoff_tbd = store_col_int(st, 6) != 0;
-    g->period = store_col_int(st, 7);
-    g->clock = dup(a, st, 8);
-    g->status = dup(a, st, 9);
-    g->season = store_col_int(st, 10);
-    g->week = store_col_int(st, 11);
-    g->league = dup(a, st, 12);
-    g->season_type = dup(a, st, 13);
-    g->stage_label = dup(a, st, 14);
+    read_game_fields(a, st, 3, g);
     g->neutral_site = store_col_int(st, 15) != 0;
 }
 
@@ -399,7 +352,7 @@ int games_sync_snapshot(struct store *s, struct arena *a, const char *provider, 
                 abort();
             v = grown;
         }
-        read_sync_row(a, st, &v[count++]);
+        read_sync_row(a, st, v, count++);
     }
     store_reset(st);
     if (rc < 0) {
@@ -414,16 +367,10 @@ int games_sync_snapshot(struct store *s, struct arena *a, const char *provider, 
 int games_sync_get(struct store *s, struct arena *a, const char *provider, const char *id,
                    struct game *out)
 {
-    struct store_stmt *st =
+    return store_read_one(
         STORE_SELECT(s, "SELECT " SYNC_COLS " FROM games WHERE id = ? AND provider = ?",
-                     STORE_TEXT(id), STORE_TEXT(provider));
-    if (!st)
-        return STORE_ERR;
-    int rc = store_step(st);
-    if (rc == STORE_ROW)
-        read_sync_row(a, st, out);
-    store_reset(st);
-    return rc < 0 ? rc : rc == STORE_ROW;
+                     STORE_TEXT(id), STORE_TEXT(provider)),
+        a, read_sync_row, out);
 }
 
 /* clang-format off */

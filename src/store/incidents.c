@@ -132,12 +132,12 @@ int incidents_tallies(struct store *s, const char *id, int64_t version, struct v
 {
     memset(v, 0, sizeof *v);
     struct store_stmt *st =
-        store_prepare(s, "SELECT rooting, " TALLY_SUMS " FROM vote_tallies"
-                         " WHERE incident_id = ? AND question_version = ? GROUP BY rooting");
+        STORE_SELECT(s,
+                     "SELECT rooting, " TALLY_SUMS " FROM vote_tallies"
+                     " WHERE incident_id = ? AND question_version = ? GROUP BY rooting",
+                     STORE_TEXT(id), STORE_INT(version));
     if (!st)
         return STORE_ERR;
-    store_bind_text(st, 1, id);
-    store_bind_int(st, 2, version);
     int rc;
     while ((rc = store_step(st)) == STORE_ROW) {
         int r = rooting_from_name(store_col_text(st, 0));
@@ -161,19 +161,14 @@ static int current_tallies(struct store *s, const char *const *ids, size_t n, st
     memset(out, 0, n * sizeof *out);
     if (n == 0)
         return 0;
-    struct buf sql = BUF_INIT;
-    buf_puts(&sql, "SELECT t.incident_id, t.rooting, " TALLY_SUMS
-                   " FROM vote_tallies t JOIN incidents i ON i.id = t.incident_id"
-                   " AND t.question_version = i.question_version WHERE t.incident_id IN (");
-    for (size_t i = 0; i < n; i++)
-        buf_puts(&sql, i ? ", ?" : "?");
-    buf_puts(&sql, ") GROUP BY t.incident_id, t.rooting");
-    struct store_stmt *st = store_prepare(s, sql.p);
-    buf_release(&sql);
+    struct store_stmt *st =
+        store_select_ids(s,
+                         "SELECT t.incident_id, t.rooting, " TALLY_SUMS
+                         " FROM vote_tallies t JOIN incidents i ON i.id = t.incident_id"
+                         " AND t.question_version = i.question_version WHERE t.incident_id IN",
+                         " GROUP BY t.incident_id, t.rooting", ids, n, n);
     if (!st)
         return STORE_ERR;
-    for (size_t i = 0; i < n; i++)
-        store_bind_text(st, (int)i + 1, ids[i]);
     int rc;
     while ((rc = store_step(st)) == STORE_ROW) {
         const char *id = store_col_text(st, 0);
@@ -284,8 +279,9 @@ static const char *incident_index(struct store *s, const struct incident_filter 
     return where_cheapest(d, n);
 }
 
-static void incident_conditions(struct where *w, const struct incident_filter *f)
+static void incident_conditions(struct where *w, const void *filter)
 {
+    const struct incident_filter *f = filter;
     where_text(w, "i.game_id = ?", f->game_id);
     where_text(w, "i.category = ?", f->category);
     where_text(w, "i.status = ?", f->status);
@@ -309,30 +305,30 @@ static void read_nothing(struct arena *a, struct store_stmt *st, void *rows, siz
     (void)a, (void)st, (void)rows, (void)k;
 }
 
+/* A single incident's row: the list's columns, then its survivor's slug and visibility. */
+static void read_single(struct arena *a, struct store_stmt *st, void *row, size_t k)
+{
+    struct incident *i = &((struct incident *)row)[k];
+    read_incident(a, st, i);
+    i->survivor_slug = dup(a, st, COL_SURVIVOR);
+    i->survivor_visibility = dup(a, st, COL_SURVIVOR + 1);
+}
+
 /* A page from the list index (store/listindex.h) when the process holds one of the
  * request's content version, its rows read by `select` (NULL: only checked published) with
  * read: 1 answered (*ids the page's ids), 0 not (SQL answers), or a negative store_rc. The
  * rows are looked up by primary key: the visibility is compared as an expression, else
  * SQLite walks incidents_by_published. */
 static int indexed_page(struct store *s, struct arena *a, const struct incident_filter *f,
-                        const char *select, listindex_read_fn read, struct incident *list,
+                        const char *select, store_read_fn read, struct incident *list,
                         const char ***ids, size_t *n, bool *more)
 {
     if (!f->versioned || f->game_id)
         return 0;
     const struct listindex_query q = {
-        .team_id = f->team_id,
-        .league = f->league,
-        .season_type = f->season_type,
-        .status = f->status,
+        LISTINDEX_QUERY(f),
         .category = f->category,
-        .season = f->season,
-        .week = f->week,
-        .from = f->from,
-        .to = f->to,
         .has_verdict = f->has_verdict,
-        .limit = f->limit,
-        .offset = f->offset,
     };
     return listindex_serve(s, a, f->version, LISTINDEX_INCIDENTS, &q,
                            select ? select
@@ -341,55 +337,34 @@ static int indexed_page(struct store *s, struct arena *a, const struct incident_
                            read, list, ids, n, more);
 }
 
-/* The statement of a page: head, then the page's ids and publication times (pid, pat) in the
- * spec's order, through the index of the driving filter, then tail; *k is the next
- * parameter. */
+/* The published incidents' page query (where_page): the page's ids and publication times
+ * (pid, pat), the team's incidents on the game attributes copied onto each incident
+ * (migration 011). */
+static const struct where_list incident_pages =
+    WHERE_LIST("i.id AS pid, i.published_at AS pat", "i.id, i.published_at", "incidents i",
+               " WHERE i.visibility = 'published'", "i.g_home", "i.g_away");
+
+/* The statement of a page: head, then the page's ids in the spec's order, then tail. The
+ * page's ids come first, through the index of the driving filter, so OFFSET walks a narrow
+ * index; then the columns of those ids only. */
 static struct store_stmt *page_stmt(struct store *s, const struct incident_filter *f,
-                                    const char *head, const char *tail, int *k)
+                                    const char *head, const char *tail)
 {
-    /* The page's ids first, through the index of the driving filter (the game attributes
-     * are copied onto each incident, migration 011), so OFFSET walks a narrow index; then
-     * the columns of those ids only. A team's incidents are its home incidents and its away
-     * incidents where it is not also home (the condition keeps the union exact): two
-     * ordered index scans merged by the compound ORDER BY. */
     const char *index = incident_index(s, f);
     bool arms = f->team_id && strcmp(index, "incidents_by_home") == 0;
-    struct where w;
-    struct buf sel = BUF_INIT;
-    buf_printf(&sel,
-               "%s(SELECT i.id AS pid, i.published_at AS pat"
-               " FROM incidents i%s WHERE i.visibility = 'published'",
-               head, where_index(s, index));
-    where_init(&w, sel.p);
-    buf_release(&sel);
-    if (arms)
-        where_text(&w, "i.g_home = ?", f->team_id);
-    where_mark(&w);
-    incident_conditions(&w, f);
-    if (!arms)
-        where_text(&w, "(i.g_home = ? OR i.g_away = ?)", f->team_id);
-    if (arms) {
-        struct buf arm = BUF_INIT;
-        buf_printf(&arm,
-                   " UNION ALL SELECT i.id, i.published_at FROM incidents i%s"
-                   " WHERE i.visibility = 'published'",
-                   where_index(s, "incidents_by_away"));
-        where_repeat(&w, arm.p);
-        buf_release(&arm);
-        where_text(&w, "i.g_away = ?", f->team_id);
-        where_text(&w, "i.g_home IS DISTINCT FROM ?", f->team_id);
-        buf_puts(&w.sql, " ORDER BY pat DESC, pid DESC");
-    } else {
-        buf_puts(&w.sql, " ORDER BY i.published_at DESC, i.id DESC");
-    }
-    buf_puts(&w.sql, " LIMIT ? OFFSET ?) p");
-    buf_puts(&w.sql, tail);
-    struct store_stmt *st = where_prepare(&w, s, k);
-    if (!st)
-        return NULL;
-    store_bind_int(st, (*k)++, f->limit + 1);
-    store_bind_int(st, (*k)++, f->offset);
-    return st;
+    const struct where_page p = {
+        .head = head,
+        .index = index,
+        .team = f->team_id,
+        .away_index = arms ? "incidents_by_away" : NULL,
+        .order = arms ? " ORDER BY pat DESC, pid DESC" : " ORDER BY i.published_at DESC, i.id DESC",
+        .tail = tail,
+        .conditions = incident_conditions,
+        .filter = f,
+        .limit = f->limit,
+        .offset = f->offset,
+    };
+    return where_page(s, &incident_pages, &p);
 }
 
 int incidents_page_ids(struct store *s, struct arena *a, const struct incident_filter *f,
@@ -402,27 +377,12 @@ int incidents_page_ids(struct store *s, struct arena *a, const struct incident_f
     if (rc != 0)
         return rc < 0 ? rc : 0;
     *ids = NULL; /* SQL answers */
-    *n = 0;
-    *more = false;
-    int k;
-    struct store_stmt *st =
-        page_stmt(s, f, "SELECT p.pid FROM ", " ORDER BY p.pat DESC, p.pid DESC", &k);
-    if (!st)
-        return STORE_ERR;
     const char **list = arena_alloc(a, sizeof *list * (size_t)f->limit);
-    size_t count = 0;
-    while ((rc = store_step(st)) == STORE_ROW) {
-        if (count == (size_t)f->limit) {
-            *more = true;
-            break;
-        }
-        list[count++] = arena_strdup(a, store_col_text(st, 0));
-    }
-    store_reset(st);
+    rc = store_page(page_stmt(s, f, "SELECT p.pid FROM ", " ORDER BY p.pat DESC, p.pid DESC"), a,
+                    store_read_id, list, f->limit, n, more);
     if (rc < 0)
         return rc;
     *ids = list;
-    *n = count;
     return 0;
 }
 
@@ -436,33 +396,11 @@ int incidents_list(struct store *s, struct arena *a, const struct incident_filte
                           "SELECT " INCIDENT_COLS INCIDENT_FROM
                           " WHERE i.visibility || '' = 'published' AND i.id IN",
                           read_row, list, &ids, &count, more);
-    if (rc == 1) {
-        rc = page_tallies(s, list, count);
-        if (rc < 0)
-            return rc;
-        *out = list;
-        *n = count;
-        return 0;
-    }
-    if (rc < 0)
-        return rc;
-    count = 0; /* SQL answers */
-    int k;
-    struct store_stmt *st = page_stmt(
-        s, f, "SELECT " INCIDENT_COLS " FROM ",
-        " JOIN incidents i ON i.id = p.pid" INCIDENT_JOINS " ORDER BY p.pat DESC, p.pid DESC", &k);
-    if (!st)
-        return STORE_ERR;
-
-    *more = false;
-    while ((rc = store_step(st)) == STORE_ROW) {
-        if (count == (size_t)f->limit) {
-            *more = true;
-            break;
-        }
-        read_incident(a, st, &list[count++]);
-    }
-    store_reset(st);
+    if (rc == 0) /* SQL answers */
+        rc = store_page(page_stmt(s, f, "SELECT " INCIDENT_COLS " FROM ",
+                                  " JOIN incidents i ON i.id = p.pid" INCIDENT_JOINS
+                                  " ORDER BY p.pat DESC, p.pid DESC"),
+                        a, read_row, list, f->limit, &count, more);
     if (rc < 0)
         return rc;
     rc = page_tallies(s, list, count);
@@ -475,43 +413,50 @@ int incidents_list(struct store *s, struct arena *a, const struct incident_filte
 
 int incidents_get(struct store *s, struct arena *a, const char *id, struct incident *out)
 {
-    struct store_stmt *st = store_prepare(
-        s, "SELECT " INCIDENT_COLS INCIDENT_SURVIVOR_COLS INCIDENT_FROM INCIDENT_SURVIVOR_FROM
-           " WHERE i.id = ?");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, id);
-    int rc = store_step(st);
-    if (rc == STORE_ROW) {
-        read_incident(a, st, out);
-        out->survivor_slug = dup(a, st, COL_SURVIVOR);
-        out->survivor_visibility = dup(a, st, COL_SURVIVOR + 1);
-    }
-    store_reset(st);
-    return rc < 0 ? rc : rc == STORE_ROW;
+    return store_read_one(STORE_SELECT(s,
+                                       "SELECT " INCIDENT_COLS INCIDENT_SURVIVOR_COLS INCIDENT_FROM
+                                           INCIDENT_SURVIVOR_FROM " WHERE i.id = ?",
+                                       STORE_TEXT(id)),
+                          a, read_single, out);
+}
+
+static void read_ref(struct arena *a, struct store_stmt *st, void *row, size_t k)
+{
+    (void)a;
+    struct incident_ref *ref = &((struct incident_ref *)row)[k];
+    store_col_copy(st, 0, ref->id, sizeof ref->id);
+    store_col_copy(st, 1, ref->slug, sizeof ref->slug);
+    store_col_copy(st, 2, ref->visibility, sizeof ref->visibility);
+    ref->question_version = store_col_int(st, 3);
+    store_col_copy(st, 4, ref->survivor_id, sizeof ref->survivor_id);
+    store_col_copy(st, 5, ref->survivor_slug, sizeof ref->survivor_slug);
+    store_col_copy(st, 6, ref->survivor_visibility, sizeof ref->survivor_visibility);
 }
 
 /* One incident by page key: its UUID, its slug or a former slug (incident_slugs). */
 static int locate_by_id(struct store *s, const char *id, struct incident_ref *ref)
 {
-    struct store_stmt *st = store_prepare(
-        s, "SELECT i.id, i.slug, i.visibility, i.question_version, d.id, d.slug, d.visibility"
-           " FROM incidents i LEFT JOIN incidents d ON d.id = i.duplicate_of WHERE i.id = ?");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, id);
-    int rc = store_step(st);
-    if (rc == STORE_ROW) {
-        store_col_copy(st, 0, ref->id, sizeof ref->id);
-        store_col_copy(st, 1, ref->slug, sizeof ref->slug);
-        store_col_copy(st, 2, ref->visibility, sizeof ref->visibility);
-        ref->question_version = store_col_int(st, 3);
-        store_col_copy(st, 4, ref->survivor_id, sizeof ref->survivor_id);
-        store_col_copy(st, 5, ref->survivor_slug, sizeof ref->survivor_slug);
-        store_col_copy(st, 6, ref->survivor_visibility, sizeof ref->survivor_visibility);
-    }
-    store_reset(st);
-    return rc < 0 ? rc : rc == STORE_ROW;
+    return store_read_one(
+        STORE_SELECT(s,
+                     "SELECT i.id, i.slug, i.visibility, i.question_version, d.id, d.slug,"
+                     " d.visibility FROM incidents i LEFT JOIN incidents d"
+                     " ON d.id = i.duplicate_of WHERE i.id = ?",
+                     STORE_TEXT(id)),
+        NULL, read_ref, ref);
+}
+
+/* The incident a slug names: its id, and whether the slug is a former one. */
+struct slug_hit {
+    char id[UUID_STR_LEN + 1];
+    bool historical;
+};
+
+static void read_slug_hit(struct arena *a, struct store_stmt *st, void *row, size_t k)
+{
+    (void)a;
+    struct slug_hit *hit = &((struct slug_hit *)row)[k];
+    store_col_copy(st, 0, hit->id, sizeof hit->id);
+    hit->historical = store_col_int(st, 1) != 0;
 }
 
 int incidents_locate(struct store *s, const char *key, struct incident_ref *ref)
@@ -524,94 +469,61 @@ int incidents_locate(struct store *s, const char *key, struct incident_ref *ref)
             ref->historical = ref->slug[0] != '\0';
         return rc;
     }
-    struct store_stmt *st =
-        store_prepare(s, "SELECT id, 0 FROM incidents WHERE slug = ?"
-                         " UNION ALL SELECT incident_id, 1 FROM incident_slugs WHERE slug = ?");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, key);
-    store_bind_text(st, 2, key);
-    int rc = store_step(st);
-    bool historical = false;
-    if (rc == STORE_ROW) {
-        store_col_copy(st, 0, id, sizeof id);
-        historical = store_col_int(st, 1) != 0;
-    }
-    store_reset(st);
-    if (rc != STORE_ROW)
-        return rc < 0 ? rc : 0;
-    rc = locate_by_id(s, id, ref);
-    ref->historical = historical;
+    struct slug_hit hit;
+    int rc = store_read_one(STORE_SELECT(s,
+                                         "SELECT id, 0 FROM incidents WHERE slug = ?"
+                                         " UNION ALL SELECT incident_id, 1 FROM incident_slugs"
+                                         " WHERE slug = ?",
+                                         STORE_TEXT(key), STORE_TEXT(key)),
+                            NULL, read_slug_hit, &hit);
+    if (rc != 1)
+        return rc;
+    rc = locate_by_id(s, hit.id, ref);
+    ref->historical = hit.historical;
     return rc;
+}
+
+static void read_source(struct arena *a, struct store_stmt *st, void *rows, size_t k)
+{
+    struct source *src = &((struct source *)rows)[k];
+    src->id = dup(a, st, 0);
+    src->url = dup(a, st, 1);
+    src->title = dup(a, st, 2);
+    src->publisher = dup(a, st, 3);
+    src->kind = dup(a, st, 4);
+    src->published_at = store_col_int(st, 5);
+    src->added_at = store_col_int(st, 6);
+    src->supports = dup(a, st, 7);
+    src->added_by = dup(a, st, 8);
 }
 
 int incidents_sources(struct store *s, struct arena *a, const char *id, struct source **out,
                       size_t *n)
 {
-    struct store_stmt *st = store_prepare(
-        s, "SELECT id, url, title, publisher, source_kind, published_at, added_at, supports,"
-           " added_by FROM sources WHERE incident_id = ? ORDER BY position, id");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, id);
-    size_t cap = 4, count = 0;
-    struct source *list = arena_alloc(a, sizeof *list * cap);
-    int rc;
-    while ((rc = store_step(st)) == STORE_ROW) {
-        if (count == cap) {
-            struct source *bigger = arena_alloc(a, sizeof *list * cap * 2);
-            memcpy(bigger, list, sizeof *list * cap);
-            list = bigger;
-            cap *= 2;
-        }
-        struct source *src = &list[count++];
-        src->id = dup(a, st, 0);
-        src->url = dup(a, st, 1);
-        src->title = dup(a, st, 2);
-        src->publisher = dup(a, st, 3);
-        src->kind = dup(a, st, 4);
-        src->published_at = store_col_int(st, 5);
-        src->added_at = store_col_int(st, 6);
-        src->supports = dup(a, st, 7);
-        src->added_by = dup(a, st, 8);
-    }
-    store_reset(st);
-    if (rc < 0)
-        return rc;
-    *out = list;
-    *n = count;
-    return 0;
+    return store_grow(STORE_SELECT(s,
+                                   "SELECT id, url, title, publisher, source_kind, published_at,"
+                                   " added_at, supports, added_by FROM sources"
+                                   " WHERE incident_id = ? ORDER BY position, id",
+                                   STORE_TEXT(id)),
+                      a, read_source, sizeof **out, out, n);
+}
+
+static void read_question_row(struct arena *a, struct store_stmt *st, void *rows, size_t k)
+{
+    read_question(a, st, 0, &((struct question *)rows)[k]);
 }
 
 int incidents_questions(struct store *s, struct arena *a, const char *id, struct question **out,
                         size_t *n)
 {
-    struct store_stmt *st = store_prepare(
-        s, "SELECT version, question_type, question_text, option_a_label, option_b_label,"
-           " unsure_label, stored_a_label, stored_b_label, stored_unsure_label,"
-           " factual_context, created_at, superseded_at"
-           " FROM questions WHERE incident_id = ? ORDER BY version");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, id);
-    size_t cap = 4, count = 0;
-    struct question *list = arena_alloc(a, sizeof *list * cap);
-    int rc;
-    while ((rc = store_step(st)) == STORE_ROW) {
-        if (count == cap) {
-            struct question *bigger = arena_alloc(a, sizeof *list * cap * 2);
-            memcpy(bigger, list, sizeof *list * cap);
-            list = bigger;
-            cap *= 2;
-        }
-        read_question(a, st, 0, &list[count++]);
-    }
-    store_reset(st);
-    if (rc < 0)
-        return rc;
-    *out = list;
-    *n = count;
-    return 0;
+    return store_grow(
+        STORE_SELECT(s,
+                     "SELECT version, question_type, question_text, option_a_label,"
+                     " option_b_label, unsure_label, stored_a_label, stored_b_label,"
+                     " stored_unsure_label, factual_context, created_at, superseded_at"
+                     " FROM questions WHERE incident_id = ? ORDER BY version",
+                     STORE_TEXT(id)),
+        a, read_question_row, sizeof **out, out, n);
 }
 
 int incidents_each(struct store *s,
@@ -640,24 +552,24 @@ int incidents_each(struct store *s,
     return rc < 0 ? rc : 0;
 }
 
+struct ballot_cb {
+    int (*fn)(void *ctx, const char *choice, const char *rooting);
+    void *ctx;
+};
+
+static int ballot_row(void *arg, struct store_stmt *st)
+{
+    const struct ballot_cb *cb = arg;
+    return cb->fn(cb->ctx, store_col_text(st, 0), store_col_text(st, 1));
+}
+
 int incidents_ballots(struct store *s, const char *id, int64_t version,
                       int (*fn)(void *ctx, const char *choice, const char *rooting), void *ctx)
 {
-    struct store_stmt *st = store_prepare(
-        s, "SELECT choice, rooting FROM ballots WHERE incident_id = ? AND question_version = ?"
-           " ORDER BY length(voter), voter");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, id);
-    store_bind_int(st, 2, version);
-    int rc;
-    while ((rc = store_step(st)) == STORE_ROW) {
-        int r = fn(ctx, store_col_text(st, 0), store_col_text(st, 1));
-        if (r < 0) {
-            rc = r;
-            break;
-        }
-    }
-    store_reset(st);
-    return rc < 0 ? rc : 0;
+    struct ballot_cb cb = {fn, ctx};
+    return store_rows(STORE_SELECT(s,
+                                   "SELECT choice, rooting FROM ballots WHERE incident_id = ?"
+                                   " AND question_version = ? ORDER BY length(voter), voter",
+                                   STORE_TEXT(id), STORE_INT(version)),
+                      ballot_row, &cb);
 }

@@ -85,7 +85,8 @@ int incidents_each(struct store *s,
                    int (*fn)(void *ctx, const struct incident *i, const char *visibility),
                    void *ctx);
 
-/* Calls fn with each ballot (choice, rooting or NULL) of one question version. */
+/* Calls fn with each ballot (choice, rooting or NULL) of one question version (store_rows: a
+ * non-zero return of fn stops, a negative one is returned). */
 int incidents_ballots(struct store *s, const char *id, int64_t version,
                       int (*fn)(void *ctx, const char *choice, const char *rooting), void *ctx);
 

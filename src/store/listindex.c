@@ -11,7 +11,6 @@
 
 #include <roaring/roaring.h>
 
-#include "util/buf.h"
 #include "util/log.h"
 #include "util/timefmt.h"
 
@@ -443,24 +442,13 @@ int listindex_page(const struct listindex *ix, enum listindex_list list,
 /* The rows of the page's ids (see listindex_serve): 1 when they are exactly those ids, 0
  * when one is missing, or a negative store_rc. */
 static int rows_by_id(struct store *s, struct arena *a, const char *select, const char *const *ids,
-                      size_t n, listindex_read_fn read, void *rows)
+                      size_t n, store_read_fn read, void *rows)
 {
     if (n == 0)
         return 1;
-    size_t slots = 8;
-    while (slots < n)
-        slots *= 2;
-    struct buf sql = BUF_INIT;
-    buf_printf(&sql, "%s (?", select);
-    for (size_t k = 1; k < slots; k++)
-        buf_puts(&sql, ", ?");
-    buf_puts(&sql, ")");
-    struct store_stmt *st = store_prepare(s, sql.p);
-    buf_release(&sql);
+    struct store_stmt *st = store_select_ids(s, select, "", ids, n, store_id_slots(n, 8));
     if (!st)
         return STORE_ERR;
-    for (size_t k = 0; k < slots; k++)
-        store_bind_text(st, (int)k + 1, k < n ? ids[k] : NULL);
     size_t count = 0;
     int rc;
     while ((rc = store_step(st)) == STORE_ROW) {
@@ -480,7 +468,7 @@ static int rows_by_id(struct store *s, struct arena *a, const char *select, cons
 }
 
 int listindex_serve(struct store *s, struct arena *a, uint64_t version, enum listindex_list list,
-                    const struct listindex_query *q, const char *select, listindex_read_fn read,
+                    const struct listindex_query *q, const char *select, store_read_fn read,
                     void *rows, const char ***ids, size_t *n, bool *more)
 {
     struct listindex *ix = q->limit <= LISTINDEX_PAGE_MAX ? listindex_acquire(version) : NULL;

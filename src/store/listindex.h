@@ -53,6 +53,12 @@ struct listindex_query {
     int has_verdict;
     int64_t limit, offset;
 };
+/* The initializers of the members that a list's filter f (store/incidents.h incident_filter,
+ * store/games.h game_filter) has under the same names: {LISTINDEX_QUERY(f), …the others}. */
+#define LISTINDEX_QUERY(f)                                                                         \
+    .team_id = (f)->team_id, .league = (f)->league, .season_type = (f)->season_type,               \
+    .status = (f)->status, .season = (f)->season, .week = (f)->week, .from = (f)->from,            \
+    .to = (f)->to, .limit = (f)->limit, .offset = (f)->offset
 
 /* Builds an index from s (one read transaction, no budget): 0 and *out, 1 when a list has
  * more than max entries (max < 0: no bound), or a negative store_rc. */
@@ -75,9 +81,8 @@ int listindex_page(const struct listindex *ix, enum listindex_list list,
  * place k in the page. 1 answered (*n rows, their ids in *ids, arena-owned, and *more), 0 not (no
  * index of that version, a write committed since the request's token removed a row: SQL answers),
  * or a negative store_rc. Counts the request (listindex_counts). */
-typedef void (*listindex_read_fn)(struct arena *a, struct store_stmt *st, void *rows, size_t k);
 int listindex_serve(struct store *s, struct arena *a, uint64_t version, enum listindex_list list,
-                    const struct listindex_query *q, const char *select, listindex_read_fn read,
+                    const struct listindex_query *q, const char *select, store_read_fn read,
                     void *rows, const char ***ids, size_t *n, bool *more);
 
 /*

@@ -27,13 +27,7 @@ extern const unsigned long store_nmigrations;
 /* Whether schema_version records version v: 1, 0, or a negative store_rc. */
 static int applied(struct store *s, int v)
 {
-    struct store_stmt *st = store_prepare(s, "SELECT 1 FROM schema_version WHERE version = ?");
-    if (!st)
-        return STORE_ERR;
-    store_bind_int(st, 1, v);
-    int rc = store_step(st);
-    store_reset(st);
-    return rc < 0 ? rc : rc == STORE_ROW;
+    return STORE_EXISTS(s, "SELECT 1 FROM schema_version WHERE version = ?", STORE_INT(v));
 }
 
 /* Runs one migration's text. What follows a line "-- @postgresql-only" (server-side
@@ -149,15 +143,8 @@ int store_migrate(struct store *s, char *err, size_t errlen)
         rc = apply(s, (const char *)migrations[i].sql);
         if (rc < 0)
             goto fail;
-        struct store_stmt *st =
-            store_prepare(s, "INSERT INTO schema_version (version, applied_at) VALUES (?, ?)");
-        if (!st) {
-            rc = STORE_ERR;
-            goto fail;
-        }
-        store_bind_int(st, 1, migrations[i].version);
-        store_bind_int(st, 2, time_now_us());
-        rc = store_step(st);
+        rc = STORE_RUN(s, "INSERT INTO schema_version (version, applied_at) VALUES (?, ?)",
+                       STORE_INT(migrations[i].version), STORE_INT(time_now_us()));
         if (rc < 0)
             goto fail;
     }

@@ -447,11 +447,19 @@ static void pg_bind_text(struct store_stmt *st, int idx, const char *v)
     p->values[idx - 1] = p->owned[idx - 1];
 }
 
-static void pg_bind_int(struct store_stmt *st, int idx, int64_t v)
+/* Clears parameter idx of st (pg_bind_null) for a number: its statement, or NULL when idx is
+ * out of range. */
+static struct pg_stmt *bind_number(struct store_stmt *st, int idx)
 {
     struct pg_stmt *p = stmt_of(st);
     pg_bind_null(st, idx);
-    if (!param_ok(p, idx))
+    return param_ok(p, idx) ? p : NULL;
+}
+
+static void pg_bind_int(struct store_stmt *st, int idx, int64_t v)
+{
+    struct pg_stmt *p = bind_number(st, idx);
+    if (!p)
         return;
     p->types[idx - 1] = OID_INT8;
     if (v == STORE_NULL_INT)
@@ -462,9 +470,8 @@ static void pg_bind_int(struct store_stmt *st, int idx, int64_t v)
 
 static void pg_bind_double(struct store_stmt *st, int idx, double v)
 {
-    struct pg_stmt *p = stmt_of(st);
-    pg_bind_null(st, idx);
-    if (!param_ok(p, idx))
+    struct pg_stmt *p = bind_number(st, idx);
+    if (!p)
         return;
     snprintf(p->ibuf[idx - 1], sizeof p->ibuf[0], "%.17g", v);
     p->values[idx - 1] = p->ibuf[idx - 1];

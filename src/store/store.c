@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "store/driver.h"
+#include "util/arena.h"
+#include "util/buf.h"
 #include "util/log.h"
 #include "util/timefmt.h"
 
@@ -207,6 +209,103 @@ int store_rows(struct store_stmt *st, int (*row)(void *ctx, struct store_stmt *s
     return rc < 0 ? rc : 0;
 }
 
+int store_read_one(struct store_stmt *st, struct arena *a, store_read_fn read, void *row)
+{
+    if (!st)
+        return STORE_ERR;
+    int rc = store_step(st);
+    if (rc == STORE_ROW)
+        read(a, st, row, 0);
+    store_reset(st);
+    return rc < 0 ? rc : rc == STORE_ROW;
+}
+
+int store_text_one(struct store_stmt *st, char *out, size_t n)
+{
+    out[0] = '\0';
+    if (!st)
+        return STORE_ERR;
+    int rc = store_step(st);
+    if (rc == STORE_ROW && store_col_copy(st, 0, out, n) < 0)
+        rc = STORE_ERR;
+    store_reset(st);
+    return rc < 0 ? rc : rc == STORE_ROW;
+}
+
+void store_read_id(struct arena *a, struct store_stmt *st, void *rows, size_t k)
+{
+    ((const char **)rows)[k] = arena_strdup(a, store_col_text(st, 0));
+}
+
+int store_page(struct store_stmt *st, struct arena *a, store_read_fn read, void *rows,
+               int64_t limit, size_t *n, bool *more)
+{
+    *n = 0;
+    *more = false;
+    if (!st)
+        return STORE_ERR;
+    int rc;
+    while ((rc = store_step(st)) == STORE_ROW) {
+        if (*n == (size_t)limit) {
+            *more = true;
+            break;
+        }
+        read(a, st, rows, (*n)++);
+    }
+    store_reset(st);
+    return rc < 0 ? rc : 0;
+}
+
+int store_grow(struct store_stmt *st, struct arena *a, store_read_fn read, size_t size, void *out,
+               size_t *n)
+{
+    if (!st)
+        return STORE_ERR;
+    size_t cap = 4, count = 0;
+    char *list = arena_alloc(a, size * cap);
+    int rc;
+    while ((rc = store_step(st)) == STORE_ROW) {
+        if (count == cap) {
+            char *bigger = arena_alloc(a, size * cap * 2);
+            memcpy(bigger, list, size * cap);
+            list = bigger;
+            cap *= 2;
+        }
+        read(a, st, list, count++);
+    }
+    store_reset(st);
+    if (rc < 0)
+        return rc;
+    memcpy(out, &list, sizeof list); /* the caller's T *: every object pointer is alike here */
+    *n = count;
+    return 0;
+}
+
+size_t store_id_slots(size_t n, size_t min)
+{
+    size_t slots = min;
+    while (slots < n)
+        slots *= 2;
+    return slots;
+}
+
+struct store_stmt *store_select_ids(struct store *s, const char *head, const char *tail,
+                                    const char *const *ids, size_t n, size_t slots)
+{
+    struct buf sql = BUF_INIT;
+    buf_printf(&sql, "%s (?", head);
+    for (size_t k = 1; k < slots; k++)
+        buf_puts(&sql, ", ?");
+    buf_printf(&sql, ")%s", tail);
+    struct store_stmt *st = store_prepare(s, sql.p);
+    buf_release(&sql);
+    if (!st)
+        return NULL;
+    for (size_t k = 0; k < slots; k++)
+        store_bind_text(st, (int)k + 1, k < n ? ids[k] : NULL);
+    return st;
+}
+
 int store_changed_args(struct store *s, const char *sql, const struct store_arg *args, size_t n)
 {
     int rc = store_run_args(s, sql, args, n);
@@ -261,13 +360,8 @@ int store_lock_key(struct store *s, const char *key)
     /* drivers without a row-write mode hold the whole database's write lock already */
     if (!s->drv->begin_row_write)
         return 0;
-    struct store_stmt *st =
-        store_prepare(s, "SELECT pg_advisory_xact_lock(hashtextextended(?, 0))");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, key);
-    int rc = store_step(st);
-    store_reset(st);
+    int rc =
+        STORE_EXISTS(s, "SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", STORE_TEXT(key));
     if (rc >= 0 && !s->prepare_only)
         s->key_locked = true;
     return rc < 0 ? rc : 0;

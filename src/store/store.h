@@ -122,6 +122,42 @@ int store_changed_args(struct store *s, const char *sql, const struct store_arg 
         if (rc_ < 0)                                                                               \
             return rc_;                                                                            \
     } while (0)
+/* A row reader: puts the current row of st at place k of the array rows, its strings (if it
+ * copies any) allocated in a. What store_read_one, store_page, store_grow and listindex_serve
+ * (store/listindex.h) call on each row. */
+struct arena;
+typedef void (*store_read_fn)(struct arena *a, struct store_stmt *st, void *rows, size_t k);
+/* Steps st (a STORE_SELECT's; NULL: STORE_ERR) once, calls read(a, st, row, 0) when it
+ * returned a row, and resets it: 1 when there was a row, 0 when none, or a negative
+ * store_rc. store_one (below) with a store_read_fn, the reader the pages share, and an arena. */
+int store_read_one(struct store_stmt *st, struct arena *a, store_read_fn read, void *row);
+/* Steps st (a STORE_SELECT's; NULL: STORE_ERR) once, copies column 0 of its row into out (n
+ * bytes, as store_col_copy; "" when there is no row) and resets it: 1 when there was a row, 0
+ * when none, or a negative store_rc (STORE_ERR when the value does not fit, as
+ * store_col_copy). The lookup of one text value. */
+int store_text_one(struct store_stmt *st, char *out, size_t n);
+/* The reader of a list of IDs: column 0's text, copied into a, at ((const char **)rows)[k]. */
+void store_read_id(struct arena *a, struct store_stmt *st, void *rows, size_t k);
+/* Steps st (NULL: STORE_ERR), a page whose SQL asks for limit + 1 rows, into rows (room for
+ * limit), read(a, st, rows, k) for each, and resets it: 0 with *n rows read and *more true
+ * when a row came past limit, or a negative store_rc. */
+int store_page(struct store_stmt *st, struct arena *a, store_read_fn read, void *rows,
+               int64_t limit, size_t *n, bool *more);
+/* Steps st (NULL: STORE_ERR) through all its rows into an array of elements of size bytes
+ * allocated in a (grown as rows come; never NULL), read(a, st, rows, k) for each, and resets
+ * it: 0 with the array (arena-owned) stored in the caller's pointer at out (a T ** for
+ * elements of type T) and *n, or a negative store_rc. */
+int store_grow(struct store_stmt *st, struct arena *a, store_read_fn read, size_t size, void *out,
+               size_t *n);
+/* The placeholders of a statement over n IDs: the smallest power of two that is at least n
+ * and at least min, so that a few SQL texts (each prepared once per connection) serve every
+ * count. */
+size_t store_id_slots(size_t n, size_t min);
+/* head " (?, ?, …)" tail with `slots` placeholders (slots >= n), prepared with ids[0..n)
+ * bound in order and null bound to the rest: a statement over a list of IDs ("… id IN" as
+ * head), ready to step and then reset. NULL when it cannot be prepared. */
+struct store_stmt *store_select_ids(struct store *s, const char *head, const char *tail,
+                                    const char *const *ids, size_t n, size_t slots);
 /* Copies a text column into dst (size n, "" for null): 0. dst is sized by the column's
  * maximum; a longer value (written around the rules) is never truncated: dst is left "",
  * the error is logged and counted, and STORE_ERR comes back for the read to fail. */

@@ -10,27 +10,17 @@
 
 int settings_get(struct store *s, const char *name, char *out, size_t n)
 {
-    struct store_stmt *st = store_prepare(s, "SELECT value FROM settings WHERE name = ?");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, name);
-    int rc = store_step(st);
-    if (rc == STORE_ROW && store_col_copy(st, 0, out, n) < 0)
-        rc = STORE_ERR;
-    store_reset(st);
-    return rc < 0 ? rc : rc == STORE_ROW;
+    return store_text_one(
+        STORE_SELECT(s, "SELECT value FROM settings WHERE name = ?", STORE_TEXT(name)), out, n);
 }
 
 int settings_put(struct store *s, const char *name, const char *value)
 {
-    struct store_stmt *st = store_prepare(s, "INSERT INTO settings (name, value) VALUES (?, ?)"
-                                             " ON CONFLICT (name) DO UPDATE SET value = "
-                                             "excluded.value");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, name);
-    store_bind_text(st, 2, value);
-    return store_run(st);
+    return STORE_RUN(s,
+                     "INSERT INTO settings (name, value) VALUES (?, ?)"
+                     " ON CONFLICT (name) DO UPDATE SET value = "
+                     "excluded.value",
+                     STORE_TEXT(name), STORE_TEXT(value));
 }
 
 int settings_secret(struct store *s, const char *name, unsigned char out[32])
@@ -49,25 +39,27 @@ int settings_secret(struct store *s, const char *name, unsigned char out[32])
     return rc < 0 ? rc : 0;
 }
 
+/* A ballot's choice and rooting into row, {choice, rooting} (16 bytes each). */
+static void read_ballot(struct arena *a, struct store_stmt *st, void *row, size_t k)
+{
+    (void)a, (void)k;
+    char *const *out = row;
+    store_col_copy(st, 0, out[0], 16);
+    store_col_copy(st, 1, out[1], 16);
+}
+
 int ballots_get(struct store *s, const char *incident_id, int64_t version, const char *voter,
                 char choice[16], char rooting[16])
 {
     choice[0] = rooting[0] = '\0';
-    struct store_stmt *st = store_prepare(s, "SELECT choice, rooting FROM ballots"
-                                             " WHERE incident_id = ? AND question_version = ?"
-                                             " AND voter = ?");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, incident_id);
-    store_bind_int(st, 2, version);
-    store_bind_text(st, 3, voter);
-    int rc = store_step(st);
-    if (rc == STORE_ROW) {
-        store_col_copy(st, 0, choice, 16);
-        store_col_copy(st, 1, rooting, 16);
-    }
-    store_reset(st);
-    return rc < 0 ? rc : rc == STORE_ROW;
+    char *out[2] = {choice, rooting};
+    return store_read_one(STORE_SELECT(s,
+                                       "SELECT choice, rooting FROM ballots"
+                                       " WHERE incident_id = ? AND question_version = ?"
+                                       " AND voter = ?",
+                                       STORE_TEXT(incident_id), STORE_INT(version),
+                                       STORE_TEXT(voter)),
+                          NULL, read_ballot, out);
 }
 
 int ballots_choice(struct store *s, const char *incident_id, int64_t version, const char *voter,
@@ -82,46 +74,29 @@ static int tally_add(struct store *s, const char *incident_id, int64_t version, 
                      const char *choice, int delta)
 {
     /* slot 0: SQLite has one writer (the server-side path spreads over slots) */
-    struct store_stmt *st = store_prepare(
-        s, "INSERT INTO vote_tallies (incident_id, question_version, rooting, correct, incorrect,"
-           " unsure) VALUES (?, ?, ?, ?, ?, ?)"
-           " ON CONFLICT (incident_id, question_version, rooting, slot)"
-           " DO UPDATE SET correct = vote_tallies.correct + excluded.correct,"
-           " incorrect = vote_tallies.incorrect + excluded.incorrect,"
-           " unsure = vote_tallies.unsure + excluded.unsure");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, incident_id);
-    store_bind_int(st, 2, version);
-    store_bind_text(st, 3, rooting ? rooting : rooting_names[ROOTING_UNSPECIFIED]);
     int k = vocab_find(choice_names, choice);
-    store_bind_int(st, 4, k == CHOICE_CORRECT ? delta : 0);
-    store_bind_int(st, 5, k == CHOICE_INCORRECT ? delta : 0);
-    store_bind_int(st, 6, k == CHOICE_UNSURE ? delta : 0);
-    return store_run(st);
+    return STORE_RUN(
+        s,
+        "INSERT INTO vote_tallies (incident_id, question_version, rooting, correct, incorrect,"
+        " unsure) VALUES (?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT (incident_id, question_version, rooting, slot)"
+        " DO UPDATE SET correct = vote_tallies.correct + excluded.correct,"
+        " incorrect = vote_tallies.incorrect + excluded.incorrect,"
+        " unsure = vote_tallies.unsure + excluded.unsure",
+        STORE_TEXT(incident_id), STORE_INT(version),
+        STORE_TEXT(rooting ? rooting : rooting_names[ROOTING_UNSPECIFIED]),
+        STORE_INT(k == CHOICE_CORRECT ? delta : 0), STORE_INT(k == CHOICE_INCORRECT ? delta : 0),
+        STORE_INT(k == CHOICE_UNSURE ? delta : 0));
 }
 
 int ballots_put(struct store *s, const char *incident_id, int64_t version, const char *voter,
                 const char *choice, const char *rooting, int64_t now)
 {
-    struct store_stmt *st =
-        store_prepare(s, "SELECT choice, rooting FROM ballots"
-                         " WHERE incident_id = ? AND question_version = ? AND voter = ?");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, incident_id);
-    store_bind_int(st, 2, version);
-    store_bind_text(st, 3, voter);
-    char old_choice[16] = "", old_rooting[16] = "";
-    int rc = store_step(st);
-    bool had = rc == STORE_ROW;
-    if (had) {
-        store_col_copy(st, 0, old_choice, sizeof old_choice);
-        store_col_copy(st, 1, old_rooting, sizeof old_rooting);
-    }
-    store_reset(st);
+    char old_choice[16], old_rooting[16];
+    int rc = ballots_get(s, incident_id, version, voter, old_choice, old_rooting);
     if (rc < 0)
         return rc;
+    bool had = rc == 1;
     if (had && strcmp(old_choice, choice) == 0 && strcmp(old_rooting, rooting ? rooting : "") == 0)
         return 0; /* the same ballot again: nothing moves */
     if (had) {
@@ -130,23 +105,19 @@ int ballots_put(struct store *s, const char *incident_id, int64_t version, const
             tally_add(s, incident_id, version, old_rooting[0] ? old_rooting : NULL, old_choice, -1);
         if (rc < 0)
             return rc;
-        st = store_prepare(s, "UPDATE ballots SET choice = ?, rooting = ?, updated_at = ?"
-                              " WHERE incident_id = ? AND question_version = ? AND voter = ?");
-    } else {
-        st = store_prepare(s, "INSERT INTO ballots (choice, rooting, updated_at, incident_id,"
-                              " question_version, voter, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)");
     }
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, choice);
-    store_bind_text(st, 2, rooting);
-    store_bind_int(st, 3, now);
-    store_bind_text(st, 4, incident_id);
-    store_bind_int(st, 5, version);
-    store_bind_text(st, 6, voter);
-    if (!had)
-        store_bind_int(st, 7, now);
-    rc = store_run(st);
+    /* the replacement binds the first six, the new ballot all seven */
+    const struct store_arg args[] = {
+        STORE_TEXT(choice), STORE_TEXT(rooting), STORE_INT(now), STORE_TEXT(incident_id),
+        STORE_INT(version), STORE_TEXT(voter),   STORE_INT(now)};
+    rc = had ? store_run_args(s,
+                              "UPDATE ballots SET choice = ?, rooting = ?, updated_at = ?"
+                              " WHERE incident_id = ? AND question_version = ? AND voter = ?",
+                              args, 6)
+             : store_run_args(s,
+                              "INSERT INTO ballots (choice, rooting, updated_at, incident_id,"
+                              " question_version, voter, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                              args, 7);
     if (rc < 0)
         return rc;
     return tally_add(s, incident_id, version, rooting, choice, +1);
@@ -156,11 +127,10 @@ int rate_windows_get(struct store *s, const char *subject, int64_t *count, int64
 {
     *count = 0;
     *started = 0;
-    struct store_stmt *st =
-        store_prepare(s, "SELECT count, started_at FROM rate_windows WHERE subject = ?");
+    struct store_stmt *st = STORE_SELECT(
+        s, "SELECT count, started_at FROM rate_windows WHERE subject = ?", STORE_TEXT(subject));
     if (!st)
         return STORE_ERR;
-    store_bind_text(st, 1, subject);
     int rc = store_step(st);
     if (rc == STORE_ROW) {
         *count = store_col_int(st, 0);
@@ -186,13 +156,7 @@ int rate_windows_prune(struct store *s, int64_t before)
 
 int ballots_voter_known(struct store *s, const char *voter)
 {
-    struct store_stmt *st = store_prepare(s, "SELECT 1 FROM ballots WHERE voter = ? LIMIT 1");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, voter);
-    int rc = store_step(st);
-    store_reset(st);
-    return rc < 0 ? rc : rc == STORE_ROW;
+    return STORE_EXISTS(s, "SELECT 1 FROM ballots WHERE voter = ? LIMIT 1", STORE_TEXT(voter));
 }
 
 /* A PostgreSQL array literal of the subjects ({"a","b",NULL}): subjects are made of

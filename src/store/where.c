@@ -104,6 +104,41 @@ struct store_stmt *where_prepare(struct where *w, struct store *s, int *next)
     return st;
 }
 
+struct store_stmt *where_page(struct store *s, const struct where_list *l,
+                              const struct where_page *p)
+{
+    bool arms = p->team && p->away_index;
+    struct where w;
+    struct buf sel = BUF_INIT;
+    buf_printf(&sel, "%s(SELECT %s FROM %s%s%s", p->head, l->ids, l->from,
+               p->index ? where_index(s, p->index) : "", l->filter);
+    where_init(&w, sel.p);
+    buf_release(&sel);
+    if (arms)
+        where_text(&w, l->home, p->team);
+    where_mark(&w);
+    p->conditions(&w, p->filter);
+    if (!arms)
+        where_text(&w, l->either, p->team);
+    if (arms) {
+        struct buf arm = BUF_INIT;
+        buf_printf(&arm, " UNION ALL SELECT %s FROM %s%s%s", l->arm_ids, l->from,
+                   where_index(s, p->away_index), l->filter);
+        where_repeat(&w, arm.p);
+        buf_release(&arm);
+        where_text(&w, l->away, p->team);
+        where_text(&w, l->not_home, p->team);
+    }
+    buf_printf(&w.sql, "%s LIMIT ? OFFSET ?) p%s", p->order, p->tail);
+    int k;
+    struct store_stmt *st = where_prepare(&w, s, &k);
+    if (!st)
+        return NULL;
+    store_bind_int(st, k++, p->limit + 1);
+    store_bind_int(st, k, p->offset);
+    return st;
+}
+
 /* The remembered counts: a small open table keyed by the count's SQL and values, shared by
  * the server's threads. */
 #define COUNT_SLOTS  512

@@ -67,4 +67,44 @@ const char *where_cheapest(const struct where_driver *d, int n);
  * free parameter index. NULL when the statement cannot be prepared. */
 struct store_stmt *where_prepare(struct where *w, struct store *s, int *next);
 
+/* A public list's page query (incidents, games): its table, the rows it lists, and the
+ * clauses of its team filter, which matches a team's home rows and its away rows. */
+struct where_list {
+    const char *ids;      /* the page's columns: "x.id AS pid", then its order's, named */
+    const char *arm_ids;  /* the same columns unnamed, for the second arm */
+    const char *from;     /* the table and its alias */
+    const char *filter;   /* " WHERE …": the rows the list holds */
+    const char *home;     /* the team's home rows: "… = ?" */
+    const char *away;     /* its away rows: "… = ?" */
+    const char *either;   /* its rows: "(… = ? OR … = ?)" */
+    const char *not_home; /* an away row that is not also a home row: "… IS DISTINCT FROM ?" */
+};
+/* A where_list whose team filter compares the columns home and away (string literals). */
+#define WHERE_LIST(ids_, arm_ids_, from_, filter_, home_, away_)                                   \
+    {                                                                                              \
+        .ids = ids_, .arm_ids = arm_ids_, .from = from_, .filter = filter_, .home = home_ " = ?",  \
+        .away = away_ " = ?", .either = "(" home_ " = ? OR " away_ " = ?)",                        \
+        .not_home = home_ " IS DISTINCT FROM ?"                                                    \
+    }
+/* One request's page of a where_list. */
+struct where_page {
+    const char *head;       /* what comes before the page's "(SELECT" */
+    const char *index;      /* the index the page walks (NULL: the database's choice) */
+    const char *team;       /* the team filter's value, NULL when none */
+    const char *away_index; /* non-NULL: the team's rows are two arms (below) */
+    const char *order;      /* the page's ORDER BY: over pid and the named columns with arms */
+    const char *tail;       /* what follows the page's "(…) p" */
+    void (*conditions)(struct where *w, const void *filter); /* the list's own filters */
+    const void *filter;
+    int64_t limit, offset;
+};
+/* The statement of a page: head, then "(SELECT ids FROM from" through index, filter, the
+ * list's conditions and the team's, ordered, "LIMIT ? OFFSET ?) p" (limit + 1 and offset
+ * bound), then tail. With a team and away_index the page is two arms merged by the ORDER BY:
+ * the team's home rows through index UNION ALL its away rows that are not home rows through
+ * away_index, each with the list's conditions (two ordered index scans, where one index on
+ * either column could not serve the OR). NULL when it cannot be prepared. */
+struct store_stmt *where_page(struct store *s, const struct where_list *l,
+                              const struct where_page *p);
+
 #endif

@@ -164,6 +164,14 @@ def wait_status(agent, lead_id, want, timeout=15):
         time.sleep(0.05)
 
 
+def wait_candidate(kit, lead_id, timeout=15):
+    """Polls the operator's view of a lead until research has made it a candidate."""
+    deadline = time.monotonic() + timeout
+    while "candidate" not in events(kit, lead_id):
+        assert time.monotonic() < deadline, lead_show(kit, lead_id)
+        time.sleep(0.05)
+
+
 def lead_show(kit, lead_id):
     r = kit.cli("lead", "show", lead_id, "--db", str(kit.db), "--json")
     assert r.returncode == 0, r.stderr
@@ -246,10 +254,7 @@ def test_candidate_waits_for_operator_then_publishes(kit, origins, tmp_path):
     start(kit, [a, b])
     agent = kit.agent()
     lead = agent.submit(lead_body(source_urls=urls, period=3, clock="8:40", category="spot"))
-    deadline = time.monotonic() + 15
-    while "candidate" not in events(kit, lead):
-        assert time.monotonic() < deadline, lead_show(kit, lead)
-        time.sleep(0.05)
+    wait_candidate(kit, lead)
     # a candidate is still "running" in public, and private: no incident yet
     d = wait_status(agent, lead, "running")
     assert d["incidentId"] is None
@@ -327,10 +332,7 @@ def test_operator_rejects_candidate(kit, origins):
     start(kit, [a, b])
     agent = kit.agent()
     lead = agent.submit(lead_body(source_urls=urls, period=1, clock="0:45"))
-    deadline = time.monotonic() + 15
-    while "candidate" not in events(kit, lead):
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
+    wait_candidate(kit, lead)
     r = kit.cli("candidate", "reject", lead, "--db", str(kit.db))
     assert r.returncode == 2  # --reason is required
     r = kit.cli("candidate", "reject", lead, "--reason", "not an officiating call",
@@ -357,15 +359,10 @@ def test_longest_rejection_reason_reads_back_whole(kit, origins):
     start(kit, [a, b])
     agent = kit.agent()
     lead = agent.submit(lead_body(source_urls=urls, period=1, clock="0:45"))
-    deadline = time.monotonic() + 15
-    while "candidate" not in events(kit, lead):
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
+    wait_candidate(kit, lead)
     r = kit.cli("candidate", "reject", lead, "--reason", "w" * 501, "--db", str(kit.db))
     assert r.returncode != 0 and "reason must be 1 to 500 bytes" in r.stderr, r.stderr
-    why = "w" * 499 + "é"[:1]  # 500 characters, the last one not ASCII
-    why = why.encode()[:500].decode("utf-8", "ignore")
-    why = why + "w" * (500 - len(why.encode()))
+    why = "w" * 498 + "é"  # 500 bytes, the last character two of them
     assert len(why.encode()) == 500
     r = kit.cli("candidate", "reject", lead, "--reason", why, "--db", str(kit.db))
     assert r.returncode == 0, r.stderr
@@ -583,10 +580,7 @@ def test_many_workers_never_claim_one_lead_twice(kit, origins):
     try:
         for ag, lead in leads:
             d = wait_status(ag, lead, {"running", "rejected", "duplicate", "failed"}, timeout=30)
-            deadline = time.monotonic() + 20
-            while "candidate" not in events(kit, lead):
-                assert time.monotonic() < deadline, lead_show(kit, lead)
-                time.sleep(0.05)
+            wait_candidate(kit, lead, timeout=20)
             assert d["status"] == "running"
     finally:
         for w in workers:

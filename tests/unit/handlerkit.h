@@ -9,6 +9,7 @@
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@
 #include "http/http.h"
 #include "store/store.h"
 #include "domain/account.h"
+#include "domain/voter.h"
 #include "tmpdb.h"
 #include "util/timefmt.h"
 
@@ -108,6 +110,28 @@ static inline struct request *hk_do(const char *method, const char *target,
     return http_fake_request(method, target, fake, body);
 }
 
+#define HK_FORM "application/x-www-form-urlencoded"
+
+/* A request with Content-Type ctype, an Origin (NULL: none) and the one cookie name=value
+ * (value NULL: no cookie) through the route table. Free with http_fake_free(). */
+static inline struct request *hk_send(const char *method, const char *target, const char *ctype,
+                                      const char *origin, const char *cookie_name,
+                                      const char *value, const char *body)
+{
+    const char *headers[][2] = {{"Content-Type", ctype}, {"Origin", origin}, {NULL, NULL}};
+    if (!origin)
+        headers[1][0] = NULL;
+    const char *cookies[][2] = {{cookie_name, value}, {NULL, NULL}};
+    struct http_fake f = {.headers = headers, .cookies = value ? cookies : NULL};
+    return hk_do(method, target, &f, body);
+}
+
+/* A form body "csrf=<csrf>&<fields>" (no "&" when fields is NULL or empty) into body. */
+static inline void hk_form_body(char *body, size_t size, const char *csrf, const char *fields)
+{
+    snprintf(body, size, "csrf=%s%s%s", csrf, fields && *fields ? "&" : "", fields ? fields : "");
+}
+
 static inline struct request *hk_get(const char *target)
 {
     return hk_do("GET", target, NULL, NULL);
@@ -189,14 +213,10 @@ static inline int hk_user(struct hk *k, const char *id, const char *email, const
 static inline struct request *hk_as(const struct hk_user *u, const char *method, const char *target,
                                     const char *body, const char *origin)
 {
-    const char *headers[][2] = {{"Content-Type", "application/x-www-form-urlencoded"},
-                                {"Origin", origin ? origin : HK_ORIGIN},
-                                {NULL, NULL}};
-    if (origin && !*origin)
-        headers[1][0] = NULL;
-    const char *cookies[][2] = {{ACCOUNT_COOKIE_NAME, u ? u->cookie : NULL}, {NULL, NULL}};
-    struct http_fake f = {.headers = headers, .cookies = u ? cookies : NULL};
-    return hk_do(method, target, &f, body);
+    if (!origin)
+        origin = HK_ORIGIN;
+    return hk_send(method, target, HK_FORM, *origin ? origin : NULL, ACCOUNT_COOKIE_NAME,
+                   u ? u->cookie : NULL, body);
 }
 
 /* A same-origin form POST as u with the CSRF token appended ("csrf=…&" + fields). */
@@ -204,9 +224,34 @@ static inline struct request *hk_post(const struct hk_user *u, const char *targe
                                       const char *fields)
 {
     char body[4096];
-    snprintf(body, sizeof body, "csrf=%s%s%s", u ? u->csrf : "", fields && *fields ? "&" : "",
-             fields ? fields : "");
+    hk_form_body(body, sizeof body, u ? u->csrf : "", fields);
     return hk_as(u, "POST", target, body, NULL);
+}
+
+/* ---- anonymous visitors (the voter cookie) ---- */
+
+/* An anonymous visitor: its voter cookie and the CSRF token of its forms. */
+struct hk_voter {
+    char cookie[VOTER_COOKIE_LEN + 1];
+    char csrf[VOTER_TOKEN_LEN + 1];
+};
+
+/* A POST of body as type ctype with v's voter cookie (v NULL: none) and an Origin (NULL:
+ * none). Free with http_fake_free(). */
+static inline struct request *hk_voter_post(const struct hk_voter *v, const char *target,
+                                            const char *ctype, const char *origin, const char *body)
+{
+    return hk_send("POST", target, ctype, origin, VOTER_COOKIE_NAME, v ? v->cookie : NULL, body);
+}
+
+/* A same-origin form POST as the anonymous visitor v, its CSRF token prepended ("csrf=…&" +
+ * fields). Free with http_fake_free(). */
+static inline struct request *hk_anon_post(const struct hk_voter *v, const char *target,
+                                           const char *fields)
+{
+    char body[4096];
+    hk_form_body(body, sizeof body, v->csrf, fields);
+    return hk_voter_post(v, target, HK_FORM, HK_ORIGIN, body);
 }
 
 /* Asserts a redirect: status and the Location (HK_ORIGIN + path); frees req. */
@@ -221,6 +266,80 @@ static inline void hk_expect_redirect(struct request *req, int status, const cha
     assert_non_null(loc);
     assert_string_equal(loc, want);
     hk_expect(req, status, NULL, NULL);
+}
+
+/* ---- the fixture of a handler test file ---- */
+
+/* An account hk_setup makes (hk_user) into *u. */
+struct hk_account {
+    const char *id, *email, *role; /* role NULL, "moderator", "editor" or "admin" */
+    struct hk_user *u;
+};
+
+#define HK_ACCOUNTS_MAX 4
+
+/* What a test file's fixture sets up beyond the seed; every member may be left zero. */
+struct hk_fixture {
+    const unsigned char *secret; /* the voter secret (32 bytes), or NULL: left unset */
+    bool fast_passwords;         /* argon2id at its smallest cost (the rules are the same) */
+    struct hk_voter *anon;       /* filled with a new voter cookie and its token, or NULL */
+    int64_t account_age_us;      /* the accounts were created this long before now */
+    struct hk_account accounts[HK_ACCOUNTS_MAX]; /* up to the first id NULL */
+};
+
+/* A cmocka setup's body: opens the seeded database (hk_open) into *state and sets up what f
+ * (NULL: nothing more) asks. The fixture, or NULL on failure; hk_teardown frees it. */
+static inline struct hk *hk_setup(void **state, const struct hk_fixture *f)
+{
+    struct hk *k = hk_open(NULL);
+    *state = k;
+    if (!k || !f)
+        return k;
+    if (f->secret)
+        voter_set_secret(f->secret);
+    if (f->fast_passwords) {
+        k->limits.password_ops = crypto_pwhash_OPSLIMIT_MIN;
+        k->limits.password_memory_kib = crypto_pwhash_MEMLIMIT_MIN / 1024;
+    }
+    if (f->anon) {
+        char id[VOTER_ID_LEN + 1];
+        voter_new_cookie(f->anon->cookie);
+        voter_check_cookie(f->anon->cookie, id);
+        voter_csrf_token(id, f->anon->csrf);
+    }
+    for (size_t i = 0; i < HK_ACCOUNTS_MAX && f->accounts[i].id; i++) {
+        const struct hk_account *a = &f->accounts[i];
+        if (hk_user(k, a->id, a->email, a->role, f->account_age_us, a->u) < 0)
+            return NULL;
+    }
+    return k;
+}
+
+/* A cmocka setup with the seed only. */
+static inline int hk_setup_seed(void **state)
+{
+    return hk_setup(state, NULL) ? 0 : -1;
+}
+
+/* The cmocka teardown of hk_setup: closes and frees the fixture. */
+static inline int hk_teardown(void **state)
+{
+    hk_close(*state);
+    return 0;
+}
+
+/* Formats SQL (printf) and runs it on the fixture's database: 0, or -1 when it is too long
+ * for the buffer or fails. */
+__attribute__((format(printf, 2, 3))) static inline int hk_exec(struct hk *k, const char *fmt, ...)
+{
+    char sql[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(sql, sizeof sql, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= sizeof sql)
+        return -1;
+    return store_exec(k->db->s, sql) == STORE_DONE ? 0 : -1;
 }
 
 #endif

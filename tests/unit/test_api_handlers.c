@@ -2,18 +2,6 @@
  * content type, error code and headers for each outcome a handler can meet. */
 #include "handlerkit.h"
 
-static int setup(void **state)
-{
-    *state = hk_open(NULL);
-    return *state ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    hk_close(*state);
-    return 0;
-}
-
 static void test_incidents_get(void **state)
 {
     (void)state;
@@ -127,13 +115,13 @@ static void test_store_unavailable(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_incidents_get, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_incidents_list, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_games, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_routing, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_agent_leads_refusals, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_scout_refusals, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_store_unavailable, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_incidents_get, hk_setup_seed, hk_teardown),
+        cmocka_unit_test_setup_teardown(test_incidents_list, hk_setup_seed, hk_teardown),
+        cmocka_unit_test_setup_teardown(test_games, hk_setup_seed, hk_teardown),
+        cmocka_unit_test_setup_teardown(test_routing, hk_setup_seed, hk_teardown),
+        cmocka_unit_test_setup_teardown(test_agent_leads_refusals, hk_setup_seed, hk_teardown),
+        cmocka_unit_test_setup_teardown(test_scout_refusals, hk_setup_seed, hk_teardown),
+        cmocka_unit_test_setup_teardown(test_store_unavailable, hk_setup_seed, hk_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,45 +19,38 @@
 
 static char key[AGENT_KEY_LEN + 1], key2[AGENT_KEY_LEN + 1], scout[AGENT_KEY_LEN + 1];
 
+static struct hk_user agent1, agent2;
+
 static int setup(void **state)
 {
     static const unsigned char secret[32] = {2, 7};
-    struct hk *k = hk_open(NULL);
-    *state = k;
+    static const struct hk_fixture fixture = {
+        .secret = secret,
+        .accounts = {{AGENT, "agent@example.com", NULL, &agent1},
+                     {AGENT2, "agent2@example.com", NULL, &agent2}},
+    };
+    struct hk *k = hk_setup(state, &fixture);
     if (!k)
-        return -1;
-    voter_set_secret(secret);
-    struct hk_user a, b;
-    if (hk_user(k, AGENT, "agent@example.com", NULL, 0, &a) < 0 ||
-        hk_user(k, AGENT2, "agent2@example.com", NULL, 0, &b) < 0)
         return -1;
     char h1[AGENT_KEY_HASH_HEX + 1], h2[AGENT_KEY_HASH_HEX + 1], h3[AGENT_KEY_HASH_HEX + 1];
     agent_key_generate(key, h1);
     agent_key_generate(key2, h2);
     credential_generate(SCOUT_KEY_PREFIX, scout, h3);
-    char sql[2000];
     int64_t now = time_now_us(), later = now + 86400000000LL;
-    snprintf(sql, sizeof sql,
-             "INSERT INTO agent_keys (id, account_id, prefix, secret_hash, created_at,"
-             " expires_at) VALUES ('" KEY_ID "', '" AGENT "', 'wk_a', '%s', %lld, %lld),"
-             " ('" KEY2_ID "', '" AGENT2 "', 'wk_b', '%s', %lld, %lld);"
-             "INSERT INTO scout_credentials (id, name, prefix, secret_hash, x_per_day,"
-             " model_per_day, x_per_run, model_per_run, run_seconds, created_at) VALUES"
-             " ('" SC_ID "', 'scout', 'ws_a', '%s', 100, 1000, 2, 100, 600, %lld);"
-             "UPDATE accounts SET display_name = 'Ann Agent', display_key = 'annagent'"
-             " WHERE id = '" AGENT "';"
-             "INSERT INTO comments (id, incident_id, account_id, body, status, visible,"
-             " created_at) VALUES ('" COMMENT "', '" HK_P "', '" AGENT "', 'Clear hold.',"
-             " 'published', 1, %lld)",
-             h1, (long long)now, (long long)later, h2, (long long)now, (long long)later, h3,
-             (long long)now, (long long)now);
-    return store_exec(k->db->s, sql) == STORE_DONE ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    hk_close(*state);
-    return 0;
+    return hk_exec(k,
+                   "INSERT INTO agent_keys (id, account_id, prefix, secret_hash, created_at,"
+                   " expires_at) VALUES ('" KEY_ID "', '" AGENT "', 'wk_a', '%s', %lld, %lld),"
+                   " ('" KEY2_ID "', '" AGENT2 "', 'wk_b', '%s', %lld, %lld);"
+                   "INSERT INTO scout_credentials (id, name, prefix, secret_hash, x_per_day,"
+                   " model_per_day, x_per_run, model_per_run, run_seconds, created_at) VALUES"
+                   " ('" SC_ID "', 'scout', 'ws_a', '%s', 100, 1000, 2, 100, 600, %lld);"
+                   "UPDATE accounts SET display_name = 'Ann Agent', display_key = 'annagent'"
+                   " WHERE id = '" AGENT "';"
+                   "INSERT INTO comments (id, incident_id, account_id, body, status, visible,"
+                   " created_at) VALUES ('" COMMENT "', '" HK_P "', '" AGENT "', 'Clear hold.',"
+                   " 'published', 1, %lld)",
+                   h1, (long long)now, (long long)later, h2, (long long)now, (long long)later, h3,
+                   (long long)now, (long long)now);
 }
 
 static void test_teams(void **state)
@@ -244,12 +237,12 @@ static void test_scout_expired(void **state)
     hk_expect(agent("POST", url, scout, NULL, true,
                     "{\"op\":\"begin\",\"key\":\"k\",\"runId\":\"" RUN "\"}"),
               200, "application/json", NULL);
-    char sql[300];
     int64_t hour_ago = time_now_us() - 3600000000LL;
-    snprintf(sql, sizeof sql,
-             "UPDATE scout_runs SET started_at = %lld, expires_at = %lld WHERE id = '" RUN "'",
-             (long long)hour_ago, (long long)(hour_ago + 600000000LL));
-    assert_int_equal(store_exec(k->db->s, sql), STORE_DONE);
+    assert_int_equal(
+        hk_exec(k,
+                "UPDATE scout_runs SET started_at = %lld, expires_at = %lld WHERE id = '" RUN "'",
+                (long long)hour_ago, (long long)(hour_ago + 600000000LL)),
+        0);
     hk_expect_error(agent("POST", url, scout, NULL, true,
                           "{\"op\":\"reserve\",\"runId\":\"" RUN "\",\"kind\":\"x\",\"units\":1}"),
                     409, "run_expired");
@@ -276,12 +269,12 @@ static void test_store_unavailable(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_teams, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_incident_comments, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_leads, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_scout, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_scout_expired, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_store_unavailable, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_teams, setup, hk_teardown),
+        cmocka_unit_test_setup_teardown(test_incident_comments, setup, hk_teardown),
+        cmocka_unit_test_setup_teardown(test_leads, setup, hk_teardown),
+        cmocka_unit_test_setup_teardown(test_scout, setup, hk_teardown),
+        cmocka_unit_test_setup_teardown(test_scout_expired, setup, hk_teardown),
+        cmocka_unit_test_setup_teardown(test_store_unavailable, setup, hk_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,18 +10,6 @@
 #define SEC INT64_C(1000000)
 #define NOW (INT64_C(1764000000) * SEC)
 
-static int setup(void **state)
-{
-    *state = hk_open(NULL);
-    return *state ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    hk_close(*state);
-    return 0;
-}
-
 static struct ballot_input input(const char *key, const char *voter, const char *choice)
 {
     struct ballot_input in = {.key = key,
@@ -265,11 +253,12 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rule),
-        cmocka_unit_test_setup_teardown(test_read_outcomes, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_ballot_outcomes, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_ballot_limits, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_anonymous_cap_per_address_per_debate, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_new_voter_cap, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_read_outcomes, hk_setup_seed, hk_teardown),
+        cmocka_unit_test_setup_teardown(test_ballot_outcomes, hk_setup_seed, hk_teardown),
+        cmocka_unit_test_setup_teardown(test_ballot_limits, hk_setup_seed, hk_teardown),
+        cmocka_unit_test_setup_teardown(test_anonymous_cap_per_address_per_debate, hk_setup_seed,
+                                        hk_teardown),
+        cmocka_unit_test_setup_teardown(test_new_voter_cap, hk_setup_seed, hk_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,18 +8,6 @@
 
 #define NOW (INT64_C(1764000000) * 1000000)
 
-static int setup(void **state)
-{
-    *state = hk_open(NULL);
-    return *state ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    hk_close(*state);
-    return 0;
-}
-
 static size_t audits(struct app_ctx *c, const char *id, struct audit_record **out)
 {
     size_t n = 0;
@@ -127,8 +115,8 @@ static void test_refusals_write_nothing(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_changes_are_audited, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_refusals_write_nothing, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_changes_are_audited, hk_setup_seed, hk_teardown),
+        cmocka_unit_test_setup_teardown(test_refusals_write_nothing, hk_setup_seed, hk_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,53 +16,29 @@
 #define HOUR  (3600LL * 1000000)
 
 static struct hk_user fan, staff, owner;
-static char anon_cookie[VOTER_COOKIE_LEN + 1], anon_csrf[VOTER_TOKEN_LEN + 1];
+static struct hk_voter anon;
 
 static int setup(void **state)
 {
     static const unsigned char secret[32] = {3, 1, 4};
-    struct hk *k = hk_open(NULL);
-    *state = k;
+    static const struct hk_fixture fixture = {
+        .secret = secret,
+        .fast_passwords = true,
+        .anon = &anon,
+        .accounts = {{FAN, "fan@example.com", NULL, &fan},
+                     {STAFF, "staff@example.com", "editor", &staff},
+                     {OWNER, "owner@example.com", NULL, &owner}},
+    };
+    struct hk *k = hk_setup(state, &fixture);
     if (!k)
         return -1;
-    voter_set_secret(secret);
-    k->limits.password_ops = crypto_pwhash_OPSLIMIT_MIN;
-    k->limits.password_memory_kib = crypto_pwhash_MEMLIMIT_MIN / 1024;
-    char id[VOTER_ID_LEN + 1];
-    voter_new_cookie(anon_cookie);
-    voter_check_cookie(anon_cookie, id);
-    voter_csrf_token(id, anon_csrf);
-    if (hk_user(k, FAN, "fan@example.com", NULL, 0, &fan) < 0 ||
-        hk_user(k, STAFF, "staff@example.com", "editor", 0, &staff) < 0 ||
-        hk_user(k, OWNER, "owner@example.com", NULL, 0, &owner) < 0)
-        return -1;
-    char sql[600];
     int64_t now = time_now_us();
-    snprintf(sql, sizeof sql,
-             "INSERT INTO agent_keys (id, account_id, name, prefix, secret_hash, created_at,"
-             " expires_at) VALUES ('" KEY "', '" FAN "', 'my bot', 'wk_fan1', 'h1', %lld, %lld),"
-             " ('" KEY2 "', '" OWNER "', 'their bot', 'wk_own2', 'h2', %lld, %lld)",
-             (long long)now, (long long)(now + 24 * HOUR), (long long)now,
-             (long long)(now + 24 * HOUR));
-    return store_exec(k->db->s, sql) == STORE_DONE ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    hk_close(*state);
-    return 0;
-}
-
-/* An anonymous form post with the voter cookie and its CSRF token prepended. */
-static struct request *anon_post(const char *target, const char *fields)
-{
-    char body[1024];
-    snprintf(body, sizeof body, "csrf=%s%s%s", anon_csrf, *fields ? "&" : "", fields);
-    const char *headers[][2] = {
-        {"Content-Type", "application/x-www-form-urlencoded"}, {"Origin", HK_ORIGIN}, {NULL, NULL}};
-    const char *cookies[][2] = {{VOTER_COOKIE_NAME, anon_cookie}, {NULL, NULL}};
-    struct http_fake f = {.headers = headers, .cookies = cookies};
-    return hk_do("POST", target, &f, body);
+    return hk_exec(
+        k,
+        "INSERT INTO agent_keys (id, account_id, name, prefix, secret_hash, created_at,"
+        " expires_at) VALUES ('" KEY "', '" FAN "', 'my bot', 'wk_fan1', 'h1', %lld, %lld),"
+        " ('" KEY2 "', '" OWNER "', 'their bot', 'wk_own2', 'h2', %lld, %lld)",
+        (long long)now, (long long)(now + 24 * HOUR), (long long)now, (long long)(now + 24 * HOUR));
 }
 
 /* An emailed link's token for account, purpose verify or reset, expiring at expires (used
@@ -109,17 +85,17 @@ static void test_verify(void **state)
     link_token(k, FAN, "verify", now + HOUR, now - HOUR, used);
     char body[200];
     snprintf(body, sizeof body, "token=%s", old);
-    hk_expect(anon_post("/account/verify", body), 410, "text/html", "expired");
+    hk_expect(hk_anon_post(&anon, "/account/verify", body), 410, "text/html", "expired");
     snprintf(body, sizeof body, "token=%s", used);
-    hk_expect(anon_post("/account/verify", body), 410, "text/html", "already used");
-    hk_expect(anon_post("/account/verify", "token=not-a-real-token"), 400, "text/html",
+    hk_expect(hk_anon_post(&anon, "/account/verify", body), 410, "text/html", "already used");
+    hk_expect(hk_anon_post(&anon, "/account/verify", "token=not-a-real-token"), 400, "text/html",
               "not valid");
-    hk_expect(anon_post("/account/verify", "token=a&token=b"), 400, "text/html", NULL);
+    hk_expect(hk_anon_post(&anon, "/account/verify", "token=a&token=b"), 400, "text/html", NULL);
     snprintf(body, sizeof body, "csrf=wrong&token=%s", ok);
     hk_expect(hk_as(NULL, "POST", "/account/verify", body, NULL), 403, "text/html", NULL);
     snprintf(body, sizeof body, "token=%s", ok);
-    hk_expect(anon_post("/account/verify", body), 200, "text/html", "id=\"verified\"");
-    hk_expect(anon_post("/account/verify", body), 410, "text/html", "already used");
+    hk_expect(hk_anon_post(&anon, "/account/verify", body), 200, "text/html", "id=\"verified\"");
+    hk_expect(hk_anon_post(&anon, "/account/verify", body), 410, "text/html", "already used");
 }
 
 static void test_resend_and_signout(void **state)
@@ -148,20 +124,22 @@ static void test_resend_and_signout(void **state)
     hk_expect_redirect(hk_as(&fan, "GET", "/account", NULL, NULL), 303,
                        "/account/signin?next=/account");
     /* signed out already: the same answer (anonymous token) */
-    hk_expect_redirect(anon_post("/account/signout", ""), 303, "/account/signin?notice=signedout");
+    hk_expect_redirect(hk_anon_post(&anon, "/account/signout", ""), 303,
+                       "/account/signin?notice=signedout");
 }
 
 static void test_forgot_and_reset(void **state)
 {
     struct hk *k = *state;
-    hk_expect(anon_post("/account/forgot", "email=fan%40example.com"), 200, "text/html",
+    hk_expect(hk_anon_post(&anon, "/account/forgot", "email=fan%40example.com"), 200, "text/html",
               "check-inbox");
     /* an unknown address reads the same (enumeration-safe) */
-    hk_expect(anon_post("/account/forgot", "email=nobody%40example.com"), 200, "text/html",
-              "check-inbox");
-    hk_expect(anon_post("/account/forgot", "email=not-an-address"), 400, "text/html",
+    hk_expect(hk_anon_post(&anon, "/account/forgot", "email=nobody%40example.com"), 200,
+              "text/html", "check-inbox");
+    hk_expect(hk_anon_post(&anon, "/account/forgot", "email=not-an-address"), 400, "text/html",
               "valid email");
-    hk_expect(anon_post("/account/forgot", "email=a%40b.c&email=d%40e.f"), 400, "text/html", NULL);
+    hk_expect(hk_anon_post(&anon, "/account/forgot", "email=a%40b.c&email=d%40e.f"), 400,
+              "text/html", NULL);
     hk_expect(hk_as(NULL, "POST", "/account/forgot", "csrf=wrong&email=a%40b.c", NULL), 403,
               "text/html", NULL);
 
@@ -172,17 +150,19 @@ static void test_forgot_and_reset(void **state)
     hk_expect(hk_get("/account/reset?token=x&token=y"), 400, "text/html", NULL);
     snprintf(body, sizeof body, "/account/reset?token=%s", ok);
     hk_expect(hk_get(body), 200, "text/html", "name=\"token\"");
-    hk_expect(anon_post("/account/reset", "password=whatever+long+enough"), 400, "text/html",
-              "no token");
+    hk_expect(hk_anon_post(&anon, "/account/reset", "password=whatever+long+enough"), 400,
+              "text/html", "no token");
     snprintf(body, sizeof body, "token=%s&password=short", ok);
-    hk_expect(anon_post("/account/reset", body), 400, "text/html", "form-error");
+    hk_expect(hk_anon_post(&anon, "/account/reset", body), 400, "text/html", "form-error");
     snprintf(body, sizeof body, "token=%s&password=a+brand+new+passphrase+7", old);
-    hk_expect(anon_post("/account/reset", body), 410, "text/html", NULL);
-    hk_expect(anon_post("/account/reset", "token=bogus&password=a+brand+new+passphrase+7"), 400,
-              "text/html", "not valid");
+    hk_expect(hk_anon_post(&anon, "/account/reset", body), 410, "text/html", NULL);
+    hk_expect(
+        hk_anon_post(&anon, "/account/reset", "token=bogus&password=a+brand+new+passphrase+7"), 400,
+        "text/html", "not valid");
     snprintf(body, sizeof body, "token=%s&password=a+brand+new+passphrase+7", ok);
-    hk_expect_redirect(anon_post("/account/reset", body), 303, "/account/signin?notice=reset");
-    hk_expect(anon_post("/account/reset", body), 410, "text/html", NULL);
+    hk_expect_redirect(hk_anon_post(&anon, "/account/reset", body), 303,
+                       "/account/signin?notice=reset");
+    hk_expect(hk_anon_post(&anon, "/account/reset", body), 410, "text/html", NULL);
     /* a reset signs out every session */
     hk_expect_redirect(hk_as(&fan, "GET", "/account", NULL, NULL), 303,
                        "/account/signin?next=/account");
@@ -192,8 +172,9 @@ static void test_forgot_limited(void **state)
 {
     struct hk *k = *state;
     k->limits.mail_forms_per_ip = 1;
-    hk_expect(anon_post("/account/forgot", "email=fan%40example.com"), 200, "text/html", NULL);
-    struct request *r = anon_post("/account/forgot", "email=fan%40example.com");
+    hk_expect(hk_anon_post(&anon, "/account/forgot", "email=fan%40example.com"), 200, "text/html",
+              NULL);
+    struct request *r = hk_anon_post(&anon, "/account/forgot", "email=fan%40example.com");
     assert_non_null(http_reply_header(r, "Retry-After"));
     hk_expect(r, 429, "text/html", "Too many");
 }
@@ -275,7 +256,7 @@ static void test_totp(void **state)
     char signin[200];
     snprintf(signin, sizeof signin,
              "email=staff%%40example.com&password=a+long+enough+passphrase+42&next=%%2Fdesk");
-    r = anon_post("/account/signin", signin);
+    r = hk_anon_post(&anon, "/account/signin", signin);
     const char *p = strstr(r->out.p, "name=\"challenge\" value=\"");
     assert_non_null(p);
     char challenge[128];
@@ -287,14 +268,15 @@ static void test_totp(void **state)
     hk_expect(r, 200, "text/html", "Two-factor code");
     char form[400];
     snprintf(form, sizeof form, "challenge=%s&code=%s&next=%%2Fdesk", challenge, wrong);
-    hk_expect(anon_post("/account/signin/code", form), 403, "text/html", "code is wrong");
-    hk_expect(anon_post("/account/signin/code", "challenge=a&challenge=b"), 400, "text/html", NULL);
+    hk_expect(hk_anon_post(&anon, "/account/signin/code", form), 403, "text/html", "code is wrong");
+    hk_expect(hk_anon_post(&anon, "/account/signin/code", "challenge=a&challenge=b"), 400,
+              "text/html", NULL);
     hk_expect(hk_as(NULL, "POST", "/account/signin/code", "csrf=wrong&code=1", NULL), 403,
               "text/html", NULL);
     /* the code of the next step (the current one was used by the confirmation) */
     totp_code(secret, n, now_s + 30, 6, code);
     snprintf(form, sizeof form, "challenge=%s&code=%s&next=%%2Fdesk", challenge, code);
-    r = anon_post("/account/signin/code", form);
+    r = hk_anon_post(&anon, "/account/signin/code", form);
     assert_non_null(strstr(http_reply_header(r, "Set-Cookie"), ACCOUNT_COOKIE_NAME "="));
     hk_expect_redirect(r, 303, "/desk");
 
@@ -339,9 +321,10 @@ static void test_store_unavailable(void **state)
     struct request *r = hk_get("/games");
     assert_non_null(http_reply_header(r, "Retry-After"));
     hk_expect(r, 503, "text/html", NULL);
-    hk_expect(anon_post("/account/verify", "token=x"), 503, "text/html", NULL);
-    hk_expect(anon_post("/account/forgot", "email=fan%40example.com"), 503, "text/html", NULL);
-    hk_expect(anon_post("/account/reset", "token=x&password=y"), 503, "text/html", NULL);
+    hk_expect(hk_anon_post(&anon, "/account/verify", "token=x"), 503, "text/html", NULL);
+    hk_expect(hk_anon_post(&anon, "/account/forgot", "email=fan%40example.com"), 503, "text/html",
+              NULL);
+    hk_expect(hk_anon_post(&anon, "/account/reset", "token=x&password=y"), 503, "text/html", NULL);
     hk_expect(hk_post(&fan, "/account/signout", ""), 503, "text/html", NULL);
     hk_expect(hk_as(&fan, "GET", "/developers/keys/" KEY "/revoke", NULL, NULL), 503, "text/html",
               NULL);
@@ -351,15 +334,15 @@ static void test_store_unavailable(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_pages_and_assets, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_verify, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_resend_and_signout, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_forgot_and_reset, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_forgot_limited, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_password, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_totp, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_key_revoke, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_store_unavailable, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pages_and_assets, setup, hk_teardown),
+        cmocka_unit_test_setup_teardown(test_verify, setup, hk_teardown),
+        cmocka_unit_test_setup_teardown(test_resend_and_signout, setup, hk_teardown),
+        cmocka_unit_test_setup_teardown(test_forgot_and_reset, setup, hk_teardown),
+        cmocka_unit_test_setup_teardown(test_forgot_limited, setup, hk_teardown),
+        cmocka_unit_test_setup_teardown(test_password, setup, hk_teardown),
+        cmocka_unit_test_setup_teardown(test_totp, setup, hk_teardown),
+        cmocka_unit_test_setup_teardown(test_key_revoke, setup, hk_teardown),
+        cmocka_unit_test_setup_teardown(test_store_unavailable, setup, hk_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -23,41 +23,35 @@ static struct hk_user mod, author, other, noname;
 static int setup(void **state)
 {
     static const unsigned char secret[32] = {5};
-    struct hk *k = hk_open(NULL);
-    *state = k;
+    static const struct hk_fixture fixture = {
+        .secret = secret,
+        .account_age_us = 30 * DAY_US,
+        .accounts = {{MOD, "mod@example.com", "moderator", &mod},
+                     {AUTHOR, "author@example.com", NULL, &author},
+                     {OTHER, "other@example.com", NULL, &other},
+                     {NONAME, "noname@example.com", NULL, &noname}},
+    };
+    struct hk *k = hk_setup(state, &fixture);
     if (!k)
         return -1;
-    voter_set_secret(secret);
     k->limits.comment_per_account = 3;
     k->limits.comment_per_ip = 100;
-    if (hk_user(k, MOD, "mod@example.com", "moderator", 30 * DAY_US, &mod) < 0 ||
-        hk_user(k, AUTHOR, "author@example.com", NULL, 30 * DAY_US, &author) < 0 ||
-        hk_user(k, OTHER, "other@example.com", NULL, 30 * DAY_US, &other) < 0 ||
-        hk_user(k, NONAME, "noname@example.com", NULL, 30 * DAY_US, &noname) < 0)
-        return -1;
-    char sql[2000];
     int64_t now = time_now_us();
-    snprintf(sql, sizeof sql,
-             "UPDATE accounts SET display_name = 'Alice Author', display_key = 'aliceauthor'"
-             " WHERE id = '" AUTHOR "';"
-             "UPDATE accounts SET display_name = 'Otto Other', display_key = 'ottoother'"
-             " WHERE id = '" OTHER "';"
-             "UPDATE accounts SET display_name = 'Mo Mod', display_key = 'momod'"
-             " WHERE id = '" MOD "';"
-             "INSERT INTO comments (id, incident_id, account_id, body, status, visible,"
-             " created_at) VALUES"
-             " ('" C_NEW "', '" HK_P "', '" AUTHOR "', 'Fresh thoughts', 'published', 1, %lld),"
-             " ('" C_OLD "', '" HK_P "', '" AUTHOR "', 'Old thoughts', 'published', 1, %lld),"
-             " ('" C_GONE "', '" HK_P "', '" AUTHOR "', 'Gone', 'deleted', 0, %lld)",
-             (long long)(now - 60000000LL), (long long)(now - 3600000000LL),
-             (long long)(now - 3600000000LL));
-    return store_exec(k->db->s, sql) == STORE_DONE ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    hk_close(*state);
-    return 0;
+    return hk_exec(k,
+                   "UPDATE accounts SET display_name = 'Alice Author', display_key = 'aliceauthor'"
+                   " WHERE id = '" AUTHOR "';"
+                   "UPDATE accounts SET display_name = 'Otto Other', display_key = 'ottoother'"
+                   " WHERE id = '" OTHER "';"
+                   "UPDATE accounts SET display_name = 'Mo Mod', display_key = 'momod'"
+                   " WHERE id = '" MOD "';"
+                   "INSERT INTO comments (id, incident_id, account_id, body, status, visible,"
+                   " created_at) VALUES"
+                   " ('" C_NEW "', '" HK_P "', '" AUTHOR
+                   "', 'Fresh thoughts', 'published', 1, %lld),"
+                   " ('" C_OLD "', '" HK_P "', '" AUTHOR "', 'Old thoughts', 'published', 1, %lld),"
+                   " ('" C_GONE "', '" HK_P "', '" AUTHOR "', 'Gone', 'deleted', 0, %lld)",
+                   (long long)(now - 60000000LL), (long long)(now - 3600000000LL),
+                   (long long)(now - 3600000000LL));
 }
 
 /* Every comment, profile and moderation form: refused before any use case runs. */
@@ -266,14 +260,14 @@ static void test_store_unavailable(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_form_refusals, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_post, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_post_rate_limited, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_edit, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_delete_and_report, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_profile, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_moderate, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_store_unavailable, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_form_refusals, setup, hk_teardown),
+        cmocka_unit_test_setup_teardown(test_post, setup, hk_teardown),
+        cmocka_unit_test_setup_teardown(test_post_rate_limited, setup, hk_teardown),
+        cmocka_unit_test_setup_teardown(test_edit, setup, hk_teardown),
+        cmocka_unit_test_setup_teardown(test_delete_and_report, setup, hk_teardown),
+        cmocka_unit_test_setup_teardown(test_profile, setup, hk_teardown),
+        cmocka_unit_test_setup_teardown(test_moderate, setup, hk_teardown),
+        cmocka_unit_test_setup_teardown(test_store_unavailable, setup, hk_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,40 +19,31 @@ static struct hk_user admin, editor, fan;
 static int setup(void **state)
 {
     static const unsigned char secret[32] = {9};
-    struct hk *k = hk_open(NULL);
-    *state = k;
+    static const struct hk_fixture fixture = {
+        .secret = secret,
+        .fast_passwords = true,
+        .accounts = {{ADMIN, "admin@example.com", "admin", &admin},
+                     {EDITOR, "editor@example.com", "editor", &editor},
+                     {FAN, "fan@example.com", NULL, &fan}},
+    };
+    struct hk *k = hk_setup(state, &fixture);
     if (!k)
         return -1;
-    voter_set_secret(secret);
-    k->limits.password_ops = crypto_pwhash_OPSLIMIT_MIN;
-    k->limits.password_memory_kib = crypto_pwhash_MEMLIMIT_MIN / 1024;
-    if (hk_user(k, ADMIN, "admin@example.com", "admin", 0, &admin) < 0 ||
-        hk_user(k, EDITOR, "editor@example.com", "editor", 0, &editor) < 0 ||
-        hk_user(k, FAN, "fan@example.com", NULL, 0, &fan) < 0)
-        return -1;
-    char sql[2000];
     int64_t now = time_now_us();
-    snprintf(sql, sizeof sql,
-             "INSERT INTO agent_keys (id, account_id, prefix, secret_hash, created_at,"
-             " expires_at) VALUES ('" KEY "', '" FAN "', 'wk_test', 'h', %lld, %lld);"
-             "INSERT INTO leads (id, account_id, key_id, game_id, description, source_urls,"
-             " status, created_at, updated_at, candidate_at) VALUES"
-             " ('" CAND "', '" FAN "', '" KEY "', 'nfl-g1', 'a missed hold',"
-             " '[\"https://example.com/a\"]', 'running', %lld, %lld, %lld),"
-             " ('" PEND "', '" FAN "', '" KEY "', 'nfl-g1', 'a late hit',"
-             " '[\"https://example.com/b\"]', 'pending', %lld, %lld, NULL);"
-             "INSERT INTO scout_credentials (id, name, prefix, secret_hash, x_per_day,"
-             " model_per_day, x_per_run, model_per_run, run_seconds, created_at) VALUES"
-             " ('" SCOUT "', 'night scout', 'ws_test', 'sh', 100, 1000, 10, 100, 60, %lld)",
-             (long long)now, (long long)(now + 86400000000LL), (long long)now, (long long)now,
-             (long long)now, (long long)now, (long long)now, (long long)now);
-    return store_exec(k->db->s, sql) == STORE_DONE ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    hk_close(*state);
-    return 0;
+    return hk_exec(k,
+                   "INSERT INTO agent_keys (id, account_id, prefix, secret_hash, created_at,"
+                   " expires_at) VALUES ('" KEY "', '" FAN "', 'wk_test', 'h', %lld, %lld);"
+                   "INSERT INTO leads (id, account_id, key_id, game_id, description, source_urls,"
+                   " status, created_at, updated_at, candidate_at) VALUES"
+                   " ('" CAND "', '" FAN "', '" KEY "', 'nfl-g1', 'a missed hold',"
+                   " '[\"https://example.com/a\"]', 'running', %lld, %lld, %lld),"
+                   " ('" PEND "', '" FAN "', '" KEY "', 'nfl-g1', 'a late hit',"
+                   " '[\"https://example.com/b\"]', 'pending', %lld, %lld, NULL);"
+                   "INSERT INTO scout_credentials (id, name, prefix, secret_hash, x_per_day,"
+                   " model_per_day, x_per_run, model_per_run, run_seconds, created_at) VALUES"
+                   " ('" SCOUT "', 'night scout', 'ws_test', 'sh', 100, 1000, 10, 100, 60, %lld)",
+                   (long long)now, (long long)(now + 86400000000LL), (long long)now, (long long)now,
+                   (long long)now, (long long)now, (long long)now, (long long)now);
 }
 
 /* Every desk route, with its gate: admin only, a POST, the password re-asked. */
@@ -426,17 +417,17 @@ static void test_store_unavailable(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_gate, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_pages, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_leads, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_lead_publish, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_incident_writes, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_question_confirm, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_merge, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_accounts, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_scout_keys, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_banned_staff, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_store_unavailable, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_gate, setup, hk_teardown),
+        cmocka_unit_test_setup_teardown(test_pages, setup, hk_teardown),
+        cmocka_unit_test_setup_teardown(test_leads, setup, hk_teardown),
+        cmocka_unit_test_setup_teardown(test_lead_publish, setup, hk_teardown),
+        cmocka_unit_test_setup_teardown(test_incident_writes, setup, hk_teardown),
+        cmocka_unit_test_setup_teardown(test_question_confirm, setup, hk_teardown),
+        cmocka_unit_test_setup_teardown(test_merge, setup, hk_teardown),
+        cmocka_unit_test_setup_teardown(test_accounts, setup, hk_teardown),
+        cmocka_unit_test_setup_teardown(test_scout_keys, setup, hk_teardown),
+        cmocka_unit_test_setup_teardown(test_banned_staff, setup, hk_teardown),
+        cmocka_unit_test_setup_teardown(test_store_unavailable, setup, hk_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,27 +5,13 @@
 
 #include "domain/voter.h"
 
-static char cookie_hdr[VOTER_COOKIE_LEN + 1], voter_id[VOTER_ID_LEN + 1];
-static char csrf[VOTER_TOKEN_LEN + 1];
+static struct hk_voter anon;
 
 static int setup(void **state)
 {
     static const unsigned char secret[32] = {1, 2, 3};
-    struct hk *k = hk_open(NULL);
-    *state = k;
-    if (!k)
-        return -1;
-    voter_set_secret(secret);
-    voter_new_cookie(cookie_hdr);
-    voter_check_cookie(cookie_hdr, voter_id);
-    voter_csrf_token(voter_id, csrf);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    hk_close(*state);
-    return 0;
+    static const struct hk_fixture fixture = {.secret = secret, .anon = &anon};
+    return hk_setup(state, &fixture) ? 0 : -1;
 }
 
 static void test_pages(void **state)
@@ -77,19 +63,10 @@ static void test_feed_and_assets(void **state)
 static struct request *ballot(const char *key, const char *body, bool json, bool with_cookie,
                               const char *origin)
 {
-    static char cookie_val[VOTER_COOKIE_LEN + 1];
-    snprintf(cookie_val, sizeof cookie_val, "%s", cookie_hdr);
-    const char *headers[][2] = {
-        {"Content-Type", json ? "application/json" : "application/x-www-form-urlencoded"},
-        {"Origin", origin},
-        {NULL, NULL}};
-    const char *cookies[][2] = {{VOTER_COOKIE_NAME, cookie_val}, {NULL, NULL}};
-    if (!origin)
-        headers[1][0] = NULL;
-    struct http_fake f = {.headers = headers, .cookies = with_cookie ? cookies : NULL};
     char target[200];
     snprintf(target, sizeof target, "/incidents/%s/vote", key);
-    return hk_do("POST", target, &f, body);
+    return hk_voter_post(with_cookie ? &anon : NULL, target, json ? "application/json" : HK_FORM,
+                         origin, body);
 }
 
 static void test_ballots(void **state)
@@ -97,9 +74,9 @@ static void test_ballots(void **state)
     (void)state;
     const char *origin = "http://127.0.0.1:8080";
     char form[200], json[200];
-    snprintf(form, sizeof form, "choice=correct&question_version=1&csrf=%s", csrf);
+    snprintf(form, sizeof form, "choice=correct&question_version=1&csrf=%s", anon.csrf);
     snprintf(json, sizeof json, "{\"choice\":\"incorrect\",\"question_version\":1,\"csrf\":\"%s\"}",
-             csrf);
+             anon.csrf);
 
     struct request *r = ballot("late-flag", form, false, true, origin);
     assert_string_equal(http_reply_header(r, "Location"),
@@ -117,10 +94,10 @@ static void test_ballots(void **state)
         403, "csrf_failed");
     char bad[200];
     snprintf(bad, sizeof bad, "{\"choice\":\"maybe\",\"question_version\":1,\"csrf\":\"%s\"}",
-             csrf);
+             anon.csrf);
     hk_expect_error(ballot("late-flag", bad, true, true, origin), 400, "invalid_request");
     snprintf(bad, sizeof bad, "{\"choice\":\"correct\",\"question_version\":2,\"csrf\":\"%s\"}",
-             csrf);
+             anon.csrf);
     hk_expect_error(ballot("late-flag", bad, true, true, origin), 409, "vote_closed");
     hk_expect_error(ballot("late-flag-again", json, true, true, origin), 409, "vote_closed");
     hk_expect_error(ballot("gone", json, true, true, origin), 404, "not_found");
@@ -143,7 +120,7 @@ static void test_store_unavailable(void **state)
     hk_expect_error(hk_get("/incidents/feed.xml"), 503, "unavailable");
     char json[200];
     snprintf(json, sizeof json, "{\"choice\":\"correct\",\"question_version\":1,\"csrf\":\"%s\"}",
-             csrf);
+             anon.csrf);
     hk_expect_error(ballot("late-flag", json, true, true, "http://127.0.0.1:8080"), 503,
                     "unavailable");
 }
@@ -151,10 +128,10 @@ static void test_store_unavailable(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_pages, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_feed_and_assets, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_ballots, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_store_unavailable, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pages, setup, hk_teardown),
+        cmocka_unit_test_setup_teardown(test_feed_and_assets, setup, hk_teardown),
+        cmocka_unit_test_setup_teardown(test_ballots, setup, hk_teardown),
+        cmocka_unit_test_setup_teardown(test_store_unavailable, setup, hk_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

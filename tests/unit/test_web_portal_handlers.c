@@ -12,48 +12,24 @@
 #define HOUR   (3600LL * 1000000)
 
 static struct hk_user fan, newbie;
-static char anon_cookie[VOTER_COOKIE_LEN + 1], anon_csrf[VOTER_TOKEN_LEN + 1];
+static struct hk_voter anon;
 
 static int setup(void **state)
 {
     static const unsigned char secret[32] = {8, 8};
-    struct hk *k = hk_open(NULL);
-    *state = k;
+    static const struct hk_fixture fixture = {
+        .secret = secret,
+        .fast_passwords = true,
+        .anon = &anon,
+        .accounts = {{FAN, "fan@example.com", NULL, &fan},
+                     {NEWBIE, "newbie@example.com", NULL, &newbie}},
+    };
+    struct hk *k = hk_setup(state, &fixture);
     if (!k)
         return -1;
-    voter_set_secret(secret);
-    k->limits.password_ops = crypto_pwhash_OPSLIMIT_MIN;
-    k->limits.password_memory_kib = crypto_pwhash_MEMLIMIT_MIN / 1024;
     k->limits.max_agent_keys = 1;
-    char id[VOTER_ID_LEN + 1];
-    voter_new_cookie(anon_cookie);
-    voter_check_cookie(anon_cookie, id);
-    voter_csrf_token(id, anon_csrf);
-    if (hk_user(k, FAN, "fan@example.com", NULL, 0, &fan) < 0 ||
-        hk_user(k, NEWBIE, "newbie@example.com", NULL, 0, &newbie) < 0)
-        return -1;
-    return store_exec(k->db->s, "UPDATE accounts SET email_verified = 0, verified_at = NULL"
-                                " WHERE id = '" NEWBIE "'") == STORE_DONE
-               ? 0
-               : -1;
-}
-
-static int teardown(void **state)
-{
-    hk_close(*state);
-    return 0;
-}
-
-/* An anonymous form post with the voter cookie and its CSRF token prepended. */
-static struct request *anon_post(const char *target, const char *fields)
-{
-    char body[1024];
-    snprintf(body, sizeof body, "csrf=%s&%s", anon_csrf, fields);
-    const char *headers[][2] = {
-        {"Content-Type", "application/x-www-form-urlencoded"}, {"Origin", HK_ORIGIN}, {NULL, NULL}};
-    const char *cookies[][2] = {{VOTER_COOKIE_NAME, anon_cookie}, {NULL, NULL}};
-    struct http_fake f = {.headers = headers, .cookies = cookies};
-    return hk_do("POST", target, &f, body);
+    return hk_exec(k, "UPDATE accounts SET email_verified = 0, verified_at = NULL"
+                      " WHERE id = '" NEWBIE "'");
 }
 
 static void test_signed_in_pages(void **state)
@@ -118,14 +94,15 @@ static void test_signin_refusals(void **state)
     struct hk *k = *state;
     assert_int_equal(store_exec(k->db->s, "UPDATE accounts SET banned = 1 WHERE id = '" FAN "'"),
                      STORE_DONE);
-    hk_expect(anon_post("/account/signin",
-                        "email=fan%40example.com&password=a+long+enough+passphrase+42"),
+    hk_expect(hk_anon_post(&anon, "/account/signin",
+                           "email=fan%40example.com&password=a+long+enough+passphrase+42"),
               403, "text/html", "suspended");
     k->limits.signin_per_account = 1;
-    hk_expect(anon_post("/account/signin", "email=newbie%40example.com&password=wrong+one+here"),
+    hk_expect(hk_anon_post(&anon, "/account/signin",
+                           "email=newbie%40example.com&password=wrong+one+here"),
               403, "text/html", "is wrong");
-    struct request *r =
-        anon_post("/account/signin", "email=newbie%40example.com&password=wrong+one+here");
+    struct request *r = hk_anon_post(&anon, "/account/signin",
+                                     "email=newbie%40example.com&password=wrong+one+here");
     assert_non_null(http_reply_header(r, "Retry-After"));
     hk_expect(r, 429, "text/html", "Too many failed sign-ins");
 }
@@ -134,11 +111,11 @@ static void test_signup_limited(void **state)
 {
     struct hk *k = *state;
     k->limits.mail_forms_per_ip = 1;
-    hk_expect(anon_post("/account/signup",
-                        "email=one%40example.com&password=a+long+enough+passphrase+42"),
+    hk_expect(hk_anon_post(&anon, "/account/signup",
+                           "email=one%40example.com&password=a+long+enough+passphrase+42"),
               200, "text/html", "check-inbox");
-    struct request *r = anon_post("/account/signup",
-                                  "email=two%40example.com&password=a+long+enough+passphrase+42");
+    struct request *r = hk_anon_post(
+        &anon, "/account/signup", "email=two%40example.com&password=a+long+enough+passphrase+42");
     assert_non_null(http_reply_header(r, "Retry-After"));
     hk_expect(r, 429, "text/html", "Too many sign-ups");
 }
@@ -151,21 +128,22 @@ static void test_store_unavailable(void **state)
     hk_expect(hk_as(&fan, "GET", "/developers", NULL, NULL), 503, "text/html", NULL);
     hk_expect(hk_post(&fan, "/developers/keys", "name=bot"), 503, "text/html", NULL);
     hk_expect(hk_get("/account/verify?token=abc"), 503, "text/html", NULL);
-    hk_expect(anon_post("/account/signin", "email=fan%40example.com&password=x+y+z+w+v"), 503,
-              "text/html", NULL);
-    hk_expect(anon_post("/account/signup", "email=z%40example.com&password=a+long+passphrase+4"),
+    hk_expect(hk_anon_post(&anon, "/account/signin", "email=fan%40example.com&password=x+y+z+w+v"),
+              503, "text/html", NULL);
+    hk_expect(hk_anon_post(&anon, "/account/signup",
+                           "email=z%40example.com&password=a+long+passphrase+4"),
               503, "text/html", NULL);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_signed_in_pages, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_key_create, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_links, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_signin_refusals, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_signup_limited, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_store_unavailable, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_signed_in_pages, setup, hk_teardown),
+        cmocka_unit_test_setup_teardown(test_key_create, setup, hk_teardown),
+        cmocka_unit_test_setup_teardown(test_links, setup, hk_teardown),
+        cmocka_unit_test_setup_teardown(test_signin_refusals, setup, hk_teardown),
+        cmocka_unit_test_setup_teardown(test_signup_limited, setup, hk_teardown),
+        cmocka_unit_test_setup_teardown(test_store_unavailable, setup, hk_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

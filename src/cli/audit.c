@@ -64,7 +64,7 @@ int cli_audit(int argc, char **argv)
     struct args a = {.limit = 100};
     if (argc < 2 || strcmp(argv[1], "list") != 0)
         return cli_usage(usage);
-    int rc = cli_options(argc, argv, 2, opts, CLI_NOPTS(opts), &a, usage);
+    int rc = cli_options(argc, argv, 2, opts, CLI_LEN(opts), &a, usage);
     if (rc != CLI_OK)
         return rc;
     if (optind != argc)

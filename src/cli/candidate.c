@@ -212,8 +212,11 @@ static int outcome(int rc, const struct candidate_result *r, const char *id)
     return cli_refuse("%s", r->message);
 }
 
-static int publish(struct store *s, struct arena *a, const char *arg, const struct args *o)
+static int publish(const struct cli_action *act, struct cli_op *op, void *args, char **pos)
 {
+    (void)act;
+    const struct args *o = args;
+    const char *arg = pos[0];
     char id[UUID_STR_LEN + 1];
     if (uuid_normalize(arg, id) < 0)
         return cli_refuse("lead id must be a UUID");
@@ -232,53 +235,51 @@ static int publish(struct store *s, struct arena *a, const char *arg, const stru
             return cli_refuse("%s: %s", o->question_file, j.err);
         }
     }
-    struct app_ctx c = {.s = s, .a = a, .now = time_now_us(), .actor = "operator"};
     struct candidate_publish_input in = {.title = o->title,
                                          .description = o->description,
                                          .summary = o->summary,
                                          .question = doc ? &q : NULL};
     struct candidate_result r;
-    int rc = outcome(candidate_publish(&c, id, &in, &r), &r, id);
+    int rc = outcome(candidate_publish(&op->c, id, &in, &r), &r, id);
     json_decref(doc);
     if (rc != CLI_OK)
         return rc;
-    if (o->json) {
-        struct buf b = BUF_INIT;
-        buf_printf(&b, "{\"lead_id\":\"%s\",\"status\":\"published\",\"incident_id\":\"%s\"}", id,
-                   r.incident_id);
-        cli_print_json(&b);
-        buf_release(&b);
-    } else {
+    if (o->json)
+        cli_printf_json("{\"lead_id\":\"%s\",\"status\":\"published\",\"incident_id\":\"%s\"}", id,
+                        r.incident_id);
+    else
         printf("lead %s published as incident %s\n", id, r.incident_id);
-    }
     return CLI_OK;
 }
 
-static int reject(struct store *s, struct arena *a, const char *arg, const struct args *o)
+static int reject(const struct cli_action *act, struct cli_op *op, void *args, char **pos)
 {
+    (void)act;
+    const struct args *o = args;
+    const char *arg = pos[0];
     if (!o->reason)
         return cli_usage(candidate_usage);
     char id[UUID_STR_LEN + 1];
     if (uuid_normalize(arg, id) < 0)
         return cli_refuse("lead id must be a UUID");
-    struct app_ctx c = {.s = s, .a = a, .now = time_now_us(), .actor = "operator"};
     struct candidate_result r;
-    int rc = outcome(candidate_reject(&c, id, o->reason, &r), &r, id);
+    int rc = outcome(candidate_reject(&op->c, id, o->reason, &r), &r, id);
     if (rc != CLI_OK)
         return rc;
-    if (o->json) {
-        struct buf b = BUF_INIT;
-        buf_printf(&b, "{\"lead_id\":\"%s\",\"status\":\"rejected\"}", id);
-        cli_print_json(&b);
-        buf_release(&b);
-    } else {
+    if (o->json)
+        cli_printf_json("{\"lead_id\":\"%s\",\"status\":\"rejected\"}", id);
+    else
         printf("lead %s rejected\n", id);
-    }
     return CLI_OK;
 }
 
-static int list(struct store *s, struct arena *a, const char *status, int64_t limit, bool json)
+/* The leads of o->status (LIST_CANDIDATES: the candidates), newest first, up to o->limit. */
+static int list(const struct cli_action *act, struct cli_op *op, void *args, char **pos)
 {
+    (void)act, (void)pos;
+    const struct args *o = args;
+    const char *status = o->status;
+    bool json = o->json;
     struct buf b = BUF_INIT;
     struct jw w;
     jw_init(&w, &b);
@@ -286,17 +287,16 @@ static int list(struct store *s, struct arena *a, const char *status, int64_t li
     jw_key(&w, status && strcmp(status, "candidate") == 0 ? "candidates" : "leads");
     jw_arr_begin(&w);
     struct listing c = {&w, json, 0};
-    struct app_ctx ac = {.s = s, .a = a, .now = time_now_us(), .actor = "operator"};
     struct research_lead *leads;
     size_t n;
-    int rc = desk_leads(&ac, status, (int)limit, &leads, &n);
+    int rc = desk_leads(&op->c, status, (int)o->limit, &leads, &n);
     for (size_t i = 0; rc == APP_OK && i < n; i++)
         list_one(&c, &leads[i]);
     jw_arr_end(&w);
     jw_obj_end(&w);
     if (rc < 0) {
         buf_release(&b);
-        return cli_refuse("cannot list leads: %s", store_errmsg(s));
+        return cli_refuse("cannot list leads: %s", store_errmsg(op->s));
     }
     if (json)
         cli_print_json(&b);
@@ -306,106 +306,74 @@ static int list(struct store *s, struct arena *a, const char *status, int64_t li
     return CLI_OK;
 }
 
-static int parse(int argc, char **argv, struct args *a, const char *usage)
-{
-    static const struct cli_opt opts[] = {
-        CLI_OPTS_COMMON(struct args),
-        {"title", CLI_OPT_STRING, CLI_OPT_AT(struct args, title)},
-        {"description", CLI_OPT_STRING, CLI_OPT_AT(struct args, description)},
-        {"summary", CLI_OPT_STRING, CLI_OPT_AT(struct args, summary)},
-        {"question-file", CLI_OPT_STRING, CLI_OPT_AT(struct args, question_file)},
-        {"reason", CLI_OPT_STRING, CLI_OPT_AT(struct args, reason)},
-        {"status", CLI_OPT_STRING, CLI_OPT_AT(struct args, status)},
-        {"limit", CLI_OPT_INT, CLI_OPT_AT(struct args, limit), 1, 10000},
-    };
-    a->limit = 100;
-    return cli_options(argc, argv, 2, opts, CLI_NOPTS(opts), a, usage);
-}
+static const struct cli_opt opts[] = {
+    CLI_OPTS_COMMON(struct args),
+    {"title", CLI_OPT_STRING, CLI_OPT_AT(struct args, title)},
+    {"description", CLI_OPT_STRING, CLI_OPT_AT(struct args, description)},
+    {"summary", CLI_OPT_STRING, CLI_OPT_AT(struct args, summary)},
+    {"question-file", CLI_OPT_STRING, CLI_OPT_AT(struct args, question_file)},
+    {"reason", CLI_OPT_STRING, CLI_OPT_AT(struct args, reason)},
+    {"status", CLI_OPT_STRING, CLI_OPT_AT(struct args, status)},
+    {"limit", CLI_OPT_INT, CLI_OPT_AT(struct args, limit), 1, 10000},
+};
 
-/* Runs action on an open store with an arena. */
-static int with_store(const struct args *a,
-                      int (*fn)(struct store *, struct arena *, const struct args *, const char *),
-                      const char *arg)
+static int show_lead(const struct cli_action *act, struct cli_op *op, void *args, char **pos)
 {
-    struct store *s = cli_open_store(cli_db_path(a->db));
-    if (!s)
-        return CLI_REFUSED;
-    struct arena ar;
-    arena_init(&ar);
-    int rc = fn(s, &ar, a, arg);
-    arena_release(&ar);
-    store_close(s);
-    return rc;
-}
-
-static int do_list(struct store *s, struct arena *ar, const struct args *a, const char *status)
-{
-    return list(s, ar, status, a->limit, a->json);
-}
-
-static int do_show(struct store *s, struct arena *ar, const struct args *a, const char *arg)
-{
+    (void)act;
+    const struct args *a = args;
     char id[UUID_STR_LEN + 1];
-    if (uuid_normalize(arg, id) < 0)
+    if (uuid_normalize(pos[0], id) < 0)
         return cli_refuse("lead id must be a UUID");
-    struct app_ctx c = {.s = s, .a = ar, .now = time_now_us(), .actor = "operator"};
     struct desk_lead d;
-    if (desk_lead(&c, id, &d) != APP_OK)
-        return cli_refuse("cannot read lead %s: %s", id, store_errmsg(s));
+    if (desk_lead(&op->c, id, &d) != APP_OK)
+        return cli_refuse("cannot read lead %s: %s", id, store_errmsg(op->s));
     if (!d.found)
         return cli_refuse("no lead %s", id);
     return show(&d, a->json);
 }
 
-static int do_publish(struct store *s, struct arena *ar, const struct args *a, const char *arg)
-{
-    return publish(s, ar, arg, a);
-}
-
-static int do_reject(struct store *s, struct arena *ar, const struct args *a, const char *arg)
-{
-    return reject(s, ar, arg, a);
-}
-
 /* `lead list --status`: a lead status, or "candidate" (running leads awaiting an operator) */
 #define LIST_CANDIDATES "candidate"
 
+/* candidate list: the candidates, whatever --status says */
+static int candidates_check(const struct cli_action *act, void *args, char **pos)
+{
+    (void)act, (void)pos;
+    ((struct args *)args)->status = LIST_CANDIDATES;
+    return CLI_OK;
+}
+
+/* lead list --status: a lead status or LIST_CANDIDATES */
+static int status_check(const struct cli_action *act, void *args, char **pos)
+{
+    (void)act, (void)pos;
+    const struct args *a = args;
+    char statuses[200];
+    if (a->status && vocab_find(lead_status_names, a->status) < 0 &&
+        strcmp(a->status, LIST_CANDIDATES) != 0)
+        return cli_refuse("--status must be one of %s, " LIST_CANDIDATES,
+                          strlist_join(lead_status_names, statuses, sizeof statuses));
+    return CLI_OK;
+}
+
 int cli_candidate(int argc, char **argv)
 {
-    struct args a = {0};
-    int rc = parse(argc, argv, &a, candidate_usage);
-    if (rc)
-        return rc;
-    const char *action = argv[1];
-    int rest = argc - optind;
-    if (strcmp(action, "list") == 0 && rest == 0)
-        return with_store(&a, do_list, LIST_CANDIDATES);
-    if (strcmp(action, "show") == 0 && rest == 1)
-        return with_store(&a, do_show, argv[optind]);
-    if (strcmp(action, "publish") == 0 && rest == 1)
-        return with_store(&a, do_publish, argv[optind]);
-    if (strcmp(action, "reject") == 0 && rest == 1)
-        return with_store(&a, do_reject, argv[optind]);
-    return cli_usage(candidate_usage);
+    static const struct cli_action acts[] = {
+        {"list", 0, .check = candidates_check, .run = list},
+        {"show", 1, .run = show_lead},
+        {"publish", 1, .run = publish},
+        {"reject", 1, .run = reject},
+    };
+    struct args a = {.limit = 100};
+    return cli_command(argc, argv, opts, CLI_LEN(opts), acts, CLI_LEN(acts), &a, candidate_usage);
 }
 
 int cli_lead(int argc, char **argv)
 {
-    struct args a = {0};
-    int rc = parse(argc, argv, &a, lead_usage);
-    if (rc)
-        return rc;
-    const char *action = argv[1];
-    int rest = argc - optind;
-    if (strcmp(action, "list") == 0 && rest == 0) {
-        char statuses[200];
-        if (a.status && vocab_find(lead_status_names, a.status) < 0 &&
-            strcmp(a.status, LIST_CANDIDATES) != 0)
-            return cli_refuse("--status must be one of %s, " LIST_CANDIDATES,
-                              strlist_join(lead_status_names, statuses, sizeof statuses));
-        return with_store(&a, do_list, a.status);
-    }
-    if (strcmp(action, "show") == 0 && rest == 1)
-        return with_store(&a, do_show, argv[optind]);
-    return cli_usage(lead_usage);
+    static const struct cli_action acts[] = {
+        {"list", 0, .check = status_check, .run = list},
+        {"show", 1, .run = show_lead},
+    };
+    struct args a = {.limit = 100};
+    return cli_command(argc, argv, opts, CLI_LEN(opts), acts, CLI_LEN(acts), &a, lead_usage);
 }

@@ -9,6 +9,7 @@
 #include "store/store.h"
 #include "util/arena.h"
 #include "util/buf.h"
+#include "util/jsonw.h"
 
 /*
  * Operator subcommands. Each takes --db PATH (or WHISTLE_DB) and --json; refuses with a
@@ -60,6 +61,30 @@ int cli_op_open(struct cli_op *o, const char *db);
 void cli_op_close(struct cli_op *o);
 
 /*
+ * A subcommand's actions are a table too (cgit's cmd.c, git's builtin table): the name in
+ * argv[1], how many positional arguments it takes, what it checks before the database is
+ * opened and what it runs on it. cli_dispatch matches, checks, opens, runs and closes, so
+ * no action repeats that preamble.
+ */
+struct cli_action {
+    const char *name;
+    int npos; /* positional arguments after the options (argv[optind..]); -1: any number */
+    /* NULL, or the checks that need no database (an id's form, a required option) on args,
+     * which it may complete: CLI_OK, or the refusal or usage printed */
+    int (*check)(const struct cli_action *act, void *args, char **pos);
+    /* the action on the opened database: CLI_OK, or the refusal printed */
+    int (*run)(const struct cli_action *act, struct cli_op *op, void *args, char **pos);
+    int k; /* which variant of a shared check or run the row is (a scoutkey_change) */
+};
+
+/* Runs the row of the n acts named argv[1] that takes the argc - optind positional
+ * arguments left: its check, then its run on the database at db (cli_op_open, closed after).
+ * Returns run's result, check's refusal, CLI_REFUSED when the database cannot be opened, or
+ * cli_usage(usage) when no row matches. */
+int cli_dispatch(const struct cli_action *acts, size_t n, int argc, char **argv, const char *db,
+                 void *args, const char *usage);
+
+/*
  * A subcommand's options are a table (cgit's cmd.c, Kore's config.c): one row per option
  * says its name, what its value is and where it goes (an offset into the caller's struct,
  * CLI_OPT_AT). cli_options parses argv by it with getopt_long, in the rows' order (which
@@ -88,19 +113,25 @@ struct cli_opt {
 };
 
 #define CLI_OPT_AT(T, field) .off = offsetof(T, field), .width = sizeof(((T *)0)->field)
-/* The two options every subcommand but fetch takes, first in its table: T has db and json. */
+/* --db and --json, first in the table of a subcommand that takes them: T has db and json. */
 /* clang-format off */
 #define CLI_OPTS_COMMON(T) \
     {"db", CLI_OPT_STRING, CLI_OPT_AT(T, db)}, {"json", CLI_OPT_FLAG, CLI_OPT_AT(T, json)}
 /* clang-format on */
 
-/* Parses argv[first..] by the n rows into dest (which holds the defaults already); the
- * positional arguments are then argv[optind..argc-1] (getopt_long moves them last). Returns CLI_OK;
- * CLI_REFUSED with "whistle: --limit must be …" printed for a value out of its row's range or
- * check; cli_usage(usage) when argc < first, for an unknown option or a missing value. */
+/* Parses argv[first..] by the n rows into dest (which holds the defaults already); strings
+ * stored point into argv. The positional arguments are then argv[optind..argc-1]
+ * (getopt_long moves them last). Returns CLI_OK; CLI_REFUSED with "whistle: --limit must
+ * be …" printed for a value out of its row's range or check; cli_usage(usage) when argc <
+ * first, for an unknown option or a missing value. */
 int cli_options(int argc, char **argv, int first, const struct cli_opt *rows, size_t n, void *dest,
                 const char *usage);
-#define CLI_NOPTS(rows) (sizeof(rows) / sizeof((rows)[0]))
+/* The number of rows of a table (an array) */
+#define CLI_LEN(rows) (sizeof(rows) / sizeof((rows)[0]))
+/* A subcommand whose action is argv[1]: cli_options(argc, argv, 2, opts, …) into args, then
+ * cli_dispatch on the database of --db (opts begins with CLI_OPTS_COMMON). */
+int cli_command(int argc, char **argv, const struct cli_opt *opts, size_t nopts,
+                const struct cli_action *acts, size_t nacts, void *args, const char *usage);
 
 /* A .check of a URL option: NULL when v starts with http:// or https://, else what it must. */
 const char *cli_check_http_url(const char *v);
@@ -111,9 +142,28 @@ int cli_usage(const char *usage);
 
 /* Prints buf (a JSON object) and a newline on stdout. */
 void cli_print_json(struct buf *b);
+/* A --json answer being written: j.w writes into j.b. It must not move once begun. */
+struct cli_json {
+    struct buf b;
+    struct jw w;
+};
+/* Starts j's object ("{"); cli_json_init starts j without one (the caller writes it). */
+void cli_json_begin(struct cli_json *j);
+void cli_json_init(struct cli_json *j);
+/* Ends j's object, prints it and a newline on stdout and releases j. The _secret form
+ * wipes the buffer before it is freed (a key's secret is in it). */
+void cli_json_print(struct cli_json *j);
+void cli_json_print_secret(struct cli_json *j);
+/* Prints the JSON object of n string fields (a NULL value is null) and a newline on stdout. */
+struct cli_field {
+    const char *key, *value;
+};
+void cli_print_json_strings(const struct cli_field *f, size_t n);
+/* Prints the JSON object that fmt formats (as printf) and a newline on stdout: the --json
+ * answer of a command whose values need no escaping (UUIDs, numbers, fixed words). */
+void cli_printf_json(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The --json form of a CLI list: prints {"<key>": [ … ]} and a newline on stdout, item(w,
  * items, i) writing each of the n items. */
-struct jw;
 void cli_print_json_list(const char *key, const void *items, size_t n,
                          void (*item)(struct jw *w, const void *items, size_t i));
 

@@ -30,20 +30,15 @@ struct opts {
     bool json;
 };
 
-static int parse(int argc, char **argv, struct opts *o, const char *usage)
-{
-    static const struct cli_opt long_opts[] = {
-        CLI_OPTS_COMMON(struct opts),
-        {"queue", CLI_OPT_STRING, CLI_OPT_AT(struct opts, queue)},
-        {"reason", CLI_OPT_STRING, CLI_OPT_AT(struct opts, reason)},
-        {"limit", CLI_OPT_INT, CLI_OPT_AT(struct opts, limit), 1, 100000,
-         "must be an integer in range"},
-        {"offset", CLI_OPT_INT, CLI_OPT_AT(struct opts, offset), 0, 100000,
-         "must be an integer in range"},
-    };
-    o->limit = 50;
-    return cli_options(argc, argv, 2, long_opts, CLI_NOPTS(long_opts), o, usage);
-}
+static const struct cli_opt opts[] = {
+    CLI_OPTS_COMMON(struct opts),
+    {"queue", CLI_OPT_STRING, CLI_OPT_AT(struct opts, queue)},
+    {"reason", CLI_OPT_STRING, CLI_OPT_AT(struct opts, reason)},
+    {"limit", CLI_OPT_INT, CLI_OPT_AT(struct opts, limit), 1, 100000,
+     "must be an integer in range"},
+    {"offset", CLI_OPT_INT, CLI_OPT_AT(struct opts, offset), 0, 100000,
+     "must be an integer in range"},
+};
 
 /* The refusal message of an outcome, printed; CLI_REFUSED. */
 static int refused(int rc, const struct comment_result *r)
@@ -53,8 +48,11 @@ static int refused(int rc, const struct comment_result *r)
     return cli_refuse("%s", r->message ? r->message : "refused");
 }
 
-static int list(const struct app_ctx *c, const struct opts *o)
+static int list(const struct cli_action *act, struct cli_op *op, void *args, char **pos)
 {
+    (void)act, (void)pos;
+    const struct app_ctx *c = &op->c;
+    const struct opts *o = args;
     const char *queue = o->queue ? o->queue : "pending";
     if (strcmp(queue, "pending") && strcmp(queue, "reported") && strcmp(queue, "recent"))
         return cli_refuse("--queue must be pending, reported or recent");
@@ -63,22 +61,19 @@ static int list(const struct app_ctx *c, const struct opts *o)
     bool more;
     if (comments_read_queue(c, queue, o->limit, o->offset, &items, &n, &more) != COMMENT_OK)
         return cli_refuse("the database failed");
-    struct buf out = BUF_INIT;
     if (o->json) {
-        struct jw w;
-        jw_init(&w, &out);
-        jw_obj_begin(&w);
-        jw_key(&w, "queue");
-        jw_str(&w, queue);
-        jw_key(&w, "data");
-        jw_arr_begin(&w);
+        struct cli_json j;
+        cli_json_begin(&j);
+        jw_key(&j.w, "queue");
+        jw_str(&j.w, queue);
+        jw_key(&j.w, "data");
+        jw_arr_begin(&j.w);
         for (size_t i = 0; i < n; i++)
-            render_comment(&w, &items[i].c, COMMENT_FORM_REVIEW, &items[i]);
-        jw_arr_end(&w);
-        jw_key(&w, "more");
-        jw_bool(&w, more);
-        jw_obj_end(&w);
-        cli_print_json(&out);
+            render_comment(&j.w, &items[i].c, COMMENT_FORM_REVIEW, &items[i]);
+        jw_arr_end(&j.w);
+        jw_key(&j.w, "more");
+        jw_bool(&j.w, more);
+        cli_json_print(&j);
     } else {
         for (size_t i = 0; i < n; i++) {
             const struct comment *k = &items[i].c;
@@ -91,7 +86,6 @@ static int list(const struct app_ctx *c, const struct opts *o)
         if (n == 0)
             fprintf(stderr, "the %s queue is empty\n", queue);
     }
-    buf_release(&out);
     return CLI_OK;
 }
 
@@ -100,15 +94,16 @@ static void word_json(struct jw *w, const void *items, size_t i)
     jw_str(w, ((const char *const *)items)[i]);
 }
 
-static int words(const struct app_ctx *c, int argc, char **argv, const struct opts *o)
+/* words list|add WORD|remove WORD: pos ends with NULL (as argv does) */
+static int words(const struct cli_action *act, struct cli_op *op, void *args, char **pos)
 {
-    if (optind >= argc)
+    (void)act;
+    const struct app_ctx *c = &op->c;
+    const struct opts *o = args;
+    const char *what = pos[0];
+    if (!what)
         return cli_usage(comment_usage);
-    const char *what = argv[optind];
-    struct buf out = BUF_INIT;
-    struct jw w;
-    int rc = CLI_OK;
-    if (strcmp(what, "list") == 0 && optind == argc - 1) {
+    if (strcmp(what, "list") == 0 && !pos[1]) {
         const char **all;
         size_t n;
         if (comment_words_list(c, &all, &n) != COMMENT_OK)
@@ -119,98 +114,67 @@ static int words(const struct app_ctx *c, int argc, char **argv, const struct op
             for (size_t i = 0; i < n; i++)
                 printf("%s\n", all[i]);
         }
-    } else if ((strcmp(what, "add") == 0 || strcmp(what, "remove") == 0) && optind == argc - 2) {
+    } else if ((strcmp(what, "add") == 0 || strcmp(what, "remove") == 0) && pos[1] && !pos[2]) {
         struct comment_result r;
-        int x = comment_words_change(c, what[0] == 'a', argv[optind + 1], &r);
+        int x = comment_words_change(c, what[0] == 'a', pos[1], &r);
         if (x != COMMENT_OK)
             return refused(x, &r);
-        if (o->json) {
-            jw_init(&w, &out);
-            jw_obj_begin(&w);
-            jw_key(&w, "word");
-            jw_str(&w, r.id);
-            jw_key(&w, "result");
-            jw_str(&w, r.message);
-            jw_obj_end(&w);
-            cli_print_json(&out);
-        } else {
+        const struct cli_field f[] = {{"word", r.id}, {"result", r.message}};
+        if (o->json)
+            cli_print_json_strings(f, CLI_LEN(f));
+        else
             fprintf(stderr, "%s: %s\n", r.id, r.message);
-        }
     } else {
-        rc = cli_usage(comment_usage);
+        return cli_usage(comment_usage);
     }
-    buf_release(&out);
-    return rc;
+    return CLI_OK;
+}
+
+/* approve, reject, feature, unfeature ID */
+static int moderate(const struct cli_action *act, struct cli_op *op, void *args, char **pos)
+{
+    const struct opts *o = args;
+    struct comment_result r;
+    int x = comment_moderate(&op->c, NULL, pos[0], act->name, o->reason, &r);
+    if (x != COMMENT_OK)
+        return refused(x, &r);
+    if (o->json)
+        printf("{\"id\":\"%s\",\"action\":\"%s\"}\n", r.id, act->name);
+    else
+        fprintf(stderr, "%s: %s\n", r.id, act->name);
+    return CLI_OK;
 }
 
 int cli_comment(int argc, char **argv)
 {
-    struct opts o = {0};
-    int rc = parse(argc, argv, &o, comment_usage);
-    if (rc)
-        return rc;
-    const char *action = argv[1];
-    struct cli_op op;
-    bool decide = strcmp(action, "approve") == 0 || strcmp(action, "reject") == 0 ||
-                  strcmp(action, "feature") == 0 || strcmp(action, "unfeature") == 0;
-    if (!decide && strcmp(action, "list") && strcmp(action, "words"))
-        return cli_usage(comment_usage);
-    if ((decide && optind != argc - 1) || (strcmp(action, "list") == 0 && optind != argc))
-        return cli_usage(comment_usage);
-    if (cli_op_open(&op, o.db) != CLI_OK)
-        return CLI_REFUSED;
-    if (strcmp(action, "list") == 0) {
-        rc = list(&op.c, &o);
-    } else if (strcmp(action, "words") == 0) {
-        rc = words(&op.c, argc, argv, &o);
-    } else {
-        struct comment_result r;
-        int x = comment_moderate(&op.c, NULL, argv[optind], action, o.reason, &r);
-        if (x != COMMENT_OK) {
-            rc = refused(x, &r);
-        } else if (o.json) {
-            printf("{\"id\":\"%s\",\"action\":\"%s\"}\n", r.id, action);
-        } else {
-            fprintf(stderr, "%s: %s\n", r.id, action);
-        }
-    }
-    cli_op_close(&op);
-    return rc;
+    static const struct cli_action acts[] = {
+        {"list", 0, .run = list},        {"words", -1, .run = words},
+        {"approve", 1, .run = moderate}, {"reject", 1, .run = moderate},
+        {"feature", 1, .run = moderate}, {"unfeature", 1, .run = moderate},
+    };
+    struct opts o = {.limit = 50};
+    return cli_command(argc, argv, opts, CLI_LEN(opts), acts, CLI_LEN(acts), &o, comment_usage);
+}
+
+/* grant, revoke EMAIL ROLE */
+static int role(const struct cli_action *act, struct cli_op *op, void *args, char **pos)
+{
+    const struct opts *o = args;
+    struct comment_result r;
+    int x = account_role_change(&op->c, pos[0], pos[1], strcmp(act->name, "grant") == 0, &r);
+    if (x != COMMENT_OK)
+        return refused(x, &r);
+    const struct cli_field f[] = {{"email", pos[0]}, {"role", pos[1]}, {"result", r.message}};
+    if (o->json)
+        cli_print_json_strings(f, CLI_LEN(f));
+    else
+        fprintf(stderr, "%s %s: %s\n", pos[0], pos[1], r.message);
+    return CLI_OK;
 }
 
 int cli_account_role(int argc, char **argv)
 {
-    struct opts o = {0};
-    bool grant = strcmp(argv[1], "grant") == 0;
-    int rc = parse(argc, argv, &o, role_usage);
-    if (rc)
-        return rc;
-    if (optind != argc - 2)
-        return cli_usage(role_usage);
-    struct cli_op op;
-    if (cli_op_open(&op, o.db) != CLI_OK)
-        return CLI_REFUSED;
-    struct comment_result r;
-    int x = account_role_change(&op.c, argv[optind], argv[optind + 1], grant, &r);
-    if (x != COMMENT_OK) {
-        rc = refused(x, &r);
-    } else if (o.json) {
-        struct buf out = BUF_INIT;
-        struct jw w;
-        jw_init(&w, &out);
-        jw_obj_begin(&w);
-        jw_key(&w, "email");
-        jw_str(&w, argv[optind]);
-        jw_key(&w, "role");
-        jw_str(&w, argv[optind + 1]);
-        jw_key(&w, "result");
-        jw_str(&w, r.message);
-        jw_obj_end(&w);
-        cli_print_json(&out);
-        buf_release(&out);
-    } else {
-        fprintf(stderr, "%s %s: %s\n", argv[optind], argv[optind + 1], r.message);
-    }
-    cli_op_close(&op);
-    return rc;
+    static const struct cli_action acts[] = {{"grant", 2, .run = role}, {"revoke", 2, .run = role}};
+    struct opts o = {.limit = 50};
+    return cli_command(argc, argv, opts, CLI_LEN(opts), acts, CLI_LEN(acts), &o, role_usage);
 }

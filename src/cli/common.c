@@ -1,4 +1,6 @@
+#include <assert.h>
 #include <getopt.h>
+#include <sodium.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,13 +77,14 @@ static int take_option(const struct cli_opt *r, void *dest, const char *v)
 
 /* getopt_long's code of row i: above every character code, so '?' stays the unknown one */
 #define CLI_OPT_CODE 256
-#define CLI_OPTS_MAX 24
+#define CLI_OPTS_MAX 24 /* rows in the largest table (games sync has 15) */
 
 int cli_options(int argc, char **argv, int first, const struct cli_opt *rows, size_t n, void *dest,
                 const char *usage)
 {
     struct option lo[CLI_OPTS_MAX + 1];
-    if (argc < first || n > CLI_OPTS_MAX)
+    assert(n <= CLI_OPTS_MAX);
+    if (argc < first)
         return cli_usage(usage);
     for (size_t i = 0; i < n; i++)
         lo[i] = (struct option){rows[i].name,
@@ -123,6 +126,58 @@ void cli_print_json(struct buf *b)
     fputc('\n', stdout);
 }
 
+void cli_json_init(struct cli_json *j)
+{
+    j->b = (struct buf)BUF_INIT;
+    jw_init(&j->w, &j->b);
+}
+
+void cli_json_begin(struct cli_json *j)
+{
+    cli_json_init(j);
+    jw_obj_begin(&j->w);
+}
+
+/* Ends, prints and releases j, wiping its buffer before it is freed when it held a secret. */
+static void json_print(struct cli_json *j, bool secret)
+{
+    jw_obj_end(&j->w);
+    cli_print_json(&j->b);
+    if (secret)
+        sodium_memzero(j->b.p, j->b.len);
+    buf_release(&j->b);
+}
+
+void cli_json_print(struct cli_json *j)
+{
+    json_print(j, false);
+}
+
+void cli_json_print_secret(struct cli_json *j)
+{
+    json_print(j, true);
+}
+
+void cli_print_json_strings(const struct cli_field *f, size_t n)
+{
+    struct cli_json j;
+    cli_json_begin(&j);
+    for (size_t i = 0; i < n; i++) {
+        jw_key(&j.w, f[i].key);
+        jw_str(&j.w, f[i].value);
+    }
+    cli_json_print(&j);
+}
+
+void cli_printf_json(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    fputc('\n', stdout);
+}
+
 int cli_op_open(struct cli_op *o, const char *db)
 {
     o->s = cli_open_store(cli_db_path(db));
@@ -139,19 +194,49 @@ void cli_op_close(struct cli_op *o)
     store_close(o->s);
 }
 
+int cli_dispatch(const struct cli_action *acts, size_t n, int argc, char **argv, const char *db,
+                 void *args, const char *usage)
+{
+    int npos = argc - optind;
+    char **pos = argv + optind;
+    for (size_t k = 0; k < n; k++) {
+        const struct cli_action *act = &acts[k];
+        if (strcmp(argv[1], act->name) != 0 || (act->npos >= 0 && npos != act->npos))
+            continue;
+        int rc = act->check ? act->check(act, args, pos) : CLI_OK;
+        if (rc != CLI_OK)
+            return rc;
+        struct cli_op op;
+        if (cli_op_open(&op, db) != CLI_OK)
+            return CLI_REFUSED;
+        rc = act->run(act, &op, args, pos);
+        cli_op_close(&op);
+        return rc;
+    }
+    return cli_usage(usage);
+}
+
+int cli_command(int argc, char **argv, const struct cli_opt *opts, size_t nopts,
+                const struct cli_action *acts, size_t nacts, void *args, const char *usage)
+{
+    int rc = cli_options(argc, argv, 2, opts, nopts, args, usage);
+    if (rc != CLI_OK)
+        return rc;
+    const char *db;
+    assert(strcmp(opts[0].name, "db") == 0);
+    memcpy(&db, (const char *)args + opts[0].off, sizeof db);
+    return cli_dispatch(acts, nacts, argc, argv, db, args, usage);
+}
+
 void cli_print_json_list(const char *key, const void *items, size_t n,
                          void (*item)(struct jw *w, const void *items, size_t i))
 {
-    struct buf b = BUF_INIT;
-    struct jw w;
-    jw_init(&w, &b);
-    jw_obj_begin(&w);
-    jw_key(&w, key);
-    jw_arr_begin(&w);
+    struct cli_json j;
+    cli_json_begin(&j);
+    jw_key(&j.w, key);
+    jw_arr_begin(&j.w);
     for (size_t i = 0; i < n; i++)
-        item(&w, items, i);
-    jw_arr_end(&w);
-    jw_obj_end(&w);
-    cli_print_json(&b);
-    buf_release(&b);
+        item(&j.w, items, i);
+    jw_arr_end(&j.w);
+    cli_json_print(&j);
 }

@@ -132,7 +132,7 @@ int cli_export(int argc, char **argv)
         CLI_OPTS_COMMON(struct args),
         {"output", CLI_OPT_STRING, CLI_OPT_AT(struct args, output)},
     };
-    int rc = cli_options(argc, argv, 1, opts, CLI_NOPTS(opts), &a, export_usage);
+    int rc = cli_options(argc, argv, 1, opts, CLI_LEN(opts), &a, export_usage);
     if (rc != CLI_OK)
         return rc;
     const char *path = a.output;
@@ -184,21 +184,17 @@ int cli_export(int argc, char **argv)
     if (path && fclose(e.out) != 0 && status == CLI_OK)
         status = cli_refuse("cannot write %s", path);
     if (path && a.json && status == CLI_OK) {
-        struct buf out = BUF_INIT;
-        struct jw w;
-        jw_init(&w, &out);
-        jw_obj_begin(&w);
-        jw_key(&w, "output");
-        jw_str(&w, path);
-        jw_key(&w, "teams");
-        jw_int(&w, r.teams);
-        jw_key(&w, "games");
-        jw_int(&w, r.games);
-        jw_key(&w, "incidents");
-        jw_int(&w, r.incidents);
-        jw_obj_end(&w);
-        cli_print_json(&out);
-        buf_release(&out);
+        struct cli_json j;
+        cli_json_begin(&j);
+        jw_key(&j.w, "output");
+        jw_str(&j.w, path);
+        jw_key(&j.w, "teams");
+        jw_int(&j.w, r.teams);
+        jw_key(&j.w, "games");
+        jw_int(&j.w, r.games);
+        jw_key(&j.w, "incidents");
+        jw_int(&j.w, r.incidents);
+        cli_json_print(&j);
     }
     buf_release(&e.b);
     store_close(s);

@@ -32,6 +32,36 @@ static int take_allow(void *dest, const char *v, int k)
     return CLI_OK;
 }
 
+/* Prints the --json answer: the fetch of url and its result r. */
+static void result_json(const char *url, const struct fetch_result *r)
+{
+    struct cli_json j;
+    cli_json_begin(&j);
+    jw_key(&j.w, "url");
+    jw_str(&j.w, url);
+    jw_key(&j.w, "final_url");
+    jw_str(&j.w, r->final_url);
+    jw_key(&j.w, "status");
+    jw_int(&j.w, r->status < 0 ? JW_NULL_INT : r->status);
+    jw_key(&j.w, "content_type");
+    jw_str(&j.w, r->content_type);
+    jw_key(&j.w, "title");
+    jw_str(&j.w, r->title);
+    jw_key(&j.w, "publisher");
+    jw_str(&j.w, r->publisher);
+    jw_key(&j.w, "content_hash");
+    jw_str(&j.w, r->hash[0] ? r->hash : NULL);
+    jw_key(&j.w, "bytes");
+    jw_int(&j.w, (int64_t)r->bytes);
+    jw_key(&j.w, "redirects");
+    jw_int(&j.w, r->redirects);
+    jw_key(&j.w, "fetched_at");
+    jw_time(&j.w, r->fetched_at);
+    jw_key(&j.w, "error");
+    jw_str(&j.w, r->error);
+    cli_json_print(&j);
+}
+
 int cli_fetch(int argc, char **argv)
 {
     static const struct cli_opt opts[] = {
@@ -43,7 +73,7 @@ int cli_fetch(int argc, char **argv)
         {"json", CLI_OPT_FLAG, CLI_OPT_AT(struct args, json)},
     };
     struct args a = {.p = FETCH_POLICY_DEFAULT};
-    int rc = cli_options(argc, argv, 1, opts, CLI_NOPTS(opts), &a, fetch_usage);
+    int rc = cli_options(argc, argv, 1, opts, CLI_LEN(opts), &a, fetch_usage);
     if (rc != CLI_OK)
         return rc;
     if (optind != argc - 1)
@@ -52,40 +82,12 @@ int cli_fetch(int argc, char **argv)
     fetch_global_init();
     struct fetch_result r;
     rc = fetch_url(&a.p, argv[optind], time_now_us(), &r);
-    struct buf b = BUF_INIT;
-    struct jw w;
-    jw_init(&w, &b);
-    jw_obj_begin(&w);
-    jw_key(&w, "url");
-    jw_str(&w, argv[optind]);
-    jw_key(&w, "final_url");
-    jw_str(&w, r.final_url);
-    jw_key(&w, "status");
-    jw_int(&w, r.status < 0 ? JW_NULL_INT : r.status);
-    jw_key(&w, "content_type");
-    jw_str(&w, r.content_type);
-    jw_key(&w, "title");
-    jw_str(&w, r.title);
-    jw_key(&w, "publisher");
-    jw_str(&w, r.publisher);
-    jw_key(&w, "content_hash");
-    jw_str(&w, r.hash[0] ? r.hash : NULL);
-    jw_key(&w, "bytes");
-    jw_int(&w, (int64_t)r.bytes);
-    jw_key(&w, "redirects");
-    jw_int(&w, r.redirects);
-    jw_key(&w, "fetched_at");
-    jw_time(&w, r.fetched_at);
-    jw_key(&w, "error");
-    jw_str(&w, r.error);
-    jw_obj_end(&w);
     if (a.json)
-        cli_print_json(&b);
+        result_json(argv[optind], &r);
     else if (rc == 0)
         printf("%ld %s\n", r.status, r.title ? r.title : "(no title)");
     if (rc < 0)
         fprintf(stderr, "whistle: fetch refused or failed: %s\n", r.error);
-    buf_release(&b);
     fetch_result_release(&r);
     return rc == 0 ? CLI_OK : CLI_REFUSED;
 }

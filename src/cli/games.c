@@ -133,7 +133,7 @@ static int games_sync_cmd(int argc, char **argv)
     };
 #undef AT
     struct sync_args o = {.src = {.week = MODEL_NULL, .season = MODEL_NULL}};
-    int prc = cli_options(argc, argv, 1, opts, CLI_NOPTS(opts), &o, games_usage);
+    int prc = cli_options(argc, argv, 1, opts, CLI_LEN(opts), &o, games_usage);
     if (prc != CLI_OK)
         return prc;
     const char *db = o.db, *key_file = o.key_file;
@@ -174,25 +174,22 @@ static int games_sync_cmd(int argc, char **argv)
         src.cfbd_key = key;
     }
 
-    struct store *s = cli_open_store(cli_db_path(db));
-    if (!s)
+    struct cli_op op;
+    if (cli_op_open(&op, db) != CLI_OK)
         return CLI_REFUSED;
     fetch_global_init();
-    struct arena a;
-    arena_init(&a);
-    struct app_ctx ctx = {.s = s, .a = &a, .now = time_now_us(), .actor = "operator"};
-    struct buf out = BUF_INIT;
-    struct jw w;
-    jw_init(&w, &out);
-    struct rejects rj = {.json = json, .w = &w};
+    struct cli_json j;
+    cli_json_init(&j);
+    struct jw *w = &j.w;
+    struct rejects rj = {.json = json, .w = w};
     if (json) {
-        jw_obj_begin(&w);
-        jw_key(&w, "rejects");
-        jw_arr_begin(&w);
+        jw_obj_begin(w);
+        jw_key(w, "rejects");
+        jw_arr_begin(w);
     }
     struct games_sync_report r;
     char err[1024] = "";
-    int rc = app_games_sync_source(&ctx, &src, on_reject, &rj, &r, NULL, NULL, err, sizeof err);
+    int rc = app_games_sync_source(&op.c, &src, on_reject, &rj, &r, NULL, NULL, err, sizeof err);
     memset(key, 0, sizeof key);
     int status = CLI_OK;
     if (rc == GAMES_SYNC_FETCH_FAILED || rc == GAMES_SYNC_BAD_DOCUMENT) {
@@ -200,43 +197,41 @@ static int games_sync_cmd(int argc, char **argv)
     } else if (rc == APP_UNAVAILABLE) {
         status = cli_refuse("%s: the database failed (%s); batches written before stay, run the"
                             " sync again",
-                            src.provider, store_errmsg(s));
+                            src.provider, store_errmsg(op.s));
     } else if (json) {
-        jw_arr_end(&w);
-        jw_key(&w, "provider");
-        jw_str(&w, src.provider);
-        jw_key(&w, "scoreboard");
-        jw_bool(&w, r.scoreboard);
-        jw_key(&w, "inserted");
-        jw_int(&w, (int64_t)r.inserted);
-        jw_key(&w, "updated");
-        jw_int(&w, (int64_t)r.updated);
-        jw_key(&w, "unchanged");
-        jw_int(&w, (int64_t)r.unchanged);
-        jw_key(&w, "rejected");
-        jw_int(&w, (int64_t)r.rejected);
-        jw_key(&w, "vanished");
-        jw_int(&w, (int64_t)r.vanished);
-        jw_key(&w, "notStored");
-        jw_int(&w, (int64_t)r.not_stored);
-        jw_key(&w, "vanishedChecked");
-        jw_bool(&w, !r.vanish_skipped);
-        jw_key(&w, "teams");
-        jw_int(&w, (int64_t)r.teams);
-        jw_key(&w, "notModified");
-        jw_bool(&w, r.not_modified);
-        jw_key(&w, "httpRequests");
-        jw_int(&w, r.attempts);
-        jw_obj_end(&w);
-        cli_print_json(&out);
+        jw_arr_end(w);
+        jw_key(w, "provider");
+        jw_str(w, src.provider);
+        jw_key(w, "scoreboard");
+        jw_bool(w, r.scoreboard);
+        jw_key(w, "inserted");
+        jw_int(w, (int64_t)r.inserted);
+        jw_key(w, "updated");
+        jw_int(w, (int64_t)r.updated);
+        jw_key(w, "unchanged");
+        jw_int(w, (int64_t)r.unchanged);
+        jw_key(w, "rejected");
+        jw_int(w, (int64_t)r.rejected);
+        jw_key(w, "vanished");
+        jw_int(w, (int64_t)r.vanished);
+        jw_key(w, "notStored");
+        jw_int(w, (int64_t)r.not_stored);
+        jw_key(w, "vanishedChecked");
+        jw_bool(w, !r.vanish_skipped);
+        jw_key(w, "teams");
+        jw_int(w, (int64_t)r.teams);
+        jw_key(w, "notModified");
+        jw_bool(w, r.not_modified);
+        jw_key(w, "httpRequests");
+        jw_int(w, r.attempts);
+        cli_json_print(&j);
     } else {
         char line[256];
         app_games_report_line(&r, line, sizeof line);
         printf("%s: %s\n", src.provider, line);
     }
-    buf_release(&out);
-    arena_release(&a);
-    store_close(s);
+    buf_release(&j.b); /* a refusal's unprinted answer (cli_json_print released a printed one) */
+    cli_op_close(&op);
     return status;
 }
 

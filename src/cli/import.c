@@ -31,7 +31,7 @@ int cli_import(int argc, char **argv)
         {"if-empty", CLI_OPT_FLAG, CLI_OPT_AT(struct args, if_empty)},
         {"dry-run", CLI_OPT_FLAG, CLI_OPT_AT(struct args, dry_run)},
     };
-    int rc = cli_options(argc, argv, 1, opts, CLI_NOPTS(opts), &a, import_usage);
+    int rc = cli_options(argc, argv, 1, opts, CLI_LEN(opts), &a, import_usage);
     if (rc != CLI_OK)
         return rc;
     struct import_options opt = {
@@ -71,12 +71,9 @@ int cli_import(int argc, char **argv)
         goto out;
     }
     if (a.json) {
-        struct buf b = BUF_INIT;
-        buf_printf(&b, "{\"teams\":%zu,\"games\":%zu,\"incidents\":%zu,\"comments\":%zu%s}",
-                   r.teams, r.games, r.incidents, r.comments,
-                   opt.dry_run ? ",\"dry_run\":true" : "");
-        cli_print_json(&b);
-        buf_release(&b);
+        cli_printf_json("{\"teams\":%zu,\"games\":%zu,\"incidents\":%zu,\"comments\":%zu%s}",
+                        r.teams, r.games, r.incidents, r.comments,
+                        opt.dry_run ? ",\"dry_run\":true" : "");
     } else {
         fprintf(stderr, "%s %zu teams, %zu games, %zu incidents, %zu comments%s\n",
                 opt.dry_run ? "checked" : "imported", r.teams, r.games, r.incidents, r.comments,

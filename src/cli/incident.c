@@ -154,7 +154,7 @@ int cli_incident(int argc, char **argv)
                    {"set-question", set_question, 0}, {"set-status", set_status, 1},
                    {"add-source", add_source, 0},     {"remove-source", remove_source, 0}};
     struct args a = {0};
-    int rc = cli_options(argc, argv, 2, opts, CLI_NOPTS(opts), &a, incident_usage);
+    int rc = cli_options(argc, argv, 2, opts, CLI_LEN(opts), &a, incident_usage);
     if (rc != CLI_OK)
         return rc;
     const char *action = argv[1];
@@ -168,21 +168,17 @@ int cli_incident(int argc, char **argv)
             return cli_refuse("incident id must be a UUID");
         a.id = id;
         a.value = actions[k].positional ? argv[optind + 1] : NULL;
-        struct store *s = cli_open_store(cli_db_path(a.db));
-        if (!s)
+        struct cli_op op;
+        if (cli_op_open(&op, a.db) != CLI_OK)
             return CLI_REFUSED;
         struct buf out = BUF_INIT;
-        struct arena ar;
-        arena_init(&ar);
-        struct app_ctx ctx = {.s = s, .a = &ar, .now = time_now_us(), .actor = "operator"};
-        rc = actions[k].run(&ctx, &a, &out);
+        rc = actions[k].run(&op.c, &a, &out);
         if (rc == CLI_OK && a.json)
             cli_print_json(&out);
         else if (rc == CLI_OK)
             fprintf(stderr, "%s: done\n", action);
         buf_release(&out);
-        arena_release(&ar);
-        store_close(s);
+        cli_op_close(&op);
         return rc;
     }
     return cli_usage(incident_usage);

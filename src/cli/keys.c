@@ -4,7 +4,6 @@
  * secret of a key is printed once, by create, and never stored.
  */
 #include <getopt.h>
-#include <sodium.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -29,58 +28,59 @@ static const char account_usage[] =
 struct opts {
     const char *db, *owner, *name;
     bool json;
+    char email[ACCOUNT_EMAIL_MAX + 2]; /* the --owner or EMAIL argument, normalized */
+    char id[UUID_STR_LEN + 1];         /* the KEY_ID argument, normalized */
 };
 
-static int parse(int argc, char **argv, struct opts *o, const char *usage)
+static const struct cli_opt opts[] = {
+    CLI_OPTS_COMMON(struct opts),
+    {"owner", CLI_OPT_STRING, CLI_OPT_AT(struct opts, owner)},
+    {"name", CLI_OPT_STRING, CLI_OPT_AT(struct opts, name)},
+};
+
+/* --owner of key create (required) and key list (optional), normalized into o->email */
+static int owner_check(const struct cli_action *act, void *args, char **pos)
 {
-    static const struct cli_opt long_opts[] = {
-        CLI_OPTS_COMMON(struct opts),
-        {"owner", CLI_OPT_STRING, CLI_OPT_AT(struct opts, owner)},
-        {"name", CLI_OPT_STRING, CLI_OPT_AT(struct opts, name)},
-    };
-    return cli_options(argc, argv, 2, long_opts, CLI_NOPTS(long_opts), o, usage);
+    (void)pos;
+    struct opts *o = args;
+    bool create = strcmp(act->name, "create") == 0;
+    if (create && !o->owner)
+        return cli_usage(key_usage);
+    if ((create || o->owner) && account_email_normalize(o->owner, o->email) < 0)
+        return cli_refuse("--owner must be an email address");
+    return CLI_OK;
 }
 
-static int create(const char *db, const char *email, const char *name, bool json)
+static int create(const struct cli_action *act, struct cli_op *op, void *args, char **pos)
 {
-    struct cli_op o;
-    if (cli_op_open(&o, db) != CLI_OK)
-        return CLI_REFUSED;
-    struct key_request in = {.owner_email = email, .name = name};
+    (void)act, (void)pos;
+    const struct opts *o = args;
+    const char *email = o->email;
+    struct key_request in = {.owner_email = email, .name = o->name};
     struct key_new k;
-    int rc = CLI_OK;
-    switch (key_create(&o.c, NULL, &in, &k)) {
+    switch (key_create(&op->c, NULL, &in, &k)) {
     case KEY_OK:
         break;
     case KEY_BAD_NAME:
-        rc = cli_refuse("--name: %s", k.problem);
-        goto out;
+        return cli_refuse("--name: %s", k.problem);
     default:
-        rc = cli_refuse("cannot create the key: %s", store_errmsg(o.s));
-        goto out;
+        return cli_refuse("cannot create the key: %s", store_errmsg(op->s));
     }
-    struct buf b = BUF_INIT;
-    struct jw w;
-    jw_init(&w, &b);
-    jw_obj_begin(&w);
-    jw_key(&w, "id");
-    jw_str(&w, k.id);
-    jw_key(&w, "secret");
-    jw_str(&w, k.secret);
-    jw_key(&w, "owner");
-    jw_str(&w, email);
-    jw_key(&w, "expires_at");
-    jw_time(&w, k.expires_at);
-    jw_obj_end(&w);
+    struct cli_json j;
+    cli_json_begin(&j);
+    jw_key(&j.w, "id");
+    jw_str(&j.w, k.id);
+    jw_key(&j.w, "secret");
+    jw_str(&j.w, k.secret);
+    jw_key(&j.w, "owner");
+    jw_str(&j.w, email);
+    jw_key(&j.w, "expires_at");
+    jw_time(&j.w, k.expires_at);
     key_new_wipe(&k);
-    if (!json)
+    if (!o->json)
         fprintf(stderr, "created agent key for %s (shown once; store it now):\n", email);
-    cli_print_json(&b);
-    sodium_memzero(b.p, b.len);
-    buf_release(&b);
-out:
-    cli_op_close(&o);
-    return rc;
+    cli_json_print_secret(&j);
+    return CLI_OK;
 }
 
 static void list_plain(const struct key_info *k)
@@ -122,17 +122,15 @@ static void list_json(struct jw *w, const void *items, size_t i)
     jw_obj_end(w);
 }
 
-static int list(const char *db, const char *owner, bool json)
+static int list(const struct cli_action *act, struct cli_op *op, void *args, char **pos)
 {
-    struct cli_op o;
-    if (cli_op_open(&o, db) != CLI_OK)
-        return CLI_REFUSED;
+    (void)act, (void)pos;
+    const struct opts *o = args;
     struct key_info *keys;
     size_t n;
-    int rc = CLI_OK;
-    if (key_list(&o.c, owner, &keys, &n) != KEY_OK) {
-        rc = cli_refuse("cannot list keys: %s", store_errmsg(o.s));
-    } else if (json) {
+    if (key_list(&op->c, o->owner ? o->email : NULL, &keys, &n) != KEY_OK)
+        return cli_refuse("cannot list keys: %s", store_errmsg(op->s));
+    if (o->json) {
         cli_print_json_list("keys", keys, n, list_json);
     } else {
         for (size_t i = 0; i < n; i++)
@@ -140,81 +138,63 @@ static int list(const char *db, const char *owner, bool json)
         if (n == 0)
             fprintf(stderr, "no agent keys\n");
     }
-    cli_op_close(&o);
-    return rc;
+    return CLI_OK;
 }
 
-static int revoke(const char *db, const char *id, bool json)
+/* KEY_ID, normalized into o->id */
+static int key_id_check(const struct cli_action *act, void *args, char **pos)
 {
-    struct cli_op o;
-    if (cli_op_open(&o, db) != CLI_OK)
-        return CLI_REFUSED;
-    int rc = CLI_OK;
-    switch (key_revoke(&o.c, NULL, id)) {
+    (void)act;
+    struct opts *o = args;
+    if (uuid_normalize(pos[0], o->id) < 0)
+        return cli_refuse("KEY_ID must be a key's UUID (see whistle key list)");
+    return CLI_OK;
+}
+
+static int revoke(const struct cli_action *act, struct cli_op *op, void *args, char **pos)
+{
+    (void)act, (void)pos;
+    const struct opts *o = args;
+    const char *id = o->id;
+    switch (key_revoke(&op->c, NULL, id)) {
     case KEY_OK:
-        if (json)
+        if (o->json)
             printf("{\"id\":\"%s\",\"state\":\"revoked\"}\n", id);
         else
             fprintf(stderr, "revoked %s\n", id);
-        break;
+        return CLI_OK;
     case KEY_NOT_FOUND:
-        rc = cli_refuse("no agent key %s", id);
-        break;
+        return cli_refuse("no agent key %s", id);
     case KEY_ALREADY_REVOKED:
-        rc = cli_refuse("agent key %s is already revoked", id);
-        break;
+        return cli_refuse("agent key %s is already revoked", id);
     default:
-        rc = cli_refuse("cannot revoke: %s", store_errmsg(o.s));
+        return cli_refuse("cannot revoke: %s", store_errmsg(op->s));
     }
-    cli_op_close(&o);
-    return rc;
 }
 
 int cli_key(int argc, char **argv)
 {
+    static const struct cli_action acts[] = {
+        {"create", 0, .check = owner_check, .run = create},
+        {"list", 0, .check = owner_check, .run = list},
+        {"revoke", 1, .check = key_id_check, .run = revoke},
+    };
     struct opts o = {0};
-    int rc = parse(argc, argv, &o, key_usage);
-    if (rc)
-        return rc;
-    const char *action = argv[1];
-    char email[ACCOUNT_EMAIL_MAX + 2];
-    if (strcmp(action, "create") == 0) {
-        if (optind != argc || !o.owner)
-            return cli_usage(key_usage);
-        if (account_email_normalize(o.owner, email) < 0)
-            return cli_refuse("--owner must be an email address");
-        return create(o.db, email, o.name, o.json);
-    }
-    if (strcmp(action, "list") == 0) {
-        if (optind != argc)
-            return cli_usage(key_usage);
-        if (o.owner && account_email_normalize(o.owner, email) < 0)
-            return cli_refuse("--owner must be an email address");
-        return list(o.db, o.owner ? email : NULL, o.json);
-    }
-    if (strcmp(action, "revoke") == 0) {
-        char id[UUID_STR_LEN + 1];
-        if (optind != argc - 1)
-            return cli_usage(key_usage);
-        if (uuid_normalize(argv[optind], id) < 0)
-            return cli_refuse("KEY_ID must be a key's UUID (see whistle key list)");
-        return revoke(o.db, id, o.json);
-    }
-    return cli_usage(key_usage);
+    return cli_command(argc, argv, opts, CLI_LEN(opts), acts, CLI_LEN(acts), &o, key_usage);
 }
 
 /* whistle account claim: an imported comment author's account gets its person's address
  * (docs/import-format.md, "Authors"). */
-static int claim(const char *db, const char *name, const char *email, bool json)
+static int claim(const struct cli_action *act, struct cli_op *op, void *args, char **pos)
 {
-    struct cli_op op;
-    if (cli_op_open(&op, db) != CLI_OK)
-        return CLI_REFUSED;
+    (void)act;
+    const struct opts *o = args;
+    const char *name = pos[0];
     struct account_result r;
     int rc = CLI_OK;
-    switch (account_claim(&op.c, name, email, &r)) {
+    switch (account_claim(&op->c, name, pos[1], &r)) {
     case ACCOUNT_OK:
-        if (json)
+        if (o->json)
             printf("{\"display_name\":\"%s\",\"email\":\"%s\"}\n", name, r.email);
         else
             fprintf(stderr,
@@ -237,89 +217,67 @@ static int claim(const char *db, const char *name, const char *email, bool json)
         rc = cli_refuse("another account has the address %s", r.email);
         break;
     default:
-        rc = cli_refuse("cannot change the account: %s", store_errmsg(op.s));
+        rc = cli_refuse("cannot change the account: %s", store_errmsg(op->s));
     }
-    cli_op_close(&op);
     return rc;
 }
 
-/* whistle account totp-off EMAIL: a staff member lost their authenticator */
-static int totp_off(const char *db, const char *arg, bool json)
+/* EMAIL of ban, unban and totp-off, normalized into o->email */
+static int email_check(const struct cli_action *act, void *args, char **pos)
 {
-    char email[ACCOUNT_EMAIL_MAX + 2];
-    if (account_email_normalize(arg, email) < 0)
+    (void)act;
+    struct opts *o = args;
+    if (account_email_normalize(pos[0], o->email) < 0)
         return cli_refuse("EMAIL must be an email address");
-    struct cli_op op;
-    if (cli_op_open(&op, db) != CLI_OK)
-        return CLI_REFUSED;
-    int rc;
-    switch (account_totp_reset(&op.c, email)) {
+    return CLI_OK;
+}
+
+/* whistle account ban|unban|totp-off EMAIL: a staff member lost their authenticator
+ * (totp-off); the account's use case, its refusal or its answer. */
+static int account_change(const struct cli_action *act, struct cli_op *op, void *args, char **pos)
+{
+    (void)pos;
+    const struct opts *o = args;
+    const char *email = o->email;
+    bool totp = strcmp(act->name, "totp-off") == 0, banned = strcmp(act->name, "ban") == 0;
+    switch (totp ? account_totp_reset(&op->c, email)
+                 : account_set_banned(&op->c, email, banned, NULL)) {
     case ACCOUNT_OK:
-        rc = CLI_OK;
         break;
     case ACCOUNT_NOT_FOUND:
-        rc = cli_refuse("no account %s", email);
-        break;
+        return cli_refuse("no account %s", email);
     case ACCOUNT_TOTP_NONE:
-        rc = cli_refuse("%s has no two-factor key (on or pending)", email);
-        break;
+        return cli_refuse("%s has no two-factor key (on or pending)", email);
     default:
-        rc = cli_refuse("cannot change the account: %s", store_errmsg(op.s));
+        return cli_refuse("cannot change the account: %s", store_errmsg(op->s));
     }
-    cli_op_close(&op);
-    if (rc == CLI_OK) {
-        if (json)
-            printf("{\"owner\":\"%s\",\"totp\":false}\n", email);
-        else
-            fprintf(stderr,
-                    "two-factor sign-in is off for %s: it signs in with its password "
-                    "and may enrol a new authenticator\n",
-                    email);
-    }
-    return rc;
+    if (totp && o->json)
+        printf("{\"owner\":\"%s\",\"totp\":false}\n", email);
+    else if (totp)
+        fprintf(stderr,
+                "two-factor sign-in is off for %s: it signs in with its password "
+                "and may enrol a new authenticator\n",
+                email);
+    else if (o->json)
+        printf("{\"owner\":\"%s\",\"banned\":%s}\n", email, banned ? "true" : "false");
+    else
+        fprintf(stderr, "%s %s\n", banned ? "banned" : "unbanned", email);
+    return CLI_OK;
 }
 
 int cli_account(int argc, char **argv)
 {
+    static const struct cli_action acts[] = {
+        {"claim", 2, .run = claim},
+        {"ban", 1, .check = email_check, .run = account_change},
+        {"unban", 1, .check = email_check, .run = account_change},
+        {"totp-off", 1, .check = email_check, .run = account_change},
+    };
     struct opts o = {0};
     if (argc < 2)
         return cli_usage(account_usage);
     const char *action = argv[1];
     if (strcmp(action, "grant") == 0 || strcmp(action, "revoke") == 0)
         return cli_account_role(argc, argv);
-    int rc = parse(argc, argv, &o, account_usage);
-    if (rc)
-        return rc;
-    if (strcmp(action, "claim") == 0)
-        return optind == argc - 2 ? claim(o.db, argv[optind], argv[optind + 1], o.json)
-                                  : cli_usage(account_usage);
-    if (strcmp(action, "totp-off") == 0)
-        return optind == argc - 1 ? totp_off(o.db, argv[optind], o.json) : cli_usage(account_usage);
-    bool banned = strcmp(action, "ban") == 0;
-    if ((!banned && strcmp(action, "unban") != 0) || optind != argc - 1)
-        return cli_usage(account_usage);
-    char email[ACCOUNT_EMAIL_MAX + 2];
-    if (account_email_normalize(argv[optind], email) < 0)
-        return cli_refuse("EMAIL must be an email address");
-    struct cli_op op;
-    if (cli_op_open(&op, o.db) != CLI_OK)
-        return CLI_REFUSED;
-    switch (account_set_banned(&op.c, email, banned, NULL)) {
-    case ACCOUNT_OK:
-        rc = CLI_OK;
-        break;
-    case ACCOUNT_NOT_FOUND:
-        rc = cli_refuse("no account %s", email);
-        break;
-    default:
-        rc = cli_refuse("cannot change the account: %s", store_errmsg(op.s));
-    }
-    cli_op_close(&op);
-    if (rc == CLI_OK) {
-        if (o.json)
-            printf("{\"owner\":\"%s\",\"banned\":%s}\n", email, banned ? "true" : "false");
-        else
-            fprintf(stderr, "%s %s\n", banned ? "banned" : "unbanned", email);
-    }
-    return rc;
+    return cli_command(argc, argv, opts, CLI_LEN(opts), acts, CLI_LEN(acts), &o, account_usage);
 }

@@ -5,7 +5,6 @@
  * its SHA-256, as for agent keys).
  */
 #include <getopt.h>
-#include <sodium.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -32,7 +31,8 @@ struct opts {
     const char *db, *name;
     bool json;
     struct scoutkey_budget budget;
-    int64_t expires_days; /* 0: never */
+    int64_t expires_days;      /* 0: never */
+    char id[UUID_STR_LEN + 1]; /* the ID argument, normalized */
 };
 
 /* "--x-per-day must be …": the range of budget k (app/scoutkeys.h holds the rule). */
@@ -63,7 +63,7 @@ static int parse(int argc, char **argv, struct opts *o)
     for (int k = 0; k < SCOUTKEY_NBUDGETS; k++)
         long_opts[4 + k] = (struct cli_opt){scoutkey_budget_fields[k].option, CLI_OPT_TAKE,
                                             .take = take_budget, .k = k};
-    int rc = cli_options(argc, argv, 2, long_opts, CLI_NOPTS(long_opts), o, usage);
+    int rc = cli_options(argc, argv, 2, long_opts, CLI_LEN(long_opts), o, usage);
     if (rc != CLI_OK)
         return rc;
     int k = scoutkey_budget_invalid(&o->budget);
@@ -80,70 +80,101 @@ static int outcome(int rc, const char *message)
     return cli_refuse("%s", message ? message : "refused");
 }
 
-static int create(const struct opts *o)
+/* Whether any budget option is there. */
+static bool any_budget(const struct opts *o)
 {
-    struct cli_op op;
-    if (cli_op_open(&op, o->db) != CLI_OK)
-        return CLI_REFUSED;
+    for (int k = 0; k < SCOUTKEY_NBUDGETS; k++)
+        if (o->budget.set[k])
+            return true;
+    return false;
+}
+
+/* create: --name, required and valid */
+static int create_check(const struct cli_action *act, void *args, char **pos)
+{
+    (void)act, (void)pos;
+    const struct opts *o = args;
+    if (!o->name)
+        return cli_usage(usage);
+    if (!scoutkey_name_valid(o->name))
+        return cli_refuse("--name must be 1 to 100 characters without control characters");
+    return CLI_OK;
+}
+
+static int create(const struct cli_action *act, struct cli_op *op, void *args, char **pos)
+{
+    (void)act, (void)pos;
+    const struct opts *o = args;
     struct scoutkey_new k;
     const char *why = NULL;
-    int rc = scoutkey_create(&op.c, o->name, &o->budget, o->expires_days, &k, &why);
+    int rc = scoutkey_create(&op->c, o->name, &o->budget, o->expires_days, &k, &why);
     rc = outcome(rc, why);
     if (rc == CLI_OK) {
-        struct buf out = BUF_INIT;
-        struct jw w;
-        jw_init(&w, &out);
-        scoutkey_json(&w, &k.cred, op.c.now);
-        jw_key(&w, "secret");
-        jw_str(&w, k.secret);
-        jw_obj_end(&w);
+        struct cli_json j;
+        cli_json_init(&j);
+        scoutkey_json(&j.w, &k.cred, op->c.now);
+        jw_key(&j.w, "secret");
+        jw_str(&j.w, k.secret);
         scoutkey_new_wipe(&k);
         if (!o->json)
             fprintf(stderr,
                     "created scout credential %s (the secret is shown once; store it "
                     "now):\n",
                     o->name);
-        cli_print_json(&out);
-        sodium_memzero(out.p, out.len);
-        buf_release(&out);
+        cli_json_print_secret(&j);
     }
-    cli_op_close(&op);
     return rc;
 }
 
-static int change(const struct opts *o, const char *id, enum scoutkey_change what)
+/* set-budget, disable, enable, revoke (act->k: the scoutkey_change): budgets only with
+ * set-budget, and at least one; ID normalized into o->id */
+static int change_check(const struct cli_action *act, void *args, char **pos)
+{
+    struct opts *o = args;
+    if (o->name || o->expires_days || any_budget(o) != (act->k == SCOUTKEY_SET_BUDGET))
+        return cli_usage(usage);
+    if (uuid_normalize(pos[0], o->id) < 0)
+        return cli_refuse("ID must be a scout credential's UUID (see whistle scout-key list)");
+    return CLI_OK;
+}
+
+static int change(const struct cli_action *act, struct cli_op *op, void *args, char **pos)
 {
     static const char *const done[] = {"changed the budgets of", "disabled", "enabled", "revoked"};
-    struct cli_op op;
-    if (cli_op_open(&op, o->db) != CLI_OK)
-        return CLI_REFUSED;
+    (void)pos;
+    const struct opts *o = args;
+    const char *id = o->id;
+    enum scoutkey_change what = (enum scoutkey_change)act->k;
     struct scout_credential k;
     const char *why = NULL;
-    int rc = scoutkey_change(&op.c, id, what, &o->budget, &k, &why);
+    int rc = scoutkey_change(&op->c, id, what, &o->budget, &k, &why);
     rc = outcome(rc, why);
     if (rc == CLI_OK && o->json) {
-        struct buf out = BUF_INIT;
-        struct jw w;
-        jw_init(&w, &out);
-        scoutkey_json(&w, &k, op.c.now);
-        jw_obj_end(&w);
-        cli_print_json(&out);
-        buf_release(&out);
+        struct cli_json j;
+        cli_json_init(&j);
+        scoutkey_json(&j.w, &k, op->c.now);
+        cli_json_print(&j);
     } else if (rc == CLI_OK) {
         fprintf(stderr, "%s %s\n", done[what], id);
     }
-    cli_op_close(&op);
     return rc;
 }
 
-static int list(const struct opts *o)
+/* list: no option but --db and --json */
+static int list_check(const struct cli_action *act, void *args, char **pos)
 {
-    struct cli_op op;
-    if (cli_op_open(&op, o->db) != CLI_OK)
-        return CLI_REFUSED;
+    (void)act, (void)pos;
+    const struct opts *o = args;
+    return o->name || any_budget(o) || o->expires_days ? cli_usage(usage) : CLI_OK;
+}
+
+static int list(const struct cli_action *act, struct cli_op *op, void *args, char **pos)
+{
+    (void)act, (void)pos;
+    const struct opts *o = args;
     struct scout_credential *v;
     size_t n;
-    int rc = outcome(scoutkey_list(&op.c, &v, &n), NULL);
+    int rc = outcome(scoutkey_list(&op->c, &v, &n), NULL);
     struct buf out = BUF_INIT;
     struct jw w;
     jw_init(&w, &out);
@@ -152,7 +183,7 @@ static int list(const struct opts *o)
     jw_arr_begin(&w);
     for (size_t i = 0; rc == CLI_OK && i < n; i++) {
         const struct scout_credential *c = &v[i];
-        scoutkey_json(&w, c, op.c.now);
+        scoutkey_json(&w, c, op->c.now);
         jw_obj_end(&w);
         if (o->json)
             continue;
@@ -164,7 +195,7 @@ static int list(const struct opts *o)
                "created %s  last used %s  %s\n",
                c->id, c->prefix,
                scout_credential_state_name(
-                   scout_credential_state(op.c.now, c->expires_at, c->revoked_at, c->disabled)),
+                   scout_credential_state(op->c.now, c->expires_at, c->revoked_at, c->disabled)),
                (long long)c->per_day[SCOUT_X], (long long)c->per_run[SCOUT_X],
                (long long)c->per_day[SCOUT_MODEL], (long long)c->per_run[SCOUT_MODEL],
                (long long)c->run_seconds, created, used, c->name);
@@ -176,44 +207,22 @@ static int list(const struct opts *o)
     else if (rc == CLI_OK && n == 0)
         fprintf(stderr, "no scout credentials\n");
     buf_release(&out);
-    cli_op_close(&op);
     return rc;
 }
 
 int cli_scout_key(int argc, char **argv)
 {
+    static const struct cli_action acts[] = {
+        {"create", 0, .check = create_check, .run = create},
+        {"list", 0, .check = list_check, .run = list},
+        {"set-budget", 1, .check = change_check, .run = change, .k = SCOUTKEY_SET_BUDGET},
+        {"disable", 1, .check = change_check, .run = change, .k = SCOUTKEY_DISABLE},
+        {"enable", 1, .check = change_check, .run = change, .k = SCOUTKEY_ENABLE},
+        {"revoke", 1, .check = change_check, .run = change, .k = SCOUTKEY_REVOKE},
+    };
     struct opts o = {0};
     int rc = parse(argc, argv, &o);
     if (rc)
         return rc;
-    const char *action = argv[1];
-    bool any_budget = false;
-    for (int k = 0; k < SCOUTKEY_NBUDGETS; k++)
-        any_budget = any_budget || o.budget.set[k];
-    static const char *const changes[] = {"set-budget", "disable", "enable", "revoke", NULL};
-    int what = -1;
-    for (int k = 0; changes[k]; k++)
-        if (strcmp(action, changes[k]) == 0)
-            what = k;
-    if (strcmp(action, "create") == 0) {
-        if (optind != argc || !o.name)
-            return cli_usage(usage);
-        if (!scoutkey_name_valid(o.name))
-            return cli_refuse("--name must be 1 to 100 characters without control characters");
-        return create(&o);
-    }
-    if (strcmp(action, "list") == 0) {
-        if (optind != argc || o.name || any_budget || o.expires_days)
-            return cli_usage(usage);
-        return list(&o);
-    }
-    if (what < 0)
-        return cli_usage(usage);
-    bool budget = what == SCOUTKEY_SET_BUDGET;
-    char id[UUID_STR_LEN + 1];
-    if (optind != argc - 1 || o.name || o.expires_days || any_budget != budget)
-        return cli_usage(usage);
-    if (uuid_normalize(argv[optind], id) < 0)
-        return cli_refuse("ID must be a scout credential's UUID (see whistle scout-key list)");
-    return change(&o, id, (enum scoutkey_change)what);
+    return cli_dispatch(acts, CLI_LEN(acts), argc, argv, o.db, &o, usage);
 }

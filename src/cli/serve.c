@@ -157,7 +157,7 @@ struct db_json {
 static int db_json_options(int argc, char **argv, int first, struct db_json *o, const char *usage)
 {
     static const struct cli_opt opts[] = {CLI_OPTS_COMMON(struct db_json)};
-    int rc = cli_options(argc, argv, first, opts, CLI_NOPTS(opts), o, usage);
+    int rc = cli_options(argc, argv, first, opts, CLI_LEN(opts), o, usage);
     if (rc != CLI_OK)
         return rc;
     return optind == argc ? CLI_OK : cli_usage(usage);
@@ -183,14 +183,10 @@ int cli_cache(int argc, char **argv)
     store_close(s);
     if (rc < 0)
         return CLI_REFUSED;
-    if (o.json) {
-        struct buf out = BUF_INIT;
-        buf_puts(&out, "{\"flushed\":true}");
-        cli_print_json(&out);
-        buf_release(&out);
-    } else {
+    if (o.json)
+        cli_printf_json("{\"flushed\":true}");
+    else
         printf("response caches flushed: every node renders its next answers again\n");
-    }
     return 0;
 }
 
@@ -209,13 +205,9 @@ int cli_migrate(int argc, char **argv)
     store_close(s);
     if (built < 0)
         return cli_refuse("could not render the incidents' fragments");
-    if (o.json) {
-        struct buf out = BUF_INIT;
-        buf_printf(&out, "{\"schema_version\":%d}", v);
-        cli_print_json(&out);
-        buf_release(&out);
-    } else {
+    if (o.json)
+        cli_printf_json("{\"schema_version\":%d}", v);
+    else
         printf("schema version %d\n", v);
-    }
     return CLI_OK;
 }

@@ -35,14 +35,10 @@ int cli_worker(int argc, char **argv)
         int n = worker_drain(&cfg);
         if (n < 0)
             return cli_refuse("the worker stopped on a database error (%d)", n);
-        if (json) {
-            struct buf out = BUF_INIT;
-            buf_printf(&out, "{\"units\":%d}", n);
-            cli_print_json(&out);
-            buf_release(&out);
-        } else {
+        if (json)
+            cli_printf_json("{\"units\":%d}", n);
+        else
             printf("%d units of work done\n", n);
-        }
         return CLI_OK;
     }
     /* SIGINT/SIGTERM are taken by sigwait(); the worker thread inherits the blocked mask */

@@ -220,13 +220,8 @@ static const char *const dones[] = {
  * "done": 0, or -1 after answering 400. */
 static int query(struct request *req, struct qp_spec *specs, size_t n, struct qp_value *v)
 {
-    char err[200];
     specs[n - 1] = (struct qp_spec){"done", QP_ENUM, 0, 0, 0, dones};
-    if (http_query_check(req, specs, n, v, err, sizeof err) < 0) {
-        web_error_page(req, 400, "%s", err);
-        return -1;
-    }
-    return 0;
+    return web_query(req, specs, n, v);
 }
 
 /* The query of a page that takes only "done" (into *done): 0, or -1 after answering 400. */
@@ -580,24 +575,92 @@ static void page_candidates(struct request *req, struct desk *d)
     end(req);
 }
 
-static void page_lead(struct request *req, struct desk *d)
+/* ---- record pages (a lead, an incident, an account) ---- */
+
+/*
+ * A record page is written by record_page from a struct record_kind: the record's reader,
+ * the page's title and its sections in page order (each a record_section). A struct record
+ * is what the reader filled; everything it points to is in the request's arena.
+ */
+struct record {
+    union {
+        struct desk_lead lead;
+        struct desk_incident incident;
+        struct desk_account account;
+    } u;
+    bool found;
+    const char *id;              /* the route's UUID */
+    const char *title;           /* the <h1> (the reader sets it) */
+    const struct qp_value *done; /* the page's "done" notice */
+    struct key_info *keys;       /* an account's agent keys */
+    size_t nkeys;
+};
+typedef void record_section(struct buf *b, const struct desk *d, const struct record *r);
+struct record_kind {
+    const char *what;  /* "no WHAT ID" (404) */
+    const char *title; /* the page's title; NULL: the record's */
+    int (*read)(struct desk *d, const char *id, struct record *r); /* an app_outcome */
+    record_section *const sections[8];                             /* NULL-terminated */
+};
+
+/* The record page of kind k: the query ("done" only) and UUID of the route, the record
+ * read (503 or 404 when it cannot be), then the desk layout and k's sections. */
+static void record_page(struct request *req, struct desk *d, const struct record_kind *k)
 {
     char id[UUID_STR_LEN + 1];
     struct qp_value v[1];
     if (record_query(req, id, v) < 0)
         return;
-    struct desk_lead L;
-    if (loaded(req, desk_lead(&d->c, id, &L), &L.found, "lead", id) < 0)
+    struct record r = {.id = id, .done = v};
+    if (loaded(req, k->read(d, id, &r), &r.found, k->what, id) < 0)
         return;
-    const struct research_lead *l = &L.lead;
-    struct buf *b = &req->out;
-    begin(req, d, "Lead");
+    begin(req, d, k->title ? k->title : r.title);
+    for (size_t s = 0; k->sections[s]; s++)
+        k->sections[s](&req->out, d, &r);
+    end(req);
+}
+
+/* A record's <h1> (its title) and the notice. */
+static void titled(struct buf *b, const struct desk *d, const struct record *r)
+{
+    (void)d;
+    heading(b, r->title, r->done);
+}
+
+/* <a href="/desk/DIR/ID">ID</a>: a link to a desk record (dir "incidents/" or "leads/"). */
+static void record_link(struct buf *b, const char *dir, const char *id)
+{
+    html_raw(b, "<a href=\"/desk/");
+    html_raw(b, dir);
+    html_attr(b, id);
+    html_raw(b, "\">");
+    html_text(b, id);
+    html_raw(b, "</a>");
+}
+
+static int read_lead(struct desk *d, const char *id, struct record *r)
+{
+    int rc = desk_lead(&d->c, id, &r->u.lead);
+    r->found = rc == APP_OK && r->u.lead.found;
+    return rc;
+}
+
+static void lead_heading(struct buf *b, const struct desk *d, const struct record *r)
+{
+    (void)d;
     html_raw(b, "<h1>Lead <code>");
-    html_text(b, l->id);
+    html_text(b, r->u.lead.lead.id);
     html_raw(b, "</code></h1>");
-    notice(b, v);
+    notice(b, r->done);
+}
+
+static void lead_facts(struct buf *b, const struct desk *d, const struct record *r)
+{
+    (void)d;
+    const struct desk_lead *L = &r->u.lead;
+    const struct research_lead *l = &L->lead;
     html_raw(b, "<dl class=\"facts\"><dt>Status</dt><dd id=\"lead-status\">");
-    html_text(b, L.candidate ? "candidate" : l->status);
+    html_text(b, L->candidate ? "candidate" : l->status);
     if (l->reason) {
         html_raw(b, " — ");
         html_text(b, l->reason);
@@ -618,17 +681,21 @@ static void page_lead(struct request *req, struct desk *d)
     html_text(b, l->description);
     html_raw(b, "</p>");
     if (l->incident_id) {
-        html_raw(b, "<p>Incident: <a href=\"/desk/incidents/");
-        html_attr(b, l->incident_id);
-        html_raw(b, "\">");
-        html_text(b, l->incident_id);
-        html_raw(b, "</a></p>");
+        html_raw(b, "<p>Incident: ");
+        record_link(b, "incidents/", l->incident_id);
+        html_raw(b, "</p>");
     }
+}
+
+static void lead_fetches(struct buf *b, const struct desk *d, const struct record *r)
+{
+    (void)d;
+    const struct desk_lead *L = &r->u.lead;
     html_raw(b, "<h2>Fetch records</h2><div class=\"table-wrap\"><table class=\"fetches\"><thead>"
                 "<tr><th>URL</th><th>Final URL</th><th>Status</th><th>Bytes</th>"
                 "<th>Publisher domain</th><th>When</th></tr></thead><tbody>");
-    for (size_t i = 0; i < L.nfetches; i++) {
-        const struct research_fetch_row *f = &L.fetches[i];
+    for (size_t i = 0; i < L->nfetches; i++) {
+        const struct research_fetch_row *f = &L->fetches[i];
         html_raw(b, "<tr><td>");
         html_text(b, f->url);
         html_raw(b, "</td><td>");
@@ -646,9 +713,16 @@ static void page_lead(struct request *req, struct desk *d)
         web_time(b, f->fetched_at);
         html_raw(b, "</td></tr>");
     }
-    html_raw(b, "</tbody></table></div><h2>Research trail</h2><ol class=\"events\">");
-    for (size_t i = 0; i < L.nevents; i++) {
-        const struct research_event_row *e = &L.events[i];
+    html_raw(b, "</tbody></table></div>");
+}
+
+static void lead_trail(struct buf *b, const struct desk *d, const struct record *r)
+{
+    (void)d;
+    const struct desk_lead *L = &r->u.lead;
+    html_raw(b, "<h2>Research trail</h2><ol class=\"events\">");
+    for (size_t i = 0; i < L->nevents; i++) {
+        const struct research_event_row *e = &L->events[i];
         html_raw(b, "<li>");
         web_time(b, e->at);
         html_raw(b, " ");
@@ -662,9 +736,21 @@ static void page_lead(struct request *req, struct desk *d)
         }
         html_raw(b, "</li>");
     }
-    html_raw(b, "</ol><h2>Audit</h2>");
-    audit_rows(b, L.audit, L.naudit, false);
-    if (L.candidate) {
+    html_raw(b, "</ol>");
+}
+
+static void lead_history(struct buf *b, const struct desk *d, const struct record *r)
+{
+    (void)d;
+    html_raw(b, "<h2>Audit</h2>");
+    audit_rows(b, r->u.lead.audit, r->u.lead.naudit, false);
+}
+
+/* A candidate's publish and reject forms. */
+static void lead_forms(struct buf *b, const struct desk *d, const struct record *r)
+{
+    const struct research_lead *l = &r->u.lead.lead;
+    if (r->u.lead.candidate) {
         form_open(b, d, "Publish as Developing", "publish", "desk-form", "/desk/leads/%s/publish",
                   l->id);
         text_input(b, "title", "Neutral title", NULL, true, 300);
@@ -679,7 +765,17 @@ static void page_lead(struct request *req, struct desk *d)
         text_input(b, "reason", "Reason", NULL, true, 500);
         submit(b, "Reject");
     }
-    end(req);
+}
+
+static const struct record_kind lead_record = {
+    "lead",
+    "Lead",
+    read_lead,
+    {lead_heading, lead_facts, lead_fetches, lead_trail, lead_history, lead_forms, NULL}};
+
+static void page_lead(struct request *req, struct desk *d)
+{
+    record_page(req, d, &lead_record);
 }
 
 static void page_lead_publish(struct request *req, struct desk *d)
@@ -785,28 +881,29 @@ static void page_incidents(struct request *req, struct desk *d)
     end(req);
 }
 
-static void page_incident(struct request *req, struct desk *d)
+static int read_incident(struct desk *d, const char *id, struct record *r)
 {
-    char id[UUID_STR_LEN + 1];
-    struct qp_value v[1];
-    if (record_query(req, id, v) < 0)
-        return;
-    struct desk_incident D;
-    if (loaded(req, desk_incident(&d->c, id, &D), &D.found, "incident", id) < 0)
-        return;
-    const struct incident *i = &D.inc;
-    bool published = strcmp(i->visibility, "published") == 0;
-    struct buf *b = &req->out;
-    begin(req, d, i->title);
-    heading(b, i->title, v);
+    int rc = desk_incident(&d->c, id, &r->u.incident);
+    r->found = rc == APP_OK && r->u.incident.found;
+    r->title = r->found ? r->u.incident.inc.title : NULL;
+    return rc;
+}
+
+/* Only a published incident is edited (a withdrawn or merged one is read only). */
+static bool published(const struct record *r)
+{
+    return strcmp(r->u.incident.inc.visibility, "published") == 0;
+}
+
+static void incident_facts(struct buf *b, const struct desk *d, const struct record *r)
+{
+    (void)d;
+    const struct incident *i = &r->u.incident.inc;
     html_raw(b, "<dl class=\"facts\"><dt>Visibility</dt><dd id=\"visibility\">");
     html_text(b, i->visibility);
     if (i->duplicate_of) {
-        html_raw(b, " into <a href=\"/desk/incidents/");
-        html_attr(b, i->duplicate_of);
-        html_raw(b, "\">");
-        html_text(b, i->duplicate_of);
-        html_raw(b, "</a>");
+        html_raw(b, " into ");
+        record_link(b, "incidents/", i->duplicate_of);
     }
     html_raw(b, "</dd><dt>Maturity</dt><dd id=\"maturity\">");
     html_text(b, i->status);
@@ -819,7 +916,13 @@ static void page_incident(struct request *req, struct desk *d)
     html_raw(b, "</dd><dt>Provenance</dt><dd><code>");
     html_text(b, i->provenance_json ? i->provenance_json : "");
     html_raw(b, "</code></dd></dl>");
-    if (published) {
+}
+
+/* The editorial fields and maturity forms of a published incident. */
+static void incident_fields(struct buf *b, const struct desk *d, const struct record *r)
+{
+    const struct incident *i = &r->u.incident.inc;
+    if (published(r)) {
         form_open(b, d, "Editorial fields", "edit", "desk-form", "/desk/incidents/%s/edit", i->id);
         text_input(b, "title", "Title", i->title, true, 300);
         text_area(b, "play_description", "Play description", i->play_description, true, 5000);
@@ -844,27 +947,41 @@ static void page_incident(struct request *req, struct desk *d)
         html_raw(b, "</select></label> ");
         submit(b, "Set maturity");
     }
+}
+
+/* The sources, each with its removal form when the incident is published. */
+static void incident_sources(struct buf *b, const struct desk *d, const struct record *r)
+{
+    const struct desk_incident *D = &r->u.incident;
+    const struct incident *i = &D->inc;
     html_raw(b, "<h2>Sources</h2><ol class=\"sources\" id=\"sources\">");
-    for (size_t k = 0; k < D.nsources; k++) {
+    for (size_t k = 0; k < D->nsources; k++) {
         html_raw(b, "<li><a rel=\"nofollow noopener\" href=\"");
-        html_attr(b, D.sources[k].url);
+        html_attr(b, D->sources[k].url);
         html_raw(b, "\">");
-        html_text(b, D.sources[k].title);
+        html_text(b, D->sources[k].title);
         html_raw(b, "</a> (");
-        html_text(b, D.sources[k].kind);
+        html_text(b, D->sources[k].kind);
         html_raw(b, ") — ");
-        html_text(b, D.sources[k].supports);
-        if (published) {
+        html_text(b, D->sources[k].supports);
+        if (published(r)) {
             char fid[48];
             snprintf(fid, sizeof fid, "remove-source-%zu", k);
             form_open(b, d, NULL, fid, "inline-form", "/desk/incidents/%s/sources/remove", i->id);
-            web_hidden(b, "url", D.sources[k].url);
+            web_hidden(b, "url", D->sources[k].url);
             submit(b, "Remove");
         }
         html_raw(b, "</li>");
     }
     html_raw(b, "</ol>");
-    if (published) {
+}
+
+/* The source, question, withdrawal and merge forms of a published incident. */
+static void incident_actions(struct buf *b, const struct desk *d, const struct record *r)
+{
+    const struct desk_incident *D = &r->u.incident;
+    const struct incident *i = &D->inc;
+    if (published(r)) {
         form_open(b, d, NULL, "source", "desk-form", "/desk/incidents/%s/sources", i->id);
         text_input(b, "url", "URL", NULL, true, 2000);
         text_input(b, "title", "Title", NULL, true, 500);
@@ -890,9 +1007,9 @@ static void page_incident(struct request *req, struct desk *d)
             html_printf(b,
                         "<p class=\"warning\" id=\"archive-warning\">A new version archives the "
                         "<strong id=\"ballots\">%lld</strong> ballot%s of version %lld.</p>",
-                        (long long)D.ballots, D.ballots == 1 ? "" : "s",
+                        (long long)D->ballots, D->ballots == 1 ? "" : "s",
                         (long long)i->question.version);
-            if (D.ballots > 0)
+            if (D->ballots > 0)
                 html_raw(b, "<label><input type=\"checkbox\" name=\"confirm\" value=\"yes\"> "
                             "I confirm: archive them (not needed for a clarification)</label>");
         }
@@ -911,9 +1028,25 @@ static void page_incident(struct request *req, struct desk *d)
                     "reports the same play of the same game)</label>");
         submit(b, "Merge");
     }
+}
+
+static void incident_history(struct buf *b, const struct desk *d, const struct record *r)
+{
+    (void)d;
     html_raw(b, "<h2>Change history</h2>");
-    audit_rows(b, D.audit, D.naudit, false);
-    end(req);
+    audit_rows(b, r->u.incident.audit, r->u.incident.naudit, false);
+}
+
+static const struct record_kind incident_record = {"incident",
+                                                   NULL,
+                                                   read_incident,
+                                                   {titled, incident_facts, incident_fields,
+                                                    incident_sources, incident_actions,
+                                                    incident_history, NULL}};
+
+static void page_incident(struct request *req, struct desk *d)
+{
+    record_page(req, d, &incident_record);
 }
 
 static void back(struct request *req, const char *id, const char *what)
@@ -1194,50 +1327,55 @@ static void password_input(struct buf *b)
                 "pattern=\"[0-9]{6}\" maxlength=\"6\"></label>");
 }
 
-static void page_account(struct request *req, struct desk *d)
+/* An account and its agent keys (APP_UNAVAILABLE when the keys cannot be read). */
+static int read_account(struct desk *d, const char *id, struct record *r)
 {
-    char id[UUID_STR_LEN + 1];
-    struct qp_value v[1];
-    if (record_query(req, id, v) < 0)
-        return;
-    struct desk_account A;
-    if (loaded(req, desk_account(&d->c, id, &A), &A.found, "account", id) < 0)
-        return;
-    struct key_info *keys;
-    size_t nkeys;
-    if (key_list(&d->c, A.account.email, &keys, &nkeys) != KEY_OK) {
-        web_unavailable(req);
-        return;
-    }
-    struct buf *b = &req->out;
-    begin(req, d, "Account");
-    heading(b, A.account.email, v);
+    int rc = desk_account(&d->c, id, &r->u.account);
+    r->found = rc == APP_OK && r->u.account.found;
+    if (!r->found)
+        return rc;
+    r->title = r->u.account.account.email;
+    if (key_list(&d->c, r->title, &r->keys, &r->nkeys) != KEY_OK)
+        return APP_UNAVAILABLE;
+    return APP_OK;
+}
+
+/* The account's facts, its ban (or unban) and role forms. */
+static void account_facts(struct buf *b, const struct desk *d, const struct record *r)
+{
+    const struct desk_account *A = &r->u.account;
     html_raw(b, "<dl class=\"facts\"><dt>Display name</dt><dd>");
-    html_text(b, A.display_name[0] ? A.display_name : "(none)");
+    html_text(b, A->display_name[0] ? A->display_name : "(none)");
     html_raw(b, "</dd><dt>State</dt><dd id=\"account-state\">");
-    html_raw(b, A.account.banned ? "banned" : "active");
-    html_raw(b, A.account.verified ? ", verified" : ", unverified");
+    html_raw(b, A->account.banned ? "banned" : "active");
+    html_raw(b, A->account.verified ? ", verified" : ", unverified");
     html_raw(b, "</dd><dt>Roles</dt><dd id=\"roles\">");
-    html_printf(b, "%s%s%s%s", A.moderator ? "moderator " : "", A.editor ? "editor " : "",
-                A.admin ? "admin" : "", !A.moderator && !A.editor && !A.admin ? "none" : "");
+    html_printf(b, "%s%s%s%s", A->moderator ? "moderator " : "", A->editor ? "editor " : "",
+                A->admin ? "admin" : "", !A->moderator && !A->editor && !A->admin ? "none" : "");
     html_raw(b, "</dd></dl>");
-    const char *act = A.account.banned ? "unban" : "ban";
-    form_open(b, d, A.account.banned ? "Unban" : "Ban", act, "desk-form", "/desk/accounts/%s/%s",
-              id, act);
-    text_input(b, "reason", "Reason", NULL, !A.account.banned, 500);
-    if (!A.account.banned) {
+    const char *act = A->account.banned ? "unban" : "ban";
+    form_open(b, d, A->account.banned ? "Unban" : "Ban", act, "desk-form", "/desk/accounts/%s/%s",
+              r->id, act);
+    text_input(b, "reason", "Reason", NULL, !A->account.banned, 500);
+    if (!A->account.banned) {
         html_raw(b, "<p>A ban ends the account's sessions at once and stops its keys.</p>");
         password_input(b);
     }
-    submit(b, A.account.banned ? "Unban" : "Ban");
-    form_open(b, d, "Roles", "role", "desk-form", "/desk/accounts/%s/roles", id);
+    submit(b, A->account.banned ? "Unban" : "Ban");
+    form_open(b, d, "Roles", "role", "desk-form", "/desk/accounts/%s/roles", r->id);
     html_raw(b, "<label>Role <select name=\"role\"><option>editor</option><option>moderator"
                 "</option><option>admin</option></select></label><label>Change <select "
                 "name=\"change\"><option>grant</option><option>revoke</option></select></label>");
     password_input(b);
     submit(b, "Change role");
+}
+
+/* The account's agent keys, each active one with its revocation form. */
+static void account_keys(struct buf *b, const struct desk *d, const struct record *r)
+{
+    const struct key_info *keys = r->keys;
     html_raw(b, "<h2>Agent keys</h2><ul class=\"keys\" id=\"keys\">");
-    for (size_t i = 0; i < nkeys; i++) {
+    for (size_t i = 0; i < r->nkeys; i++) {
         html_raw(b, "<li>");
         html_text(b, keys[i].name ? keys[i].name : "(unnamed)");
         html_raw(b, " <code>");
@@ -1251,11 +1389,26 @@ static void page_account(struct request *req, struct desk *d)
         html_raw(b, "</li>");
     }
     html_raw(b, "</ul>");
-    if (nkeys == 0)
+    if (r->nkeys == 0)
         html_raw(b, "<p>No keys.</p>");
+}
+
+static void account_history(struct buf *b, const struct desk *d, const struct record *r)
+{
+    (void)d;
     html_raw(b, "<h2>History</h2>");
-    audit_rows(b, A.audit, A.naudit, false);
-    end(req);
+    audit_rows(b, r->u.account.audit, r->u.account.naudit, false);
+}
+
+static const struct record_kind account_record = {
+    "account",
+    "Account",
+    read_account,
+    {titled, account_facts, account_keys, account_history, NULL}};
+
+static void page_account(struct request *req, struct desk *d)
+{
+    record_page(req, d, &account_record);
 }
 
 /* The account of the route: 0 with *A, else -1 after answering. */

@@ -21,28 +21,17 @@ static void record_json(struct jw *w, const void *items, size_t i)
 {
     const struct audit_record *r = (const struct audit_record *)items + i;
     jw_obj_begin(w);
-    jw_key(w, "id");
-    jw_str(w, r->id);
-    jw_key(w, "at");
-    jw_time(w, r->at);
-    jw_key(w, "actor");
-    jw_str(w, r->actor);
-    jw_key(w, "role");
-    jw_str(w, r->role);
-    jw_key(w, "action");
-    jw_str(w, r->action);
-    jw_key(w, "target_kind");
-    jw_str(w, r->target_kind);
-    jw_key(w, "target_id");
-    jw_str(w, r->target_id);
-    jw_key(w, "before");
-    jw_raw(w, r->before_json ? r->before_json : "null");
-    jw_key(w, "after");
-    jw_raw(w, r->after_json ? r->after_json : "null");
-    jw_key(w, "reason");
-    jw_str(w, r->reason);
-    jw_key(w, "request_id");
-    jw_str(w, r->request_id);
+    jw_kstr(w, "id", r->id);
+    jw_ktime(w, "at", r->at);
+    jw_kstr(w, "actor", r->actor);
+    jw_kstr(w, "role", r->role);
+    jw_kstr(w, "action", r->action);
+    jw_kstr(w, "target_kind", r->target_kind);
+    jw_kstr(w, "target_id", r->target_id);
+    jw_kraw(w, "before", r->before_json, "null");
+    jw_kraw(w, "after", r->after_json, "null");
+    jw_kstr(w, "reason", r->reason);
+    jw_kstr(w, "request_id", r->request_id);
     jw_obj_end(w);
 }
 

@@ -39,42 +39,24 @@ struct args {
 
 static void lead_json(struct jw *w, const struct research_lead *l)
 {
-    jw_key(w, "id");
-    jw_str(w, l->id);
-    jw_key(w, "game_id");
-    jw_str(w, l->game_id);
-    jw_key(w, "status");
-    jw_str(w, l->status);
-    jw_key(w, "candidate");
-    jw_bool(w, research_is_candidate(l->status, l->candidate_at));
-    jw_key(w, "reason");
-    jw_str(w, l->reason);
-    jw_key(w, "incident_id");
-    jw_str(w, l->incident_id);
-    jw_key(w, "duplicate_lead");
-    jw_str(w, l->duplicate_lead);
-    jw_key(w, "account_id");
-    jw_str(w, l->account_id);
-    jw_key(w, "contributor");
-    jw_str(w, l->contributor);
-    jw_key(w, "category");
-    jw_str(w, l->category);
-    jw_key(w, "period");
-    jw_int(w, l->period);
-    jw_key(w, "clock");
-    jw_str(w, l->clock);
-    jw_key(w, "attempts");
-    jw_int(w, l->attempts);
-    jw_key(w, "created_at");
-    jw_time(w, l->created_at);
-    jw_key(w, "updated_at");
-    jw_time(w, l->updated_at);
-    jw_key(w, "candidate_at");
-    jw_time(w, l->candidate_at);
-    jw_key(w, "lease_until");
-    jw_time(w, l->lease_until);
-    jw_key(w, "next_attempt_at");
-    jw_time(w, l->next_attempt_at);
+    jw_kstr(w, "id", l->id);
+    jw_kstr(w, "game_id", l->game_id);
+    jw_kstr(w, "status", l->status);
+    jw_kbool(w, "candidate", research_is_candidate(l->status, l->candidate_at));
+    jw_kstr(w, "reason", l->reason);
+    jw_kstr(w, "incident_id", l->incident_id);
+    jw_kstr(w, "duplicate_lead", l->duplicate_lead);
+    jw_kstr(w, "account_id", l->account_id);
+    jw_kstr(w, "contributor", l->contributor);
+    jw_kstr(w, "category", l->category);
+    jw_kint(w, "period", l->period);
+    jw_kstr(w, "clock", l->clock);
+    jw_kint(w, "attempts", l->attempts);
+    jw_ktime(w, "created_at", l->created_at);
+    jw_ktime(w, "updated_at", l->updated_at);
+    jw_ktime(w, "candidate_at", l->candidate_at);
+    jw_ktime(w, "lease_until", l->lease_until);
+    jw_ktime(w, "next_attempt_at", l->next_attempt_at);
 }
 
 static void lead_line(const struct research_lead *l)
@@ -111,30 +93,18 @@ static int fetch_json(void *ctx, const struct research_fetch_row *r)
 {
     struct jw *w = ctx;
     jw_obj_begin(w);
-    jw_key(w, "url");
-    jw_str(w, r->url);
-    jw_key(w, "final_url");
-    jw_str(w, r->final_url);
-    jw_key(w, "http_status");
-    jw_int(w, r->http_status < 0 ? JW_NULL_INT : r->http_status);
-    jw_key(w, "content_type");
-    jw_str(w, r->content_type);
-    jw_key(w, "title");
-    jw_str(w, r->title);
-    jw_key(w, "publisher");
-    jw_str(w, r->publisher);
-    jw_key(w, "content_hash");
-    jw_str(w, r->content_hash);
-    jw_key(w, "bytes");
-    jw_int(w, r->bytes);
-    jw_key(w, "domain");
-    jw_str(w, r->domain);
-    jw_key(w, "mentions_teams");
-    jw_bool(w, r->mentions);
-    jw_key(w, "error");
-    jw_str(w, r->error);
-    jw_key(w, "fetched_at");
-    jw_time(w, r->fetched_at);
+    jw_kstr(w, "url", r->url);
+    jw_kstr(w, "final_url", r->final_url);
+    jw_kint(w, "http_status", r->http_status < 0 ? JW_NULL_INT : r->http_status);
+    jw_kstr(w, "content_type", r->content_type);
+    jw_kstr(w, "title", r->title);
+    jw_kstr(w, "publisher", r->publisher);
+    jw_kstr(w, "content_hash", r->content_hash);
+    jw_kint(w, "bytes", r->bytes);
+    jw_kstr(w, "domain", r->domain);
+    jw_kbool(w, "mentions_teams", r->mentions);
+    jw_kstr(w, "error", r->error);
+    jw_ktime(w, "fetched_at", r->fetched_at);
     jw_obj_end(w);
     return 0;
 }
@@ -143,20 +113,13 @@ static int event_json(void *ctx, const struct research_event_row *e)
 {
     struct jw *w = ctx;
     jw_obj_begin(w);
-    jw_key(w, "seq");
-    jw_int(w, e->seq);
-    jw_key(w, "at");
-    jw_time(w, e->at);
-    jw_key(w, "event");
-    jw_str(w, e->event);
-    jw_key(w, "from");
-    jw_str(w, e->from_status);
-    jw_key(w, "to");
-    jw_str(w, e->to_status);
-    jw_key(w, "actor");
-    jw_str(w, e->actor);
-    jw_key(w, "reason");
-    jw_str(w, e->reason);
+    jw_kint(w, "seq", e->seq);
+    jw_ktime(w, "at", e->at);
+    jw_kstr(w, "event", e->event);
+    jw_kstr(w, "from", e->from_status);
+    jw_kstr(w, "to", e->to_status);
+    jw_kstr(w, "actor", e->actor);
+    jw_kstr(w, "reason", e->reason);
     jw_obj_end(w);
     return 0;
 }
@@ -171,10 +134,8 @@ static int show(const struct desk_lead *d, bool json)
     jw_init(&w, &b);
     jw_obj_begin(&w);
     lead_json(&w, l);
-    jw_key(&w, "description");
-    jw_str(&w, l->description);
-    jw_key(&w, "source_urls");
-    jw_raw(&w, l->source_urls_json ? l->source_urls_json : "[]");
+    jw_kstr(&w, "description", l->description);
+    jw_kraw(&w, "source_urls", l->source_urls_json, "[]");
     jw_key(&w, "fetches");
     jw_arr_begin(&w);
     for (size_t i = 0; i < d->nfetches; i++)

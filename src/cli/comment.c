@@ -64,15 +64,13 @@ static int list(const struct cli_action *act, struct cli_op *op, void *args, cha
     if (o->json) {
         struct cli_json j;
         cli_json_begin(&j);
-        jw_key(&j.w, "queue");
-        jw_str(&j.w, queue);
+        jw_kstr(&j.w, "queue", queue);
         jw_key(&j.w, "data");
         jw_arr_begin(&j.w);
         for (size_t i = 0; i < n; i++)
             render_comment(&j.w, &items[i].c, COMMENT_FORM_REVIEW, &items[i]);
         jw_arr_end(&j.w);
-        jw_key(&j.w, "more");
-        jw_bool(&j.w, more);
+        jw_kbool(&j.w, "more", more);
         cli_json_print(&j);
     } else {
         for (size_t i = 0; i < n; i++) {

@@ -163,8 +163,7 @@ void cli_print_json_strings(const struct cli_field *f, size_t n)
     struct cli_json j;
     cli_json_begin(&j);
     for (size_t i = 0; i < n; i++) {
-        jw_key(&j.w, f[i].key);
-        jw_str(&j.w, f[i].value);
+        jw_kstr(&j.w, f[i].key, f[i].value);
     }
     cli_json_print(&j);
 }

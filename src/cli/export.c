@@ -56,10 +56,8 @@ static int ballot_cb(void *ctx, const char *choice, const char *rooting)
 {
     struct jw *w = &((struct export *)ctx)->w;
     jw_obj_begin(w);
-    jw_key(w, "choice");
-    jw_str(w, choice);
-    jw_key(w, "rooting");
-    jw_str(w, rooting);
+    jw_kstr(w, "choice", choice);
+    jw_kstr(w, "rooting", rooting);
     jw_obj_end(w);
     return 0;
 }
@@ -79,8 +77,7 @@ static int incident_cb(void *ctx, const struct incident *i, const char *visibili
     struct jw *w = &e->w;
     jw_obj_begin(w);
     render_incident_stored(w, i);
-    jw_key(w, "visibility");
-    jw_str(w, visibility);
+    jw_kstr(w, "visibility", visibility);
     jw_key(w, "sources");
     jw_arr_begin(w);
     for (size_t k = 0; k < nsrc; k++)
@@ -168,8 +165,7 @@ int cli_export(int argc, char **argv)
     rc = export_document(&ac, &v, &r);
     jw_arr_end(&e.w);
     if (r.sample) {
-        jw_key(&e.w, "sample");
-        jw_bool(&e.w, true);
+        jw_kbool(&e.w, "sample", true);
     }
     jw_obj_end(&e.w);
     buf_putc(&e.b, '\n');
@@ -186,14 +182,10 @@ int cli_export(int argc, char **argv)
     if (path && a.json && status == CLI_OK) {
         struct cli_json j;
         cli_json_begin(&j);
-        jw_key(&j.w, "output");
-        jw_str(&j.w, path);
-        jw_key(&j.w, "teams");
-        jw_int(&j.w, r.teams);
-        jw_key(&j.w, "games");
-        jw_int(&j.w, r.games);
-        jw_key(&j.w, "incidents");
-        jw_int(&j.w, r.incidents);
+        jw_kstr(&j.w, "output", path);
+        jw_kint(&j.w, "teams", r.teams);
+        jw_kint(&j.w, "games", r.games);
+        jw_kint(&j.w, "incidents", r.incidents);
         cli_json_print(&j);
     }
     buf_release(&e.b);

@@ -37,28 +37,17 @@ static void result_json(const char *url, const struct fetch_result *r)
 {
     struct cli_json j;
     cli_json_begin(&j);
-    jw_key(&j.w, "url");
-    jw_str(&j.w, url);
-    jw_key(&j.w, "final_url");
-    jw_str(&j.w, r->final_url);
-    jw_key(&j.w, "status");
-    jw_int(&j.w, r->status < 0 ? JW_NULL_INT : r->status);
-    jw_key(&j.w, "content_type");
-    jw_str(&j.w, r->content_type);
-    jw_key(&j.w, "title");
-    jw_str(&j.w, r->title);
-    jw_key(&j.w, "publisher");
-    jw_str(&j.w, r->publisher);
-    jw_key(&j.w, "content_hash");
-    jw_str(&j.w, r->hash[0] ? r->hash : NULL);
-    jw_key(&j.w, "bytes");
-    jw_int(&j.w, (int64_t)r->bytes);
-    jw_key(&j.w, "redirects");
-    jw_int(&j.w, r->redirects);
-    jw_key(&j.w, "fetched_at");
-    jw_time(&j.w, r->fetched_at);
-    jw_key(&j.w, "error");
-    jw_str(&j.w, r->error);
+    jw_kstr(&j.w, "url", url);
+    jw_kstr(&j.w, "final_url", r->final_url);
+    jw_kint(&j.w, "status", r->status < 0 ? JW_NULL_INT : r->status);
+    jw_kstr(&j.w, "content_type", r->content_type);
+    jw_kstr(&j.w, "title", r->title);
+    jw_kstr(&j.w, "publisher", r->publisher);
+    jw_kstr_or_null(&j.w, "content_hash", r->hash);
+    jw_kint(&j.w, "bytes", (int64_t)r->bytes);
+    jw_kint(&j.w, "redirects", r->redirects);
+    jw_ktime(&j.w, "fetched_at", r->fetched_at);
+    jw_kstr(&j.w, "error", r->error);
     cli_json_print(&j);
 }
 

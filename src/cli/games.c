@@ -73,14 +73,10 @@ static void on_reject(void *ctx, const struct provider_reject *rj)
     struct rejects *r = ctx;
     if (r->json) {
         jw_obj_begin(r->w);
-        jw_key(r->w, "row");
-        jw_int(r->w, rj->row ? (int64_t)rj->row : JW_NULL_INT);
-        jw_key(r->w, "gameId");
-        jw_str(r->w, rj->game_id);
-        jw_key(r->w, "field");
-        jw_str(r->w, rj->field);
-        jw_key(r->w, "message");
-        jw_str(r->w, rj->message);
+        jw_kint(r->w, "row", rj->row ? (int64_t)rj->row : JW_NULL_INT);
+        jw_kstr(r->w, "gameId", rj->game_id);
+        jw_kstr(r->w, "field", rj->field);
+        jw_kstr(r->w, "message", rj->message);
         jw_obj_end(r->w);
         return;
     }
@@ -200,30 +196,18 @@ static int games_sync_cmd(int argc, char **argv)
                             src.provider, store_errmsg(op.s));
     } else if (json) {
         jw_arr_end(w);
-        jw_key(w, "provider");
-        jw_str(w, src.provider);
-        jw_key(w, "scoreboard");
-        jw_bool(w, r.scoreboard);
-        jw_key(w, "inserted");
-        jw_int(w, (int64_t)r.inserted);
-        jw_key(w, "updated");
-        jw_int(w, (int64_t)r.updated);
-        jw_key(w, "unchanged");
-        jw_int(w, (int64_t)r.unchanged);
-        jw_key(w, "rejected");
-        jw_int(w, (int64_t)r.rejected);
-        jw_key(w, "vanished");
-        jw_int(w, (int64_t)r.vanished);
-        jw_key(w, "notStored");
-        jw_int(w, (int64_t)r.not_stored);
-        jw_key(w, "vanishedChecked");
-        jw_bool(w, !r.vanish_skipped);
-        jw_key(w, "teams");
-        jw_int(w, (int64_t)r.teams);
-        jw_key(w, "notModified");
-        jw_bool(w, r.not_modified);
-        jw_key(w, "httpRequests");
-        jw_int(w, r.attempts);
+        jw_kstr(w, "provider", src.provider);
+        jw_kbool(w, "scoreboard", r.scoreboard);
+        jw_kint(w, "inserted", (int64_t)r.inserted);
+        jw_kint(w, "updated", (int64_t)r.updated);
+        jw_kint(w, "unchanged", (int64_t)r.unchanged);
+        jw_kint(w, "rejected", (int64_t)r.rejected);
+        jw_kint(w, "vanished", (int64_t)r.vanished);
+        jw_kint(w, "notStored", (int64_t)r.not_stored);
+        jw_kbool(w, "vanishedChecked", !r.vanish_skipped);
+        jw_kint(w, "teams", (int64_t)r.teams);
+        jw_kbool(w, "notModified", r.not_modified);
+        jw_kint(w, "httpRequests", r.attempts);
         cli_json_print(&j);
     } else {
         char line[256];

@@ -68,14 +68,10 @@ static int create(const struct cli_action *act, struct cli_op *op, void *args, c
     }
     struct cli_json j;
     cli_json_begin(&j);
-    jw_key(&j.w, "id");
-    jw_str(&j.w, k.id);
-    jw_key(&j.w, "secret");
-    jw_str(&j.w, k.secret);
-    jw_key(&j.w, "owner");
-    jw_str(&j.w, email);
-    jw_key(&j.w, "expires_at");
-    jw_time(&j.w, k.expires_at);
+    jw_kstr(&j.w, "id", k.id);
+    jw_kstr(&j.w, "secret", k.secret);
+    jw_kstr(&j.w, "owner", email);
+    jw_ktime(&j.w, "expires_at", k.expires_at);
     key_new_wipe(&k);
     if (!o->json)
         fprintf(stderr, "created agent key for %s (shown once; store it now):\n", email);
@@ -99,26 +95,16 @@ static void list_json(struct jw *w, const void *items, size_t i)
 {
     const struct key_info *k = (const struct key_info *)items + i;
     jw_obj_begin(w);
-    jw_key(w, "id");
-    jw_str(w, k->id);
-    jw_key(w, "owner");
-    jw_str(w, k->owner);
-    jw_key(w, "name");
-    jw_str(w, k->name);
-    jw_key(w, "prefix");
-    jw_str(w, k->prefix);
-    jw_key(w, "scope");
-    jw_str(w, k->scope);
-    jw_key(w, "created_at");
-    jw_time(w, k->created_at);
-    jw_key(w, "expires_at");
-    jw_time(w, k->expires_at);
-    jw_key(w, "revoked_at");
-    jw_time(w, k->revoked_at);
-    jw_key(w, "last_used_at");
-    jw_time(w, k->last_used_at);
-    jw_key(w, "state");
-    jw_str(w, agent_key_state_name(k->state));
+    jw_kstr(w, "id", k->id);
+    jw_kstr(w, "owner", k->owner);
+    jw_kstr(w, "name", k->name);
+    jw_kstr(w, "prefix", k->prefix);
+    jw_kstr(w, "scope", k->scope);
+    jw_ktime(w, "created_at", k->created_at);
+    jw_ktime(w, "expires_at", k->expires_at);
+    jw_ktime(w, "revoked_at", k->revoked_at);
+    jw_ktime(w, "last_used_at", k->last_used_at);
+    jw_kstr(w, "state", agent_key_state_name(k->state));
     jw_obj_end(w);
 }
 

@@ -113,8 +113,7 @@ static int create(const struct cli_action *act, struct cli_op *op, void *args, c
         struct cli_json j;
         cli_json_init(&j);
         scoutkey_json(&j.w, &k.cred, op->c.now);
-        jw_key(&j.w, "secret");
-        jw_str(&j.w, k.secret);
+        jw_kstr(&j.w, "secret", k.secret);
         scoutkey_new_wipe(&k);
         if (!o->json)
             fprintf(stderr,

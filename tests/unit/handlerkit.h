@@ -160,6 +160,36 @@ static inline void hk_expect_error(struct request *req, int status, const char *
     hk_expect(req, status, "application/json", needle);
 }
 
+/* hk_expect for an answer that must say when to come back (Retry-After: 429, 503); frees
+ * req. */
+static inline void hk_expect_retry(struct request *req, int status, const char *ctype,
+                                   const char *needle)
+{
+    assert_non_null(http_reply_header(req, "Retry-After"));
+    hk_expect(req, status, ctype, needle);
+}
+
+/* hk_expect_error for an error answer that carries Retry-After; frees req. */
+static inline void hk_expect_retry_error(struct request *req, int status, const char *code)
+{
+    assert_non_null(http_reply_header(req, "Retry-After"));
+    hk_expect_error(req, status, code);
+}
+
+/* Points the server at a database that cannot be opened: from here on every handler that
+ * needs the store meets an unreachable one. */
+static inline void hk_store_down(void)
+{
+    store_thread_setup("/nonexistent/dir/whistle.db");
+}
+
+/* Asserts that a GET of each of the n targets answers 503 unavailable with Retry-After. */
+static inline void hk_expect_unavailable(const char *const *targets, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        hk_expect_retry_error(hk_get(targets[i]), 503, "unavailable");
+}
+
 /* ---- signed-in requests (accounts, comments, the desk) ---- */
 
 #define HK_ORIGIN "http://127.0.0.1:8080"
@@ -268,6 +298,17 @@ static inline void hk_expect_redirect(struct request *req, int status, const cha
     hk_expect(req, status, NULL, NULL);
 }
 
+/* A limit of one reached by the anonymous visitor v: the form post of first to target is
+ * answered status (its page holds needle, unless NULL), the post of next after it 429 with
+ * Retry-After and refusal in its page. */
+static inline void hk_expect_limit(const struct hk_voter *v, const char *target, const char *first,
+                                   int status, const char *needle, const char *next,
+                                   const char *refusal)
+{
+    hk_expect(hk_anon_post(v, target, first), status, "text/html", needle);
+    hk_expect_retry(hk_anon_post(v, target, next), 429, "text/html", refusal);
+}
+
 /* ---- the fixture of a handler test file ---- */
 
 /* An account hk_setup makes (hk_user) into *u. */
@@ -340,6 +381,41 @@ __attribute__((format(printf, 2, 3))) static inline int hk_exec(struct hk *k, co
     if (n < 0 || (size_t)n >= sizeof sql)
         return -1;
     return store_exec(k->db->s, sql) == STORE_DONE ? 0 : -1;
+}
+
+/* Seeds an agent key: id, its account, name (NULL: none), prefix, secret_hash, created_at
+ * and expires_at. 0, or -1 on failure. */
+static inline int hk_agent_key(struct hk *k, const char *id, const char *account, const char *name,
+                               const char *prefix, const char *secret_hash, int64_t created,
+                               int64_t expires)
+{
+    char name_sql[80] = "NULL";
+    if (name)
+        snprintf(name_sql, sizeof name_sql, "'%s'", name);
+    return hk_exec(k,
+                   "INSERT INTO agent_keys (id, account_id, name, prefix, secret_hash, created_at,"
+                   " expires_at) VALUES ('%s', '%s', %s, '%s', '%s', %lld, %lld)",
+                   id, account, name_sql, prefix, secret_hash, (long long)created,
+                   (long long)expires);
+}
+
+/* Seeds an emailed link for account (purpose "verify" or "reset") created, expiring and used
+ * (0: not used) at the times given, and asserts it is stored: its token into out. */
+static inline void hk_link_token(struct hk *k, const char *account, const char *purpose,
+                                 int64_t created, int64_t expires, int64_t used,
+                                 char out[ACCOUNT_TOKEN_LEN + 1])
+{
+    char hash[ACCOUNT_TOKEN_HASH_HEX + 1], used_sql[24] = "NULL";
+    account_token_new(out, hash);
+    if (used)
+        snprintf(used_sql, sizeof used_sql, "%lld", (long long)used);
+    assert_int_equal(hk_exec(k,
+                             "INSERT INTO account_tokens (token_hash, account_id, purpose,"
+                             " created_at, expires_at, used_at) VALUES ('%s', '%s', '%s', %lld,"
+                             " %lld, %s)",
+                             hash, account, purpose, (long long)created, (long long)expires,
+                             used_sql),
+                     0);
 }
 
 #endif

@@ -100,14 +100,10 @@ static void test_scout_refusals(void **state)
 static void test_store_unavailable(void **state)
 {
     (void)state;
-    store_thread_setup("/nonexistent/dir/whistle.db");
+    hk_store_down();
     const char *targets[] = {"/api/v1/incidents", "/api/v1/incidents/" HK_P, "/api/v1/games",
                              "/api/v1/games/nfl-g1"};
-    for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++) {
-        struct request *r = hk_get(targets[i]);
-        assert_non_null(http_reply_header(r, "Retry-After"));
-        hk_expect_error(r, 503, "unavailable");
-    }
+    hk_expect_unavailable(targets, sizeof targets / sizeof targets[0]);
     hk_expect(hk_get("/readyz"), 503, NULL, NULL);
     hk_expect(hk_get("/healthz"), 200, NULL, NULL); /* liveness does not need the store */
 }

@@ -37,10 +37,10 @@ static int setup(void **state)
     agent_key_generate(key2, h2);
     credential_generate(SCOUT_KEY_PREFIX, scout, h3);
     int64_t now = time_now_us(), later = now + 86400000000LL;
+    if (hk_agent_key(k, KEY_ID, AGENT, NULL, "wk_a", h1, now, later) < 0 ||
+        hk_agent_key(k, KEY2_ID, AGENT2, NULL, "wk_b", h2, now, later) < 0)
+        return -1;
     return hk_exec(k,
-                   "INSERT INTO agent_keys (id, account_id, prefix, secret_hash, created_at,"
-                   " expires_at) VALUES ('" KEY_ID "', '" AGENT "', 'wk_a', '%s', %lld, %lld),"
-                   " ('" KEY2_ID "', '" AGENT2 "', 'wk_b', '%s', %lld, %lld);"
                    "INSERT INTO scout_credentials (id, name, prefix, secret_hash, x_per_day,"
                    " model_per_day, x_per_run, model_per_run, run_seconds, created_at) VALUES"
                    " ('" SC_ID "', 'scout', 'ws_a', '%s', 100, 1000, 2, 100, 600, %lld);"
@@ -49,8 +49,7 @@ static int setup(void **state)
                    "INSERT INTO comments (id, incident_id, account_id, body, status, visible,"
                    " created_at) VALUES ('" COMMENT "', '" HK_P "', '" AGENT "', 'Clear hold.',"
                    " 'published', 1, %lld)",
-                   h1, (long long)now, (long long)later, h2, (long long)now, (long long)later, h3,
-                   (long long)now, (long long)now);
+                   h3, (long long)now, (long long)now);
 }
 
 static void test_teams(void **state)
@@ -174,10 +173,9 @@ static void test_leads(void **state)
     hk_expect(agent("POST", "/api/v1/agent-leads", key, "idem-key-06", true,
                     LEAD("A third lead here ok")),
               202, "application/json", NULL);
-    r = agent("POST", "/api/v1/agent-leads", key, "idem-key-07", true,
-              LEAD("A fourth lead over quota"));
-    assert_non_null(http_reply_header(r, "Retry-After"));
-    hk_expect_error(r, 429, "quota_exceeded");
+    hk_expect_retry_error(agent("POST", "/api/v1/agent-leads", key, "idem-key-07", true,
+                                LEAD("A fourth lead over quota")),
+                          429, "quota_exceeded");
 
     /* the status of a lead: its agent's only */
     snprintf(target, sizeof target, "/api/v1/agent-leads/%s", id);
@@ -251,13 +249,9 @@ static void test_scout_expired(void **state)
 static void test_store_unavailable(void **state)
 {
     (void)state;
-    store_thread_setup("/nonexistent/dir/whistle.db");
+    hk_store_down();
     const char *targets[] = {"/api/v1/teams", "/api/v1/incidents/" HK_P "/comments"};
-    for (size_t i = 0; i < 2; i++) {
-        struct request *r = hk_get(targets[i]);
-        assert_non_null(http_reply_header(r, "Retry-After"));
-        hk_expect_error(r, 503, "unavailable");
-    }
+    hk_expect_unavailable(targets, 2);
     hk_expect_error(agent("POST", "/api/v1/agent-leads", key, "idem-key-x1", true, LEAD("x")), 503,
                     "unavailable");
     hk_expect_error(agent("GET", "/api/v1/agent-leads/" HK_NONE, key, NULL, false, NULL), 503,

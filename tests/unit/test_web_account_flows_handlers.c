@@ -33,28 +33,9 @@ static int setup(void **state)
     if (!k)
         return -1;
     int64_t now = time_now_us();
-    return hk_exec(
-        k,
-        "INSERT INTO agent_keys (id, account_id, name, prefix, secret_hash, created_at,"
-        " expires_at) VALUES ('" KEY "', '" FAN "', 'my bot', 'wk_fan1', 'h1', %lld, %lld),"
-        " ('" KEY2 "', '" OWNER "', 'their bot', 'wk_own2', 'h2', %lld, %lld)",
-        (long long)now, (long long)(now + 24 * HOUR), (long long)now, (long long)(now + 24 * HOUR));
-}
-
-/* An emailed link's token for account, purpose verify or reset, expiring at expires (used
- * at used, or 0): the token into out. */
-static void link_token(struct hk *k, const char *account, const char *purpose, int64_t expires,
-                       int64_t used, char out[ACCOUNT_TOKEN_LEN + 1])
-{
-    char hash[ACCOUNT_TOKEN_HASH_HEX + 1], sql[500], used_s[24] = "NULL";
-    account_token_new(out, hash);
-    if (used)
-        snprintf(used_s, sizeof used_s, "%lld", (long long)used);
-    snprintf(sql, sizeof sql,
-             "INSERT INTO account_tokens (token_hash, account_id, purpose, created_at,"
-             " expires_at, used_at) VALUES ('%s', '%s', '%s', %lld, %lld, %s)",
-             hash, account, purpose, (long long)(expires - HOUR), (long long)expires, used_s);
-    assert_int_equal(store_exec(k->db->s, sql), STORE_DONE);
+    if (hk_agent_key(k, KEY, FAN, "my bot", "wk_fan1", "h1", now, now + 24 * HOUR) < 0)
+        return -1;
+    return hk_agent_key(k, KEY2, OWNER, "their bot", "wk_own2", "h2", now, now + 24 * HOUR);
 }
 
 static void test_pages_and_assets(void **state)
@@ -80,9 +61,9 @@ static void test_verify(void **state)
     assert_int_equal(store_exec(k->db->s, "UPDATE accounts SET email_verified = 0, verified_at ="
                                           " NULL WHERE id = '" FAN "'"),
                      STORE_DONE);
-    link_token(k, FAN, "verify", now + HOUR, 0, ok);
-    link_token(k, FAN, "verify", now - 1, 0, old);
-    link_token(k, FAN, "verify", now + HOUR, now - HOUR, used);
+    hk_link_token(k, FAN, "verify", now, now + HOUR, 0, ok);
+    hk_link_token(k, FAN, "verify", now - 1 - HOUR, now - 1, 0, old);
+    hk_link_token(k, FAN, "verify", now, now + HOUR, now - HOUR, used);
     char body[200];
     snprintf(body, sizeof body, "token=%s", old);
     hk_expect(hk_anon_post(&anon, "/account/verify", body), 410, "text/html", "expired");
@@ -145,8 +126,8 @@ static void test_forgot_and_reset(void **state)
 
     int64_t now = time_now_us();
     char ok[ACCOUNT_TOKEN_LEN + 1], old[ACCOUNT_TOKEN_LEN + 1], body[300];
-    link_token(k, FAN, "reset", now + HOUR, 0, ok);
-    link_token(k, FAN, "reset", now - 1, 0, old);
+    hk_link_token(k, FAN, "reset", now, now + HOUR, 0, ok);
+    hk_link_token(k, FAN, "reset", now - 1 - HOUR, now - 1, 0, old);
     hk_expect(hk_get("/account/reset?token=x&token=y"), 400, "text/html", NULL);
     snprintf(body, sizeof body, "/account/reset?token=%s", ok);
     hk_expect(hk_get(body), 200, "text/html", "name=\"token\"");
@@ -172,11 +153,8 @@ static void test_forgot_limited(void **state)
 {
     struct hk *k = *state;
     k->limits.mail_forms_per_ip = 1;
-    hk_expect(hk_anon_post(&anon, "/account/forgot", "email=fan%40example.com"), 200, "text/html",
-              NULL);
-    struct request *r = hk_anon_post(&anon, "/account/forgot", "email=fan%40example.com");
-    assert_non_null(http_reply_header(r, "Retry-After"));
-    hk_expect(r, 429, "text/html", "Too many");
+    hk_expect_limit(&anon, "/account/forgot", "email=fan%40example.com", 200, NULL,
+                    "email=fan%40example.com", "Too many");
 }
 
 static void test_password(void **state)
@@ -195,9 +173,9 @@ static void test_password(void **state)
     k->limits.signin_per_account = 1;
     hk_expect(hk_post(&owner, "/account/password", "current=wrong&password=a+new+passphrase+99"),
               403, "text/html", NULL);
-    r = hk_post(&owner, "/account/password", "current=wrong&password=a+new+passphrase+99");
-    assert_non_null(http_reply_header(r, "Retry-After"));
-    hk_expect(r, 429, "text/html", "Too many failed sign-ins");
+    hk_expect_retry(
+        hk_post(&owner, "/account/password", "current=wrong&password=a+new+passphrase+99"), 429,
+        "text/html", "Too many failed sign-ins");
 }
 
 /* The base32 key on the enrolment page (id="totp-secret") decoded into secret: its length. */
@@ -317,10 +295,8 @@ static void test_key_revoke(void **state)
 static void test_store_unavailable(void **state)
 {
     (void)state;
-    store_thread_setup("/nonexistent/dir/whistle.db");
-    struct request *r = hk_get("/games");
-    assert_non_null(http_reply_header(r, "Retry-After"));
-    hk_expect(r, 503, "text/html", NULL);
+    hk_store_down();
+    hk_expect_retry(hk_get("/games"), 503, "text/html", NULL);
     hk_expect(hk_anon_post(&anon, "/account/verify", "token=x"), 503, "text/html", NULL);
     hk_expect(hk_anon_post(&anon, "/account/forgot", "email=fan%40example.com"), 503, "text/html",
               NULL);

@@ -26,6 +26,14 @@ static struct request *post(const char *path, const char *body, const char *orig
     return hk_voter_post(&anon, path, HK_FORM, origin, body);
 }
 
+/* A same-origin form post of fields with the visitor's CSRF token last ("…&csrf=…"). */
+static struct request *form_post(const char *path, const char *fields)
+{
+    char body[300];
+    snprintf(body, sizeof body, "%s&csrf=%s", fields, anon.csrf);
+    return post(path, body, ORIGIN);
+}
+
 static void test_forms_and_refusals(void **state)
 {
     (void)state;
@@ -46,37 +54,29 @@ static void test_forms_and_refusals(void **state)
     hk_expect(post("/account/signup", "email=fan%40example.com&password=x&csrf=wrong", ORIGIN), 403,
               "text/html", NULL);
     hk_expect(post("/account/signup?x=1", body, ORIGIN), 400, "text/html", NULL);
-    snprintf(body, sizeof body, "email=fan%%40example.com&email=b%%40example.com&csrf=%s",
-             anon.csrf);
-    hk_expect(post("/account/signup", body, ORIGIN), 400, "text/html", "repeated");
+    hk_expect(form_post("/account/signup", "email=fan%40example.com&email=b%40example.com"), 400,
+              "text/html", "repeated");
 }
 
 static void test_signup_and_signin_outcomes(void **state)
 {
     (void)state;
-    char body[300];
-    snprintf(body, sizeof body, "email=not-an-address&password=long+enough+pass+9&csrf=%s",
-             anon.csrf);
-    hk_expect(post("/account/signup", body, ORIGIN), 400, "text/html", "valid email");
-    snprintf(body, sizeof body, "email=fan%%40example.com&password=short&csrf=%s", anon.csrf);
-    hk_expect(post("/account/signup", body, ORIGIN), 400, "text/html", NULL);
-    snprintf(body, sizeof body,
-             "email=fan%%40example.com&password=a+long+enough+passphrase+42&csrf=%s", anon.csrf);
-    hk_expect(post("/account/signup", body, ORIGIN), 200, "text/html", "check-inbox");
+    hk_expect(form_post("/account/signup", "email=not-an-address&password=long+enough+pass+9"), 400,
+              "text/html", "valid email");
+    hk_expect(form_post("/account/signup", "email=fan%40example.com&password=short"), 400,
+              "text/html", NULL);
+    const char *fan = "email=fan%40example.com&password=a+long+enough+passphrase+42";
+    hk_expect(form_post("/account/signup", fan), 200, "text/html", "check-inbox");
     /* the same address again reads the same (enumeration-safe) */
-    hk_expect(post("/account/signup", body, ORIGIN), 200, "text/html", "check-inbox");
+    hk_expect(form_post("/account/signup", fan), 200, "text/html", "check-inbox");
 
-    snprintf(body, sizeof body, "email=fan%%40example.com&password=wrong+one+entirely&csrf=%s",
-             anon.csrf);
-    hk_expect(post("/account/signin", body, ORIGIN), 403, "text/html", "is wrong");
-    snprintf(body, sizeof body, "email=&password=&csrf=%s", anon.csrf);
-    hk_expect(post("/account/signin", body, ORIGIN), 400, "text/html", NULL);
+    hk_expect(form_post("/account/signin", "email=fan%40example.com&password=wrong+one+entirely"),
+              403, "text/html", "is wrong");
+    hk_expect(form_post("/account/signin", "email=&password="), 400, "text/html", NULL);
     /* an unverified account signs in (it may not create keys yet) */
-    snprintf(body, sizeof body,
-             "email=fan%%40example.com&password=a+long+enough+passphrase+42&next=%%2Faccount&"
-             "csrf=%s",
-             anon.csrf);
-    struct request *r = post("/account/signin", body, ORIGIN);
+    struct request *r =
+        form_post("/account/signin",
+                  "email=fan%40example.com&password=a+long+enough+passphrase+42&next=%2Faccount");
     assert_non_null(strstr(http_reply_header(r, "Set-Cookie"), ACCOUNT_COOKIE_NAME));
     assert_string_equal(http_reply_header(r, "Location"), ORIGIN "/account");
     hk_expect(r, 303, NULL, NULL);
@@ -91,10 +91,8 @@ static void test_signed_out_visitors(void **state)
     hk_expect(hk_get("/account?notice=bogus"), 400, "text/html", NULL);
     r = hk_get("/developers");
     hk_expect(r, 200, "text/html", NULL);
-    char body[200];
-    snprintf(body, sizeof body, "name=bot&csrf=%s", anon.csrf);
     /* a key needs a signed-in session: the anonymous form token is not one */
-    hk_expect(post("/developers/keys", body, ORIGIN), 403, "text/html", NULL);
+    hk_expect(form_post("/developers/keys", "name=bot"), 403, "text/html", NULL);
     hk_expect(hk_get("/account/verify"), 400, "text/html", "no token");
     hk_expect(hk_get("/account/reset?token=unknown-token"), 400, "text/html", NULL);
 }

@@ -69,16 +69,8 @@ static void test_links(void **state)
     const char *pages[] = {"/account/verify", "/account/reset"};
     for (size_t i = 0; i < 2; i++) {
         char ok[ACCOUNT_TOKEN_LEN + 1], old[ACCOUNT_TOKEN_LEN + 1];
-        char hash[ACCOUNT_TOKEN_HASH_HEX + 1], hash2[ACCOUNT_TOKEN_HASH_HEX + 1], sql[600];
-        account_token_new(ok, hash);
-        account_token_new(old, hash2);
-        snprintf(sql, sizeof sql,
-                 "INSERT INTO account_tokens (token_hash, account_id, purpose, created_at,"
-                 " expires_at) VALUES ('%s', '" NEWBIE "', '%s', %lld, %lld),"
-                 " ('%s', '" NEWBIE "', '%s', %lld, %lld)",
-                 hash, purposes[i], (long long)now, (long long)(now + HOUR), hash2, purposes[i],
-                 (long long)(now - 2 * HOUR), (long long)(now - 1));
-        assert_int_equal(store_exec(k->db->s, sql), STORE_DONE);
+        hk_link_token(k, NEWBIE, purposes[i], now, now + HOUR, 0, ok);
+        hk_link_token(k, NEWBIE, purposes[i], now - 2 * HOUR, now - 1, 0, old);
         char target[200];
         snprintf(target, sizeof target, "%s?token=%s", pages[i], ok);
         /* opening the link changes nothing: the page only shows a button */
@@ -98,32 +90,25 @@ static void test_signin_refusals(void **state)
                            "email=fan%40example.com&password=a+long+enough+passphrase+42"),
               403, "text/html", "suspended");
     k->limits.signin_per_account = 1;
-    hk_expect(hk_anon_post(&anon, "/account/signin",
-                           "email=newbie%40example.com&password=wrong+one+here"),
-              403, "text/html", "is wrong");
-    struct request *r = hk_anon_post(&anon, "/account/signin",
-                                     "email=newbie%40example.com&password=wrong+one+here");
-    assert_non_null(http_reply_header(r, "Retry-After"));
-    hk_expect(r, 429, "text/html", "Too many failed sign-ins");
+    hk_expect_limit(&anon, "/account/signin", "email=newbie%40example.com&password=wrong+one+here",
+                    403, "is wrong", "email=newbie%40example.com&password=wrong+one+here",
+                    "Too many failed sign-ins");
 }
 
 static void test_signup_limited(void **state)
 {
     struct hk *k = *state;
     k->limits.mail_forms_per_ip = 1;
-    hk_expect(hk_anon_post(&anon, "/account/signup",
-                           "email=one%40example.com&password=a+long+enough+passphrase+42"),
-              200, "text/html", "check-inbox");
-    struct request *r = hk_anon_post(
-        &anon, "/account/signup", "email=two%40example.com&password=a+long+enough+passphrase+42");
-    assert_non_null(http_reply_header(r, "Retry-After"));
-    hk_expect(r, 429, "text/html", "Too many sign-ups");
+    hk_expect_limit(&anon, "/account/signup",
+                    "email=one%40example.com&password=a+long+enough+passphrase+42", 200,
+                    "check-inbox", "email=two%40example.com&password=a+long+enough+passphrase+42",
+                    "Too many sign-ups");
 }
 
 static void test_store_unavailable(void **state)
 {
     (void)state;
-    store_thread_setup("/nonexistent/dir/whistle.db");
+    hk_store_down();
     hk_expect(hk_as(&fan, "GET", "/account", NULL, NULL), 503, "text/html", NULL);
     hk_expect(hk_as(&fan, "GET", "/developers", NULL, NULL), 503, "text/html", NULL);
     hk_expect(hk_post(&fan, "/developers/keys", "name=bot"), 503, "text/html", NULL);

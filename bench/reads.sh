@@ -10,6 +10,10 @@
 #   2. single: 2,000 different incidents, wrk -c32 with bench/rotate.lua, against nginx
 #      serving the byte-identical files (checked with cmp first)
 #   3. list: 2,000 different list pages (limit 20, offsets spread over the data), the same
+#   3b. PostgreSQL (BENCH_READS_PG=1, the default when a PostgreSQL server is installed): the
+#      same rows copied into a throwaway cluster on its Unix socket (tests/pgcluster.sh), one
+#      --no-cache node on it, its bodies checked with cmp against the same nginx files, and
+#      the single and list rotations again
 #   4. gzip: the list pages with Accept-Encoding: gzip against nginx gzip_static (files
 #      compressed with gzip -6, checked to decompress to the same bytes), bytes and req/s;
 #      and one list page again and again (Whistle's response cache keeps its gzip form)
@@ -22,7 +26,8 @@
 #
 # Environment: WHISTLE_BIN, BENCH_READS_SCALES, BENCH_READS_DB_<N>, DUR (default 10s),
 # WARMUP (default 3s), BENCH_READS_CONNS (default 32), BENCH_READS_COUNT (default 2000),
-# BENCH_READS_SERVE_ARGS (more `whistle serve` options for the --no-cache node).
+# BENCH_READS_SERVE_ARGS (more `whistle serve` options for the --no-cache node), BENCH_READS_PG
+# (1: add the PostgreSQL rotations, 0: skip them; default 1 when PostgreSQL is installed).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -56,6 +61,24 @@ cleanup() {
     rm -rf "$TMP"
 }
 trap cleanup EXIT
+
+# the PostgreSQL rotations: a throwaway cluster directly under /tmp (as root the server runs
+# as postgres, which must reach its directory; TMP is private to this user)
+PG_ON=${BENCH_READS_PG:-}
+if [ -z "$PG_ON" ]; then
+    if bash tests/pgcluster.sh available >/dev/null 2>&1; then PG_ON=1; else PG_ON=0; fi
+fi
+PGDIR=""
+PG_BASE=""
+if [ "$PG_ON" = 1 ]; then
+    bench_need_pg psql
+    PGDIR=$(mktemp -d /tmp/whistle-benchreads-pg.XXXXXX)
+fi
+pg_cleanup() {
+    cleanup
+    if [ -n "$PGDIR" ]; then bash tests/pgcluster.sh stop "$PGDIR" >/dev/null 2>&1 || true; rm -rf "$PGDIR"; fi
+}
+trap pg_cleanup EXIT
 
 load() { cut -d' ' -f1 /proc/loadavg; }
 
@@ -247,6 +270,36 @@ PY
     nz=$(stat -c %s "$TMP/www/lists/0.json.gz")
     echo "- $N incidents, list page \`?limit=20&offset=0\`: $plain bytes plain, $wz gzip from Whistle --no-cache (zlib level 1; 6 for a body its cache keeps), $nz from nginx gzip_static (gzip -6)" >>"$NOTES"
     stop_all
+
+    # 3b. the same rotations with the rows in PostgreSQL (Unix socket), the same nginx files
+    if [ "$PG_ON" = 1 ]; then
+        [ -n "$PG_BASE" ] || PG_BASE=$(bash tests/pgcluster.sh start "$PGDIR")
+        "$PSQL" -X -q -d "$PG_BASE" -c "CREATE DATABASE bench_$N" >/dev/null
+        PG_DB=${PG_BASE/\/postgres\?//bench_$N?}
+        "$BIN" migrate --db "$PG_DB" >/dev/null || die "migrate $PG_DB failed"
+        bench_copy_to_pg "$DB" "$PG_DB" "$TMP/copy.sql"
+        # again after the copy: migrate renders the fragments of rows written behind its back
+        "$BIN" migrate --db "$PG_DB" >/dev/null || die "migrate $PG_DB failed"
+        # shellcheck disable=SC2086
+        start_node "$PG_DB" --no-cache $SERVE_ARGS
+        port=${NODE_PORTS[0]}
+        wait_list_index "$TMP/node-$port.log"
+        while read -r p; do
+            curl -s -o "$TMP/p.body" "http://127.0.0.1:$port$p"
+            f="$TMP/www/one$p.json"
+            [ -f "$f" ] || f="$TMP/www/lists/${p##*offset=}.json"
+            cmp -s "$TMP/p.body" "$f" || die "Whistle on PostgreSQL answers $p otherwise than on SQLite"
+        done < <(sed -n '1~100p' "$TMP/single.paths" "$TMP/list.paths")
+        say "PostgreSQL bodies checked with cmp (every 100th path)"
+        for kind in single list; do
+            w=$(wrk_run "http://127.0.0.1:$port" "$TMP/$kind.paths")
+            n_=$(wrk_run "http://127.0.0.1:$NPORT" "$TMP/$kind.paths")
+            r=$(awk -v a="${w%% *}" -v b="${n_%% *}" 'BEGIN { printf "%.2f", a / b }')
+            set -- $w; echo "| $N | $COUNT different ${kind}s | whistle --no-cache, PostgreSQL | $1 | $2 | $3 | $r | $4 |"
+            set -- $n_; echo "| $N | $COUNT different ${kind}s | nginx | $1 | $2 | $3 | | $4 |"
+        done
+        stop_all
+    fi
 
     # one list page again and again: Whistle's cache holds the plain and the gzip form
     start_node "$DB"

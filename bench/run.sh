@@ -35,7 +35,8 @@
 #   BENCH_SIGNINS=0 skip the read-under-sign-ins figures (bench/signins.sh; WHISTLE_BIN_BEFORE
 #                  adds a before/after comparison with another build)
 #   BENCH_READS=0  skip the uncached read rotations and gzip (bench/reads.sh, issue 13;
-#                  BENCH_READS_SCALES, default the first scale)
+#                  BENCH_READS_SCALES, default the first scale; BENCH_READS_PG=0 skips its
+#                  PostgreSQL rotations)
 #   BENCH_FORGOT=0 skip the forgot-password figures (bench/forgot.sh, BENCH_F_ROUNDS rounds,
 #                  default 3)
 #   BENCH_WRITES=0 skip the write-path figures (bench/writes.sh; WHISTLE_BIN_BEFORE adds a

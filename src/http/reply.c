@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "http/http.h"
+#include "http/reply.h"
 #include "util/jsonw.h"
 
 static const struct {
@@ -102,19 +103,19 @@ void reply_error_code(struct request *req, int status, const char *code, const c
     va_end(ap);
 }
 
-/* 503 with Retry-After: after seconds and message msg. */
-static void retry_later(struct request *req, const char *after, const char *msg)
+const char *reply_retry_later(struct request *req, enum reply_busy why)
 {
-    reply_header(req, "Retry-After", after);
-    reply_error(req, 503, "%s", msg);
+    bool pool = why == REPLY_PASSWORD_BUSY;
+    reply_header(req, "Retry-After", pool ? HTTP_PASSWORD_RETRY_AFTER_S : HTTP_RETRY_AFTER_S);
+    return pool ? HTTP_PASSWORD_BUSY_MSG : HTTP_UNAVAILABLE_MSG;
 }
 
 void reply_unavailable(struct request *req)
 {
-    retry_later(req, HTTP_RETRY_AFTER_S, HTTP_UNAVAILABLE_MSG);
+    reply_error(req, 503, "%s", reply_retry_later(req, REPLY_UNAVAILABLE));
 }
 
 void reply_password_busy(struct request *req)
 {
-    retry_later(req, HTTP_PASSWORD_RETRY_AFTER_S, HTTP_PASSWORD_BUSY_MSG);
+    reply_error(req, 503, "%s", reply_retry_later(req, REPLY_PASSWORD_BUSY));
 }

@@ -40,11 +40,7 @@ static struct buf *form_page(struct request *req, const struct session_row *sess
 {
     web_form_token(req, sess, csrf);
     struct buf *b = web_page_titled(req, title);
-    if (notice) {
-        html_raw(b, "<p class=\"notice\" id=\"notice\">");
-        html_text(b, notice);
-        html_raw(b, "</p>");
-    }
+    web_text_if(b, "<p class=\"notice\" id=\"notice\">", notice, "</p>");
     return b;
 }
 
@@ -222,27 +218,40 @@ static void check_inbox_page(struct request *req, const char *email, const char 
     web_page_reply(req, 200);
 }
 
-void web_signup(struct request *req)
+/*
+ * A form that mails a link (sign-up, forgotten password; docs/accounts.md): its fields
+ * (email first), its page (shown again on a malformed form or a refusal), its use case over
+ * the form and the client's address, and the words of the "check your email" page.
+ */
+struct mail_form {
+    const char *const *names;
+    void (*page)(struct request *req, int status, const char *email, const char *error);
+    enum account_outcome (*run)(struct request *req, const struct web_post *p, const char *addr,
+                                struct account_result *r);
+    const char *inbox;
+};
+
+/* The post of mail form m: the form read, the use case run, its outcome answered (the check
+ * inbox page, the form again, 429 or 503). */
+static void mail_form_post(struct request *req, const struct mail_form *m)
 {
-    static const char *const names[] = {"email", "password", "csrf", NULL};
     struct web_post post;
     struct account_result r;
     char addr[64];
-    int pre = anon_form_ctx(req, &post, names);
+    int pre = anon_form_ctx(req, &post, m->names);
     if (pre > 0)
-        signup_page(req, 400, NULL, post.f.err);
+        m->page(req, 400, NULL, post.f.err);
     if (pre)
         return;
-    switch (account_signup(&post.c, req->cfg->limits, req->cfg->base_url, post.f.v[0], post.f.v[1],
-                           client_addr(req, addr), &r)) {
+    switch (m->run(req, &post, client_addr(req, addr), &r)) {
     case ACCOUNT_OK:
-        check_inbox_page(req, r.email, "To finish creating your account, open the link we sent to");
+        check_inbox_page(req, r.email, m->inbox);
         break;
     case ACCOUNT_BAD_EMAIL:
-        signup_page(req, 400, post.f.v[0], "enter a valid email address");
+        m->page(req, 400, post.f.v[0], "enter a valid email address");
         break;
-    case ACCOUNT_BAD_PASSWORD:
-        signup_page(req, 400, r.email, r.problem);
+    case ACCOUNT_BAD_PASSWORD: /* sign-up only */
+        m->page(req, 400, r.email, r.problem);
         break;
     case ACCOUNT_LIMITED:
         mail_forms_limited(req, r.retry_s);
@@ -250,6 +259,22 @@ void web_signup(struct request *req)
     default:
         web_unavailable(req);
     }
+}
+
+static enum account_outcome signup_run(struct request *req, const struct web_post *p,
+                                       const char *addr, struct account_result *r)
+{
+    return account_signup(&p->c, req->cfg->limits, req->cfg->base_url, p->f.v[0], p->f.v[1], addr,
+                          r);
+}
+
+void web_signup(struct request *req)
+{
+    static const char *const names[] = {"email", "password", "csrf", NULL};
+    static const struct mail_form signup = {
+        names, signup_page, signup_run,
+        "To finish creating your account, open the link we sent to"};
+    mail_form_post(req, &signup);
 }
 
 /* ---- email verification ----------------------------------------------------------- */
@@ -497,32 +522,20 @@ void web_forgot_form(struct request *req)
     forgot_page(req, 200, NULL, NULL);
 }
 
+static enum account_outcome forgot_run(struct request *req, const struct web_post *p,
+                                       const char *addr, struct account_result *r)
+{
+    return account_forgot(&p->c, req->cfg->limits, p->f.v[0], addr, r);
+}
+
 void web_forgot(struct request *req)
 {
     static const char *const names[] = {"email", "csrf", NULL};
-    struct web_post post;
-    struct account_result r;
-    char addr[64];
-    int pre = anon_form_ctx(req, &post, names);
-    if (pre > 0)
-        forgot_page(req, 400, NULL, post.f.err);
-    if (pre)
-        return;
-    switch (account_forgot(&post.c, req->cfg->limits, post.f.v[0], client_addr(req, addr), &r)) {
-    case ACCOUNT_OK:
-        check_inbox_page(req, r.email,
-                         "If an account uses this address, we sent a link to choose a new password "
-                         "(it works once, within 1 hour) to");
-        break;
-    case ACCOUNT_BAD_EMAIL:
-        forgot_page(req, 400, post.f.v[0], "enter a valid email address");
-        break;
-    case ACCOUNT_LIMITED:
-        mail_forms_limited(req, r.retry_s);
-        break;
-    default:
-        web_unavailable(req);
-    }
+    static const struct mail_form forgot = {
+        names, forgot_page, forgot_run,
+        "If an account uses this address, we sent a link to choose a new password (it works "
+        "once, within 1 hour) to"};
+    mail_form_post(req, &forgot);
 }
 
 static void reset_page(struct request *req, int status, const char *token, const char *error)

@@ -103,11 +103,7 @@ void web_comment_byline(struct buf *b, const struct comment *c)
     html_text(b, c->display_name ? c->display_name : "(no name)");
     html_raw(b, "</strong>");
     const char *badge = badge_words(c->badge);
-    if (badge) {
-        html_raw(b, " <span class=\"badge\">");
-        html_text(b, badge);
-        html_raw(b, "</span>");
-    }
+    web_text_if(b, " <span class=\"badge\">", badge, "</span>");
     html_raw(b, " · ");
     web_time(b, c->created_at);
     if (c->edited_at != INT64_MIN)
@@ -365,11 +361,7 @@ static void compose_page(struct request *req, int status, const char *title, con
     char csrf[ACCOUNT_CSRF_LEN + 1];
     account_session_csrf(sess->hash, csrf);
     struct buf *b = web_page_titled(req, title);
-    if (reason) {
-        html_raw(b, "<p class=\"error\" role=\"alert\" id=\"form-error\">");
-        html_text(b, reason);
-        html_raw(b, "</p>");
-    }
+    web_form_error(b, reason);
     html_raw(b, "<form id=\"comment-form\" class=\"comment-form\" method=\"post\" action=\"");
     html_attr(b, action);
     html_raw(b, "\">");

@@ -261,11 +261,7 @@ static void form_open(struct buf *b, const struct desk *d, const char *heading, 
     va_start(ap, fmt);
     buf_vprintf(&action, fmt, ap);
     va_end(ap);
-    if (heading) {
-        html_raw(b, "<h2>");
-        html_text(b, heading);
-        html_raw(b, "</h2>");
-    }
+    web_text_if(b, "<h2>", heading, "</h2>");
     html_raw(b, "<form method=\"post\" class=\"");
     html_attr(b, cls);
     html_raw(b, "\" id=\"");
@@ -377,6 +373,17 @@ static int question_of(struct request *req, const struct desk *d, struct questio
     return 1;
 }
 
+/* <a href="/desk/DIR/ID">ID</a>: a link to a desk record (dir "incidents/" or "leads/"). */
+static void record_link(struct buf *b, const char *dir, const char *id)
+{
+    html_raw(b, "<a href=\"/desk/");
+    html_raw(b, dir);
+    html_attr(b, id);
+    html_raw(b, "\">");
+    html_text(b, id);
+    html_raw(b, "</a>");
+}
+
 static void audit_rows(struct buf *b, const struct audit_record *r, size_t n, bool target)
 {
     if (n == 0) {
@@ -394,11 +401,7 @@ static void audit_rows(struct buf *b, const struct audit_record *r, size_t n, bo
         web_time(b, r[i].at);
         html_raw(b, "</td><td>");
         html_text(b, r[i].actor);
-        if (r[i].role) {
-            html_raw(b, " (");
-            html_text(b, r[i].role);
-            html_raw(b, ")");
-        }
+        web_text_if(b, " (", r[i].role, ")");
         html_raw(b, "</td><td class=\"action\">");
         html_text(b, r[i].action);
         if (target) {
@@ -407,12 +410,8 @@ static void audit_rows(struct buf *b, const struct audit_record *r, size_t n, bo
             html_raw(b, " ");
             if (strcmp(r[i].target_kind, "incident") == 0 ||
                 strcmp(r[i].target_kind, "lead") == 0) {
-                html_raw(b, "<a href=\"/desk/");
-                html_raw(b, strcmp(r[i].target_kind, "incident") == 0 ? "incidents/" : "leads/");
-                html_attr(b, r[i].target_id);
-                html_raw(b, "\">");
-                html_text(b, r[i].target_id);
-                html_raw(b, "</a>");
+                record_link(b, strcmp(r[i].target_kind, "incident") == 0 ? "incidents/" : "leads/",
+                            r[i].target_id);
             } else {
                 html_text(b, r[i].target_id);
             }
@@ -547,14 +546,8 @@ static void page_candidates(struct request *req, struct desk *d)
         html_text(b, l[i].game_id);
         if (l[i].period != INT64_MIN)
             html_printf(b, " · Q%lld", (long long)l[i].period);
-        if (l[i].clock) {
-            html_raw(b, " ");
-            html_text(b, l[i].clock);
-        }
-        if (l[i].category) {
-            html_raw(b, " · ");
-            html_text(b, l[i].category);
-        }
+        web_text_if(b, " ", l[i].clock, "");
+        web_text_if(b, " · ", l[i].category, "");
         html_raw(b, "</a> <span class=\"meta\">");
         web_time(b, l[i].created_at);
         html_raw(b, " · by ");
@@ -627,17 +620,6 @@ static void titled(struct buf *b, const struct desk *d, const struct record *r)
     heading(b, r->title, r->done);
 }
 
-/* <a href="/desk/DIR/ID">ID</a>: a link to a desk record (dir "incidents/" or "leads/"). */
-static void record_link(struct buf *b, const char *dir, const char *id)
-{
-    html_raw(b, "<a href=\"/desk/");
-    html_raw(b, dir);
-    html_attr(b, id);
-    html_raw(b, "\">");
-    html_text(b, id);
-    html_raw(b, "</a>");
-}
-
 static int read_lead(struct desk *d, const char *id, struct record *r)
 {
     int rc = desk_lead(&d->c, id, &r->u.lead);
@@ -661,10 +643,7 @@ static void lead_facts(struct buf *b, const struct desk *d, const struct record 
     const struct research_lead *l = &L->lead;
     html_raw(b, "<dl class=\"facts\"><dt>Status</dt><dd id=\"lead-status\">");
     html_text(b, L->candidate ? "candidate" : l->status);
-    if (l->reason) {
-        html_raw(b, " — ");
-        html_text(b, l->reason);
-    }
+    web_text_if(b, " — ", l->reason, "");
     html_raw(b, "</dd><dt>Submitter</dt><dd>");
     html_text(b, l->contributor ? l->contributor : "an agent key");
     html_raw(b, "</dd><dt>Game</dt><dd>");
@@ -703,10 +682,7 @@ static void lead_fetches(struct buf *b, const struct desk *d, const struct recor
         html_raw(b, "</td><td>");
         if (f->http_status >= 0)
             html_printf(b, "%ld", f->http_status);
-        if (f->error) {
-            html_raw(b, " ");
-            html_text(b, f->error);
-        }
+        web_text_if(b, " ", f->error, "");
         html_printf(b, "</td><td>%lld</td><td>", (long long)f->bytes);
         html_text(b, f->domain ? f->domain : "");
         html_raw(b, "</td><td>");
@@ -730,10 +706,7 @@ static void lead_trail(struct buf *b, const struct desk *d, const struct record 
         html_raw(b, " (");
         html_text(b, e->actor ? e->actor : "");
         html_raw(b, ")");
-        if (e->reason) {
-            html_raw(b, ": ");
-            html_text(b, e->reason);
-        }
+        web_text_if(b, ": ", e->reason, "");
         html_raw(b, "</li>");
     }
     html_raw(b, "</ol>");

@@ -79,11 +79,7 @@ static int keys_section(struct request *req, struct store *s, const struct porta
     html_raw(b, "<p>Signed in as <strong>");
     html_text(b, a->email);
     html_raw(b, "</strong> · <a href=\"/account\">Account</a></p>");
-    if (p->notice) {
-        html_raw(b, "<p class=\"notice\" id=\"notice\">");
-        html_text(b, p->notice);
-        html_raw(b, "</p>");
-    }
+    web_text_if(b, "<p class=\"notice\" id=\"notice\">", p->notice, "</p>");
     web_form_error(b, p->error);
     if (p->new_key) {
         html_raw(b, "<div id=\"new-key\" class=\"notice\"><p>Your new key <strong>");

@@ -156,11 +156,7 @@ void web_hidden(struct buf *b, const char *name, const char *value)
 
 void web_form_error(struct buf *b, const char *msg)
 {
-    if (!msg)
-        return;
-    html_raw(b, "<p class=\"error\" role=\"alert\" id=\"form-error\">");
-    html_text(b, msg);
-    html_raw(b, "</p>");
+    web_text_if(b, "<p class=\"error\" role=\"alert\" id=\"form-error\">", msg, "</p>");
 }
 
 struct store *web_store(struct request *req)

@@ -131,10 +131,7 @@ static void review(struct request *req, const struct comment_review *r, const ch
             html_text(b, e->action);
             html_raw(b, "</span> by ");
             html_text(b, e->actor_name ? e->actor_name : e->actor);
-            if (e->reason) {
-                html_raw(b, ": ");
-                html_text(b, e->reason);
-            }
+            web_text_if(b, ": ", e->reason, "");
             html_raw(b, "</li>");
         }
         html_raw(b, "</ol></details>");

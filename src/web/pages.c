@@ -12,6 +12,7 @@
 #include "domain/account.h"
 #include "domain/voter.h"
 #include "domain/votes.h"
+#include "http/reply.h"
 #include "store/games.h"
 #include "store/incidents.h"
 #include "store/votes.h"
@@ -115,21 +116,14 @@ void web_form_refused(struct request *req, enum web_refusal why, const char *bac
     web_page_reply(req, 403);
 }
 
-/* 503 with Retry-After retry (seconds) and the error page saying msg. */
-static void busy_page(struct request *req, const char *retry, const char *msg)
-{
-    reply_header(req, "Retry-After", retry);
-    web_error_page(req, 503, "%s", msg);
-}
-
 void web_unavailable(struct request *req)
 {
-    busy_page(req, HTTP_RETRY_AFTER_S, HTTP_UNAVAILABLE_MSG);
+    web_error_page(req, 503, "%s", reply_retry_later(req, REPLY_UNAVAILABLE));
 }
 
 void web_password_busy(struct request *req)
 {
-    busy_page(req, HTTP_PASSWORD_RETRY_AFTER_S, HTTP_PASSWORD_BUSY_MSG);
+    web_error_page(req, 503, "%s", reply_retry_later(req, REPLY_PASSWORD_BUSY));
 }
 
 int web_query(struct request *req, const struct qp_spec *specs, size_t n, struct qp_value *v)
@@ -146,6 +140,15 @@ int web_no_query(struct request *req)
 {
     struct qp_value none[1];
     return web_query(req, NULL, 0, none);
+}
+
+void web_text_if(struct buf *b, const char *before, const char *text, const char *after)
+{
+    if (!text)
+        return;
+    html_raw(b, before);
+    html_text(b, text);
+    html_raw(b, after);
 }
 
 void web_redirect(struct request *req, int status, const char *path)
@@ -472,10 +475,7 @@ void web_games(struct request *req)
         html_raw(b, "</a> <span class=\"meta\">");
         html_text(b, vocab_label(game_status_names, game_status_labels, g->status));
         game_clock(b, g);
-        if (g->stage_label) {
-            html_raw(b, " · ");
-            html_text(b, g->stage_label);
-        }
+        web_text_if(b, " · ", g->stage_label, "");
         html_raw(b, " · ");
         kickoff(b, g);
         html_raw(b, "</span></li>");
@@ -523,11 +523,7 @@ static void rulings(struct buf *b, const struct incident *i)
         html_text(b, when);
         html_raw(b, "</dd>");
     }
-    if (i->consequence) {
-        html_raw(b, "<dt>Consequence</dt><dd>");
-        html_text(b, i->consequence);
-        html_raw(b, "</dd>");
-    }
+    web_text_if(b, "<dt>Consequence</dt><dd>", i->consequence, "</dd>");
     html_raw(b, "</dl>");
 }
 
@@ -544,11 +540,7 @@ static void sources_list(struct buf *b, const struct source *src, size_t n)
         html_raw(b, "\">");
         html_text(b, src[k].title);
         html_raw(b, "</a>");
-        if (src[k].publisher) {
-            html_raw(b, " — <span class=\"publisher\">");
-            html_text(b, src[k].publisher);
-            html_raw(b, "</span>");
-        }
+        web_text_if(b, " — <span class=\"publisher\">", src[k].publisher, "</span>");
         html_raw(b, " <span class=\"kind\">(");
         html_text(b, vocab_label(source_kind_names, source_kind_labels, src[k].kind));
         html_raw(b, ")</span><p class=\"supports\">Supports: ");
@@ -710,11 +702,7 @@ void web_incident(struct request *req)
     html_raw(b, "</p><p class=\"play\">");
     html_text(b, inc.play_description);
     html_raw(b, "</p>");
-    if (inc.neutral_summary) {
-        html_raw(b, "<p class=\"summary\">");
-        html_text(b, inc.neutral_summary);
-        html_raw(b, "</p>");
-    }
+    web_text_if(b, "<p class=\"summary\">", inc.neutral_summary, "</p>");
     rulings(b, &inc);
     html_raw(b, "<section id=\"verdict\"><h2>Fan Verdict</h2>");
     if (inc.has_question) {
@@ -767,10 +755,7 @@ void web_game(struct request *req)
     html_text(b, league_name(g.league));
     html_raw(b, " · ");
     season_week(b, g.season_type, g.season, g.week);
-    if (g.stage_label) {
-        html_raw(b, " · ");
-        html_text(b, g.stage_label);
-    }
+    web_text_if(b, " · ", g.stage_label, "");
     venue(b, &g);
     html_raw(b, "</p><h2>Incidents</h2><ul class=\"incidents\">");
     for (size_t i = 0; i < n; i++)

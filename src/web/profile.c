@@ -33,11 +33,7 @@ static void profile_page(struct request *req, int status, const struct session_r
                     "never shown). It is set <strong>once</strong>: 3 to 30 characters — "
                     "letters A–Z, digits, spaces and . _ - ' — unique, not an email address, "
                     "and not the name of Whistle, its staff or a team.</p>");
-        if (error) {
-            html_raw(b, "<p class=\"error\" role=\"alert\" id=\"form-error\">");
-            html_text(b, error);
-            html_raw(b, "</p>");
-        }
+        web_form_error(b, error);
         html_raw(b, "<form id=\"profile-form\" class=\"account-form\" method=\"post\" "
                     "action=\"/account/profile\">");
         web_hidden(b, "csrf", csrf);

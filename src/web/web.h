@@ -125,6 +125,9 @@ int web_query(struct request *req, const struct qp_spec *specs, size_t n, struct
 /* For pages that take no query string: 0, or -1 after answering the HTML 400 page. */
 int web_no_query(struct request *req);
 void web_redirect(struct request *req, int status, const char *path);
+/* An optional text in its markup: before, text escaped, then after; nothing when text is
+ * NULL. */
+void web_text_if(struct buf *b, const char *before, const char *text, const char *after);
 /* A time for people: <time datetime="ISO">YYYY-MM-DD HH:MM UTC</time>. */
 void web_time(struct buf *b, int64_t us);
 /* Ends the page begun in req->out (web_page_end) and answers it as HTML with status

@@ -268,7 +268,7 @@ int outbox_claim(struct store *s, struct arena *a, int64_t now, int64_t lease_us
      * picked and messages another worker's claim holds are skipped (FOR UPDATE SKIP LOCKED),
      * so claims in row writes never pick the same message; SQLite's write transaction
      * serializes them. The UPDATE below re-checks the lease either way. */
-    bool pg = strcmp(store_driver_name(s), "postgresql") == 0;
+    bool pg = store_is_pg(s);
     int rc = store_one_text(STORE_SELECT(s, pg ? PICK(" FOR UPDATE SKIP LOCKED") : PICK(""),
                                          STORE_INT(now), STORE_INT(now)),
                             out->id, sizeof out->id);

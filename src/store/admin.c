@@ -79,7 +79,7 @@ int admin_incident_state(struct store *s, const char *id, struct incident_state 
 
 int admin_slug_owner(struct store *s, const char *slug, const char *id, char out[40])
 {
-    return store_text_one(
+    return store_one_text(
         STORE_SELECT(s,
                      "SELECT id FROM incidents WHERE slug = ? AND id <> ?"
                      " UNION ALL SELECT incident_id FROM incident_slugs WHERE slug = ?"

@@ -280,7 +280,7 @@ int leads_submit_server(struct store *s, const struct lead_row *l, const char *i
                         const char *fingerprint, int64_t retention, struct lead_write_result *out)
 {
     memset(out, 0, sizeof *out);
-    if (strcmp(store_driver_name(s), "postgresql") != 0)
+    if (!store_is_pg(s))
         return LEAD_WRITE_NO_SERVER_PATH;
     struct store_stmt *st = STORE_SELECT(
         s,

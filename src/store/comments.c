@@ -352,7 +352,6 @@ int comment_words_all(struct store *s, struct arena *a, const char ***out, size_
 
 int accounts_display_name(struct store *s, const char *account_id, char *out, size_t n)
 {
-    out[0] = '\0';
     int rc = store_one_text(
         STORE_SELECT(s, "SELECT display_name FROM accounts WHERE id = ?", STORE_TEXT(account_id)),
         out, n);

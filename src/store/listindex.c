@@ -262,7 +262,7 @@ void listindex_free(struct listindex *ix)
 static int read_list(struct store *s, int64_t max, const struct spec *sp, struct order *o)
 {
     char sql[512];
-    bool sqlite = strcmp(store_driver_name(s), "sqlite") == 0;
+    bool sqlite = !store_is_pg(s);
     snprintf(sql, sizeof sql, "%s%s%s", sp->head, sqlite ? sp->hint : "", sp->tail);
     struct store_stmt *st = store_prepare(s, sql);
     if (!st)

@@ -39,7 +39,7 @@ static int apply(struct store *s, const char *sql)
 {
     const char *cut = strstr(sql, PG_ONLY);
     const char *lite = strstr(sql, SQLITE_ONLY);
-    bool pg = strcmp(store_driver_name(s), "postgresql") == 0;
+    bool pg = store_is_pg(s);
     if (lite && cut && lite > cut)
         lite = NULL;
     if (pg && !lite)
@@ -88,7 +88,7 @@ int store_schema_version(struct store *s)
  * never waits for, nor holds up, the writes of the running nodes. */
 static int up_to_date(struct store *s)
 {
-    if (strcmp(store_driver_name(s), "postgresql") != 0)
+    if (!store_is_pg(s))
         return 0;
     struct store_stmt *st = store_prepare(s, "SELECT to_regclass('schema_version') IS NOT NULL");
     if (!st)

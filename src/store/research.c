@@ -77,7 +77,7 @@ int research_claim(struct store *s, struct arena *a, int64_t now, int64_t lease_
      * claims never wait on each other or pick the same lead; the outer "AND DUE" re-checks
      * the row after the lock. SQLite has no row locks: the write transaction (BEGIN
      * IMMEDIATE) serializes claims. Both texts bind the same parameters. */
-    bool pg = strcmp(store_driver_name(s), "postgresql") == 0;
+    bool pg = store_is_pg(s);
     struct store_stmt *st = store_prepare(s, pg ? CLAIM(" FOR UPDATE SKIP LOCKED") : CLAIM(""));
 #undef CLAIM
     if (!st)

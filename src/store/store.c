@@ -33,6 +33,11 @@ const char *store_driver_name(const struct store *s)
     return s->drv->name;
 }
 
+bool store_is_pg(const struct store *s)
+{
+    return strcmp(s->drv->name, "postgresql") == 0;
+}
+
 void store_close(struct store *s)
 {
     if (s)
@@ -209,27 +214,24 @@ int store_rows(struct store_stmt *st, int (*row)(void *ctx, struct store_stmt *s
     return rc < 0 ? rc : 0;
 }
 
-int store_read_one(struct store_stmt *st, struct arena *a, store_read_fn read, void *row)
+/* store_read_one's arguments, carried to read_one_row through store_one's out. */
+struct read_one {
+    struct arena *a;
+    store_read_fn read;
+    void *row;
+};
+
+/* store_one's reader for store_read_one: the store_read_fn at place 0. */
+static int read_one_row(void *out, struct store_stmt *st)
 {
-    if (!st)
-        return STORE_ERR;
-    int rc = store_step(st);
-    if (rc == STORE_ROW)
-        read(a, st, row, 0);
-    store_reset(st);
-    return rc < 0 ? rc : rc == STORE_ROW;
+    const struct read_one *r = out;
+    r->read(r->a, st, r->row, 0);
+    return 0;
 }
 
-int store_text_one(struct store_stmt *st, char *out, size_t n)
+int store_read_one(struct store_stmt *st, struct arena *a, store_read_fn read, void *row)
 {
-    out[0] = '\0';
-    if (!st)
-        return STORE_ERR;
-    int rc = store_step(st);
-    if (rc == STORE_ROW && store_col_copy(st, 0, out, n) < 0)
-        rc = STORE_ERR;
-    store_reset(st);
-    return rc < 0 ? rc : rc == STORE_ROW;
+    return store_one(st, read_one_row, &(struct read_one){a, read, row});
 }
 
 void store_read_id(struct arena *a, struct store_stmt *st, void *rows, size_t k)

@@ -47,6 +47,8 @@ int store_open(const char *uri, bool create, struct store **out, char *err, size
 void store_close(struct store *s);
 /* True when uri selects the PostgreSQL driver. */
 bool store_uri_is_pg(const char *uri);
+/* True when s is a PostgreSQL connection (false: SQLite), for the SQL the drivers differ in. */
+bool store_is_pg(const struct store *s);
 /* "sqlite" or "postgresql": the driver of an open connection (static storage). */
 const char *store_driver_name(const struct store *s);
 
@@ -127,15 +129,9 @@ int store_changed_args(struct store *s, const char *sql, const struct store_arg 
  * (store/listindex.h) call on each row. */
 struct arena;
 typedef void (*store_read_fn)(struct arena *a, struct store_stmt *st, void *rows, size_t k);
-/* Steps st (a STORE_SELECT's; NULL: STORE_ERR) once, calls read(a, st, row, 0) when it
- * returned a row, and resets it: 1 when there was a row, 0 when none, or a negative
- * store_rc. store_one (below) with a store_read_fn, the reader the pages share, and an arena. */
+/* store_one (below) with a store_read_fn, the reader the pages share: read(a, st, row, 0) on
+ * the row, its copies in a. 1 when there was a row, 0 when none, or a negative store_rc. */
 int store_read_one(struct store_stmt *st, struct arena *a, store_read_fn read, void *row);
-/* Steps st (a STORE_SELECT's; NULL: STORE_ERR) once, copies column 0 of its row into out (n
- * bytes, as store_col_copy; "" when there is no row) and resets it: 1 when there was a row, 0
- * when none, or a negative store_rc (STORE_ERR when the value does not fit, as
- * store_col_copy). The lookup of one text value. */
-int store_text_one(struct store_stmt *st, char *out, size_t n);
 /* The reader of a list of IDs: column 0's text, copied into a, at ((const char **)rows)[k]. */
 void store_read_id(struct arena *a, struct store_stmt *st, void *rows, size_t k);
 /* Steps st (NULL: STORE_ERR), a page whose SQL asks for limit + 1 rows, into rows (room for
@@ -341,20 +337,24 @@ struct store_text_out {
 };
 
 /* store_one's reader of text columns 0, 1, … into an array of struct store_text_out (out),
- * a column an entry, up to the entry whose dst is NULL. A value too long for its array leaves
- * that array "" (store_col_copy) and the lookup still answers found. */
+ * a column an entry, up to the entry whose dst is NULL: 0, or STORE_ERR when a value is too
+ * long for its array (that array left "", store_col_copy), so the lookup fails. */
 static inline int store_texts_row(void *out, struct store_stmt *st)
 {
     const struct store_text_out *t = out;
+    int rc = 0;
     for (int k = 0; t[k].dst; k++)
-        store_col_copy(st, k, t[k].dst, t[k].n);
-    return 0;
+        if (store_col_copy(st, k, t[k].dst, t[k].n) < 0)
+            rc = STORE_ERR;
+    return rc;
 }
 
-/* store_one of st's column 0 copied into dst (size n, "" for null; store_col_copy): 1, 0 (dst
- * untouched) or a negative store_rc. */
+/* The lookup of one text value: store_one of st's column 0 copied into dst (size n, "" for
+ * null; store_col_copy), dst "" when there is no row: 1, 0 or a negative store_rc (STORE_ERR
+ * when the value does not fit). */
 static inline int store_one_text(struct store_stmt *st, char *dst, size_t n)
 {
+    dst[0] = '\0';
     return store_one(st, store_texts_row, (struct store_text_out[]){{dst, n}, {NULL, 0}});
 }
 

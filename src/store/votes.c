@@ -10,7 +10,7 @@
 
 int settings_get(struct store *s, const char *name, char *out, size_t n)
 {
-    return store_text_one(
+    return store_one_text(
         STORE_SELECT(s, "SELECT value FROM settings WHERE name = ?", STORE_TEXT(name)), out, n);
 }
 
@@ -188,7 +188,7 @@ int ballots_cast_server(struct store *s, const struct ballot_write *w, int64_t *
 {
     *retry_s = 0;
     *window = -1;
-    if (strcmp(store_driver_name(s), "postgresql") != 0)
+    if (!store_is_pg(s))
         return BALLOT_WRITE_NO_SERVER_PATH;
     struct store_stmt *st = store_prepare(
         s, "SELECT o_wait, o_window, " STORE_MOVED_IF(

@@ -74,7 +74,7 @@ void where_repeat(struct where *w, const char *text)
 
 bool where_hinted(struct store *s)
 {
-    return strcmp(store_driver_name(s), "sqlite") == 0;
+    return !store_is_pg(s);
 }
 
 const char *where_index(struct store *s, const char *name)

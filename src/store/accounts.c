@@ -3,8 +3,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "util/uuid.h"
-
 #define ACCOUNT_COLS "id, email, coalesce(password_hash, ''), email_verified, banned"
 
 static void account_cols(struct store_stmt *st, int col, struct account_row *out)
@@ -239,14 +237,12 @@ int accounts_key_revoke(struct store *s, const char *account_id, const char *key
 int outbox_enqueue(struct store *s, bool insert, const char *recipient, const char *subject,
                    const char *body, int64_t now)
 {
-    char id[UUID_STR_LEN + 1];
-    uuid_v4(id);
-    return STORE_RUN(
+    return STORE_INSERT(
         s,
         "INSERT INTO outbox (id, recipient, subject, body, created_at, next_attempt_at)"
         " SELECT ?, ?, ?, ?, ?, ? WHERE ? = 1",
-        STORE_TEXT(id), STORE_TEXT(recipient), STORE_TEXT(subject), STORE_TEXT(body),
-        STORE_INT(now), STORE_INT(now), STORE_INT(insert));
+        STORE_TEXT(recipient), STORE_TEXT(subject), STORE_TEXT(body), STORE_INT(now),
+        STORE_INT(now), STORE_INT(insert));
 }
 
 int outbox_recent(struct store *s, const char *recipient, int64_t since, int64_t *count)

@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "util/buf.h"
-#include "util/uuid.h"
 
 /* The columns of struct comment, read by row(); FROM joins the author and the incident. */
 #define COMMENT_SELECT                                                                             \
@@ -266,14 +265,12 @@ int comment_reports_summary(struct store *s, const char *comment_id, char *out, 
 int moderation_log_add(struct store *s, const char *comment_id, const char *account_id,
                        const char *actor, const char *action, const char *reason, int64_t now)
 {
-    char id[UUID_STR_LEN + 1];
-    uuid_v4(id);
-    return STORE_RUN(
+    return STORE_INSERT(
         s,
         "INSERT INTO moderation_log (id, comment_id, account_id, actor, action, reason,"
         " created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        STORE_TEXT(id), STORE_TEXT(comment_id), STORE_TEXT(account_id), STORE_TEXT(actor),
-        STORE_TEXT(action), STORE_TEXT(reason), STORE_INT(now));
+        STORE_TEXT(comment_id), STORE_TEXT(account_id), STORE_TEXT(actor), STORE_TEXT(action),
+        STORE_TEXT(reason), STORE_INT(now));
 }
 
 int moderation_log_of(struct store *s, struct arena *a, const char *comment_id,

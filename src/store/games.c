@@ -252,52 +252,28 @@ int games_get(struct store *s, struct arena *a, const char *id, struct game *out
                           read_row, out);
 }
 
-struct team_cb {
-    int (*fn)(void *ctx, const struct team *t);
-    void *ctx;
-};
-
-/* Each row read with an arena of its own, released when fn returns. */
-static int team_each_row(void *arg, struct store_stmt *st)
+/* store_read_each's call of a team's or a game's row: the STORE_EACH callback (ctx). */
+static int call_team(void *each, const void *row)
 {
-    const struct team_cb *cb = arg;
-    struct arena a;
-    struct team t;
-    arena_init(&a);
-    read_team(&a, st, 0, &t);
-    int r = cb->fn(cb->ctx, &t);
-    arena_release(&a);
-    return r;
+    return STORE_EACH_CALL(each, struct team, row);
+}
+
+static int call_game(void *each, const void *row)
+{
+    return STORE_EACH_CALL(each, struct game, row);
 }
 
 int teams_each(struct store *s, int (*fn)(void *ctx, const struct team *t), void *ctx)
 {
-    struct team_cb cb = {fn, ctx};
-    return store_rows(store_prepare(s, "SELECT " TEAM_COLS("t") " FROM teams t ORDER BY t.id"),
-                      team_each_row, &cb);
-}
-
-struct game_cb {
-    int (*fn)(void *ctx, const struct game *g);
-    void *ctx;
-};
-
-static int game_each_row(void *arg, struct store_stmt *st)
-{
-    const struct game_cb *cb = arg;
-    struct arena a;
-    struct game g;
-    arena_init(&a);
-    read_game(&a, st, &g);
-    int r = cb->fn(cb->ctx, &g);
-    arena_release(&a);
-    return r;
+    return store_read_each(store_prepare(s, "SELECT " TEAM_COLS("t") " FROM teams t ORDER BY t.id"),
+                           read_team_row, sizeof(struct team), call_team,
+                           STORE_EACH(struct team, fn, ctx, NULL));
 }
 
 int games_each(struct store *s, int (*fn)(void *ctx, const struct game *g), void *ctx)
 {
-    struct game_cb cb = {fn, ctx};
-    return store_rows(store_prepare(s, GAME_SELECT " ORDER BY g.id"), game_each_row, &cb);
+    return store_read_each(store_prepare(s, GAME_SELECT " ORDER BY g.id"), read_row,
+                           sizeof(struct game), call_game, STORE_EACH(struct game, fn, ctx, NULL));
 }
 
 /* ---- games from providers ------------------------------------------------------------ */

@@ -249,13 +249,11 @@ int scout_run_take(struct store *s, const char *id, enum scout_kind kind, int64_
 int scout_reservation_insert(struct store *s, const char *run_id, enum scout_kind kind,
                              int64_t units, int64_t day, int64_t now)
 {
-    char id[UUID_STR_LEN + 1];
-    uuid_v4(id);
-    return STORE_RUN(s,
-                     "INSERT INTO scout_reservations (id, run_id, kind, units, day, created_at)"
-                     " VALUES (?, ?, ?, ?, ?, ?)",
-                     STORE_TEXT(id), STORE_TEXT(run_id), STORE_TEXT(scout_kind_name(kind)),
-                     STORE_INT(units), STORE_INT(day), STORE_INT(now));
+    return STORE_INSERT(s,
+                        "INSERT INTO scout_reservations (id, run_id, kind, units, day, created_at)"
+                        " VALUES (?, ?, ?, ?, ?, ?)",
+                        STORE_TEXT(run_id), STORE_TEXT(scout_kind_name(kind)), STORE_INT(units),
+                        STORE_INT(day), STORE_INT(now));
 }
 
 int scout_run_complete(struct store *s, const char *id, int64_t now, const char *finish_hash,

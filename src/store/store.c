@@ -15,6 +15,7 @@
 #include "util/buf.h"
 #include "util/log.h"
 #include "util/timefmt.h"
+#include "util/uuid.h"
 
 bool store_uri_is_pg(const char *uri)
 {
@@ -171,19 +172,36 @@ int store_run(struct store_stmt *st)
     return rc < 0 ? rc : 0;
 }
 
+/* Binds args[0..n) to st's parameters first, first + 1, … in order. */
+static void bind_args(struct store_stmt *st, int first, const struct store_arg *args, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        if (args[k].text)
+            store_bind_text(st, (int)k + first, args[k].s);
+        else
+            store_bind_int(st, (int)k + first, args[k].i);
+    }
+}
+
 struct store_stmt *store_select_args(struct store *s, const char *sql, const struct store_arg *args,
                                      size_t n)
 {
     struct store_stmt *st = store_prepare(s, sql);
-    if (!st)
-        return NULL;
-    for (size_t k = 0; k < n; k++) {
-        if (args[k].text)
-            store_bind_text(st, (int)k + 1, args[k].s);
-        else
-            store_bind_int(st, (int)k + 1, args[k].i);
-    }
+    if (st)
+        bind_args(st, 1, args, n);
     return st;
+}
+
+int store_insert_args(struct store *s, const char *sql, const struct store_arg *args, size_t n)
+{
+    char id[UUID_STR_LEN + 1];
+    uuid_v4(id);
+    struct store_stmt *st = store_prepare(s, sql);
+    if (!st)
+        return STORE_ERR;
+    store_bind_text(st, 1, id);
+    bind_args(st, 2, args, n);
+    return store_run(st);
 }
 
 int store_run_args(struct store *s, const char *sql, const struct store_arg *args, size_t n)
@@ -232,6 +250,33 @@ static int read_one_row(void *out, struct store_stmt *st)
 int store_read_one(struct store_stmt *st, struct arena *a, store_read_fn read, void *row)
 {
     return store_one(st, read_one_row, &(struct read_one){a, read, row});
+}
+
+/* store_read_each's arguments, carried to read_each_row through store_rows' ctx. */
+struct read_each {
+    store_read_fn read;
+    size_t size;
+    int (*call)(void *ctx, const void *row);
+    void *ctx;
+};
+
+/* store_rows' row function for store_read_each: the row in an arena of its own. */
+static int read_each_row(void *ctx, struct store_stmt *st)
+{
+    const struct read_each *r = ctx;
+    struct arena a;
+    arena_init(&a);
+    void *row = arena_alloc(&a, r->size);
+    r->read(&a, st, row, 0);
+    int rc = r->call(r->ctx, row);
+    arena_release(&a);
+    return rc;
+}
+
+int store_read_each(struct store_stmt *st, store_read_fn read, size_t size,
+                    int (*call)(void *ctx, const void *row), void *ctx)
+{
+    return store_rows(st, read_each_row, &(struct read_each){read, size, call, ctx});
 }
 
 void store_read_id(struct arena *a, struct store_stmt *st, void *rows, size_t k)

@@ -117,6 +117,12 @@ int store_changed_args(struct store *s, const char *sql, const struct store_arg 
 #define STORE_CHANGED(s, sql, ...)                                                                 \
     store_changed_args((s), (sql), (const struct store_arg[]){__VA_ARGS__},                        \
                        sizeof((const struct store_arg[]){__VA_ARGS__}) / sizeof(struct store_arg))
+/* STORE_RUN of an INSERT of a new row whose first column is its id: a fresh UUID (util/uuid.h
+ * uuid_v4) bound to ?1, the arguments to ?2, ?3, … in order. 0 or a negative store_rc. */
+int store_insert_args(struct store *s, const char *sql, const struct store_arg *args, size_t n);
+#define STORE_INSERT(s, sql, ...)                                                                  \
+    store_insert_args((s), (sql), (const struct store_arg[]){__VA_ARGS__},                         \
+                      sizeof((const struct store_arg[]){__VA_ARGS__}) / sizeof(struct store_arg))
 /* Returns from the calling function with a negative store_rc (any negative int). */
 #define STORE_TRY(expr)                                                                            \
     do {                                                                                           \
@@ -145,6 +151,13 @@ int store_page(struct store_stmt *st, struct arena *a, store_read_fn read, void 
  * elements of type T) and *n, or a negative store_rc. */
 int store_grow(struct store_stmt *st, struct arena *a, store_read_fn read, size_t size, void *out,
                size_t *n);
+/* store_rows with each row read into an arena of its own: read(a, st, row, 0) into a row of
+ * size bytes allocated in that arena, then call(ctx, row), and the arena released when call
+ * returns (the row and its copies are valid during the call only). A non-zero return of call
+ * stops, and a negative one is returned; 0 otherwise, or a negative store_rc. The X_each reads
+ * of whole tables (export, sync), whose rows are not kept. */
+int store_read_each(struct store_stmt *st, store_read_fn read, size_t size,
+                    int (*call)(void *ctx, const void *row), void *ctx);
 /* The placeholders of a statement over n IDs: the smallest power of two that is at least n
  * and at least min, so that a few SQL texts (each prepared once per connection) serve every
  * count. */

@@ -7,6 +7,8 @@
 #include "domain/limits.h"
 #include "domain/vocab.h"
 #include "http/http.h"
+#include "store/games.h"
+#include "store/incidents.h"
 
 /* The route table of the public API and the human pages (routes.c). */
 extern const struct route api_routes[];
@@ -90,6 +92,34 @@ void api_page_begin(struct request *req, struct jw *w);
 void api_data_begin(struct request *req, struct jw *w);
 void api_data_end(struct request *req, struct jw *w, int status);
 void api_page_end(struct request *req, struct jw *w, int64_t limit, int64_t offset, bool more);
+
+/* A list endpoint's request for api_list_reply: which list (kind) and the arguments of its
+ * use case (games: game_list, incidents: incident_list_items, teams: team_list, in
+ * app/incident.h); api_list_reply keeps the rows the use case returns in it (arena-owned). */
+enum api_list_kind { API_LIST_GAMES, API_LIST_INCIDENTS, API_LIST_TEAMS };
+struct api_list {
+    enum api_list_kind kind;
+    union {
+        struct {
+            struct game_filter f;
+            struct game *rows;
+        } games;
+        struct {
+            struct incident_filter f;
+            struct incident_item *rows;
+        } incidents;
+        struct {
+            const char *league;
+            int64_t limit, offset;
+            struct team *rows;
+        } teams;
+    };
+};
+
+/* Answers a list endpoint after its query check: the use-case context (api_ctx), the use case
+ * of l->kind, 503 when it failed, else the page of its rows (api_page_begin, each row's
+ * render_*, api_page_end with limit, offset and whether a further row exists). */
+void api_list_reply(struct request *req, struct api_list *l, int64_t limit, int64_t offset);
 
 /* Answers 400 when the request carries any query parameter (item endpoints take none). */
 int api_no_query(struct request *req);

@@ -5,6 +5,7 @@
 #include "api/api.h"
 #include "api/render.h"
 #include "app/app.h"
+#include "app/incident.h"
 #include "domain/model.h"
 #include "store/store.h"
 #include "util/jsonw.h"
@@ -52,6 +53,57 @@ void api_page_end(struct request *req, struct jw *w, int64_t limit, int64_t offs
     jw_arr_end(w);
     render_pagination(w, limit, offset, api_next_offset(offset, limit, more));
     api_data_end(req, w, 200);
+}
+
+/* The use case of l's kind: its rows into l, *n and *more; APP_OK or APP_UNAVAILABLE. */
+static int list_read(const struct app_ctx *c, struct api_list *l, size_t *n, bool *more)
+{
+    switch (l->kind) {
+    case API_LIST_GAMES:
+        return game_list(c, &l->games.f, &l->games.rows, n, more);
+    case API_LIST_INCIDENTS:
+        return incident_list_items(c, &l->incidents.f, &l->incidents.rows, n, more);
+    case API_LIST_TEAMS:
+        return team_list(c, l->teams.league, l->teams.limit, l->teams.offset, &l->teams.rows, n,
+                         more);
+    }
+    return APP_UNAVAILABLE;
+}
+
+/* Writes row i of l's rows into w. */
+static void list_row(struct request *req, struct jw *w, const struct api_list *l, size_t i)
+{
+    switch (l->kind) {
+    case API_LIST_GAMES:
+        render_game(w, req->cfg->base_url, &l->games.rows[i]);
+        break;
+    case API_LIST_INCIDENTS:
+        /* all are found: the page and them are one read */
+        if (l->incidents.rows[i].state == INCIDENT_READ_FOUND)
+            render_incident_item(w, req->cfg->base_url, &l->incidents.rows[i], false);
+        break;
+    case API_LIST_TEAMS:
+        render_team(w, &l->teams.rows[i]);
+        break;
+    }
+}
+
+void api_list_reply(struct request *req, struct api_list *l, int64_t limit, int64_t offset)
+{
+    struct app_ctx c;
+    size_t n = 0;
+    bool more = false;
+    if (api_ctx(req, &c) < 0)
+        return;
+    if (list_read(&c, l, &n, &more) < 0) {
+        reply_unavailable(req);
+        return;
+    }
+    struct jw w;
+    api_page_begin(req, &w);
+    for (size_t i = 0; i < n; i++)
+        list_row(req, &w, l, i);
+    api_page_end(req, &w, limit, offset, more);
 }
 
 int api_no_query(struct request *req)

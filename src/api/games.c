@@ -19,26 +19,13 @@ void api_games_list(struct request *req)
     struct qp_value v[P_COUNT];
     if (http_query(req, list_params, P_COUNT, v) < 0 || api_check_range(req, v) < 0)
         return;
-    struct game_filter f = {
-        API_COMMON_FILTER(req, v),
-        .status = v[P_STATUS].s,
-        .recent = v[P_SORT].set && v[P_SORT].i == 1,
-    };
-    struct app_ctx c;
-    struct game *games = NULL;
-    size_t n = 0;
-    bool more = false;
-    if (api_ctx(req, &c) < 0)
-        return;
-    if (game_list(&c, &f, &games, &n, &more) < 0) {
-        reply_unavailable(req);
-        return;
-    }
-    struct jw w;
-    api_page_begin(req, &w);
-    for (size_t i = 0; i < n; i++)
-        render_game(&w, req->cfg->base_url, &games[i]);
-    api_page_end(req, &w, f.limit, f.offset, more);
+    struct api_list l = {.kind = API_LIST_GAMES,
+                         .games.f = {
+                             API_COMMON_FILTER(req, v),
+                             .status = v[P_STATUS].s,
+                             .recent = v[P_SORT].set && v[P_SORT].i == 1,
+                         }};
+    api_list_reply(req, &l, l.games.f.limit, l.games.f.offset);
 }
 
 void api_games_get(struct request *req)

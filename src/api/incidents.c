@@ -23,29 +23,15 @@ void api_incidents_list(struct request *req)
     struct qp_value v[P_COUNT];
     if (http_query(req, list_params, P_COUNT, v) < 0 || api_check_range(req, v) < 0)
         return;
-    struct incident_filter f = {
-        API_COMMON_FILTER(req, v),
-        .game_id = v[P_GAME].s,
-        .category = v[P_CATEGORY].s,
-        .status = v[P_STATUS].s,
-        .has_verdict = v[P_HAS_VERDICT].set ? (int)v[P_HAS_VERDICT].i : -1,
-    };
-    struct app_ctx c;
-    struct incident_item *list = NULL;
-    size_t n = 0;
-    bool more = false;
-    if (api_ctx(req, &c) < 0)
-        return;
-    if (incident_list_items(&c, &f, &list, &n, &more) < 0) {
-        reply_unavailable(req);
-        return;
-    }
-    struct jw w;
-    api_page_begin(req, &w);
-    for (size_t i = 0; i < n; i++)
-        if (list[i].state == INCIDENT_READ_FOUND) /* all are: the page and them are one read */
-            render_incident_item(&w, req->cfg->base_url, &list[i], false);
-    api_page_end(req, &w, f.limit, f.offset, more);
+    struct api_list l = {.kind = API_LIST_INCIDENTS,
+                         .incidents.f = {
+                             API_COMMON_FILTER(req, v),
+                             .game_id = v[P_GAME].s,
+                             .category = v[P_CATEGORY].s,
+                             .status = v[P_STATUS].s,
+                             .has_verdict = v[P_HAS_VERDICT].set ? (int)v[P_HAS_VERDICT].i : -1,
+                         }};
+    api_list_reply(req, &l, l.incidents.f.limit, l.incidents.f.offset);
 }
 
 void api_incidents_get(struct request *req)

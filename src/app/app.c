@@ -15,3 +15,16 @@ void *app_rows_push(struct app_rows *rows)
     }
     return (char *)rows->v + rows->n++ * rows->size;
 }
+
+void *app_rows_copy(struct app_rows *rows, const void *row, const size_t *strings, size_t n)
+{
+    char *copy = app_rows_push(rows);
+    memcpy(copy, row, rows->size);
+    for (size_t i = 0; i < n; i++) {
+        const char *s;
+        memcpy(&s, copy + strings[i], sizeof s);
+        s = arena_strdup(rows->a, s);
+        memcpy(copy + strings[i], &s, sizeof s);
+    }
+    return copy;
+}

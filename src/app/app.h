@@ -81,6 +81,12 @@ struct app_rows {
  * arena, which owns both. */
 void *app_rows_push(struct app_rows *rows);
 
+/* Pushes a copy of row (rows->size bytes, app_rows_push) and copies into rows' arena each of
+ * its n string members (const char *, NULL stays NULL) at the byte offsets strings[]
+ * (offsetof), so the copy outlives the store callback that lent row. Returns the copy; the
+ * arena owns it and its strings. */
+void *app_rows_copy(struct app_rows *rows, const void *row, const size_t *strings, size_t n);
+
 /* Per-subject rolling-window limits over the store (domain/ratelimit.h is the rule, one
  * bounded rate_windows row per subject). app_rate_limited: 1 when subject's window already
  * holds `limit` events (with *retry_s), 0 when another is allowed, or a negative store_rc.

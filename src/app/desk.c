@@ -1,5 +1,6 @@
 #include "app/desk.h"
 
+#include <stddef.h>
 #include <string.h>
 #include <strings.h>
 
@@ -48,30 +49,23 @@ int desk_leads(const struct app_ctx *c, const char *status, int limit, struct re
 
 static int fetch_one(void *rows, const struct research_fetch_row *r)
 {
-    struct arena *a = ((struct app_rows *)rows)->a;
-    struct research_fetch_row *f = app_rows_push(rows);
-    *f = *r;
-    f->url = arena_strdup(a, r->url);
-    f->final_url = arena_strdup(a, r->final_url);
-    f->content_type = arena_strdup(a, r->content_type);
-    f->title = arena_strdup(a, r->title);
-    f->publisher = arena_strdup(a, r->publisher);
-    f->content_hash = arena_strdup(a, r->content_hash);
-    f->domain = arena_strdup(a, r->domain);
-    f->error = arena_strdup(a, r->error);
+#define FETCH_TEXT(m) offsetof(struct research_fetch_row, m)
+    static const size_t texts[] = {FETCH_TEXT(url),          FETCH_TEXT(final_url),
+                                   FETCH_TEXT(content_type), FETCH_TEXT(title),
+                                   FETCH_TEXT(publisher),    FETCH_TEXT(content_hash),
+                                   FETCH_TEXT(domain),       FETCH_TEXT(error)};
+#undef FETCH_TEXT
+    app_rows_copy(rows, r, texts, sizeof texts / sizeof *texts);
     return 0;
 }
 
 static int event_one(void *rows, const struct research_event_row *r)
 {
-    struct arena *a = ((struct app_rows *)rows)->a;
-    struct research_event_row *e = app_rows_push(rows);
-    *e = *r;
-    e->event = arena_strdup(a, r->event);
-    e->from_status = arena_strdup(a, r->from_status);
-    e->to_status = arena_strdup(a, r->to_status);
-    e->actor = arena_strdup(a, r->actor);
-    e->reason = arena_strdup(a, r->reason);
+#define EVENT_TEXT(m) offsetof(struct research_event_row, m)
+    static const size_t texts[] = {EVENT_TEXT(event), EVENT_TEXT(from_status),
+                                   EVENT_TEXT(to_status), EVENT_TEXT(actor), EVENT_TEXT(reason)};
+#undef EVENT_TEXT
+    app_rows_copy(rows, r, texts, sizeof texts / sizeof *texts);
     return 0;
 }
 

@@ -9,6 +9,7 @@
 #include "domain/agentkey.h"
 #include "domain/limits.h"
 #include "domain/voter.h"
+#include "util/str.h"
 
 /* data/common-passwords.txt, compiled in (Makefile: gen/passwords.c) */
 extern const unsigned char common_passwords[];
@@ -247,11 +248,8 @@ const char *account_key_name(const char *in, char out[404])
 {
     if (!in)
         return "give the key a name";
-    while (*in == ' ' || *in == '\t' || *in == '\r' || *in == '\n')
-        in++;
-    size_t n = strlen(in);
-    while (n && (in[n - 1] == ' ' || in[n - 1] == '\t' || in[n - 1] == '\r' || in[n - 1] == '\n'))
-        n--;
+    size_t n;
+    in = str_trim(in, &n);
     if (n == 0)
         return "give the key a name";
     if (n > 400)

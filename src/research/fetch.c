@@ -13,6 +13,7 @@
 #include "domain/address.h"
 #include "domain/lead.h"
 #include "util/buf.h"
+#include "util/str.h"
 #include "util/timefmt.h"
 
 struct ctx {
@@ -82,11 +83,8 @@ static char *dup_trim(const char *s, size_t max)
 {
     if (!s)
         return NULL;
-    while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
-        s++;
-    size_t n = strlen(s);
-    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n' || s[n - 1] == '\r'))
-        n--;
+    size_t n;
+    s = str_trim(s, &n);
     if (n == 0)
         return NULL;
     if (n > max) {

@@ -40,15 +40,6 @@ static int take_email(struct account_result *r, const char *email)
     return -1;
 }
 
-/* The single exit of a store failure: the transaction (if any) rolled back, one log line. */
-static int unavailable(const struct app_ctx *c, int rc, const char *what)
-{
-    store_rollback(c->s);
-    log_warn("accounts", "%s: store failure %d rid=%s", what, rc,
-             c->request_id ? c->request_id : "-");
-    return APP_UNAVAILABLE;
-}
-
 /* A rate-limit subject: "<kind>:" and the keyed hash of value (never the value itself). */
 static void subject_of(const char *kind, const char *hash_kind, const char *value,
                        char out[SUBJECT_MAX])
@@ -118,7 +109,7 @@ enum account_outcome account_link_check(const struct app_ctx *c, enum account_li
     struct account_token_row t;
     char hash[ACCOUNT_TOKEN_HASH_HEX + 1];
     int rc = link_state(c, kind, token, &t, hash);
-    return rc < 0 ? unavailable(c, rc, "link check") : rc;
+    return rc < 0 ? app_unavailable(c, "accounts", rc, "link check") : rc;
 }
 
 /* ---- sign-up and reset requests ----------------------------------------------------- */
@@ -223,10 +214,10 @@ enum account_outcome account_signup(const struct app_ctx *c, const struct whistl
         return ACCOUNT_BAD_PASSWORD;
     int rc = mail_form_limited(c, limits, client_addr, subject, &out->retry_s);
     if (rc != 0)
-        return rc < 0 ? unavailable(c, rc, "sign-up") : ACCOUNT_LIMITED;
+        return rc < 0 ? app_unavailable(c, "accounts", rc, "sign-up") : ACCOUNT_LIMITED;
     /* the hash is computed whether or not the address is taken: both answers take as long */
     if (account_password_hash(password, limits, pw_hash) < 0)
-        return unavailable(c, STORE_ERR, "sign-up: password hash");
+        return app_unavailable(c, "accounts", STORE_ERR, "sign-up: password hash");
     struct account_row a;
     rc = mail_form_begin(c, subject, out->email, &a);
     if (rc == 1) {
@@ -248,7 +239,7 @@ enum account_outcome account_signup(const struct app_ctx *c, const struct whistl
         store_rollback(c->s);
         rc = 0;
     }
-    return rc < 0 ? unavailable(c, rc, "sign-up") : ACCOUNT_OK;
+    return rc < 0 ? app_unavailable(c, "accounts", rc, "sign-up") : ACCOUNT_OK;
 }
 
 /* Every store call a reset request makes under its client address's lock, with
@@ -281,7 +272,7 @@ enum account_outcome account_forgot(const struct app_ctx *c, const struct whistl
     /* a refusal first without any lock (a flood past the limit costs one read each) */
     int rc = mail_form_limited(c, limits, client_addr, subject, &out->retry_s);
     if (rc != 0)
-        return rc < 0 ? unavailable(c, rc, "reset request") : ACCOUNT_LIMITED;
+        return rc < 0 ? app_unavailable(c, "accounts", rc, "reset request") : ACCOUNT_LIMITED;
     uuid_v4(id);
     store_prepare_ahead(c->s, forgot_statements, NULL);
     rc = store_begin_row_write(c->s);
@@ -298,9 +289,7 @@ enum account_outcome account_forgot(const struct app_ctx *c, const struct whistl
         rc = app_rate_record(c->s, subject, ACCOUNT_MAIL_FORM_WINDOW_US, c->now);
     if (rc >= 0)
         rc = reset_requests_insert(c->s, id, out->email, c->now);
-    if (rc >= 0)
-        rc = store_commit(c->s);
-    return rc < 0 ? unavailable(c, rc, "reset request") : ACCOUNT_OK;
+    return app_commit(c, "accounts", rc, "reset request") < 0 ? APP_UNAVAILABLE : ACCOUNT_OK;
 }
 
 /* Every store call account_forgot_process makes under the recipient's lock, with
@@ -391,9 +380,7 @@ enum account_outcome account_verify(const struct app_ctx *c, const char *token)
     }
     if (rc == 1)
         rc = accounts_set_verified(c->s, t.account_id, c->now);
-    if (rc >= 0)
-        rc = store_commit(c->s);
-    return rc < 0 ? unavailable(c, rc, "verify") : ACCOUNT_OK;
+    return app_commit(c, "accounts", rc, "verify") < 0 ? APP_UNAVAILABLE : ACCOUNT_OK;
 refused:
     store_rollback(c->s);
     return result;
@@ -407,9 +394,7 @@ enum account_outcome account_resend_verification(const struct app_ctx *c, const 
     int rc = account_begin(c, NULL, 0);
     if (rc >= 0)
         rc = send_link(c, APP_MAIL_VERIFY, a->id, a->email, base_url);
-    if (rc >= 0)
-        rc = store_commit(c->s);
-    return rc < 0 ? unavailable(c, rc, "resend verification") : ACCOUNT_OK;
+    return app_commit(c, "accounts", rc, "resend verification") < 0 ? APP_UNAVAILABLE : ACCOUNT_OK;
 }
 
 /* ---- sign-in, sessions, passwords --------------------------------------------------- */
@@ -455,9 +440,8 @@ static int signin_failed(const struct app_ctx *c, const struct signin_subjects *
         rc = app_rate_record(c->s, j->email, ACCOUNT_SIGNIN_WINDOW_US, c->now);
     if (rc >= 0)
         rc = app_rate_record(c->s, j->ip, ACCOUNT_SIGNIN_WINDOW_US, c->now);
-    if (rc >= 0)
-        rc = store_commit(c->s);
-    return rc < 0 ? unavailable(c, rc, "failed sign-in") : ACCOUNT_WRONG_PASSWORD;
+    return app_commit(c, "accounts", rc, "failed sign-in") < 0 ? APP_UNAVAILABLE
+                                                               : ACCOUNT_WRONG_PASSWORD;
 }
 
 /* A new session for account_id in the caller's write transaction (out->cookie); one this
@@ -486,11 +470,11 @@ enum account_outcome account_signin(const struct app_ctx *c, const struct whistl
     signin_subjects(out->email, client_addr, &j);
     int rc = signin_limited(c, limits, &j, &out->retry_s);
     if (rc != 0)
-        return rc < 0 ? unavailable(c, rc, "sign-in") : ACCOUNT_LIMITED;
+        return rc < 0 ? app_unavailable(c, "accounts", rc, "sign-in") : ACCOUNT_LIMITED;
     struct account_row a;
     rc = accounts_by_email(c->s, out->email, &a);
     if (rc < 0)
-        return unavailable(c, rc, "sign-in");
+        return app_unavailable(c, "accounts", rc, "sign-in");
     /* a missing account or password costs one argon2id verification too */
     bool ok;
     if (rc == 1 && a.password_hash[0]) {
@@ -507,29 +491,27 @@ enum account_outcome account_signin(const struct app_ctx *c, const struct whistl
     struct totp_row t;
     rc = totp_get(c->s, a.id, &t);
     if (rc < 0)
-        return unavailable(c, rc, "sign-in");
+        return app_unavailable(c, "accounts", rc, "sign-in");
     if (rc == 1 && t.enabled) {
         char ch[ACCOUNT_TOKEN_HASH_HEX + 1];
         account_token_new(out->challenge, ch);
         rc = store_begin_row_write(c->s);
         if (rc >= 0)
             rc = signin_challenge_insert(c->s, ch, a.id, c->now, c->now + ACCOUNT_CHALLENGE_TTL_US);
-        if (rc >= 0)
-            rc = store_commit(c->s);
+        rc = app_commit(c, "accounts", rc, "sign-in challenge");
         if (rc < 0) {
             sodium_memzero(out->challenge, sizeof out->challenge);
-            return unavailable(c, rc, "sign-in challenge");
+            return rc;
         }
         return ACCOUNT_CODE_NEEDED;
     }
     rc = account_begin(c, NULL, 0); /* new rows only: a session of its own */
     if (rc >= 0)
         rc = session_open(c, a.id, old_cookie, out);
-    if (rc >= 0)
-        rc = store_commit(c->s);
+    rc = app_commit(c, "accounts", rc, "sign-in");
     if (rc < 0) {
         account_result_wipe(out);
-        return unavailable(c, rc, "sign-in");
+        return rc;
     }
     return ACCOUNT_OK;
 }
@@ -539,9 +521,7 @@ enum account_outcome account_signout(const struct app_ctx *c, const char *sessio
     int rc = account_begin(c, NULL, 0);
     if (rc >= 0)
         rc = sessions_revoke(c->s, session_hash, c->now);
-    if (rc >= 0)
-        rc = store_commit(c->s);
-    return rc < 0 ? unavailable(c, rc, "sign-out") : ACCOUNT_OK;
+    return app_commit(c, "accounts", rc, "sign-out") < 0 ? APP_UNAVAILABLE : ACCOUNT_OK;
 }
 
 int account_session(const struct app_ctx *c, const char *cookie, int64_t staff_idle_us,
@@ -552,7 +532,7 @@ int account_session(const struct app_ctx *c, const char *cookie, int64_t staff_i
         return 0;
     int rc = sessions_find(c->s, hash, c->now, out);
     if (rc <= 0)
-        return rc < 0 ? unavailable(c, rc, "session") : 0;
+        return rc < 0 ? app_unavailable(c, "accounts", rc, "session") : 0;
     bool ended = account_session_idle_ended(c->now, out->last_seen_at, out->staff, staff_idle_us);
     if (!ended && !account_session_touch_due(c->now, out->last_seen_at, out->staff, staff_idle_us))
         return 1;
@@ -563,7 +543,7 @@ int account_session(const struct app_ctx *c, const char *cookie, int64_t staff_i
     if (rc >= 0)
         rc = store_commit(c->s);
     if (rc < 0)
-        return unavailable(c, rc, ended ? "idle session" : "session touch");
+        return app_unavailable(c, "accounts", rc, ended ? "idle session" : "session touch");
     if (!ended)
         out->last_seen_at = c->now;
     return ended ? 0 : 1;
@@ -583,12 +563,12 @@ enum account_outcome account_reset(const struct app_ctx *c, const struct whistle
         rc = rc == 1 ? ACCOUNT_OK : rc == 0 ? ACCOUNT_LINK_UNKNOWN : rc;
     }
     if (rc != ACCOUNT_OK)
-        return rc < 0 ? unavailable(c, rc, "reset") : rc;
+        return rc < 0 ? app_unavailable(c, "accounts", rc, "reset") : rc;
     out->problem = password ? account_password_problem(password, a.email) : "enter a new password";
     if (out->problem)
         return ACCOUNT_BAD_PASSWORD;
     if (account_password_hash(password, limits, pw_hash) < 0)
-        return unavailable(c, STORE_ERR, "reset: password hash");
+        return app_unavailable(c, "accounts", STORE_ERR, "reset: password hash");
     /* one transaction: the link is spent, the password set, the address counts as verified
      * (the link proved the mailbox) and every session of the account ends */
     int result = ACCOUNT_OK;
@@ -612,7 +592,7 @@ enum account_outcome account_reset(const struct app_ctx *c, const struct whistle
     if (rc >= 0)
         rc = store_commit(c->s);
     if (rc < 0)
-        result = unavailable(c, rc, "reset");
+        result = app_unavailable(c, "accounts", rc, "reset");
 done:
     sodium_memzero(pw_hash, sizeof pw_hash);
     return result;
@@ -631,14 +611,14 @@ enum account_outcome account_password_change(const struct app_ctx *c,
     signin_subjects(a->email, client_addr, &j);
     int rc = signin_limited(c, limits, &j, &out->retry_s);
     if (rc != 0)
-        return rc < 0 ? unavailable(c, rc, "password change") : ACCOUNT_LIMITED;
+        return rc < 0 ? app_unavailable(c, "accounts", rc, "password change") : ACCOUNT_LIMITED;
     if (!current || !account_password_verify(a->password_hash, current))
         return signin_failed(c, &j);
     out->problem = password ? account_password_problem(password, a->email) : "enter a new password";
     if (out->problem)
         return ACCOUNT_BAD_PASSWORD;
     if (account_password_hash(password, limits, pw_hash) < 0)
-        return unavailable(c, STORE_ERR, "password change: password hash");
+        return app_unavailable(c, "accounts", STORE_ERR, "password change: password hash");
     /* every session ends, this one too: the browser gets a fresh session */
     account_session_new(out->cookie, hash);
     const char *key = account_key(c, a->id);
@@ -656,7 +636,7 @@ enum account_outcome account_password_change(const struct app_ctx *c,
     sodium_memzero(pw_hash, sizeof pw_hash);
     if (rc < 0) {
         account_result_wipe(out);
-        return unavailable(c, rc, "password change");
+        return app_unavailable(c, "accounts", rc, "password change");
     }
     return ACCOUNT_OK;
 }
@@ -711,9 +691,8 @@ enum account_outcome account_set_banned(const struct app_ctx *c, const char *ema
         rc = app_audit(c, banned ? "account.ban" : "account.unban", "account", a.id,
                        was ? "{\"banned\":true}" : "{\"banned\":false}",
                        banned ? "{\"banned\":true}" : "{\"banned\":false}", reason);
-    if (rc >= 0)
-        rc = store_commit(c->s);
-    return rc < 0 ? unavailable(c, rc, banned ? "ban" : "unban") : ACCOUNT_OK;
+    return app_commit(c, "accounts", rc, banned ? "ban" : "unban") < 0 ? APP_UNAVAILABLE
+                                                                       : ACCOUNT_OK;
 }
 
 enum account_outcome account_claim(const struct app_ctx *c, const char *display_name,
@@ -765,7 +744,7 @@ out:
     if (result != ACCOUNT_OK)
         store_rollback(c->s); /* a refusal: nothing was written */
     else if (rc < 0)
-        result = unavailable(c, rc, "claim");
+        result = app_unavailable(c, "accounts", rc, "claim");
     return result;
 }
 
@@ -844,7 +823,7 @@ static int password_again(const struct app_ctx *c, const struct whistle_limits *
     signin_subjects(a->email, client_addr, &j);
     int rc = signin_limited(c, limits, &j, &r->retry_s);
     if (rc != 0)
-        return rc < 0 ? unavailable(c, rc, "password check") : ACCOUNT_LIMITED;
+        return rc < 0 ? app_unavailable(c, "accounts", rc, "password check") : ACCOUNT_LIMITED;
     if (!password || !a->password_hash[0] || !account_password_verify(a->password_hash, password))
         return signin_failed(c, &j);
     return ACCOUNT_OK;
@@ -885,7 +864,7 @@ enum account_outcome account_totp_begin(const struct app_ctx *c,
     sodium_memzero(secret, sizeof secret);
     sodium_memzero(hex, sizeof hex);
     if (rc < 0)
-        return unavailable(c, rc, "two-factor enrolment");
+        return app_unavailable(c, "accounts", rc, "two-factor enrolment");
     if (result == ACCOUNT_OK) {
         struct buf u = BUF_INIT;
         totp_uri(&u, a->email, out->base32);
@@ -924,7 +903,7 @@ enum account_outcome account_totp_confirm(const struct app_ctx *c, const struct 
         rc = store_commit(c->s);
     else
         store_rollback(c->s);
-    return rc < 0 ? unavailable(c, rc, "two-factor confirmation") : result;
+    return rc < 0 ? app_unavailable(c, "accounts", rc, "two-factor confirmation") : result;
 }
 
 enum account_outcome account_totp_disable(const struct app_ctx *c,
@@ -947,9 +926,7 @@ enum account_outcome account_totp_disable(const struct app_ctx *c,
     if (rc > 0)
         rc = app_audit(&by, "account.totp_disable", "account", a->id, "{\"totp\":true}",
                        "{\"totp\":false}", NULL);
-    if (rc >= 0)
-        rc = store_commit(c->s);
-    return rc < 0 ? unavailable(c, rc, "two-factor off") : ACCOUNT_OK;
+    return app_commit(c, "accounts", rc, "two-factor off") < 0 ? APP_UNAVAILABLE : ACCOUNT_OK;
 }
 
 enum account_outcome account_totp_reset(const struct app_ctx *c, const char *email)
@@ -969,9 +946,7 @@ enum account_outcome account_totp_reset(const struct app_ctx *c, const char *ema
     if (rc > 0)
         rc = app_audit(c, "account.totp_disable", "account", a.id, "{\"totp\":true}",
                        "{\"totp\":false}", "authenticator lost: reset by an operator");
-    if (rc >= 0)
-        rc = store_commit(c->s);
-    return rc < 0 ? unavailable(c, rc, "two-factor reset") : ACCOUNT_OK;
+    return app_commit(c, "accounts", rc, "two-factor reset") < 0 ? APP_UNAVAILABLE : ACCOUNT_OK;
 }
 
 int account_totp_state(const struct app_ctx *c, const char *account_id, bool *on, bool *pending)
@@ -980,7 +955,7 @@ int account_totp_state(const struct app_ctx *c, const char *account_id, bool *on
     int rc = totp_get(c->s, account_id, &t);
     *on = rc == 1 && t.enabled;
     *pending = rc == 1 && !t.enabled;
-    return rc < 0 ? unavailable(c, rc, "two-factor state") : APP_OK;
+    return rc < 0 ? app_unavailable(c, "accounts", rc, "two-factor state") : APP_OK;
 }
 
 /* Spends a code of the account's enabled secret in the caller's row write (totp_begin):
@@ -1013,16 +988,16 @@ enum account_outcome account_signin_code(const struct app_ctx *c,
         return ACCOUNT_WRONG_CODE;
     int rc = signin_challenge_find(c->s, hash, c->now, aid);
     if (rc <= 0)
-        return rc < 0 ? unavailable(c, rc, "sign-in code") : ACCOUNT_WRONG_CODE;
+        return rc < 0 ? app_unavailable(c, "accounts", rc, "sign-in code") : ACCOUNT_WRONG_CODE;
     struct account_row a;
     rc = accounts_by_id(c->s, aid, &a);
     if (rc <= 0)
-        return rc < 0 ? unavailable(c, rc, "sign-in code") : ACCOUNT_WRONG_CODE;
+        return rc < 0 ? app_unavailable(c, "accounts", rc, "sign-in code") : ACCOUNT_WRONG_CODE;
     struct signin_subjects j;
     signin_subjects(a.email, client_addr, &j);
     rc = signin_limited(c, limits, &j, &out->retry_s);
     if (rc != 0)
-        return rc < 0 ? unavailable(c, rc, "sign-in code") : ACCOUNT_LIMITED;
+        return rc < 0 ? app_unavailable(c, "accounts", rc, "sign-in code") : ACCOUNT_LIMITED;
     if (a.banned)
         return ACCOUNT_SUSPENDED;
     /* one transaction: the code's step and the challenge are spent with the new session */
@@ -1042,7 +1017,7 @@ enum account_outcome account_signin_code(const struct app_ctx *c,
     store_rollback(c->s);
     account_result_wipe(out);
     if (rc < 0)
-        return unavailable(c, rc, "sign-in code");
+        return app_unavailable(c, "accounts", rc, "sign-in code");
     int f = signin_failed(c, &j); /* a wrong code counts like a wrong password */
     return f == ACCOUNT_WRONG_PASSWORD ? ACCOUNT_WRONG_CODE : f;
 }
@@ -1059,7 +1034,8 @@ enum account_outcome account_reauth(const struct app_ctx *c, const struct accoun
         if (rc == ACCOUNT_OK)
             return ACCOUNT_OK;
         store_rollback(c->s);
-        return rc < 0 ? unavailable(c, rc, "re-authentication") : ACCOUNT_WRONG_CODE;
+        return rc < 0 ? app_unavailable(c, "accounts", rc, "re-authentication")
+                      : ACCOUNT_WRONG_CODE;
     }
     if (password && a->password_hash[0] && account_password_verify(a->password_hash, password))
         return ACCOUNT_OK;

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "app/app.h"
+#include "util/log.h"
 
 void *app_rows_push(struct app_rows *rows)
 {
@@ -27,4 +28,18 @@ void *app_rows_copy(struct app_rows *rows, const void *row, const size_t *string
         memcpy(copy + strings[i], &s, sizeof s);
     }
     return copy;
+}
+
+int app_unavailable(const struct app_ctx *c, const char *module, int rc, const char *what)
+{
+    store_rollback(c->s);
+    log_warn(module, "%s: store failure %d rid=%s", what, rc, c->request_id ? c->request_id : "-");
+    return APP_UNAVAILABLE;
+}
+
+int app_commit(const struct app_ctx *c, const char *module, int rc, const char *what)
+{
+    if (rc >= 0)
+        rc = store_commit(c->s);
+    return rc < 0 ? app_unavailable(c, module, rc, what) : APP_OK;
 }

@@ -62,6 +62,15 @@ struct app_ctx {
 int app_begin_locked(struct store *s, int (*prepare)(struct store *s, void *arg), void *arg,
                      const char *const *keys, size_t n);
 
+/* A use case's store failure, its single exit: rolls the transaction (if any) back, logs one
+ * line as module ("<what>: store failure <rc>" and the request id) and returns
+ * APP_UNAVAILABLE. */
+int app_unavailable(const struct app_ctx *c, const char *module, int rc, const char *what);
+
+/* The end of a write that came this far with rc: commits when rc >= 0. APP_OK when that
+ * succeeded, else app_unavailable(c, module, rc, what) (rolled back, logged). */
+int app_commit(const struct app_ctx *c, const char *module, int rc, const char *what);
+
 /* An array of rows a use case returns, grown in an arena as a store callback meets them:
  * APP_ROWS_INIT(arena, type) to start; v holds the n rows (NULL while there are none). The
  * arena owns v. */

@@ -333,6 +333,17 @@ static int own_comment(const struct app_ctx *c, const char *account_id, const ch
     return COMMENT_OK;
 }
 
+/* Opens a change by its author (edit, delete): the write transaction, then own_comment.
+ * COMMENT_OK with *cm, or an outcome; *rc < 0 on a store failure (finish() ends the
+ * transaction either way). */
+static int own_change(const struct app_ctx *c, const char *account_id, const char *id,
+                      struct comment *cm, struct comment_result *out, int *rc)
+{
+    if ((*rc = begin_write(c)) < 0)
+        return COMMENT_OK;
+    return own_comment(c, account_id, id, cm, out, rc);
+}
+
 int comment_edit(const struct app_ctx *c, const char *account_id, const char *id, const char *body,
                  struct comment_result *out)
 {
@@ -343,10 +354,8 @@ int comment_edit(const struct app_ctx *c, const char *account_id, const char *id
     if (out->message)
         return COMMENT_INVALID;
     struct comment cm;
-    int rc = begin_write(c), result = COMMENT_OK;
-    if (rc < 0)
-        goto out;
-    if ((result = own_comment(c, account_id, id, &cm, out, &rc)) != COMMENT_OK || rc < 0)
+    int rc, result = own_change(c, account_id, id, &cm, out, &rc);
+    if (result != COMMENT_OK || rc < 0)
         goto out;
     if (!comment_edit_open(cm.created_at, c->now)) {
         out->message = "comments can be edited for 10 minutes only";
@@ -381,10 +390,8 @@ int comment_delete(const struct app_ctx *c, const char *account_id, const char *
 {
     memset(out, 0, sizeof *out);
     struct comment cm;
-    int rc = begin_write(c), result = COMMENT_OK;
-    if (rc < 0)
-        goto out;
-    if ((result = own_comment(c, account_id, id, &cm, out, &rc)) != COMMENT_OK || rc < 0)
+    int rc, result = own_change(c, account_id, id, &cm, out, &rc);
+    if (result != COMMENT_OK || rc < 0)
         goto out;
     bool was = cm.visible;
     snprintf(cm.status, sizeof cm.status, "%s", COMMENT_DELETED);
@@ -498,14 +505,44 @@ static int moderation_input(const char **reason, const char *id, char uuid[UUID_
     return uuid_arg(id, uuid, missing, out) < 0 ? COMMENT_MISSING : COMMENT_OK;
 }
 
-/* Opens a moderation decision's write transaction and checks the moderator's right in it:
- * COMMENT_OK, FORBIDDEN, or *rc < 0 (finish() ends the transaction either way). */
-static int moderation_begin(const struct app_ctx *c, const char *moderator,
-                            struct comment_result *out, int *rc)
+/* The subject of a moderation decision (a comment or an account): its id as given, normalised
+ * into uuid by moderation_begin; missing, the message when there is none; read, its lookup in
+ * the decision's transaction into row (1, 0 or a store_rc). */
+struct moderation_subject {
+    const char *id, *missing;
+    int (*read)(const struct app_ctx *c, const char *uuid, void *row);
+    char uuid[UUID_STR_LEN + 1];
+};
+
+static int comment_subject(const struct app_ctx *c, const char *uuid, void *row)
 {
-    if ((*rc = begin_write(c)) < 0)
-        return COMMENT_OK;
-    return moderator_check(c, moderator, out, rc);
+    return get_locked(c, uuid, row);
+}
+
+static int account_subject(const struct app_ctx *c, const char *uuid, void *row)
+{
+    return account_of(c->s, uuid, row);
+}
+
+/* Opens a moderation decision: its inputs (moderation_input), its write transaction, the
+ * moderator's right in it (moderator_check) and its subject, read into row. COMMENT_OK with
+ * the transaction open; any other outcome has ended it (finish) or never opened one. */
+static int moderation_begin(const struct app_ctx *c, const char *moderator, const char **reason,
+                            struct moderation_subject *m, void *row, struct comment_result *out)
+{
+    int result = moderation_input(reason, m->id, m->uuid, m->missing, out);
+    if (result != COMMENT_OK)
+        return result;
+    int rc = begin_write(c);
+    if (rc >= 0)
+        result = moderator_check(c, moderator, out, &rc);
+    if (rc >= 0 && result == COMMENT_OK && (rc = m->read(c, m->uuid, row)) == 0) {
+        out->message = m->missing;
+        result = COMMENT_MISSING;
+    }
+    if (rc < 0 || result != COMMENT_OK)
+        return finish(c->s, rc, result);
+    return COMMENT_OK;
 }
 
 int comment_moderate(const struct app_ctx *c, const char *moderator, const char *id,
@@ -522,20 +559,11 @@ int comment_moderate(const struct app_ctx *c, const char *moderator, const char 
         out->message = "a rejection needs a reason";
         return COMMENT_INVALID;
     }
-    char cid[UUID_STR_LEN + 1];
-    int rc, result = moderation_input(&reason, id, cid, "no such comment", out);
+    struct moderation_subject m = {.id = id, .missing = "no such comment", .read = comment_subject};
+    struct comment cm;
+    int rc = 0, result = moderation_begin(c, moderator, &reason, &m, &cm, out);
     if (result != COMMENT_OK)
         return result;
-    struct comment cm;
-    if ((result = moderation_begin(c, moderator, out, &rc)) != COMMENT_OK || rc < 0)
-        goto out;
-    if ((rc = get_locked(c, cid, &cm)) < 0)
-        goto out;
-    if (rc == 0) {
-        out->message = "no such comment";
-        result = COMMENT_MISSING;
-        goto out;
-    }
     out->incident_key = cm.incident_key;
     out->id = arena_strdup(c->a, cm.id);
     if (strcmp(cm.status, COMMENT_DELETED) == 0) {
@@ -571,20 +599,13 @@ int comment_suspend(const struct app_ctx *c, const char *moderator, const char *
                     bool suspend, const char *reason, struct comment_result *out)
 {
     memset(out, 0, sizeof *out);
-    char aid[UUID_STR_LEN + 1];
-    int rc, result = moderation_input(&reason, account_id, aid, "no such account", out);
+    struct moderation_subject m = {
+        .id = account_id, .missing = "no such account", .read = account_subject};
+    const char *aid = m.uuid;
+    struct account_row a;
+    int rc = 0, result = moderation_begin(c, moderator, &reason, &m, &a, out);
     if (result != COMMENT_OK)
         return result;
-    struct account_row a;
-    if ((result = moderation_begin(c, moderator, out, &rc)) != COMMENT_OK || rc < 0)
-        goto out;
-    if ((rc = account_of(c->s, aid, &a)) < 0)
-        goto out;
-    if (rc == 0) {
-        out->message = "no such account";
-        result = COMMENT_MISSING;
-        goto out;
-    }
     if ((rc = agents_account_set_banned(c->s, a.email, suspend, c->now)) < 0)
         goto out;
     if ((rc = comments_author_suspended(c, moderator, aid, suspend, reason)) < 0)

@@ -86,7 +86,8 @@ struct target {
     const struct question *q;
     const struct incident *fields;
     bool clarify, across_games;
-    bool merge; /* other is the survivor, an incident the merge reads too */
+    bool merge;            /* other is the survivor, an incident the merge reads too */
+    const char *published; /* the edit takes only a published incident: why (load_published) */
 };
 
 /* Every store call an edit makes under its incidents' keys, with placeholder arguments, for
@@ -122,38 +123,41 @@ static int edit_statements(struct store *s, void *arg)
     return rc < 0 ? rc : 0;
 }
 
-/* The body of one edit: begin, fn, commit or roll back; the outcome or APP_UNAVAILABLE.
+/* The body of one edit: begin, the target incident's state under its lock (load, or
+ * load_published when t->published says why it must be published), fn with it, commit or
+ * roll back; the outcome or APP_UNAVAILABLE.
  * A row write under the key of each incident the edit reads then writes ("incident:<id>":
  * the target, and a merge's survivor, taken in one fixed order), never the deployment's
  * write lock: edits of other incidents, ballots and leads go on meanwhile. */
 static int in_tx(const struct app_ctx *c, struct edit_result *r,
-                 int (*fn)(const struct app_ctx *, const void *, struct edit_result *),
+                 int (*fn)(const struct app_ctx *, const struct target *,
+                           const struct incident_state *, struct edit_result *),
                  const struct target *t)
 {
     const char *keys[] = {arena_printf(c->a, "incident:%s", t->id),
                           t->merge ? arena_printf(c->a, "incident:%s", t->other) : NULL};
+    struct incident_state st;
     int rc = app_begin_locked(c->s, edit_statements, c->a, keys, 2);
     if (rc >= 0)
-        rc = fn(c, t, r);
+        rc = t->published ? load_published(c, t->id, &st, r, t->published) : load(c, t->id, &st, r);
+    if (rc == EDIT_OK)
+        rc = fn(c, t, &st, r);
     if (rc == EDIT_OK && (rc = store_commit(c->s)) >= 0)
         return EDIT_OK;
     store_rollback(c->s);
     return rc < 0 ? APP_UNAVAILABLE : rc;
 }
 
-static int withdraw_tx(const struct app_ctx *c, const void *p, struct edit_result *r)
+static int withdraw_tx(const struct app_ctx *c, const struct target *t,
+                       const struct incident_state *st, struct edit_result *r)
 {
-    const struct target *t = p;
-    struct incident_state st;
-    int rc = load(c, t->id, &st, r);
-    if (rc != EDIT_OK)
-        return rc;
+    int rc;
     const char *withdrawn = visibility_names[VISIBILITY_WITHDRAWN];
-    if (strcmp(st.visibility, withdrawn) == 0)
+    if (strcmp(st->visibility, withdrawn) == 0)
         return say(c, r, EDIT_REFUSED, "incident %s is already withdrawn", t->id);
     if ((rc = admin_set_visibility(c->s, t->id, withdrawn, NULL, c->now)) < 0 ||
         (rc = app_audit(c, "incident.withdraw", "incident", t->id,
-                        field(c, "visibility", st.visibility), field(c, "visibility", withdrawn),
+                        field(c, "visibility", st->visibility), field(c, "visibility", withdrawn),
                         t->reason)) < 0)
         return rc;
     return EDIT_OK;
@@ -167,37 +171,37 @@ int incident_withdraw(const struct app_ctx *c, const char *id, const char *reaso
     return in_tx(c, r, withdraw_tx, &t);
 }
 
-static int merge_tx(const struct app_ctx *c, const void *p, struct edit_result *r)
+static int merge_tx(const struct app_ctx *c, const struct target *t,
+                    const struct incident_state *st, struct edit_result *r)
 {
-    const struct target *t = p;
-    struct incident_state st, sv;
-    int rc = load(c, t->id, &st, r);
-    if (rc != EDIT_OK || (rc = load(c, t->other, &sv, r)) != EDIT_OK)
+    struct incident_state sv;
+    int rc = load(c, t->other, &sv, r);
+    if (rc != EDIT_OK)
         return rc;
-    int vis = vocab_find(visibility_names, st.visibility);
+    int vis = vocab_find(visibility_names, st->visibility);
     int survivor_vis = vocab_find(visibility_names, sv.visibility);
     if (vis != VISIBILITY_PUBLISHED)
         return say(c, r, EDIT_REFUSED, "incident %s is %s; only a published incident can be merged",
-                   t->id, vis == VISIBILITY_MERGED ? "already a merged duplicate" : st.visibility);
+                   t->id, vis == VISIBILITY_MERGED ? "already a merged duplicate" : st->visibility);
     if (survivor_vis != VISIBILITY_PUBLISHED)
         return say(c, r, EDIT_REFUSED, "survivor %s is %s; the survivor must be published",
                    t->other,
                    survivor_vis == VISIBILITY_MERGED ? "itself a merged duplicate" : sv.visibility);
-    if (st.duplicates > 0)
+    if (st->duplicates > 0)
         return say(c, r, EDIT_REFUSED,
                    "incident %s has %lld duplicate(s) merged into it; merging it would make a "
                    "chain (merge those into %s first)",
-                   t->id, (long long)st.duplicates, t->other);
-    if (strcmp(st.game_id, sv.game_id) != 0 && !t->across_games)
+                   t->id, (long long)st->duplicates, t->other);
+    if (strcmp(st->game_id, sv.game_id) != 0 && !t->across_games)
         return say(c, r, EDIT_REFUSED,
                    "incident %s is about game %s but %s is about game %s: a duplicate reports the "
                    "same play of the same game, so readers of %s would land on another game's "
                    "debate (if the game was recorded twice, merge anyway with --force)",
-                   t->id, st.game_id, t->other, sv.game_id, t->id);
+                   t->id, st->game_id, t->other, sv.game_id, t->id);
     if ((rc = admin_set_visibility(c->s, t->id, visibility_names[VISIBILITY_MERGED], t->other,
                                    c->now)) < 0 ||
         (rc = app_audit(c, "incident.merge", "incident", t->id,
-                        field(c, "visibility", st.visibility), field(c, "duplicate_of", t->other),
+                        field(c, "visibility", st->visibility), field(c, "duplicate_of", t->other),
                         t->reason)) < 0)
         return rc;
     return EDIT_OK;
@@ -214,13 +218,13 @@ int incident_merge(const struct app_ctx *c, const char *id, const char *into, co
     return in_tx(c, r, merge_tx, &t);
 }
 
-static int status_tx(const struct app_ctx *c, const void *p, struct edit_result *r)
+static int status_tx(const struct app_ctx *c, const struct target *t,
+                     const struct incident_state *st, struct edit_result *r)
 {
-    const struct target *t = p;
-    struct incident_state st;
-    int rc = load(c, t->id, &st, r);
-    if (rc != EDIT_OK || (rc = admin_set_status(c->s, t->id, t->other, c->now)) < 0 ||
-        (rc = app_audit(c, "incident.set_status", "incident", t->id, field(c, "status", st.status),
+    (void)r;
+    int rc;
+    if ((rc = admin_set_status(c->s, t->id, t->other, c->now)) < 0 ||
+        (rc = app_audit(c, "incident.set_status", "incident", t->id, field(c, "status", st->status),
                         field(c, "status", t->other), NULL)) < 0)
         return rc;
     return EDIT_OK;
@@ -240,14 +244,11 @@ int incident_set_status(const struct app_ctx *c, const char *id, const char *sta
 
 /* Later reporting (api-v1.md "Incident status": developing → corroborated / explained) is
  * cited here before the status moves. */
-static int source_tx(const struct app_ctx *c, const void *p, struct edit_result *r)
+static int source_tx(const struct app_ctx *c, const struct target *t,
+                     const struct incident_state *st, struct edit_result *r)
 {
-    const struct target *t = p;
-    struct incident_state st;
-    int rc = load_published(c, t->id, &st, r, "sources can be added to published incidents only");
-    if (rc != EDIT_OK)
-        return rc;
-    rc = admin_add_source(c->s, t->id, t->src, c->now);
+    (void)st;
+    int rc = admin_add_source(c->s, t->id, t->src, c->now);
     if (rc < 0)
         return rc;
     if (rc == 0)
@@ -274,7 +275,8 @@ int incident_add_source(const struct app_ctx *c, const char *id, const struct so
         return say(c, r, EDIT_INVALID, "supports must be 1 to 2000 bytes");
     if (src->publisher && (!*src->publisher || strlen(src->publisher) > 200))
         return say(c, r, EDIT_INVALID, "publisher must be 1 to 200 bytes");
-    struct target t = {.id = id, .src = src};
+    struct target t = {
+        .id = id, .src = src, .published = "sources can be added to published incidents only"};
     return in_tx(c, r, source_tx, &t);
 }
 
@@ -334,20 +336,17 @@ static bool same(const char *x, const char *y)
     return strcmp(x ? x : "", y ? y : "") == 0;
 }
 
-static int question_tx(const struct app_ctx *c, const void *p, struct edit_result *r)
+static int question_tx(const struct app_ctx *c, const struct target *t,
+                       const struct incident_state *st, struct edit_result *r)
 {
-    const struct target *t = p;
-    struct incident_state st;
-    int rc = load_published(c, t->id, &st, r, "its question cannot change");
-    if (rc != EDIT_OK)
-        return rc;
+    int rc;
     struct question *versions = NULL;
     size_t n = 0;
     if ((rc = incidents_questions(c->s, c->a, t->id, &versions, &n)) < 0)
         return rc;
     const struct question *cur = NULL;
     for (size_t k = 0; k < n; k++)
-        if (versions[k].version == st.question_version)
+        if (versions[k].version == st->question_version)
             cur = &versions[k];
     struct question q = *t->q;
     char after[64];
@@ -388,7 +387,8 @@ int incident_set_question(const struct app_ctx *c, const char *id, const struct 
                           bool clarify, struct edit_result *r)
 {
     memset(r, 0, sizeof *r);
-    struct target t = {.id = id, .q = q, .clarify = clarify};
+    struct target t = {
+        .id = id, .q = q, .clarify = clarify, .published = "its question cannot change"};
     return in_tx(c, r, question_tx, &t);
 }
 
@@ -444,14 +444,12 @@ static void diff_int(struct diff *d, const char *key, int64_t was, int64_t now, 
     jw_int(&d->after, now == null ? JW_NULL_INT : now);
 }
 
-static int edit_tx(const struct app_ctx *c, const void *p, struct edit_result *r)
+static int edit_tx(const struct app_ctx *c, const struct target *t, const struct incident_state *st,
+                   struct edit_result *r)
 {
-    const struct target *t = p;
     const struct incident *f = t->fields;
-    struct incident_state st;
-    int rc = load_published(c, t->id, &st, r, "only a published incident can be edited");
-    if (rc != EDIT_OK)
-        return rc;
+    (void)st;
+    int rc;
     struct incident cur;
     if ((rc = incidents_get(c->s, c->a, t->id, &cur)) < 0)
         return rc;
@@ -499,6 +497,9 @@ int incident_edit(const struct app_ctx *c, const char *id, const struct incident
         return say(c, r, EDIT_INVALID, "%s", bad);
     if (reason && strlen(reason) > 500)
         return say(c, r, EDIT_INVALID, "reason must be at most 500 bytes");
-    struct target t = {.id = id, .fields = f, .reason = reason};
+    struct target t = {.id = id,
+                       .fields = f,
+                       .reason = reason,
+                       .published = "only a published incident can be edited"};
     return in_tx(c, r, edit_tx, &t);
 }

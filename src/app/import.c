@@ -138,11 +138,9 @@ static int import_team(struct import *im, json_t *obj)
 static int game_team(struct import *im, json_t *game, const char *key, const char **id)
 {
     struct jin *j = &im->j;
-    json_t *t = json_object_get(game, key);
-    size_t m = jin_push_key(j, key);
-    if (!t)
-        return jin_fail(j, "is required");
-    CHECK(jin_object(j, t, "a Team object or {\"id\": …}"));
+    json_t *t;
+    size_t m;
+    CHECK(jin_member_object(j, game, key, "a Team object or {\"id\": …}", &t, &m));
     if (json_object_size(t) == 1 && json_object_get(t, "id")) {
         CHECK(check_id(im, t, "team", id));
     } else {
@@ -439,11 +437,9 @@ static int comment_author(struct import *im, json_t *c, char id[ID_LEN], bool *b
     static const char *const keys[] = {"display_name", "suspended", NULL};
     static const char *const ignored[] = {"badge", NULL};
     struct jin *j = &im->j;
-    json_t *au = json_object_get(c, "author");
-    size_t m = jin_push_key(j, "author");
-    if (!au)
-        return jin_fail(j, "is required");
-    CHECK(jin_object(j, au, "an object {\"display_name\"}"));
+    json_t *au;
+    size_t m;
+    CHECK(jin_member_object(j, c, "author", "an object {\"display_name\"}", &au, &m));
     CHECK(jin_keys(j, au, keys, ignored));
     const char *name;
     int suspended;

@@ -16,13 +16,6 @@ void key_new_wipe(struct key_new *k)
     sodium_memzero(k->secret, sizeof k->secret);
 }
 
-static int unavailable(const struct app_ctx *c, int rc, const char *what)
-{
-    store_rollback(c->s);
-    log_warn("keys", "%s: store failure %d rid=%s", what, rc, c->request_id ? c->request_id : "-");
-    return APP_UNAVAILABLE;
-}
-
 /* Whether the account itself may hold keys at all: a banned account may not, nor one whose
  * address is not verified (the link proves a mailbox behind the key). */
 static enum key_outcome owner_refusal(const struct account_row *a)
@@ -62,7 +55,7 @@ enum key_outcome key_may_create(const struct app_ctx *c, const struct whistle_li
     *active = 0;
     int rc = accounts_active_keys(c->s, a->id, c->now, active);
     if (rc < 0)
-        return unavailable(c, rc, "key count");
+        return app_unavailable(c, "keys", rc, "key count");
     enum key_outcome o = owner_refusal(a);
     if (o == KEY_OK && *active >= limits->max_agent_keys)
         o = KEY_LIMIT;
@@ -112,11 +105,10 @@ enum key_outcome key_create(const struct app_ctx *c, const struct whistle_limits
     if (rc >= 0)
         rc = agents_key_insert(c->s, out->id, account_id, out->name[0] ? out->name : NULL, prefix,
                                hash, c->now, out->expires_at);
-    if (rc >= 0)
-        rc = store_commit(c->s);
+    rc = app_commit(c, "keys", rc, "key create");
     if (rc < 0) {
         key_new_wipe(out);
-        return unavailable(c, rc, "key create");
+        return rc;
     }
     return KEY_OK;
 }
@@ -137,9 +129,7 @@ enum key_outcome key_revoke(const struct app_ctx *c, const char *account_id, con
     if (rc > 0)
         rc = app_audit(c, "key.revoke", "agent_key", key_id, "{\"revoked\":false}",
                        "{\"revoked\":true}", NULL);
-    if (rc >= 0)
-        rc = store_commit(c->s);
-    return rc < 0 ? unavailable(c, rc, "key revoke") : KEY_OK;
+    return app_commit(c, "keys", rc, "key revoke") < 0 ? APP_UNAVAILABLE : KEY_OK;
 }
 
 /* key_list's rows, and the clock their state is judged at. */
@@ -174,5 +164,5 @@ enum key_outcome key_list(const struct app_ctx *c, const char *owner_email, stru
     int rc = agents_keys_each(c->s, owner_email, list_one, &l);
     *keys = l.rows.v;
     *n = rc < 0 ? 0 : l.rows.n;
-    return rc < 0 ? unavailable(c, rc, "key list") : KEY_OK;
+    return rc < 0 ? app_unavailable(c, "keys", rc, "key list") : KEY_OK;
 }

@@ -104,14 +104,6 @@ static const char *audit_json(const struct app_ctx *c, const struct scout_creden
     return s;
 }
 
-static int unavailable(const struct app_ctx *c, int rc, const char *what)
-{
-    store_rollback(c->s);
-    log_warn("scout-keys", "%s: store failure %d rid=%s", what, rc,
-             c->request_id ? c->request_id : "-");
-    return APP_UNAVAILABLE;
-}
-
 /* argv and forms are checked by no one else: valid UTF-8 here too */
 bool scoutkey_name_valid(const char *s)
 {
@@ -160,11 +152,10 @@ int scoutkey_create(const struct app_ctx *c, const char *name, const struct scou
         rc = scout_credential_insert(c->s, k, hash);
     if (rc >= 0)
         rc = app_audit(c, "scout.create", "scout", k->id, NULL, after, NULL);
-    if (rc >= 0)
-        rc = store_commit(c->s);
+    rc = app_commit(c, "scout-keys", rc, "create");
     if (rc < 0) {
         scoutkey_new_wipe(out);
-        return unavailable(c, rc, "create");
+        return rc;
     }
     return SCOUTKEY_OK;
 }
@@ -226,7 +217,7 @@ int scoutkey_change(const struct app_ctx *c, const char *id, enum scoutkey_chang
     }
     if (rc <= 0 || result != SCOUTKEY_OK) {
         store_rollback(c->s);
-        return rc < 0 ? unavailable(c, rc, "change") : result;
+        return rc < 0 ? app_unavailable(c, "scout-keys", rc, "change") : result;
     }
     const char *before = audit_json(c, out);
     if (what == SCOUTKEY_REVOKE) {
@@ -241,9 +232,7 @@ int scoutkey_change(const struct app_ctx *c, const char *id, enum scoutkey_chang
     }
     if (rc >= 0)
         rc = app_audit(c, change_action[what], "scout", id, before, audit_json(c, out), NULL);
-    if (rc >= 0)
-        rc = store_commit(c->s);
-    return rc < 0 ? unavailable(c, rc, change_action[what]) : SCOUTKEY_OK;
+    return app_commit(c, "scout-keys", rc, change_action[what]) < 0 ? APP_UNAVAILABLE : SCOUTKEY_OK;
 }
 
 static int list_one(void *rows, const struct scout_credential *k)

@@ -81,11 +81,9 @@ int question_parse_history(struct jin *j, json_t *obj, struct question *q)
     CHECK(jin_object(j, obj, "a question_history object"));
     CHECK(jin_keys(j, obj, keys, ignored));
     CHECK(jin_int(j, obj, "question_version", true, false, 1, 1000000, &q->version));
-    json_t *inner = json_object_get(obj, "question");
-    size_t m = jin_push_key(j, "question");
-    if (!inner)
-        return jin_fail(j, "is required");
-    CHECK(jin_object(j, inner, "an object"));
+    json_t *inner;
+    size_t m;
+    CHECK(jin_member_object(j, obj, "question", "an object", &inner, &m));
     CHECK(jin_keys(j, inner, qkeys, NULL));
     CHECK(fields(j, inner, q));
     jin_pop(j, m);

@@ -112,6 +112,16 @@ int jin_object(struct jin *j, json_t *v, const char *what)
     return json_is_object(v) ? 0 : jin_fail(j, "must be %s", what);
 }
 
+int jin_member_object(struct jin *j, json_t *obj, const char *key, const char *what, json_t **out,
+                      size_t *mark)
+{
+    *out = json_object_get(obj, key);
+    *mark = jin_push_key(j, key);
+    if (!*out)
+        return jin_fail(j, "is required");
+    return jin_object(j, *out, what);
+}
+
 int jin_keys(struct jin *j, json_t *obj, const char *const *allowed, const char *const *ignored)
 {
     const char *key;

@@ -34,6 +34,12 @@ int jin_no_nul(struct jin *j, json_t *v);
 int jin_keys(struct jin *j, json_t *obj, const char *const *allowed, const char *const *ignored);
 int jin_object(struct jin *j, json_t *v, const char *what);
 
+/* The required object member key of obj: pushes key onto the path (*mark, for jin_pop) and
+ * fails "is required" when it is missing, "must be <what>" when it is no object. 0 with *out
+ * (obj owns it), or -1 (reported). */
+int jin_member_object(struct jin *j, json_t *obj, const char *key, const char *what, json_t **out,
+                      size_t *mark);
+
 /* Field readers. A missing key takes the default (or fails when required); JSON null is
  * accepted only when nullable, giving NULL / INT64_MIN / -1. */
 int jin_str(struct jin *j, json_t *obj, const char *key, bool required, bool nullable,

@@ -20,12 +20,14 @@
 #include <sodium.h>
 
 #include "api/api.h"
+#include "app/app.h"
 #include "domain/limits.h"
 #include "http/http.h"
 #include "store/store.h"
 #include "domain/account.h"
 #include "domain/voter.h"
 #include "tmpdb.h"
+#include "util/arena.h"
 #include "util/timefmt.h"
 
 /* Seed: two teams, a final game and an upcoming one; incident P published with a question
@@ -69,6 +71,8 @@ struct hk {
     struct tmpdb *db;
     struct server_config cfg;
     struct whistle_limits limits;
+    struct arena a;   /* what use cases called with c return; hk_close releases it */
+    struct app_ctx c; /* a use-case context over db and a (now 0, no actor) */
 };
 
 /* Opens the seeded database as the server's (store_thread) and installs the routes. */
@@ -77,9 +81,11 @@ static inline struct hk *hk_open(const char *extra_sql)
     struct hk *k = calloc(1, sizeof *k);
     if (!k || sodium_init() < 0)
         return NULL;
+    arena_init(&k->a);
     k->db = tmpdb_open(HK_SEED);
     if (!k->db || (extra_sql && store_exec(k->db->s, extra_sql) != STORE_DONE))
         return NULL;
+    k->c = (struct app_ctx){.s = k->db->s, .a = &k->a};
     k->cfg.base_url = "http://127.0.0.1:8080";
     k->cfg.listen = "127.0.0.1:8080";
     k->cfg.threads = 1;
@@ -99,8 +105,18 @@ static inline struct hk *hk_open(const char *extra_sql)
 
 static inline void hk_close(struct hk *k)
 {
+    arena_release(&k->a);
     tmpdb_close(k->db);
     free(k);
+}
+
+/* The fixture's use-case context (k->c) at now, to call use cases with; what they return
+ * is the fixture's (k->a) until hk_close. */
+static inline struct app_ctx hk_ctx(struct hk *k, int64_t now)
+{
+    struct app_ctx c = k->c;
+    c.now = now;
+    return c;
 }
 
 /* A request through the route table; free with http_fake_free(). */

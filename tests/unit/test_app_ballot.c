@@ -47,9 +47,7 @@ static void test_rule(void **state)
 static void test_read_outcomes(void **state)
 {
     struct hk *k = *state;
-    struct arena a;
-    arena_init(&a);
-    struct app_ctx c = {.s = k->db->s, .a = &a, .now = NOW};
+    struct app_ctx c = hk_ctx(k, NOW);
     struct incident_view v;
     assert_int_equal(incident_read(&c, HK_P, INCIDENT_READ_DETAILS, NULL, &v), INCIDENT_READ_FOUND);
     assert_int_equal(v.nsources, 1);
@@ -81,15 +79,12 @@ static void test_read_outcomes(void **state)
     assert_int_equal(incident_read(&c, HK_D, 0, NULL, &v), INCIDENT_READ_MISSING);
     assert_int_equal(incident_read(&c, "late-flag-again", INCIDENT_READ_PAGE_KEY, NULL, &v),
                      INCIDENT_READ_MISSING);
-    arena_release(&a);
 }
 
 static void test_ballot_outcomes(void **state)
 {
     struct hk *k = *state;
-    struct arena a;
-    arena_init(&a);
-    struct app_ctx c = {.s = k->db->s, .a = &a, .now = NOW};
+    struct app_ctx c = hk_ctx(k, NOW);
     struct ballot_result r;
     struct ballot_input in = input("late-flag", "v1", "correct");
     assert_int_equal(ballot_cast(&c, &in, &r), BALLOT_OK);
@@ -127,16 +122,13 @@ static void test_ballot_outcomes(void **state)
     in = input("no-such-debate", "v2", "correct");
     assert_int_equal(ballot_cast(&c, &in, &r), BALLOT_MISSING);
     assert_int_equal(total(&c), 1); /* nothing refused was written */
-    arena_release(&a);
 }
 
 /* Per-voter limit: 3 a minute; the 4th waits until the oldest leaves the window. */
 static void test_ballot_limits(void **state)
 {
     struct hk *k = *state;
-    struct arena a;
-    arena_init(&a);
-    struct app_ctx c = {.s = k->db->s, .a = &a, .now = NOW};
+    struct app_ctx c = hk_ctx(k, NOW);
     struct ballot_result r;
     struct ballot_input in = input(HK_P, "v1", "correct");
     for (int i = 0; i < 3; i++) {
@@ -163,7 +155,6 @@ static void test_ballot_limits(void **state)
      * its first event) and holds 1: all 4 fit, the next one is refused */
     assert_int_equal(ok, 4);
     assert_int_equal(ballot_cast(&c, &in, &r), BALLOT_RATE_LIMITED);
-    arena_release(&a);
 }
 
 /* Anonymous ballots from one address on one debate: 20 a day, whatever the cookie (issue 14,
@@ -172,9 +163,7 @@ static void test_ballot_limits(void **state)
 static void test_anonymous_cap_per_address_per_debate(void **state)
 {
     struct hk *k = *state;
-    struct arena a;
-    arena_init(&a);
-    struct app_ctx c = {.s = k->db->s, .a = &a, .now = NOW};
+    struct app_ctx c = hk_ctx(k, NOW);
     struct ballot_result r;
     char voter[32];
     int ok = 0;
@@ -216,7 +205,6 @@ static void test_anonymous_cap_per_address_per_debate(void **state)
     in.limit_voter = in.limit_address = 1000;
     c.now = NOW + 86400 * SEC;
     assert_int_equal(ballot_cast(&c, &in, &r), BALLOT_OK);
-    arena_release(&a);
 }
 
 /* New anonymous voters per address per hour: a voter's first ballot counts, a returning
@@ -224,9 +212,7 @@ static void test_anonymous_cap_per_address_per_debate(void **state)
 static void test_new_voter_cap(void **state)
 {
     struct hk *k = *state;
-    struct arena a;
-    arena_init(&a);
-    struct app_ctx c = {.s = k->db->s, .a = &a, .now = NOW};
+    struct app_ctx c = hk_ctx(k, NOW);
     struct ballot_result r;
     struct ballot_input in = input(HK_P, "n1", "correct");
     in.limit_new_voter = 2;
@@ -246,7 +232,6 @@ static void test_new_voter_cap(void **state)
     c.now = NOW + 3600 * SEC;
     assert_int_equal(ballot_cast(&c, &in, &r), BALLOT_OK);
     assert_int_equal(total(&c), 3);
-    arena_release(&a);
 }
 
 int main(void)

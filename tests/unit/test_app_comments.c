@@ -27,34 +27,18 @@
     "INSERT INTO account_roles (account_id, role, granted_at, granted_by) VALUES"                  \
     " ('" AM "', 'moderator', 0, 'operator')"
 
-struct t {
-    struct hk *k;
-    struct arena a;
-    struct app_ctx c;
-};
-
+/* The fixture: the seed with ACCOUNTS, its use-case context (t->c) at NOW. */
 static int setup(void **state)
 {
-    struct t *t = calloc(1, sizeof *t);
-    t->k = hk_open(ACCOUNTS);
-    if (!t->k)
-        return -1;
-    arena_init(&t->a);
-    t->c = (struct app_ctx){.s = t->k->db->s, .a = &t->a, .now = NOW};
+    struct hk *t = hk_open(ACCOUNTS);
     *state = t;
+    if (!t)
+        return -1;
+    t->c.now = NOW;
     return 0;
 }
 
-static int teardown(void **state)
-{
-    struct t *t = *state;
-    arena_release(&t->a);
-    hk_close(t->k);
-    free(t);
-    return 0;
-}
-
-static int64_t scalar(struct t *t, const char *sql)
+static int64_t scalar(struct hk *t, const char *sql)
 {
     struct store_stmt *st = store_prepare(t->c.s, sql);
     assert_non_null(st);
@@ -65,7 +49,7 @@ static int64_t scalar(struct t *t, const char *sql)
 }
 
 /* The invariant: the stored count equals the visible rows, and every reply_count its rows. */
-static void check_counts(struct t *t)
+static void check_counts(struct hk *t)
 {
     assert_int_equal(
         scalar(t, "SELECT comment_count FROM incidents WHERE id = '" HK_P "'"),
@@ -77,12 +61,12 @@ static void check_counts(struct t *t)
                      0);
 }
 
-static int64_t count(struct t *t)
+static int64_t count(struct hk *t)
 {
     return scalar(t, "SELECT comment_count FROM incidents WHERE id = '" HK_P "'");
 }
 
-static const char *post(struct t *t, const char *account, const char *parent, const char *body,
+static const char *post(struct hk *t, const char *account, const char *parent, const char *body,
                         int expect)
 {
     struct comment_post in = {.account_id = account,
@@ -98,7 +82,7 @@ static const char *post(struct t *t, const char *account, const char *parent, co
     return r.id;
 }
 
-static void approve(struct t *t, const char *id)
+static void approve(struct hk *t, const char *id)
 {
     struct comment_result r;
     assert_int_equal(comment_moderate(&t->c, NULL, id, "approve", NULL, &r), COMMENT_OK);
@@ -106,7 +90,7 @@ static void approve(struct t *t, const char *id)
 }
 
 /* A1's first three comments, approved: A1 is trusted from here on. */
-static void trust(struct t *t, const char *account)
+static void trust(struct hk *t, const char *account)
 {
     for (int i = 0; i < 3; i++) {
         approve(t, post(t, account, NULL, "warm-up words", COMMENT_OK));
@@ -116,7 +100,7 @@ static void trust(struct t *t, const char *account)
 
 static void test_post_refusals(void **state)
 {
-    struct t *t = *state;
+    struct hk *t = *state;
     struct comment_post in = {.account_id = A1,
                               .key = "gone",
                               .body = "hello",
@@ -148,7 +132,7 @@ static void test_post_refusals(void **state)
 
 static void test_premoderation_and_replies(void **state)
 {
-    struct t *t = *state;
+    struct hk *t = *state;
     const char *held = post(t, A1, NULL, "first words", COMMENT_OK);
     struct comment cm;
     assert_int_equal(comments_get(t->c.s, t->c.a, held, &cm), 1);
@@ -177,7 +161,7 @@ static void test_premoderation_and_replies(void **state)
 
 static void test_edit_window_and_delete(void **state)
 {
-    struct t *t = *state;
+    struct hk *t = *state;
     trust(t, A1);
     const char *id = post(t, A1, NULL, "original", COMMENT_OK);
     const char *reply = post(t, A1, id, "reply", COMMENT_OK);
@@ -205,7 +189,7 @@ static void test_edit_window_and_delete(void **state)
 
 static void test_reports_moderation_suspension(void **state)
 {
-    struct t *t = *state;
+    struct hk *t = *state;
     trust(t, A1);
     const char *id = post(t, A1, NULL, "spicy", COMMENT_OK);
     const char *r2 = post(t, A1, id, "my own reply", COMMENT_OK);
@@ -274,7 +258,7 @@ static void test_reports_moderation_suspension(void **state)
 
 static void test_rate_limits(void **state)
 {
-    struct t *t = *state;
+    struct hk *t = *state;
     trust(t, A3);
     t->c.now += 61 * SEC;
     for (int i = 0; i < 5; i++)
@@ -293,7 +277,7 @@ static void test_rate_limits(void **state)
 
 static void test_display_name_and_roles(void **state)
 {
-    struct t *t = *state;
+    struct hk *t = *state;
     struct comment_result r;
     assert_int_equal(account_display_name_set(&t->c, AN, "Home Team", &r), COMMENT_INVALID);
     assert_int_equal(account_display_name_set(&t->c, AN, "fan-one", &r), COMMENT_TAKEN);
@@ -313,12 +297,12 @@ static void test_display_name_and_roles(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_post_refusals, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_premoderation_and_replies, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_edit_window_and_delete, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_reports_moderation_suspension, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_rate_limits, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_display_name_and_roles, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_post_refusals, setup, hk_teardown),
+        cmocka_unit_test_setup_teardown(test_premoderation_and_replies, setup, hk_teardown),
+        cmocka_unit_test_setup_teardown(test_edit_window_and_delete, setup, hk_teardown),
+        cmocka_unit_test_setup_teardown(test_reports_moderation_suspension, setup, hk_teardown),
+        cmocka_unit_test_setup_teardown(test_rate_limits, setup, hk_teardown),
+        cmocka_unit_test_setup_teardown(test_display_name_and_roles, setup, hk_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

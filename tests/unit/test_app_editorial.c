@@ -18,10 +18,9 @@ static size_t audits(struct app_ctx *c, const char *id, struct audit_record **ou
 static void test_changes_are_audited(void **state)
 {
     struct hk *k = *state;
-    struct arena a;
-    arena_init(&a);
-    struct app_ctx c = {
-        .s = k->db->s, .a = &a, .now = NOW, .actor = "account:ed", .role = "editor"};
+    struct app_ctx c = hk_ctx(k, NOW);
+    c.actor = "account:ed";
+    c.role = "editor";
     struct edit_result r;
     struct audit_record *log = NULL;
 
@@ -69,15 +68,13 @@ static void test_changes_are_audited(void **state)
     assert_string_equal(log[0].reason, "duplicate report");
     struct incident_view v;
     assert_int_equal(incident_read(&c, HK_P, 0, NULL, &v), INCIDENT_READ_MISSING);
-    arena_release(&a);
 }
 
 static void test_refusals_write_nothing(void **state)
 {
     struct hk *k = *state;
-    struct arena a;
-    arena_init(&a);
-    struct app_ctx c = {.s = k->db->s, .a = &a, .now = NOW, .actor = "operator"};
+    struct app_ctx c = hk_ctx(k, NOW);
+    c.actor = "operator";
     struct edit_result r;
     struct audit_record *log = NULL;
     assert_int_equal(incident_set_status(&c, HK_P, "settled", &r), EDIT_INVALID);
@@ -109,7 +106,6 @@ static void test_refusals_write_nothing(void **state)
     assert_int_equal(incident_merge(&c, HK_NONE, HK_P, "same play", true, &r), EDIT_OK);
     assert_int_equal(audits(&c, HK_NONE, &log), 1);
     assert_string_equal(log[0].after_json, "{\"duplicate_of\":\"" HK_P "\"}");
-    arena_release(&a);
 }
 
 int main(void)

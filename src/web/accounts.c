@@ -261,6 +261,7 @@ static void mail_form_post(struct request *req, const struct mail_form *m)
     }
 }
 
+/* The mail forms' use cases (struct mail_form.run) over the form's fields. */
 static enum account_outcome signup_run(struct request *req, const struct web_post *p,
                                        const char *addr, struct account_result *r)
 {

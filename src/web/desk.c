@@ -620,6 +620,11 @@ static void titled(struct buf *b, const struct desk *d, const struct record *r)
     heading(b, r->title, r->done);
 }
 
+/* The lead page (lead_record): the lead (desk_lead) with its fetch records, research trail,
+ * audit and, for a candidate, the publish and reject forms. Each reader of a record kind
+ * (struct record_kind.read) fills r->u and r->found (and r->title where the page shows the
+ * record's) and returns the use case's outcome; each section writes its part of the page
+ * into b from r. */
 static int read_lead(struct desk *d, const char *id, struct record *r)
 {
     int rc = desk_lead(&d->c, id, &r->u.lead);
@@ -854,6 +859,8 @@ static void page_incidents(struct request *req, struct desk *d)
     end(req);
 }
 
+/* The incident page (incident_record): the incident (desk_incident), titled by its title,
+ * with its facts, sources, change history and, when published, the editorial forms. */
 static int read_incident(struct desk *d, const char *id, struct record *r)
 {
     int rc = desk_incident(&d->c, id, &r->u.incident);
@@ -1300,7 +1307,8 @@ static void password_input(struct buf *b)
                 "pattern=\"[0-9]{6}\" maxlength=\"6\"></label>");
 }
 
-/* An account and its agent keys (APP_UNAVAILABLE when the keys cannot be read). */
+/* The account page (account_record): the account (desk_account) and its agent keys
+ * (APP_UNAVAILABLE when the keys cannot be read), titled by its email. */
 static int read_account(struct desk *d, const char *id, struct record *r)
 {
     int rc = desk_account(&d->c, id, &r->u.account);

@@ -43,3 +43,9 @@ int app_commit(const struct app_ctx *c, const char *module, int rc, const char *
         rc = store_commit(c->s);
     return rc < 0 ? app_unavailable(c, module, rc, what) : APP_OK;
 }
+
+int app_rollback(const struct app_ctx *c, int rc, int result)
+{
+    store_rollback(c->s);
+    return rc < 0 ? APP_UNAVAILABLE : result;
+}

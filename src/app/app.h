@@ -71,6 +71,10 @@ int app_unavailable(const struct app_ctx *c, const char *module, int rc, const c
  * succeeded, else app_unavailable(c, module, rc, what) (rolled back, logged). */
 int app_commit(const struct app_ctx *c, const char *module, int rc, const char *what);
 
+/* The end of a read, or of a write that wrote nothing: rolls the transaction back; returns
+ * APP_UNAVAILABLE when rc < 0 (the store failed), else result. */
+int app_rollback(const struct app_ctx *c, int rc, int result);
+
 /* An array of rows a use case returns, grown in an arena as a store callback meets them:
  * APP_ROWS_INIT(arena, type) to start; v holds the n rows (NULL while there are none). The
  * arena owns v. */

@@ -113,8 +113,7 @@ int candidate_publish(const struct app_ctx *c, const char *lead_id,
         (rc = store_commit(c->s)) >= 0)
         return CANDIDATE_OK;
 out:
-    store_rollback(c->s);
-    return rc < 0 ? APP_UNAVAILABLE : rc;
+    return app_rollback(c, rc, rc);
 }
 
 int candidate_reject(const struct app_ctx *c, const char *lead_id, const char *reason,
@@ -147,6 +146,5 @@ int candidate_reject(const struct app_ctx *c, const char *lead_id, const char *r
     if (rc >= 0)
         rc = STORE_BUSY;
 out:
-    store_rollback(c->s);
-    return rc < 0 ? APP_UNAVAILABLE : rc;
+    return app_rollback(c, rc, rc);
 }

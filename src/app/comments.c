@@ -468,8 +468,7 @@ int comment_is_moderator(const struct app_ctx *c, const char *account_id)
     int rc = store_begin_read(c->s);
     if (rc >= 0)
         rc = may_moderate(c->s, account_id);
-    store_rollback(c->s);
-    return rc < 0 ? APP_UNAVAILABLE : rc;
+    return app_rollback(c, rc, rc);
 }
 
 /* The moderator check of a moderation write: 0 allowed, else an outcome (rc set on a
@@ -665,8 +664,7 @@ int comment_words_list(const struct app_ctx *c, const char ***words, size_t *n)
     int rc = store_begin_read(c->s);
     if (rc >= 0)
         rc = comment_words_all(c->s, c->a, words, n);
-    store_rollback(c->s);
-    return rc < 0 ? APP_UNAVAILABLE : COMMENT_OK;
+    return app_rollback(c, rc, COMMENT_OK);
 }
 
 /* ---- reads ---- */
@@ -696,8 +694,7 @@ int comments_read_public(const struct app_ctx *c, const char *id, bool newest, i
                              &out->more);
     }
 out:
-    store_rollback(c->s);
-    return rc < 0 ? APP_UNAVAILABLE : result;
+    return app_rollback(c, rc, result);
 }
 
 int comments_read_discussion(const struct app_ctx *c, const char *incident_id, int64_t count,
@@ -736,8 +733,7 @@ int comments_read_discussion(const struct app_ctx *c, const char *incident_id, i
     }
     out->n = n;
 out:
-    store_rollback(c->s);
-    return rc < 0 ? APP_UNAVAILABLE : COMMENT_OK;
+    return app_rollback(c, rc, COMMENT_OK);
 }
 
 int comments_read_queue(const struct app_ctx *c, const char *queue, int64_t limit, int64_t offset,
@@ -762,8 +758,7 @@ int comments_read_queue(const struct app_ctx *c, const char *queue, int64_t limi
             goto out;
     }
 out:
-    store_rollback(c->s);
-    return rc < 0 ? APP_UNAVAILABLE : COMMENT_OK;
+    return app_rollback(c, rc, COMMENT_OK);
 }
 
 /* ---- display names and roles ---- */
@@ -859,6 +854,5 @@ int comment_read_own(const struct app_ctx *c, const char *account_id, const char
         r->message = "comments can be edited for 10 minutes only";
         result = COMMENT_CLOSED;
     }
-    store_rollback(c->s);
-    return rc < 0 ? APP_UNAVAILABLE : result;
+    return app_rollback(c, rc, result);
 }

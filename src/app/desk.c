@@ -9,13 +9,6 @@
 #include "store/comments.h"
 #include "store/incidents.h"
 
-/* The end of every read: roll back, the outcome. */
-static int done(const struct app_ctx *c, int rc)
-{
-    store_rollback(c->s);
-    return rc < 0 ? APP_UNAVAILABLE : APP_OK;
-}
-
 int desk_role(const struct app_ctx *c, const char *account_id, bool banned, const char **role)
 {
     *role = NULL;
@@ -26,7 +19,7 @@ int desk_role(const struct app_ctx *c, const char *account_id, bool banned, cons
         *role = "admin";
     else if (rc >= 0 && (rc = account_roles_has(c->s, account_id, "editor")) == 1)
         *role = "editor";
-    return done(c, rc);
+    return app_rollback(c, rc, APP_OK);
 }
 
 static int lead_one(void *rows, const struct research_lead *l)
@@ -44,7 +37,7 @@ int desk_leads(const struct app_ctx *c, const char *status, int limit, struct re
         rc = research_leads_each(c->s, c->a, status, limit, lead_one, &L);
     *out = L.v;
     *n = L.n;
-    return done(c, rc);
+    return app_rollback(c, rc, APP_OK);
 }
 
 static int fetch_one(void *rows, const struct research_fetch_row *r)
@@ -89,7 +82,7 @@ int desk_lead(const struct app_ctx *c, const char *id, struct desk_lead *out)
     out->nfetches = fetches.n;
     out->events = events.v;
     out->nevents = events.n;
-    return done(c, rc);
+    return app_rollback(c, rc, APP_OK);
 }
 
 int desk_incidents(const struct app_ctx *c, const struct incident_filter *f, const char *text,
@@ -110,7 +103,7 @@ int desk_incidents(const struct app_ctx *c, const struct incident_filter *f, con
         }
         *n = k;
     }
-    return done(c, rc);
+    return app_rollback(c, rc, APP_OK);
 }
 
 int desk_incident(const struct app_ctx *c, const char *id, struct desk_incident *out)
@@ -134,7 +127,7 @@ int desk_incident(const struct app_ctx *c, const char *id, struct desk_incident 
         if (rc >= 0)
             rc = audit_list(c->s, c->a, "incident", id, NULL, 500, 0, &out->audit, &out->naudit);
     }
-    return done(c, rc);
+    return app_rollback(c, rc, APP_OK);
 }
 
 int desk_audit(const struct app_ctx *c, const char *target_kind, const char *target_id,
@@ -144,7 +137,7 @@ int desk_audit(const struct app_ctx *c, const char *target_kind, const char *tar
     int rc = store_begin_read(c->s);
     if (rc >= 0)
         rc = audit_list(c->s, c->a, target_kind, target_id, action, limit, offset, out, n);
-    return done(c, rc);
+    return app_rollback(c, rc, APP_OK);
 }
 
 int desk_accounts(const struct app_ctx *c, const char *text, int64_t limit,
@@ -153,7 +146,7 @@ int desk_accounts(const struct app_ctx *c, const char *text, int64_t limit,
     int rc = store_begin_read(c->s);
     if (rc >= 0)
         rc = accounts_search(c->s, c->a, text, limit, out, n);
-    return done(c, rc);
+    return app_rollback(c, rc, APP_OK);
 }
 
 int desk_account(const struct app_ctx *c, const char *id, struct desk_account *out)
@@ -174,7 +167,7 @@ int desk_account(const struct app_ctx *c, const char *id, struct desk_account *o
         if (rc >= 0)
             rc = audit_list(c->s, c->a, "account", id, NULL, 200, 0, &out->audit, &out->naudit);
     }
-    return done(c, rc);
+    return app_rollback(c, rc, APP_OK);
 }
 
 static int quota_one(void *rows, const struct lead_quota_row *r)
@@ -212,5 +205,5 @@ int desk_quotas(const struct app_ctx *c, int64_t limit, struct desk_quota **out,
     *out = v;
     *n = Q.n;
     *global_day = u.count[QUOTA_GLOBAL_DAY];
-    return done(c, rc);
+    return app_rollback(c, rc, APP_OK);
 }

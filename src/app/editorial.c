@@ -144,8 +144,7 @@ static int in_tx(const struct app_ctx *c, struct edit_result *r,
         rc = fn(c, t, &st, r);
     if (rc == EDIT_OK && (rc = store_commit(c->s)) >= 0)
         return EDIT_OK;
-    store_rollback(c->s);
-    return rc < 0 ? APP_UNAVAILABLE : rc;
+    return app_rollback(c, rc, rc);
 }
 
 static int withdraw_tx(const struct app_ctx *c, const struct target *t,
@@ -327,8 +326,7 @@ int incident_remove_source(const struct app_ctx *c, const char *id, const char *
     if (rc == EDIT_OK)
         return EDIT_OK;
 out:
-    store_rollback(c->s);
-    return rc < 0 ? APP_UNAVAILABLE : rc;
+    return app_rollback(c, rc, rc);
 }
 
 static bool same(const char *x, const char *y)

@@ -84,8 +84,7 @@ int incident_read(const struct app_ctx *c, const char *key, unsigned what, const
     if (rc == INCIDENT_READ_FOUND)
         rc = read_view(c, id, what, voter, out);
 out:
-    store_rollback(c->s);
-    return rc < 0 ? APP_UNAVAILABLE : rc;
+    return app_rollback(c, rc, rc);
 }
 
 /* The item's state from its facts; FOUND leaves the rest to the caller. */
@@ -288,8 +287,7 @@ int incident_list(const struct app_ctx *c, const struct incident_filter *f, stru
     int rc = store_begin_read(c->s);
     if (rc >= 0)
         rc = incidents_list(c->s, c->a, &fv, list, n, more);
-    store_rollback(c->s);
-    return rc < 0 ? APP_UNAVAILABLE : APP_OK;
+    return app_rollback(c, rc, APP_OK);
 }
 
 int game_read(const struct app_ctx *c, const char *id, struct game *out, int64_t limit,

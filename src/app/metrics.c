@@ -20,6 +20,5 @@ int metrics_read(const struct app_ctx *c, struct store_gauges *out)
     int rc = store_begin_read(c->s);
     if (rc >= 0)
         rc = store_gauges_read(c->s, c->now, out);
-    store_rollback(c->s);
-    return rc < 0 ? APP_UNAVAILABLE : APP_OK;
+    return app_rollback(c, rc, APP_OK);
 }

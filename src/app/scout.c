@@ -63,10 +63,8 @@ static void reply_skip(struct buf *answer, enum scout_skip why)
     struct jw w;
     jw_init(&w, answer);
     jw_obj_begin(&w);
-    jw_key(&w, "skip");
-    jw_bool(&w, true);
-    jw_key(&w, "reason");
-    jw_str(&w, scout_skip_reason(why));
+    jw_kbool(&w, "skip", true);
+    jw_kstr(&w, "reason", scout_skip_reason(why));
     jw_obj_end(&w);
 }
 
@@ -74,10 +72,8 @@ static void kinds(struct jw *w, const char *name, const int64_t v[SCOUT_NKINDS])
 {
     jw_key(w, name);
     jw_obj_begin(w);
-    for (int k = 0; k < SCOUT_NKINDS; k++) {
-        jw_key(w, scout_kind_name(k));
-        jw_int(w, v[k]);
-    }
+    for (int k = 0; k < SCOUT_NKINDS; k++)
+        jw_kint(w, scout_kind_name(k), v[k]);
     jw_obj_end(w);
 }
 
@@ -94,17 +90,12 @@ static void run_left(const struct scout_credential *c, const struct scout_run *r
 static void run_head(struct jw *w, const struct scout_run *r, bool running)
 {
     jw_obj_begin(w);
-    jw_key(w, "runId");
-    jw_str(w, r->id);
-    jw_key(w, "key");
-    jw_str(w, r->key);
-    jw_key(w, "status");
-    jw_str(w, running ? "running" : "completed");
+    jw_kstr(w, "runId", r->id);
+    jw_kstr(w, "key", r->key);
+    jw_kstr(w, "status", running ? "running" : "completed");
     if (running) {
-        jw_key(w, "startedAt");
-        jw_time(w, r->started_at);
-        jw_key(w, "expiresAt");
-        jw_time(w, r->expires_at);
+        jw_ktime(w, "startedAt", r->started_at);
+        jw_ktime(w, "expiresAt", r->expires_at);
     }
 }
 
@@ -177,42 +168,31 @@ static int op_status(struct op *o)
     struct jw w;
     jw_init(&w, o->answer);
     jw_obj_begin(&w);
-    jw_key(&w, "enabled");
-    jw_bool(&w, !o->cred->disabled);
-    jw_key(&w, "candidateCreation");
-    jw_bool(&w, o->candidates);
+    jw_kbool(&w, "enabled", !o->cred->disabled);
+    jw_kbool(&w, "candidateCreation", o->candidates);
     char date[TIME_ISO_MAX];
     time_format_iso(day, date);
     date[10] = '\0';
-    jw_key(&w, "day");
-    jw_str(&w, date);
-    jw_key(&w, "resetsAt");
-    jw_time(&w, day + SCOUT_DAY_US);
+    jw_kstr(&w, "day", date);
+    jw_ktime(&w, "resetsAt", day + SCOUT_DAY_US);
     jw_key(&w, "budgets");
     jw_obj_begin(&w);
     for (int k = 0; k < SCOUT_NKINDS; k++) {
         jw_key(&w, scout_kind_name(k));
         jw_obj_begin(&w);
-        jw_key(&w, "limit");
-        jw_int(&w, o->cred->per_day[k]);
-        jw_key(&w, "used");
-        jw_int(&w, used[k]);
-        jw_key(&w, "remaining");
-        jw_int(&w, scout_remaining(o->cred->per_day[k], used[k]));
+        jw_kint(&w, "limit", o->cred->per_day[k]);
+        jw_kint(&w, "used", used[k]);
+        jw_kint(&w, "remaining", scout_remaining(o->cred->per_day[k], used[k]));
         jw_obj_end(&w);
     }
     jw_obj_end(&w);
     jw_key(&w, "perRun");
     jw_obj_begin(&w);
-    for (int k = 0; k < SCOUT_NKINDS; k++) {
-        jw_key(&w, scout_kind_name(k));
-        jw_int(&w, o->cred->per_run[k]);
-    }
-    jw_key(&w, "seconds");
-    jw_int(&w, o->cred->run_seconds);
+    for (int k = 0; k < SCOUT_NKINDS; k++)
+        jw_kint(&w, scout_kind_name(k), o->cred->per_run[k]);
+    jw_kint(&w, "seconds", o->cred->run_seconds);
     jw_obj_end(&w);
-    jw_key(&w, "key");
-    jw_str(&w, o->in.key);
+    jw_kstr(&w, "key", o->in.key);
     jw_key(&w, "activeRun");
     if (have_active == 1)
         write_run(&w, o->cred, &active, used);
@@ -383,14 +363,10 @@ static int op_reserve(struct op *o)
     struct jw w;
     jw_init(&w, o->answer);
     jw_obj_begin(&w);
-    jw_key(&w, "runId");
-    jw_str(&w, r.id);
-    jw_key(&w, "kind");
-    jw_str(&w, scout_kind_name(k));
-    jw_key(&w, "units");
-    jw_int(&w, o->in.units);
-    jw_key(&w, "expiresAt");
-    jw_time(&w, r.expires_at);
+    jw_kstr(&w, "runId", r.id);
+    jw_kstr(&w, "kind", scout_kind_name(k));
+    jw_kint(&w, "units", o->in.units);
+    jw_ktime(&w, "expiresAt", r.expires_at);
     kinds(&w, "remaining", left);
     jw_obj_end(&w);
     return 0;
@@ -426,12 +402,9 @@ static int op_finish(struct op *o)
         json_t *item = json_array_get(o->in.signals, i);
         if (scout_signal_parse(item, &sig, field, err, sizeof err) < 0) {
             jw_obj_begin(&rw);
-            jw_key(&rw, "index");
-            jw_int(&rw, (int64_t)i);
-            jw_key(&rw, "field");
-            jw_str(&rw, field[0] ? field : NULL);
-            jw_key(&rw, "message");
-            jw_str(&rw, err);
+            jw_kint(&rw, "index", (int64_t)i);
+            jw_kstr(&rw, "field", field[0] ? field : NULL);
+            jw_kstr(&rw, "message", err);
             jw_obj_end(&rw);
             continue;
         }
@@ -459,10 +432,8 @@ static int op_finish(struct op *o)
     struct jw w;
     jw_init(&w, o->answer);
     run_head(&w, &r, false);
-    jw_key(&w, "accepted");
-    jw_int(&w, accepted);
-    jw_key(&w, "duplicates");
-    jw_int(&w, duplicates);
+    jw_kint(&w, "accepted", accepted);
+    jw_kint(&w, "duplicates", duplicates);
     jw_key(&w, "rejected");
     jw_raw(&w, rejected.p);
     jw_obj_end(&w);

@@ -68,27 +68,18 @@ void scoutkey_json(struct jw *w, const struct scout_credential *c, int64_t now)
                                                 c->per_run[SCOUT_X], c->per_run[SCOUT_MODEL],
                                                 c->run_seconds};
     jw_obj_begin(w);
-    jw_key(w, "id");
-    jw_str(w, c->id);
-    jw_key(w, "name");
-    jw_str(w, c->name);
-    jw_key(w, "prefix");
-    jw_str(w, c->prefix);
-    jw_key(w, "state");
-    jw_str(w, scout_credential_state_name(
-                  scout_credential_state(now, c->expires_at, c->revoked_at, c->disabled)));
-    for (int k = 0; k < SCOUTKEY_NBUDGETS; k++) {
-        jw_key(w, scoutkey_budget_fields[k].name);
-        jw_int(w, budgets[k]);
-    }
-    jw_key(w, "created_at");
-    jw_time(w, c->created_at);
-    jw_key(w, "expires_at");
-    jw_time(w, c->expires_at);
-    jw_key(w, "revoked_at");
-    jw_time(w, c->revoked_at);
-    jw_key(w, "last_used_at");
-    jw_time(w, c->last_used_at);
+    jw_kstr(w, "id", c->id);
+    jw_kstr(w, "name", c->name);
+    jw_kstr(w, "prefix", c->prefix);
+    jw_kstr(w, "state",
+            scout_credential_state_name(
+                scout_credential_state(now, c->expires_at, c->revoked_at, c->disabled)));
+    for (int k = 0; k < SCOUTKEY_NBUDGETS; k++)
+        jw_kint(w, scoutkey_budget_fields[k].name, budgets[k]);
+    jw_ktime(w, "created_at", c->created_at);
+    jw_ktime(w, "expires_at", c->expires_at);
+    jw_ktime(w, "revoked_at", c->revoked_at);
+    jw_ktime(w, "last_used_at", c->last_used_at);
 }
 
 /* The audit form of a credential: its settings and state at now, in the arena. */

@@ -324,6 +324,20 @@ static int opt_string(const json_t *item, const char *name, size_t max, bool emp
     return 0;
 }
 
+/* The optional string member key of item that ok accepts: 0 with *out (left alone when the
+ * member is absent or null), or -1. item owns *out. */
+static int opt_checked(const json_t *item, const char *key, bool (*ok)(const char *),
+                       const char **out)
+{
+    json_t *v = json_object_get(item, key);
+    if (!v || json_is_null(v))
+        return 0;
+    if (!json_is_string(v) || !ok(json_string_value(v)))
+        return -1;
+    *out = json_string_value(v);
+    return 0;
+}
+
 int scout_signal_parse(const void *p, struct scout_signal *out, char field[16], char *err,
                        size_t errlen)
 {
@@ -375,26 +389,18 @@ int scout_signal_parse(const void *p, struct scout_signal *out, char field[16], 
             return bad(field, "posted_at", err, errlen,
                        "must be an RFC 3339 date-time (2025-11-29T20:01:02Z), or null");
     }
-    v = json_object_get(item, "game_id");
-    if (v && !json_is_null(v)) {
-        if (!json_is_string(v) || !entity_id_is_valid(json_string_value(v)))
-            return bad(field, "game_id", err, errlen,
-                       "must be a game ID (1 to 255 characters of A-Z a-z 0-9 . _ : ~ -), or null");
-        out->game_id = json_string_value(v);
-    }
+    if (opt_checked(item, "game_id", entity_id_is_valid, &out->game_id) < 0)
+        return bad(field, "game_id", err, errlen,
+                   "must be a game ID (1 to 255 characters of A-Z a-z 0-9 . _ : ~ -), or null");
     v = json_object_get(item, "period");
     if (v && !json_is_null(v)) {
         if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > 30)
             return bad(field, "period", err, errlen, "must be an integer from 1 to 30, or null");
         out->period = (int64_t)json_integer_value(v);
     }
-    v = json_object_get(item, "clock");
-    if (v && !json_is_null(v)) {
-        if (!json_is_string(v) || !lead_clock_valid(json_string_value(v)))
-            return bad(field, "clock", err, errlen,
-                       "must be M:SS or MM:SS (minutes 0 to 15, seconds 00 to 59), or null");
-        out->clock = json_string_value(v);
-    }
+    if (opt_checked(item, "clock", lead_clock_valid, &out->clock) < 0)
+        return bad(field, "clock", err, errlen,
+                   "must be M:SS or MM:SS (minutes 0 to 15, seconds 00 to 59), or null");
     out->canonical_url = scout_canonical_url(out->url);
     if (!out->canonical_url ||
         url_registrable_domain(out->canonical_url, out->domain, sizeof out->domain) < 0) {

@@ -111,6 +111,27 @@ static struct games_source worker_source(const struct worker_config *cfg, const 
     };
 }
 
+/* One source's run: the arena its strings live in, the source's stored state (claim) and
+ * the sync it asks for, started from worker_source. */
+struct source_run {
+    struct arena a;
+    struct provider_source_state st;
+    struct games_source src;
+};
+
+/* Opens a run of source for provider: its arena, then claim; run->src from worker_source
+ * when claimed. 1 claimed, 0 not due, or a negative rc; run->a is released with
+ * arena_release either way. */
+static int run_open(struct store *s, const struct worker_config *cfg, const char *provider,
+                    const char *source, int64_t now, struct source_run *run)
+{
+    arena_init(&run->a);
+    int rc = claim(s, &run->a, source, now, &run->st);
+    if (rc > 0)
+        run->src = worker_source(cfg, provider);
+    return rc;
+}
+
 /* Syncs one source when it is due. 1 synced (or tried), 0 not due, or a negative rc. */
 static int refresh_one(struct store *s, const struct worker_config *cfg, int64_t now,
                        const char *provider)
@@ -121,56 +142,53 @@ static int refresh_one(struct store *s, const struct worker_config *cfg, int64_t
         snprintf(source, sizeof source, "nflverse %s", cfg->games_nflverse);
     else
         snprintf(source, sizeof source, "cfbd %lld", (long long)cfg->games_cfbd_season);
-    struct arena a;
-    arena_init(&a);
-    struct provider_source_state st;
-    int rc = claim(s, &a, source, now, &st);
+    struct source_run run;
+    int rc = run_open(s, cfg, provider, source, now, &run);
     if (rc <= 0)
         goto out;
-    struct games_source src = worker_source(cfg, provider);
-    src.location = nfl ? cfg->games_nflverse : NULL;
-    src.season = cfg->games_cfbd_season;
-    src.week = MODEL_NULL;
-    src.season_type = "both";
-    src.etag = st.etag;
-    src.last_modified = st.last_modified;
+    run.src.location = nfl ? cfg->games_nflverse : NULL;
+    run.src.season = cfg->games_cfbd_season;
+    run.src.week = MODEL_NULL;
+    run.src.season_type = "both";
+    run.src.etag = run.st.etag;
+    run.src.last_modified = run.st.last_modified;
     if (!nfl) {
         /* the team list changes rarely: fetched on the cold period only */
         struct provider_source_state tst;
         snprintf(teams_source, sizeof teams_source, "cfbd-teams %lld",
                  (long long)cfg->games_cfbd_season);
-        int t = claim(s, &a, teams_source, now, &tst);
+        int t = claim(s, &run.a, teams_source, now, &tst);
         if (t < 0) {
             rc = t;
             goto out;
         }
-        src.with_teams = t == 1;
-        if (src.with_teams) {
-            src.etag = src.last_modified = NULL; /* new team data needs the games again */
+        run.src.with_teams = t == 1;
+        if (run.src.with_teams) {
+            run.src.etag = run.src.last_modified = NULL; /* new team data needs the games again */
         }
     }
-    struct app_ctx ctx = {.s = s, .a = &a, .now = now, .actor = "worker"};
+    struct app_ctx ctx = {.s = s, .a = &run.a, .now = now, .actor = "worker"};
     struct games_sync_report r;
     char err[1024] = "", msg[1200], *etag = NULL, *lm = NULL;
-    int out = app_games_sync_source(&ctx, &src, NULL, NULL, &r, &etag, &lm, err, sizeof err);
+    int out = app_games_sync_source(&ctx, &run.src, NULL, NULL, &r, &etag, &lm, err, sizeof err);
     int64_t period = cfg->games_cold_us, next;
     if (out == GAMES_SYNC_OK) {
         int busy = games_provider_busy(s, provider, now, BUSY_SINCE_US, BUSY_AHEAD_US);
         period = busy > 0 ? cfg->games_hot_us : cfg->games_cold_us;
     }
-    rc = finish_run(s, cfg, source, now, out, &r, err, st.failures, period, etag, lm, &next, msg,
-                    sizeof msg);
-    if (rc >= 0 && teams_source[0] && src.with_teams) {
+    rc = finish_run(s, cfg, source, now, out, &r, err, run.st.failures, period, etag, lm, &next,
+                    msg, sizeof msg);
+    if (rc >= 0 && teams_source[0] && run.src.with_teams) {
         bool ok = out == GAMES_SYNC_OK;
         rc = done(s, teams_source, NULL, NULL, now, ok && !r.not_modified,
-                  ok ? now + cfg->games_cold_us : next, ok ? 0 : st.failures + 1, msg);
+                  ok ? now + cfg->games_cold_us : next, ok ? 0 : run.st.failures + 1, msg);
     }
     free(etag);
     free(lm);
     if (rc >= 0)
         rc = 1;
 out:
-    arena_release(&a);
+    arena_release(&run.a);
     return rc;
 }
 
@@ -183,25 +201,22 @@ static int refresh_scoreboard(struct store *s, const struct worker_config *cfg, 
     int busy = games_provider_busy(s, "cfbd", now, BUSY_SINCE_US, BUSY_AHEAD_US);
     if (busy <= 0)
         return busy;
-    struct arena a;
-    arena_init(&a);
-    struct provider_source_state st;
-    int rc = claim(s, &a, SCOREBOARD_SOURCE, now, &st);
+    struct source_run run;
+    int rc = run_open(s, cfg, "cfbd", SCOREBOARD_SOURCE, now, &run);
     if (rc <= 0)
         goto out;
-    struct games_source src = worker_source(cfg, "cfbd");
-    src.scoreboard = true;
-    struct app_ctx ctx = {.s = s, .a = &a, .now = now, .actor = "worker"};
+    run.src.scoreboard = true;
+    struct app_ctx ctx = {.s = s, .a = &run.a, .now = now, .actor = "worker"};
     struct games_sync_report r;
     char err[1024] = "", msg[1200];
     int64_t next;
-    int out = app_games_sync_source(&ctx, &src, NULL, NULL, &r, NULL, NULL, err, sizeof err);
-    rc = finish_run(s, cfg, SCOREBOARD_SOURCE, now, out, &r, err, st.failures, cfg->games_hot_us,
-                    NULL, NULL, &next, msg, sizeof msg);
+    int out = app_games_sync_source(&ctx, &run.src, NULL, NULL, &r, NULL, NULL, err, sizeof err);
+    rc = finish_run(s, cfg, SCOREBOARD_SOURCE, now, out, &r, err, run.st.failures,
+                    cfg->games_hot_us, NULL, NULL, &next, msg, sizeof msg);
     if (rc >= 0)
         rc = 1;
 out:
-    arena_release(&a);
+    arena_release(&run.a);
     return rc;
 }
 

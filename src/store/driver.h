@@ -76,4 +76,25 @@ int store_pg_open(const char *uri, bool create, struct store **out, char *err, s
 /* FNV-1a of a statement's text: the key of both drivers' statement caches. */
 uint64_t store_sql_hash(const char *sql);
 
+/* The head of an entry of a driver's statement cache, its first member: the handle
+ * store_prepare() hands out, and the key. */
+struct store_cached {
+    struct store_stmt base; /* first */
+    uint64_t hash;          /* store_sql_hash(sql) */
+    char *sql;              /* the caller's text, owned by the entry; NULL: a free entry */
+};
+
+/*
+ * The statement cache of a connection, both drivers': an open-addressed table of n entries
+ * of size bytes each, every one beginning with a struct store_cached. Returns the entry that
+ * holds sql (h its store_sql_hash; *hit true), or the entry to fill (*hit false): a free
+ * one, else, the table being full, the first from sql's slot on that running() says is not
+ * running: a caller may still be stepping an older statement (a list query while it
+ * prepares the per-row ones) and that one must survive. Changes nothing; aborts when every
+ * entry runs. The entry is the table's.
+ */
+struct store_cached *store_cache_find(void *table, size_t n, size_t size, const char *sql,
+                                      uint64_t h, bool (*running)(const struct store_cached *e),
+                                      bool *hit);
+
 #endif

@@ -66,10 +66,8 @@
 #define WRITE_LOCK_KEY "24603125091691621"
 
 struct pg_stmt {
-    struct store_stmt base; /* first: the handle store_prepare() hands out */
+    struct store_cached k; /* first: the handle and the cache key (k.sql NULL: a free slot) */
     struct pg_store *s;
-    uint64_t hash;
-    char *sql;     /* the caller's text, the cache key; NULL for a free slot */
     char *pgsql;   /* the same with $n placeholders */
     char name[24]; /* server-side prepared statement name, once prepared */
     bool prepared; /* on this connection */
@@ -285,11 +283,11 @@ static void clear_bindings(struct pg_stmt *p)
 
 static void stmt_free(struct pg_stmt *p)
 {
-    if (!p->sql)
+    if (!p->k.sql)
         return;
     PQclear(p->res);
     clear_bindings(p);
-    free(p->sql);
+    free(p->k.sql);
     free(p->pgsql);
     free(p->types);
     free(p->prep);
@@ -352,12 +350,12 @@ static char *number_placeholders(const char *sql, int *n)
 
 static bool stmt_init(struct pg_stmt *p, struct pg_store *s, const char *sql, uint64_t h)
 {
-    p->base.drv = &pg_driver;
-    p->base.conn = &s->base;
+    p->k.base.drv = &pg_driver;
+    p->k.base.conn = &s->base;
     p->s = s;
-    p->hash = h;
+    p->k.hash = h;
     p->row = -1;
-    p->sql = strdup(sql);
+    p->k.sql = strdup(sql);
     p->pgsql = number_placeholders(sql, &p->nparams);
     size_t n = (size_t)p->nparams + 1;
     p->types = calloc(n, sizeof *p->types);
@@ -365,41 +363,28 @@ static bool stmt_init(struct pg_stmt *p, struct pg_store *s, const char *sql, ui
     p->values = calloc(n, sizeof *p->values);
     p->owned = calloc(n, sizeof *p->owned);
     p->ibuf = calloc(n, sizeof *p->ibuf);
-    return p->sql && p->pgsql && p->types && p->prep && p->values && p->owned && p->ibuf;
+    return p->k.sql && p->pgsql && p->types && p->prep && p->values && p->owned && p->ibuf;
+}
+
+/* store_cache_find's running(): a statement with a result not yet stepped through */
+static bool pg_running(const struct store_cached *e)
+{
+    return ((const struct pg_stmt *)e)->res != NULL;
 }
 
 static struct store_stmt *pg_prepare(struct store *base, const char *sql)
 {
     struct pg_store *s = conn_of(base);
     uint64_t h = store_sql_hash(sql);
-    unsigned slot = (unsigned)(h % STMT_CACHE);
-    for (unsigned i = 0; i < STMT_CACHE; i++) {
-        struct pg_stmt *c = &s->cache[(slot + i) % STMT_CACHE];
-        if (!c->sql)
-            break;
-        if (c->hash == h && strcmp(c->sql, sql) == 0) {
-            PQclear(c->res);
-            c->res = NULL;
-            c->row = -1;
-            clear_bindings(c);
-            return &c->base;
-        }
-    }
-    /* a free slot; when the cache is full, evict one that is not running (see sqlite.c) */
-    struct pg_stmt *c = NULL;
-    for (unsigned i = 0; i < STMT_CACHE && !c; i++) {
-        struct pg_stmt *t = &s->cache[(slot + i) % STMT_CACHE];
-        if (!t->sql)
-            c = t;
-    }
-    for (unsigned i = 0; i < STMT_CACHE && !c; i++) {
-        struct pg_stmt *t = &s->cache[(slot + i) % STMT_CACHE];
-        if (!t->res)
-            c = t;
-    }
-    if (!c) {
-        fputs("whistle: statement cache exhausted by running statements\n", stderr);
-        abort();
+    bool hit;
+    struct pg_stmt *c = (struct pg_stmt *)store_cache_find(s->cache, STMT_CACHE, sizeof s->cache[0],
+                                                           sql, h, pg_running, &hit);
+    if (hit) {
+        PQclear(c->res);
+        c->res = NULL;
+        c->row = -1;
+        clear_bindings(c);
+        return &c->k.base;
     }
     if (c->prepared && !s->base.broken && PQtransactionStatus(s->conn) != PQTRANS_INERROR) {
         char sqlbuf[48];
@@ -411,7 +396,7 @@ static struct store_stmt *pg_prepare(struct store *base, const char *sql)
         fputs("whistle: out of memory\n", stderr);
         abort();
     }
-    return &c->base;
+    return &c->k.base;
 }
 
 static bool param_ok(struct pg_stmt *p, int idx)
@@ -507,7 +492,7 @@ static bool needs_prepare(struct pg_stmt *p)
     /* the write rule (app/app.h): a statement a locked write needs is prepared before the
      * lock (store_prepare_ahead); one prepared under it is a bug worth a line */
     if (p->s->base.key_locked)
-        log_warn("store", "statement prepared while a key lock is held: %.80s", p->sql);
+        log_warn("store", "statement prepared while a key lock is held: %.80s", p->k.sql);
     snprintf(p->name, sizeof p->name, "w%u", ++p->s->next_name);
     return true;
 }
@@ -533,7 +518,7 @@ static int take_result(struct pg_stmt *p, PGresult *res)
     }
     int rc = map_result(s, res);
     if (rc != STORE_CONSTRAINT && rc != STORE_GONE)
-        log_error("store", "in statement: %s", p->sql);
+        log_error("store", "in statement: %s", p->k.sql);
     PQclear(res);
     return rc;
 }

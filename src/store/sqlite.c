@@ -19,10 +19,8 @@
 #define PROBE_WAIT_MS   100  /* how long the write probe waits for this process's writers */
 
 struct cached_stmt {
-    struct store_stmt base; /* first: the handle store_prepare() hands out */
-    uint64_t hash;
-    char *sql;
-    sqlite3_stmt *stmt;
+    struct store_cached k; /* first: the handle and the cache key */
+    sqlite3_stmt *stmt;    /* NULL exactly when k.sql is */
 };
 
 struct sqlite_store {
@@ -187,9 +185,9 @@ static void sq_disconnect(struct sqlite_store *s)
 {
     for (int i = 0; i < STMT_CACHE; i++) {
         sqlite3_finalize(s->cache[i].stmt);
-        free(s->cache[i].sql);
+        free(s->cache[i].k.sql);
         s->cache[i].stmt = NULL;
-        s->cache[i].sql = NULL;
+        s->cache[i].k.sql = NULL;
     }
     sqlite3_close_v2(s->db);
     s->db = NULL;
@@ -204,20 +202,23 @@ static void sq_close(struct store *base)
     free(s);
 }
 
+/* store_cache_find's running(): a statement stepped and not yet reset or done */
+static bool sq_running(const struct store_cached *e)
+{
+    return sqlite3_stmt_busy(((const struct cached_stmt *)e)->stmt);
+}
+
 static struct store_stmt *sq_prepare(struct store *base, const char *sql)
 {
     struct sqlite_store *s = conn(base);
     uint64_t h = store_sql_hash(sql);
-    unsigned slot = (unsigned)(h % STMT_CACHE);
-    for (unsigned i = 0; i < STMT_CACHE; i++) {
-        struct cached_stmt *c = &s->cache[(slot + i) % STMT_CACHE];
-        if (!c->stmt)
-            break;
-        if (c->hash == h && strcmp(c->sql, sql) == 0) {
-            sqlite3_reset(c->stmt);
-            sqlite3_clear_bindings(c->stmt);
-            return &c->base;
-        }
+    bool hit;
+    struct cached_stmt *c = (struct cached_stmt *)store_cache_find(
+        s->cache, STMT_CACHE, sizeof s->cache[0], sql, h, sq_running, &hit);
+    if (hit) {
+        sqlite3_reset(c->stmt);
+        sqlite3_clear_bindings(c->stmt);
+        return &c->k.base;
     }
     sqlite3_stmt *stmt = NULL;
     int rc = sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &stmt, NULL);
@@ -226,38 +227,20 @@ static struct store_stmt *sq_prepare(struct store *base, const char *sql)
         log_error("store", "cannot prepare statement: %s", sqlite3_errmsg(s->db));
         return NULL;
     }
-    /* a free slot; when the cache is full, evict one whose statement is not running: a
-     * caller may still be stepping an older statement (a list query while it prepares the
-     * per-row ones) and that one must survive */
-    struct cached_stmt *c = NULL;
-    for (unsigned i = 0; i < STMT_CACHE && !c; i++) {
-        struct cached_stmt *t = &s->cache[(slot + i) % STMT_CACHE];
-        if (!t->stmt)
-            c = t;
-    }
-    for (unsigned i = 0; i < STMT_CACHE && !c; i++) {
-        struct cached_stmt *t = &s->cache[(slot + i) % STMT_CACHE];
-        if (!sqlite3_stmt_busy(t->stmt))
-            c = t;
-    }
-    if (!c) {
-        fputs("whistle: statement cache exhausted by running statements\n", stderr);
-        abort();
-    }
     if (c->stmt) {
         sqlite3_finalize(c->stmt);
-        free(c->sql);
+        free(c->k.sql);
     }
-    c->base.drv = &sqlite_driver;
-    c->base.conn = &s->base;
-    c->hash = h;
-    c->sql = strdup(sql);
+    c->k.base.drv = &sqlite_driver;
+    c->k.base.conn = &s->base;
+    c->k.hash = h;
+    c->k.sql = strdup(sql);
     c->stmt = stmt;
-    if (!c->sql) {
+    if (!c->k.sql) {
         fputs("whistle: out of memory\n", stderr);
         abort();
     }
-    return &c->base;
+    return &c->k.base;
 }
 
 static void sq_bind_text(struct store_stmt *st, int idx, const char *v)

@@ -53,6 +53,31 @@ uint64_t store_sql_hash(const char *sql)
     return h;
 }
 
+struct store_cached *store_cache_find(void *table, size_t n, size_t size, const char *sql,
+                                      uint64_t h, bool (*running)(const struct store_cached *e),
+                                      bool *hit)
+{
+    size_t slot = (size_t)(h % n);
+    *hit = false;
+    /* the probe ends at the first free entry: sql is not cached, and that one is free */
+    for (size_t i = 0; i < n; i++) {
+        struct store_cached *e = (void *)((char *)table + (slot + i) % n * size);
+        if (!e->sql)
+            return e;
+        if (e->hash == h && strcmp(e->sql, sql) == 0) {
+            *hit = true;
+            return e;
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct store_cached *e = (void *)((char *)table + (slot + i) % n * size);
+        if (!running(e))
+            return e;
+    }
+    fputs("whistle: statement cache exhausted by running statements\n", stderr);
+    abort();
+}
+
 /* Failures by kind since start (store_error_counts): bugs, busy, gone. */
 static atomic_llong failures[3];
 

@@ -230,6 +230,33 @@ static void test_running_statement_survives_other_statements(void **state)
     assert_int_equal(query_int(f->s, "SELECT count(*) FROM settings WHERE value = 'x'"), 3);
 }
 
+/* The statement cache is full and evicts (store_cache_find): a running statement keeps its
+ * result and its slot, every other statement is prepared again on the server (DEALLOCATE of
+ * the one it replaces) and answers its own rows. */
+static void test_cache_evicts_but_not_a_running_statement(void **state)
+{
+    struct fixture *f = migrated(state);
+    struct store_stmt *held = store_prepare(f->s, "SELECT 'held' UNION ALL SELECT 'again'");
+    assert_int_equal(store_step(held), STORE_ROW); /* running: must not be evicted */
+    for (int round = 0; round < 2; round++) {
+        for (int i = 0; i < 400; i++) {
+            char sql[64];
+            snprintf(sql, sizeof sql, "SELECT %d + CAST(? AS BIGINT)", i);
+            struct store_stmt *st = store_prepare(f->s, sql);
+            assert_non_null(st);
+            store_bind_int(st, 1, round);
+            assert_int_equal(store_step(st), STORE_ROW);
+            assert_int_equal(store_col_int(st, 0), i + round);
+            store_reset(st);
+        }
+    }
+    assert_int_equal(store_step(held), STORE_ROW);
+    assert_string_equal(store_col_text(held, 0), "again");
+    assert_int_equal(store_step(held), STORE_DONE);
+    /* the server holds no more prepared statements than the cache has slots */
+    assert_true(query_int(f->s, "SELECT count(*) FROM pg_prepared_statements") <= 128);
+}
+
 static void test_constraint_and_failed_transaction(void **state)
 {
     struct fixture *f = migrated(state);
@@ -494,6 +521,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_parameter_types_follow_the_bind_function, setup_db,
                                         teardown_db),
         cmocka_unit_test_setup_teardown(test_running_statement_survives_other_statements, setup_db,
+                                        teardown_db),
+        cmocka_unit_test_setup_teardown(test_cache_evicts_but_not_a_running_statement, setup_db,
                                         teardown_db),
         cmocka_unit_test_setup_teardown(test_constraint_and_failed_transaction, setup_db,
                                         teardown_db),

@@ -320,6 +320,56 @@ static void test_prepared_statement_survives_other_prepares(void **state)
     assert_int_equal(store_step(held), STORE_DONE);
 }
 
+/* store_cache_find itself (driver.h), on a table of 4 entries: a hit, the free entry where a
+ * probe ends, and when the table is full the first entry from the slot on that is not
+ * running. */
+struct fake_entry {
+    struct store_cached k;
+    bool running;
+};
+
+static bool fake_running(const struct store_cached *e)
+{
+    return ((const struct fake_entry *)e)->running;
+}
+
+static void test_cache_find_probe(void **state)
+{
+    (void)state;
+    struct fake_entry t[4] = {0};
+    char sql[4][64];
+    bool hit;
+    /* empty: the entry at the slot of the hash */
+    uint64_t h = store_sql_hash("A");
+    struct store_cached *e = store_cache_find(t, 4, sizeof t[0], "A", h, fake_running, &hit);
+    assert_false(hit);
+    assert_ptr_equal(e, &t[h % 4].k);
+    /* fill all four, in probe order from each one's slot */
+    for (int i = 0; i < 4; i++) {
+        snprintf(sql[i], sizeof sql[i], "S%d", i);
+        uint64_t hi = store_sql_hash(sql[i]);
+        e = store_cache_find(t, 4, sizeof t[0], sql[i], hi, fake_running, &hit);
+        assert_false(hit);
+        e->hash = hi;
+        e->sql = sql[i];
+    }
+    for (int i = 0; i < 4; i++) {
+        char copy[64];
+        snprintf(copy, sizeof copy, "S%d", i); /* the same text in another buffer */
+        e = store_cache_find(t, 4, sizeof t[0], copy, store_sql_hash(copy), fake_running, &hit);
+        assert_true(hit);
+        assert_ptr_equal(e->sql, sql[i]);
+    }
+    /* full: a miss takes the first entry from its slot on that is not running */
+    uint64_t hx = store_sql_hash("X");
+    size_t slot = hx % 4;
+    t[slot].running = true;
+    t[(slot + 1) % 4].running = true;
+    e = store_cache_find(t, 4, sizeof t[0], "X", hx, fake_running, &hit);
+    assert_false(hit);
+    assert_ptr_equal(e, &t[(slot + 2) % 4].k);
+}
+
 static void test_prepare_bad_sql(void **state)
 {
     struct fixture *f = *state;
@@ -658,6 +708,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         T(test_open_configures_connection, setup_db),
         cmocka_unit_test(test_open_missing_without_create),
+        cmocka_unit_test(test_cache_find_probe),
         cmocka_unit_test(test_open_not_a_database),
         T(test_reopen_existing_without_create, setup_db),
         T(test_migrate_fresh_and_twice, setup_db),

@@ -79,7 +79,12 @@ struct pg_stmt {
     char (*ibuf)[32];
     PGresult *res; /* the executed result while the statement runs */
     int row;       /* current row of res */
+    bool pinned;   /* prepared ahead (store_prepare_ahead) for the transaction under way */
 };
+
+/* At most this many statements of one transaction are pinned (pin): a keyed write
+ * prepares a handful ahead */
+#define PINS_MAX 32
 
 struct pg_store {
     struct store base; /* first */
@@ -92,6 +97,8 @@ struct pg_store {
     uint64_t epoch; /* hash of the server's start time, read at connect (pg_data_version) */
     unsigned next_name;
     char err[512];
+    struct pg_stmt *pins[PINS_MAX]; /* the pinned statements, until the transaction ends */
+    int npins;
     struct pg_stmt cache[STMT_CACHE];
 };
 
@@ -366,10 +373,34 @@ static bool stmt_init(struct pg_stmt *p, struct pg_store *s, const char *sql, ui
     return p->k.sql && p->pgsql && p->types && p->prep && p->values && p->owned && p->ibuf;
 }
 
-/* store_cache_find's running(): a statement with a result not yet stepped through */
+/* store_cache_find's running(): a statement with a result not yet stepped through, or one
+ * pinned for the transaction under way (its preparation must not happen again under the
+ * transaction's locks) */
 static bool pg_running(const struct store_cached *e)
 {
-    return ((const struct pg_stmt *)e)->res != NULL;
+    const struct pg_stmt *p = (const struct pg_stmt *)e;
+    return p->res != NULL || p->pinned;
+}
+
+/* Keeps p in the cache until the transaction ends (unpin_all): store_prepare_ahead prepared
+ * it so that the write's locks are never held across its preparation, and a statement the
+ * write prepares under them must not evict it. */
+static void pin(struct pg_store *s, struct pg_stmt *p)
+{
+    if (!p->pinned && s->npins < PINS_MAX) {
+        p->pinned = true;
+        s->pins[s->npins++] = p;
+    }
+}
+
+/* The end of a transaction (commit or rollback): its prepared-ahead statements may go. */
+static void unpin_all(struct pg_store *s)
+{
+    if (s->base.prepare_only)
+        return;
+    for (int i = 0; i < s->npins; i++)
+        s->pins[i]->pinned = false;
+    s->npins = 0;
 }
 
 static struct store_stmt *pg_prepare(struct store *base, const char *sql)
@@ -620,8 +651,10 @@ static int execute(struct pg_stmt *p)
         PQclear(r);
         p->prepared = true;
     }
-    if (s->base.prepare_only)
+    if (s->base.prepare_only) {
+        pin(s, p);
         return STORE_DONE;
+    }
     s->base.round_trips++;
     return take_result(p, PQexecPrepared(s->conn, p->name, p->nparams,
                                          (const char *const *)p->values, NULL, NULL, 0));
@@ -691,6 +724,7 @@ static int pg_exec(struct store *s, const char *sql)
 static void pg_rollback(struct store *base)
 {
     struct pg_store *s = conn_of(base);
+    unpin_all(s);
     bool writing = s->writing;
     s->writing = false;
     s->read_pending = false;
@@ -773,6 +807,7 @@ static int pg_write_probe(struct store *base)
 static int pg_commit(struct store *base)
 {
     struct pg_store *s = conn_of(base);
+    unpin_all(s);
     if (s->base.broken)
         return STORE_GONE;
     drain(s);

@@ -361,6 +361,50 @@ static const char *query_text(struct store *s, const char *sql, char *out, size_
     return out;
 }
 
+#define AHEAD_SQL "SELECT 4242 + CAST(? AS BIGINT)"
+#define AHEAD_NAME                                                                                 \
+    "SELECT name FROM pg_prepared_statements WHERE statement = 'SELECT 4242 + CAST($1 AS BIGINT)'"
+
+/* store_prepare_ahead's statement of a keyed write (app_begin_locked) */
+static int ahead(struct store *s, void *arg)
+{
+    (void)arg;
+    struct store_stmt *st = store_prepare(s, AHEAD_SQL);
+    store_bind_int(st, 1, 1);
+    return store_step(st);
+}
+
+/* A statement prepared ahead stays in the cache until its transaction ends, however many
+ * others are prepared under the transaction's key lock (more than the cache holds): the
+ * write never prepares it again while it holds the lock (issue 20). */
+static void test_prepared_ahead_stays_until_the_transaction_ends(void **state)
+{
+    struct fixture *f = migrated(state);
+    assert_int_equal(store_prepare_ahead(f->s, ahead, NULL), 0);
+    char before[32], after[32];
+    query_text(f->s, AHEAD_NAME, before, sizeof before);
+    assert_int_equal(store_begin_row_write(f->s), 0);
+    assert_int_equal(store_lock_key(f->s, "test:pins"), 0);
+    log_set_level(LOG_ERROR); /* each prepare under the lock logs a warning */
+    for (int i = 0; i < 300; i++) {
+        char sql[64];
+        snprintf(sql, sizeof sql, "SELECT %d + CAST(? AS BIGINT)", i);
+        struct store_stmt *st = store_prepare(f->s, sql);
+        store_bind_int(st, 1, 0);
+        assert_int_equal(store_step(st), STORE_ROW);
+        store_reset(st);
+    }
+    log_set_level(LOG_INFO);
+    struct store_stmt *st = store_prepare(f->s, AHEAD_SQL);
+    store_bind_int(st, 1, 1);
+    assert_int_equal(store_step(st), STORE_ROW);
+    assert_int_equal(store_col_int(st, 0), 4243);
+    store_reset(st);
+    /* the same server-side statement: it was not prepared again */
+    assert_string_equal(query_text(f->s, AHEAD_NAME, after, sizeof after), before);
+    assert_int_equal(store_commit(f->s), 0);
+}
+
 /* A read opens with its first statement (BEGIN, the request's budget and the statement in
  * one pipeline) and its ROLLBACK is not waited for: the budget holds inside the read only,
  * a failed read leaves nothing behind, and the next read or write sees what others did. */
@@ -524,6 +568,8 @@ int main(void)
                                         teardown_db),
         cmocka_unit_test_setup_teardown(test_cache_evicts_but_not_a_running_statement, setup_db,
                                         teardown_db),
+        cmocka_unit_test_setup_teardown(test_prepared_ahead_stays_until_the_transaction_ends,
+                                        setup_db, teardown_db),
         cmocka_unit_test_setup_teardown(test_constraint_and_failed_transaction, setup_db,
                                         teardown_db),
         cmocka_unit_test_setup_teardown(test_write_transaction_holds_the_write_lock, setup_db,

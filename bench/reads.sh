@@ -169,6 +169,35 @@ stop_nginx() {
     NPID=""
 }
 
+# compare ROTATION LABEL NGINX_LABEL PORT PATHS|- PATH [WRK_OPTION...]: the same wrk run
+# against Whistle on PORT and then nginx (wrk_run: the paths in file PATHS, or - and PATH
+# alone); prints the table's two rows, Whistle's with its ratio to nginx
+compare() {
+    local what=$1 label=$2 nlabel=$3 wport=$4 paths=$5 path=$6 w n_ r
+    shift 6
+    w=$(wrk_run "http://127.0.0.1:$wport$path" "$paths" "$@")
+    n_=$(wrk_run "http://127.0.0.1:$NPORT$path" "$paths" "$@")
+    r=$(awk -v a="${w%% *}" -v b="${n_%% *}" 'BEGIN { printf "%.2f", a / b }')
+    # shellcheck disable=SC2086
+    set -- $w
+    echo "| $N | $what | $label | $1 | $2 | $3 | $r | $4 |"
+    # shellcheck disable=SC2086
+    set -- $n_
+    echo "| $N | $what | $nlabel | $1 | $2 | $3 | | $4 |"
+}
+
+# same_bodies PORT WHO: every 100th path of the rotations, as the server on PORT answers it,
+# byte for byte the file nginx serves for it (cmp); dies naming WHO otherwise
+same_bodies() {
+    local p f
+    while read -r p; do
+        curl -s -o "$TMP/cmp.body" "http://127.0.0.1:$1$p"
+        f="$TMP/www/one$p.json"
+        [ -f "$f" ] || f="$TMP/www/lists/${p##*offset=}.json"
+        cmp -s "$TMP/cmp.body" "$f" || die "$2's body for $p differs from the file nginx serves"
+    done < <(sed -n '1~100p' "$TMP/single.paths" "$TMP/list.paths")
+}
+
 echo "| incidents | rotation | server | req/s | p50 ms | p99 ms | ratio to nginx | load avg |"
 echo "|---:|---|---|---:|---:|---:|---:|---:|"
 NOTES="$TMP/notes.md"
@@ -243,28 +272,16 @@ PY
     chmod -R a+rX "$TMP/www"
     start_nginx "$TMP/www"
     # cmp every body nginx sends with Whistle's (plain), and the gzip forms decompressed
-    while read -r p; do
-        curl -s -o "$TMP/n.body" "http://127.0.0.1:$NPORT$p"
-        f="$TMP/www/one$p.json"
-        [ -f "$f" ] || f="$TMP/www/lists/${p##*offset=}.json"
-        cmp -s "$TMP/n.body" "$f" || die "nginx's body for $p differs from Whistle's"
-    done < <(sed -n '1~100p' "$TMP/single.paths" "$TMP/list.paths")
+    same_bodies "$NPORT" nginx
     zb=$(curl -s -H "Accept-Encoding: gzip" "http://127.0.0.1:$NPORT/api/v1/incidents?limit=20&offset=0" | gunzip | cmp - "$TMP/www/lists/0.json" && echo ok)
     [ "$zb" = ok ] || die "nginx's gzip body differs"
     say "bodies checked with cmp (every 100th path, both servers)"
 
     for kind in single list; do
-        w=$(wrk_run "http://127.0.0.1:$port" "$TMP/$kind.paths")
-        n_=$(wrk_run "http://127.0.0.1:$NPORT" "$TMP/$kind.paths")
-        r=$(awk -v a="${w%% *}" -v b="${n_%% *}" 'BEGIN { printf "%.2f", a / b }')
-        set -- $w; echo "| $N | $COUNT different ${kind}s | whistle --no-cache | $1 | $2 | $3 | $r | $4 |"
-        set -- $n_; echo "| $N | $COUNT different ${kind}s | nginx | $1 | $2 | $3 | | $4 |"
+        compare "$COUNT different ${kind}s" "whistle --no-cache" nginx "$port" "$TMP/$kind.paths" ""
     done
-    w=$(wrk_run "http://127.0.0.1:$port" "$TMP/list.paths" -H "Accept-Encoding: gzip")
-    n_=$(wrk_run "http://127.0.0.1:$NPORT" "$TMP/list.paths" -H "Accept-Encoding: gzip")
-    r=$(awk -v a="${w%% *}" -v b="${n_%% *}" 'BEGIN { printf "%.2f", a / b }')
-    set -- $w; echo "| $N | $COUNT different lists, gzip | whistle --no-cache | $1 | $2 | $3 | $r | $4 |"
-    set -- $n_; echo "| $N | $COUNT different lists, gzip | nginx gzip_static | $1 | $2 | $3 | | $4 |"
+    compare "$COUNT different lists, gzip" "whistle --no-cache" "nginx gzip_static" "$port" \
+        "$TMP/list.paths" "" -H "Accept-Encoding: gzip"
     plain=$(stat -c %s "$TMP/www/lists/0.json")
     wz=$(curl -s -H "Accept-Encoding: gzip" "http://127.0.0.1:$port/api/v1/incidents?limit=20&offset=0" | wc -c)
     nz=$(stat -c %s "$TMP/www/lists/0.json.gz")
@@ -284,19 +301,11 @@ PY
         start_node "$PG_DB" --no-cache $SERVE_ARGS
         port=${NODE_PORTS[0]}
         wait_list_index "$TMP/node-$port.log"
-        while read -r p; do
-            curl -s -o "$TMP/p.body" "http://127.0.0.1:$port$p"
-            f="$TMP/www/one$p.json"
-            [ -f "$f" ] || f="$TMP/www/lists/${p##*offset=}.json"
-            cmp -s "$TMP/p.body" "$f" || die "Whistle on PostgreSQL answers $p otherwise than on SQLite"
-        done < <(sed -n '1~100p' "$TMP/single.paths" "$TMP/list.paths")
-        say "PostgreSQL bodies checked with cmp (every 100th path)"
+        same_bodies "$port" "Whistle on PostgreSQL"
+        say "PostgreSQL bodies checked with cmp (every 100th path): the same as on SQLite"
         for kind in single list; do
-            w=$(wrk_run "http://127.0.0.1:$port" "$TMP/$kind.paths")
-            n_=$(wrk_run "http://127.0.0.1:$NPORT" "$TMP/$kind.paths")
-            r=$(awk -v a="${w%% *}" -v b="${n_%% *}" 'BEGIN { printf "%.2f", a / b }')
-            set -- $w; echo "| $N | $COUNT different ${kind}s | whistle --no-cache, PostgreSQL | $1 | $2 | $3 | $r | $4 |"
-            set -- $n_; echo "| $N | $COUNT different ${kind}s | nginx | $1 | $2 | $3 | | $4 |"
+            compare "$COUNT different ${kind}s" "whistle --no-cache, PostgreSQL" nginx "$port" \
+                "$TMP/$kind.paths" ""
         done
         stop_all
     fi
@@ -305,11 +314,8 @@ PY
     start_node "$DB"
     port=${NODE_PORTS[0]}
     for enc in identity gzip; do
-        w=$(wrk_run "http://127.0.0.1:$port/api/v1/incidents?limit=20&offset=0" - -H "Accept-Encoding: $enc")
-        n_=$(wrk_run "http://127.0.0.1:$NPORT/api/v1/incidents?limit=20&offset=0" - -H "Accept-Encoding: $enc")
-        r=$(awk -v a="${w%% *}" -v b="${n_%% *}" 'BEGIN { printf "%.2f", a / b }')
-        set -- $w; echo "| $N | one list page, $enc | whistle (cache) | $1 | $2 | $3 | $r | $4 |"
-        set -- $n_; echo "| $N | one list page, $enc | nginx | $1 | $2 | $3 | | $4 |"
+        compare "one list page, $enc" "whistle (cache)" nginx "$port" - \
+            "/api/v1/incidents?limit=20&offset=0" -H "Accept-Encoding: $enc"
     done
     stop_all
     stop_nginx

@@ -84,7 +84,8 @@ to_ms() { # wrk latency (e.g. 812.00us, 1.20ms, 2.01s) → milliseconds
 }
 
 # bench_copy_to_pg SQLITE_DB PG_URI SQL_FILE: the seeded rows, row for row, into PostgreSQL
-# (sqlite3's insert mode writes standard SQL literals; one transaction, then statistics)
+# (sqlite3's insert mode writes standard SQL literals; one transaction, then statistics),
+# then `whistle migrate` (BIN) renders their fragments, as a deployment's incidents have them
 bench_copy_to_pg() {
     local t
     {
@@ -94,4 +95,5 @@ bench_copy_to_pg() {
         echo "ANALYZE;"
     } >"$3"
     "$PSQL" -X -q -1 -v ON_ERROR_STOP=1 -d "$2" -f "$3" >/dev/null
+    "$BIN" migrate --db "$2" >/dev/null
 }

@@ -58,6 +58,7 @@ trap 'exit 143' TERM
 SQLITE_DB=$TMP/bench.db
 "$BIN" migrate --db "$SQLITE_DB" >/dev/null
 sqlite3 -bail "$SQLITE_DB" ".parameter set @n $N" ".read $ROOT/bench/seed.sql" >/dev/null
+"$BIN" migrate --db "$SQLITE_DB" >/dev/null # the seeded incidents' fragments
 PG_BASE=$(bash tests/pgcluster.sh start "$PGDIR")
 "$PSQL" -X -q -d "$PG_BASE" -c "CREATE DATABASE bench" >/dev/null
 PG_DB=${PG_BASE/\/postgres\?//bench?}

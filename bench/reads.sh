@@ -295,8 +295,6 @@ PY
         PG_DB=${PG_BASE/\/postgres\?//bench_$N?}
         "$BIN" migrate --db "$PG_DB" >/dev/null || die "migrate $PG_DB failed"
         bench_copy_to_pg "$DB" "$PG_DB" "$TMP/copy.sql"
-        # again after the copy: migrate renders the fragments of rows written behind its back
-        "$BIN" migrate --db "$PG_DB" >/dev/null || die "migrate $PG_DB failed"
         # shellcheck disable=SC2086
         start_node "$PG_DB" --no-cache $SERVE_ARGS
         port=${NODE_PORTS[0]}

@@ -166,6 +166,10 @@ build_db() { # build_db DB N
         { cat "$TMP/migrate.out" >&2; die "\`$BIN migrate --db $db\` failed"; }
     sqlite3 -bail "$db" ".parameter set @n $n" ".read $ROOT/bench/seed.sql" >/dev/null ||
         die "loading $n incidents with bench/seed.sql failed"
+    # again: migrate renders the fragments of the rows seed.sql wrote behind its back, as a
+    # deployment's incidents always have them
+    "$BIN" migrate --db "$db" >"$TMP/migrate.out" 2>&1 ||
+        { cat "$TMP/migrate.out" >&2; die "\`$BIN migrate --db $db\` failed"; }
     t1=$(date +%s.%N)
     BUILD_SECS=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
     say "built $n incidents in ${BUILD_SECS}s ($(du -h "$db" | cut -f1))"

@@ -80,11 +80,12 @@ data() {
     SQ=$TMP/$name.db
     "$bin" migrate --db "$SQ" >/dev/null
     sqlite3 -bail "$SQ" ".parameter set @n $N" ".read $ROOT/bench/seed.sql" >/dev/null
+    "$bin" migrate --db "$SQ" >/dev/null # the seeded incidents' fragments
     "$PSQL" -X -q -d "$PG_BASE" -c "CREATE DATABASE $name" >/dev/null
     PG=${PG_BASE/\/postgres\?//$name?}
     PGD="postgresql://whistle@/$name?host=$PROXYDIR"
     "$bin" migrate --db "$PG" >/dev/null
-    bench_copy_to_pg "$SQ" "$PG" "$TMP/copy-$name.sql"
+    BIN=$bin bench_copy_to_pg "$SQ" "$PG" "$TMP/copy-$name.sql"
     sqlite3 "$SQ" "SELECT slug FROM incidents ORDER BY id LIMIT $N" >"$TMP/spread-$name.txt"
     head -1 "$TMP/spread-$name.txt" >"$TMP/hot-$name.txt"
 }

@@ -245,7 +245,7 @@ int incident_fragments_rebuild(const struct app_ctx *c, incident_fragment_fn ren
     /* SQLite has one writer: a batch per transaction. PostgreSQL: one incident per
      * transaction, so a rebuild holds one stale row's lock at a time and never deadlocks
      * with a write whose triggers mark several (migration 023). */
-    size_t batch = strcmp(store_driver_name(c->s), "postgresql") == 0 ? 1 : 256;
+    size_t batch = store_is_pg(c->s) ? 1 : 256;
     *done = 0;
     int rc = 0;
     while (rc >= 0 && *done < max) {

@@ -54,7 +54,8 @@ static void ratelimit_headers(struct request *req, const struct quota_decision *
     struct buf b = BUF_INIT;
     for (int k = 0; k < QUOTA_COUNT; k++)
         buf_printf(&b, "%s\"%s\";q=%lld;w=%lld", k ? ", " : "", quota_rules[k].name,
-                   (long long)quota_rules[k].max, (long long)(quota_rules[k].window_us / 1000000));
+                   (long long)req->cfg->limits->lead_quota[k],
+                   (long long)(quota_rules[k].window_us / 1000000));
     reply_header(req, "RateLimit-Policy", arena_strdup(&req->arena, b.p));
     buf_reset(&b);
     buf_printf(&b, "\"%s\";r=%lld;t=%lld", quota_rules[d->tightest].name, (long long)d->remaining,
@@ -94,7 +95,7 @@ void api_leads_submit(struct request *req)
         return;
     }
     struct lead_receipt r;
-    int rc = lead_submit(&c, &auth, idem, req->body.p, req->body.len, &r);
+    int rc = lead_submit(&c, req->cfg->limits, &auth, idem, req->body.p, req->body.len, &r);
     switch (rc) {
     case LEAD_ACCEPTED:
     case LEAD_REPLAYED:
@@ -112,8 +113,11 @@ void api_leads_submit(struct request *req)
         snprintf(retry, sizeof retry, "%lld", (long long)r.quota.retry_after_s);
         reply_header(req, "Retry-After", arena_strdup(&req->arena, retry));
         ratelimit_headers(req, &r.quota);
-        reply_error_code(req, 429, ERR_QUOTA_EXCEEDED, "quota reached: the %s; retry in %lld s",
-                         quota_rules[r.quota.exceeded].label, (long long)r.quota.retry_after_s);
+        const struct quota_rule *q = &quota_rules[r.quota.exceeded];
+        reply_error_code(req, 429, ERR_QUOTA_EXCEEDED,
+                         "quota reached: the %s limit of %lld leads %s; retry in %lld s", q->who,
+                         (long long)req->cfg->limits->lead_quota[r.quota.exceeded], q->span,
+                         (long long)r.quota.retry_after_s);
         return;
     }
     default:

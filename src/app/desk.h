@@ -76,7 +76,7 @@ int desk_account(const struct app_ctx *c, const char *id, struct desk_account *o
 /* ---- lead quotas in use (domain/quota.h is the rule) ---- */
 
 /* One agent key with leads in the last day: the key's own leads in each per-agent window
- * and its agent's (the account's, which the limit counts) beside quota_rules[].max. */
+ * and its agent's (the account's, which the limit counts) beside the quotas' amounts. */
 struct desk_quota {
     const char *key_id, *key_name, *key_prefix, *owner, *account_id;
     int64_t key_used[2];   /* QUOTA_AGENT_MINUTE, QUOTA_AGENT_DAY */

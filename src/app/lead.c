@@ -52,9 +52,10 @@ int agent_authenticate(const struct app_ctx *c, const char *bearer, struct agent
 }
 
 /* The receipt's quota of a replay: the counts of now, and a replay takes nothing. */
-static void replayed_quota(const struct quota_usage *usage, int64_t now, struct lead_receipt *out)
+static void replayed_quota(const struct quota_usage *usage, const int64_t *max, int64_t now,
+                           struct lead_receipt *out)
 {
-    out->quota = quota_decide(usage, now);
+    out->quota = quota_decide(usage, max, now);
     out->quota.remaining = out->quota.exceeded >= 0 ? 0 : out->quota.remaining + 1;
 }
 
@@ -103,8 +104,9 @@ static struct lead_row row_of(const struct agent_auth *auth, const struct lead_i
 }
 
 /* The idempotency replay: the earlier lead when the payload is the same, else a conflict. */
-static int replay(const struct app_ctx *c, const struct agent_auth *auth, const char *idem,
-                  const char *found_fp, const struct lead_input *in, struct lead_receipt *out)
+static int replay(const struct app_ctx *c, const int64_t *max, const struct agent_auth *auth,
+                  const char *idem, const char *found_fp, const struct lead_input *in,
+                  struct lead_receipt *out)
 {
     if (strcmp(found_fp, in->fingerprint) != 0)
         return conflict(c, idem, out);
@@ -113,14 +115,14 @@ static int replay(const struct app_ctx *c, const struct agent_auth *auth, const 
     if ((rc = leads_quota_usage(c->s, auth->account_id, c->now, &usage)) < 0 ||
         (rc = agents_key_touch(c->s, auth->key_id, c->now)) < 0 || (rc = store_commit(c->s)) < 0)
         return rc;
-    replayed_quota(&usage, c->now, out);
+    replayed_quota(&usage, max, c->now, out);
     return LEAD_REPLAYED;
 }
 
 /* In the write transaction: replay, game check, quota, insert. A lead_outcome, or a
  * negative store_rc; the caller commits nothing (replay and insert commit themselves). */
-static int submit(struct app_ctx *c, const struct agent_auth *auth, const char *idem,
-                  const struct lead_input *in, struct lead_receipt *out)
+static int submit(struct app_ctx *c, const int64_t *max, const struct agent_auth *auth,
+                  const char *idem, const struct lead_input *in, struct lead_receipt *out)
 {
     /* read the clock again under the leads lock: acceptance times then follow commit order,
      * so no lead committed before this one can look younger than it */
@@ -130,13 +132,13 @@ static int submit(struct app_ctx *c, const struct agent_auth *auth, const char *
     int rc = leads_idempotency_find(c->s, auth->account_id, idem,
                                     c->now - LEAD_IDEMPOTENCY_RETENTION_US, found_fp, out->lead_id);
     if (rc != 0)
-        return rc < 0 ? rc : replay(c, auth, idem, found_fp, in, out);
+        return rc < 0 ? rc : replay(c, max, auth, idem, found_fp, in, out);
     if ((rc = admin_game_exists(c->s, in->game_id)) <= 0)
         return rc < 0 ? rc : unknown_game(c, in, out);
     struct quota_usage usage;
     if ((rc = leads_quota_usage(c->s, auth->account_id, c->now, &usage)) < 0)
         return rc;
-    out->quota = quota_decide(&usage, c->now);
+    out->quota = quota_decide(&usage, max, c->now);
     if (out->quota.exceeded >= 0)
         return LEAD_QUOTA_EXCEEDED;
     uuid_v4(out->lead_id);
@@ -157,38 +159,40 @@ static int submit(struct app_ctx *c, const struct agent_auth *auth, const char *
  * released inside the server (store/agents.h leads_submit_server, migration 020). A lead_outcome,
  * NO_SERVER_PATH (run submit), or a negative store_rc. */
 #define NO_SERVER_PATH 100
-static int submit_server(const struct app_ctx *c, const struct agent_auth *auth, const char *idem,
+static int submit_server(const struct app_ctx *c, const int64_t *max,
+                         const struct agent_auth *auth, const char *idem,
                          const struct lead_input *in, struct lead_receipt *out)
 {
     uuid_v4(out->lead_id);
     int64_t now = time_now_us();
     struct lead_row row = row_of(auth, in, out, now);
     struct lead_write_result w;
-    int rc =
-        leads_submit_server(c->s, &row, idem, in->fingerprint, LEAD_IDEMPOTENCY_RETENTION_US, &w);
+    int rc = leads_submit_server(c->s, &row, idem, in->fingerprint, LEAD_IDEMPOTENCY_RETENTION_US,
+                                 max, &w);
     if (rc < 0 || rc == LEAD_WRITE_NO_SERVER_PATH)
         return rc < 0 ? rc : NO_SERVER_PATH;
     snprintf(out->lead_id, sizeof out->lead_id, "%s", w.lead_id);
     now = w.now; /* after the newest lead: acceptance times follow commit order */
     switch (rc) {
     case LEAD_WRITE_ACCEPTED:
-        out->quota = quota_decide(&w.usage, now);
+        out->quota = quota_decide(&w.usage, max, now);
         return accepted(c, in, out);
     case LEAD_WRITE_REPLAYED:
-        replayed_quota(&w.usage, now, out);
+        replayed_quota(&w.usage, max, now, out);
         return LEAD_REPLAYED;
     case LEAD_WRITE_UNKNOWN_GAME:
         return unknown_game(c, in, out);
     case LEAD_WRITE_QUOTA:
-        out->quota = quota_decide(&w.usage, now);
+        out->quota = quota_decide(&w.usage, max, now);
         return LEAD_QUOTA_EXCEEDED;
     default:
         return conflict(c, idem, out);
     }
 }
 
-int lead_submit(const struct app_ctx *c, const struct agent_auth *auth, const char *idem,
-                const char *body, size_t len, struct lead_receipt *out)
+int lead_submit(const struct app_ctx *c, const struct whistle_limits *limits,
+                const struct agent_auth *auth, const char *idem, const char *body, size_t len,
+                struct lead_receipt *out)
 {
     memset(out, 0, sizeof *out);
     if (!idem) {
@@ -205,7 +209,8 @@ int lead_submit(const struct app_ctx *c, const struct agent_auth *auth, const ch
         out->message = arena_strdup(c->a, err);
         return LEAD_INVALID;
     }
-    int rc = submit_server(c, auth, idem, &in, out);
+    const int64_t *max = limits->lead_quota;
+    int rc = submit_server(c, max, auth, idem, &in, out);
     if (rc == NO_SERVER_PATH) {
         struct app_ctx tc = *c;
         /* the lead's rules need only the 'leads' row (store/agents.h leads_lock), not the
@@ -214,7 +219,7 @@ int lead_submit(const struct app_ctx *c, const struct agent_auth *auth, const ch
         if (rc >= 0)
             rc = leads_lock(c->s);
         if (rc >= 0)
-            rc = submit(&tc, auth, idem, &in, out);
+            rc = submit(&tc, max, auth, idem, &in, out);
         if (rc != LEAD_ACCEPTED && rc != LEAD_REPLAYED)
             store_rollback(c->s);
     }

@@ -4,6 +4,7 @@
 #include <stddef.h>
 
 #include "app/app.h"
+#include "domain/limits.h"
 #include "domain/quota.h"
 #include "store/agents.h"
 
@@ -41,10 +42,12 @@ struct lead_receipt {
     struct quota_decision quota; /* ACCEPTED, REPLAYED, QUOTA_EXCEEDED: for RateLimit */
 };
 
-/* Submits a lead: idem is the Idempotency-Key (NULL when absent), body the JSON. The lead,
- * its idempotency record and the key's last use are one transaction. */
-int lead_submit(const struct app_ctx *c, const struct agent_auth *auth, const char *idem,
-                const char *body, size_t len, struct lead_receipt *out);
+/* Submits a lead: idem is the Idempotency-Key (NULL when absent), body the JSON, under the
+ * quotas of limits->lead_quota. The lead, its idempotency record and the key's last use are
+ * one transaction. */
+int lead_submit(const struct app_ctx *c, const struct whistle_limits *limits,
+                const struct agent_auth *auth, const char *idem, const char *body, size_t len,
+                struct lead_receipt *out);
 
 /* Reads the status of one of the agent's leads (id normalized): 1 found, 0 not this agent's
  * (or none), APP_UNAVAILABLE. */

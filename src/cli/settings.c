@@ -186,6 +186,17 @@ static const struct opt_spec rows[] = {
      .help = "new comments per minute per client address; a day: ten times it (429 beyond)"},
     {"max-agent-keys", OPT_INT, S, "N", 1, 1000, .def = 5, AT(limits.max_agent_keys),
      .help = "active agent keys per account on /developers (409 beyond)"},
+    {"lead-quota-minute", OPT_INT, S, "N", 1, MANY, .def = QUOTA_AGENT_MINUTE_MAX,
+     AT(limits.lead_quota[QUOTA_AGENT_MINUTE]),
+     .help = "agent leads per minute per agent (429 beyond); the spec's amount, raised only "
+             "for a load test"},
+    {"lead-quota-day", OPT_INT, S, "N", 1, MANY, .def = QUOTA_AGENT_DAY_MAX,
+     AT(limits.lead_quota[QUOTA_AGENT_DAY]),
+     .help = "agent leads per rolling 24 hours per agent (429 beyond); the spec's amount"},
+    {"lead-quota-global", OPT_INT, S, "N", 1, MANY, .def = QUOTA_GLOBAL_DAY_MAX,
+     AT(limits.lead_quota[QUOTA_GLOBAL_DAY]),
+     .help = "agent leads per rolling 24 hours of all agents together (429 beyond); the "
+             "spec's amount"},
     {"staff-idle-timeout", OPT_DURATION, S, "SECONDS", 60, 86400, OPT_SEC, .def = 1800,
      AT(limits.staff_idle_us),
      .help = "a moderator's, editor's or admin's browser session ends after this long without "

@@ -4,6 +4,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "domain/quota.h"
+
 /*
  * The limits and policy switches that operators set with `whistle serve` / `whistle worker`
  * options (cli/settings.c is the table: names, ranges, defaults; docs/operators.md is
@@ -20,6 +22,9 @@ struct whistle_limits {
     int signin_per_ip;       /* failed sign-ins per client address per window */
     int mail_forms_per_ip;   /* sign-ups + reset requests per client address per hour */
     int max_agent_keys;      /* active agent keys per account */
+    /* leads per window, in domain/quota.h's order (--lead-quota-minute, --lead-quota-day,
+     * --lead-quota-global; the spec's 3, 20, 200 unless raised for a load test) */
+    int64_t lead_quota[QUOTA_COUNT];
     int comment_per_account; /* new comments per minute per account (a day: ten times) */
     int comment_per_ip;      /* new comments per minute per client address (a day: ten times) */
     /* argon2id cost of every password hash (domain/account.h): memory in KiB

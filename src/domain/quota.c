@@ -1,10 +1,9 @@
 #include "domain/quota.h"
 
 const struct quota_rule quota_rules[QUOTA_COUNT] = {
-    [QUOTA_AGENT_MINUTE] = {"minute", 3, QUOTA_MINUTE_US, "per-agent limit of 3 leads per minute"},
-    [QUOTA_AGENT_DAY] = {"day", 20, QUOTA_DAY_US, "per-agent limit of 20 leads per 24 hours"},
-    [QUOTA_GLOBAL_DAY] = {"global", 200, QUOTA_DAY_US,
-                          "global limit of 200 leads per 24 hours (all agents)"},
+    [QUOTA_AGENT_MINUTE] = {"minute", QUOTA_MINUTE_US, "per-agent", "per minute"},
+    [QUOTA_AGENT_DAY] = {"day", QUOTA_DAY_US, "per-agent", "per 24 hours"},
+    [QUOTA_GLOBAL_DAY] = {"global", QUOTA_DAY_US, "global", "per 24 hours (all agents)"},
 };
 
 int64_t quota_window_start(enum quota_limit limit, int64_t now)
@@ -22,12 +21,13 @@ static int64_t seconds_until_free(const struct quota_usage *u, int k, int64_t no
     return s < 1 ? 1 : s;
 }
 
-struct quota_decision quota_decide(const struct quota_usage *u, int64_t now)
+struct quota_decision quota_decide(const struct quota_usage *u, const int64_t max[QUOTA_COUNT],
+                                   int64_t now)
 {
     struct quota_decision d = {.exceeded = -1, .retry_after_s = 0, .tightest = 0};
     int64_t best = INT64_MAX;
     for (int k = 0; k < QUOTA_COUNT; k++) {
-        int64_t left = quota_rules[k].max - u->count[k];
+        int64_t left = max[k] - u->count[k];
         if (left <= 0) {
             /* name the first limit hit; wait until every exhausted one has a slot */
             if (d.exceeded < 0)

@@ -252,13 +252,14 @@ int leads_insert(struct store *s, const struct lead_row *l)
 _Static_assert(QUOTA_COUNT == 3,
                "whistle_submit_lead counts the agent's minute and day, then all agents' day");
 
-/* A PostgreSQL array literal of the quota rules' field: {a,b,c} */
-static void quota_literal(char *out, size_t n, bool windows)
+/* A PostgreSQL array literal of the quota rules' windows, or of the amounts max when not
+ * NULL: {a,b,c} */
+static void quota_literal(char *out, size_t n, const int64_t *max)
 {
     size_t o = 0;
     for (int k = 0; k < QUOTA_COUNT && o < n; k++)
         o += (size_t)snprintf(out + o, n - o, "%c%lld", k ? ',' : '{',
-                              (long long)(windows ? quota_rules[k].window_us : quota_rules[k].max));
+                              (long long)(max ? max[k] : quota_rules[k].window_us));
     if (o < n)
         snprintf(out + o, n - o, "}");
 }
@@ -277,7 +278,8 @@ static int64_t array_at(const char *a, int k)
 }
 
 int leads_submit_server(struct store *s, const struct lead_row *l, const char *idem_key,
-                        const char *fingerprint, int64_t retention, struct lead_write_result *out)
+                        const char *fingerprint, int64_t retention, const int64_t *max,
+                        struct lead_write_result *out)
 {
     memset(out, 0, sizeof *out);
     if (!store_is_pg(s))
@@ -295,8 +297,8 @@ int leads_submit_server(struct store *s, const struct lead_row *l, const char *i
     if (!st)
         return STORE_ERR;
     char windows[96], limits[96];
-    quota_literal(windows, sizeof windows, true);
-    quota_literal(limits, sizeof limits, false);
+    quota_literal(windows, sizeof windows, NULL);
+    quota_literal(limits, sizeof limits, max);
     bind_confidence(st, 13, l);
     store_bind_int(st, 14, l->created_at);
     store_bind_text(st, 15, windows);

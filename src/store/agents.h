@@ -104,10 +104,11 @@ struct lead_write_result {
  * the key's last use) in one statement, its own transaction, and after its commit the content
  * version's move when it wrote (store_step_write): one round trip, every lock held only
  * inside the server (PostgreSQL: whistle_submit_lead, migration 020). l->created_at is the
- * clock read just before the call, `retention` how long idempotency records live. A
- * LEAD_WRITE_* value or a negative store_rc. */
+ * clock read just before the call, `retention` how long idempotency records live, max the
+ * quotas' amounts (domain/quota.h order). A LEAD_WRITE_* value or a negative store_rc. */
 int leads_submit_server(struct store *s, const struct lead_row *l, const char *idem_key,
-                        const char *fingerprint, int64_t retention, struct lead_write_result *out);
+                        const char *fingerprint, int64_t retention, const int64_t *max,
+                        struct lead_write_result *out);
 
 struct lead_status {
     char id[ID_LEN];

@@ -1671,10 +1671,10 @@ static void page_scout_key_change(struct request *req, struct desk *d)
 
 /* ---- lead quotas in use (editors and admins) ---- */
 
-static void used_cell(struct buf *b, int64_t key, int64_t agent, enum quota_limit w)
+static void used_cell(struct buf *b, int64_t key, int64_t agent, int64_t max)
 {
     html_printf(b, "<td>%lld <span class=\"meta\">(agent %lld of %lld)</span></td>", (long long)key,
-                (long long)agent, (long long)quota_rules[w].max);
+                (long long)agent, (long long)max);
 }
 
 static void page_quotas(struct request *req, struct desk *d)
@@ -1697,7 +1697,7 @@ static void page_quotas(struct request *req, struct desk *d)
     html_printf(b,
                 "<p id=\"global\">All agents, last 24 hours: <strong>%lld</strong> of %lld "
                 "leads.</p>",
-                (long long)global, (long long)quota_rules[QUOTA_GLOBAL_DAY].max);
+                (long long)global, (long long)req->cfg->limits->lead_quota[QUOTA_GLOBAL_DAY]);
     html_raw(b, "<div class=\"table-wrap\"><table class=\"quotas\" id=\"quotas\"><thead><tr>"
                 "<th>Agent key</th><th>Owner</th><th>Last minute</th><th>Last 24 hours</th>"
                 "</tr></thead><tbody>");
@@ -1711,8 +1711,10 @@ static void page_quotas(struct request *req, struct desk *d)
         html_raw(b, "…</code></td><td>");
         html_text(b, q[i].owner);
         html_raw(b, "</td>");
-        used_cell(b, q[i].key_used[0], q[i].agent_used[0], QUOTA_AGENT_MINUTE);
-        used_cell(b, q[i].key_used[1], q[i].agent_used[1], QUOTA_AGENT_DAY);
+        used_cell(b, q[i].key_used[0], q[i].agent_used[0],
+                  req->cfg->limits->lead_quota[QUOTA_AGENT_MINUTE]);
+        used_cell(b, q[i].key_used[1], q[i].agent_used[1],
+                  req->cfg->limits->lead_quota[QUOTA_AGENT_DAY]);
         html_raw(b, "</tr>");
     }
     html_raw(b, "</tbody></table></div>");

@@ -227,3 +227,30 @@ def test_global_limit_across_67_agents(leads):
     leads.clock.set(DAY + 1)
     agents[67].submit(lead_body())
     agents[0].submit(lead_body())
+
+
+def test_amounts_are_serve_options(leads):
+    """--lead-quota-minute/-day/-global raise the amounts for a load test: the decision, the
+    429's message and both RateLimit headers speak of the configured amounts."""
+    leads.start(extra=("--no-worker", "--lead-quota-minute", "5", "--lead-quota-day", "6",
+                       "--lead-quota-global", "1000"))
+    pol = {"minute": {"q": 5, "w": 60}, "day": {"q": 6, "w": 86400},
+           "global": {"q": 1000, "w": 86400}}
+    a = leads.agent()
+    for left in (4, 3, 2, 1, 0):
+        r = a.post(lead_body())
+        accepted(r, policy=pol)
+        assert ratelimit(r, policy=pol)[:2] == ("minute", left), r.headers["RateLimit"]
+    ra, (name, rem, _) = quota_refused(a.post(lead_body()),
+                                       "the per-agent limit of 5 leads per minute", policy=pol)
+    assert (name, rem) == ("minute", 0) and 1 <= ra <= 60
+    leads.clock.set(61)
+    accepted(a.post(lead_body()), policy=pol)  # the sixth of the day
+    quota_refused(a.post(lead_body()), "the per-agent limit of 6 leads per 24 hours", policy=pol)
+
+
+def test_amount_options_are_checked():
+    from helpers import run_cli  # the CLI as an operator types it
+    for bad in ("0", "-1", "1000001", "x"):
+        out = run_cli("serve", "--lead-quota-minute", bad)
+        assert out.returncode == 1 and "--lead-quota-minute" in out.stderr, (bad, out.stderr)

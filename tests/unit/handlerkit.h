@@ -96,7 +96,9 @@ static inline struct hk *hk_open(const char *extra_sql)
                                         .signin_per_account = 5,
                                         .signin_per_ip = 20,
                                         .mail_forms_per_ip = 20,
-                                        .max_agent_keys = 5};
+                                        .max_agent_keys = 5,
+                                        .lead_quota = {QUOTA_AGENT_MINUTE_MAX, QUOTA_AGENT_DAY_MAX,
+                                                       QUOTA_GLOBAL_DAY_MAX}};
     k->cfg.limits = &k->limits;
     store_thread_setup(k->db->path);
     http_fake_setup(&k->cfg, api_routes, api_nroutes);

@@ -22,6 +22,10 @@
 #define SEC INT64_C(1000000)
 #define NOW (INT64_C(1764000000) * SEC) /* a fixed instant: no clock is read */
 
+/* the spec's amounts (api-v1.md Limits), serve's defaults */
+static const int64_t SPEC[QUOTA_COUNT] = {QUOTA_AGENT_MINUTE_MAX, QUOTA_AGENT_DAY_MAX,
+                                          QUOTA_GLOBAL_DAY_MAX};
+
 static struct quota_usage empty(void)
 {
     struct quota_usage u;
@@ -35,11 +39,11 @@ static struct quota_usage empty(void)
 static void test_rules_match_the_spec(void **state)
 {
     (void)state;
-    assert_int_equal(quota_rules[QUOTA_AGENT_MINUTE].max, 3);
+    assert_int_equal(SPEC[QUOTA_AGENT_MINUTE], 3);
     assert_int_equal(quota_rules[QUOTA_AGENT_MINUTE].window_us, 60 * SEC);
-    assert_int_equal(quota_rules[QUOTA_AGENT_DAY].max, 20);
+    assert_int_equal(SPEC[QUOTA_AGENT_DAY], 20);
     assert_int_equal(quota_rules[QUOTA_AGENT_DAY].window_us, 86400 * SEC);
-    assert_int_equal(quota_rules[QUOTA_GLOBAL_DAY].max, 200);
+    assert_int_equal(SPEC[QUOTA_GLOBAL_DAY], 200);
     assert_int_equal(quota_rules[QUOTA_GLOBAL_DAY].window_us, 86400 * SEC);
     assert_int_equal(quota_window_start(QUOTA_AGENT_MINUTE, NOW), NOW - 60 * SEC);
     assert_int_equal(quota_window_start(QUOTA_AGENT_DAY, NOW), NOW - 86400 * SEC);
@@ -49,7 +53,7 @@ static void test_empty_usage_accepts(void **state)
 {
     (void)state;
     struct quota_usage u = empty();
-    struct quota_decision d = quota_decide(&u, NOW);
+    struct quota_decision d = quota_decide(&u, SPEC, NOW);
     assert_int_equal(d.exceeded, -1);
     assert_int_equal(d.tightest, QUOTA_AGENT_MINUTE);
     assert_int_equal(d.remaining, 2); /* this lead takes one of three */
@@ -64,22 +68,22 @@ static void test_minute_limit_and_retry_after(void **state)
     u.oldest[QUOTA_AGENT_MINUTE] = NOW - 10 * SEC;
     u.count[QUOTA_AGENT_DAY] = 2;
     u.oldest[QUOTA_AGENT_DAY] = NOW - 10 * SEC;
-    assert_int_equal(quota_decide(&u, NOW).exceeded, -1);
-    assert_int_equal(quota_decide(&u, NOW).remaining, 0);
+    assert_int_equal(quota_decide(&u, SPEC, NOW).exceeded, -1);
+    assert_int_equal(quota_decide(&u, SPEC, NOW).remaining, 0);
 
     u.count[QUOTA_AGENT_MINUTE] = 3;
-    struct quota_decision d = quota_decide(&u, NOW);
+    struct quota_decision d = quota_decide(&u, SPEC, NOW);
     assert_int_equal(d.exceeded, QUOTA_AGENT_MINUTE);
     assert_int_equal(d.retry_after_s, 50); /* the oldest leaves the window in 50 s */
     assert_int_equal(d.remaining, 0);
 
     /* a fraction of a second rounds up; never below one second */
     u.oldest[QUOTA_AGENT_MINUTE] = NOW - 60 * SEC + 1;
-    assert_int_equal(quota_decide(&u, NOW).retry_after_s, 1);
+    assert_int_equal(quota_decide(&u, SPEC, NOW).retry_after_s, 1);
     u.oldest[QUOTA_AGENT_MINUTE] = NOW - 10 * SEC - 1;
-    assert_int_equal(quota_decide(&u, NOW).retry_after_s, 50);
+    assert_int_equal(quota_decide(&u, SPEC, NOW).retry_after_s, 50);
     u.oldest[QUOTA_AGENT_MINUTE] = NOW - 10 * SEC + 1;
-    assert_int_equal(quota_decide(&u, NOW).retry_after_s, 51);
+    assert_int_equal(quota_decide(&u, SPEC, NOW).retry_after_s, 51);
 }
 
 static void test_day_and_global_limits(void **state)
@@ -88,21 +92,42 @@ static void test_day_and_global_limits(void **state)
     struct quota_usage u = empty();
     u.count[QUOTA_AGENT_DAY] = 20;
     u.oldest[QUOTA_AGENT_DAY] = NOW - 3600 * SEC;
-    struct quota_decision d = quota_decide(&u, NOW);
+    struct quota_decision d = quota_decide(&u, SPEC, NOW);
     assert_int_equal(d.exceeded, QUOTA_AGENT_DAY);
     assert_int_equal(d.retry_after_s, 86400 - 3600);
 
     u = empty();
     u.count[QUOTA_GLOBAL_DAY] = 199;
     u.oldest[QUOTA_GLOBAL_DAY] = NOW - 5 * SEC;
-    d = quota_decide(&u, NOW);
+    d = quota_decide(&u, SPEC, NOW);
     assert_int_equal(d.exceeded, -1);
     assert_int_equal(d.tightest, QUOTA_GLOBAL_DAY);
     assert_int_equal(d.remaining, 0);
     u.count[QUOTA_GLOBAL_DAY] = 200;
-    d = quota_decide(&u, NOW);
+    d = quota_decide(&u, SPEC, NOW);
     assert_int_equal(d.exceeded, QUOTA_GLOBAL_DAY);
-    assert_non_null(strstr(quota_rules[d.exceeded].label, "200 leads per 24 hours"));
+    assert_string_equal(quota_rules[d.exceeded].who, "global");
+    assert_string_equal(quota_rules[d.exceeded].span, "per 24 hours (all agents)");
+}
+
+/* The amounts are serve's options: a raised minute quota takes more leads, and the decision
+ * counts against the amounts it is given, not the spec's. */
+static void test_amounts_come_from_the_caller(void **state)
+{
+    (void)state;
+    const int64_t raised[QUOTA_COUNT] = {5, 1000, 100000};
+    struct quota_usage u = empty();
+    u.count[QUOTA_AGENT_MINUTE] = 4;
+    u.oldest[QUOTA_AGENT_MINUTE] = NOW - 30 * SEC;
+    struct quota_decision d = quota_decide(&u, raised, NOW);
+    assert_int_equal(d.exceeded, -1);
+    assert_int_equal(d.tightest, QUOTA_AGENT_MINUTE);
+    assert_int_equal(d.remaining, 0);
+    assert_int_equal(quota_decide(&u, SPEC, NOW).exceeded, QUOTA_AGENT_MINUTE);
+    u.count[QUOTA_AGENT_MINUTE] = 5;
+    d = quota_decide(&u, raised, NOW);
+    assert_int_equal(d.exceeded, QUOTA_AGENT_MINUTE);
+    assert_int_equal(d.retry_after_s, 30);
 }
 
 static void test_retry_after_waits_for_every_exhausted_limit(void **state)
@@ -113,7 +138,7 @@ static void test_retry_after_waits_for_every_exhausted_limit(void **state)
     u.oldest[QUOTA_AGENT_MINUTE] = NOW - 30 * SEC;
     u.count[QUOTA_GLOBAL_DAY] = 200;
     u.oldest[QUOTA_GLOBAL_DAY] = NOW - 86000 * SEC;
-    struct quota_decision d = quota_decide(&u, NOW);
+    struct quota_decision d = quota_decide(&u, SPEC, NOW);
     assert_int_equal(d.exceeded, QUOTA_AGENT_MINUTE); /* the first limit is named */
     assert_int_equal(d.retry_after_s, 400);           /* but the wait covers the global one */
 }
@@ -187,13 +212,13 @@ static void test_day_edge_in_the_store(void **state)
         add_lead(d->s, "acc1", NOW - 86400 * SEC + 1 + i * 60 * SEC);
     assert_int_equal(leads_quota_usage(d->s, "acc1", NOW, &u), 0);
     assert_int_equal(u.count[QUOTA_AGENT_DAY], 20);
-    struct quota_decision dec = quota_decide(&u, NOW);
+    struct quota_decision dec = quota_decide(&u, SPEC, NOW);
     assert_int_equal(dec.exceeded, QUOTA_AGENT_DAY);
     assert_int_equal(dec.retry_after_s, 1);
     /* the rolling day moves on: at NOW + 1 µs the oldest has left */
     assert_int_equal(leads_quota_usage(d->s, "acc1", NOW + 1, &u), 0);
     assert_int_equal(u.count[QUOTA_AGENT_DAY], 19);
-    assert_int_equal(quota_decide(&u, NOW + 1).exceeded, -1);
+    assert_int_equal(quota_decide(&u, SPEC, NOW + 1).exceeded, -1);
 }
 
 int main(void)
@@ -205,6 +230,7 @@ int main(void)
         cmocka_unit_test(test_empty_usage_accepts),
         cmocka_unit_test(test_minute_limit_and_retry_after),
         cmocka_unit_test(test_day_and_global_limits),
+        cmocka_unit_test(test_amounts_come_from_the_caller),
         cmocka_unit_test(test_retry_after_waits_for_every_exhausted_limit),
         cmocka_unit_test_setup_teardown(test_minute_edge_in_the_store, setup, teardown),
         cmocka_unit_test_setup_teardown(test_day_edge_in_the_store, setup, teardown),

@@ -159,9 +159,8 @@ static int submit(struct app_ctx *c, const int64_t *max, const struct agent_auth
  * released inside the server (store/agents.h leads_submit_server, migration 020). A lead_outcome,
  * NO_SERVER_PATH (run submit), or a negative store_rc. */
 #define NO_SERVER_PATH 100
-static int submit_server(const struct app_ctx *c, const int64_t *max,
-                         const struct agent_auth *auth, const char *idem,
-                         const struct lead_input *in, struct lead_receipt *out)
+static int submit_server(const struct app_ctx *c, const int64_t *max, const struct agent_auth *auth,
+                         const char *idem, const struct lead_input *in, struct lead_receipt *out)
 {
     uuid_v4(out->lead_id);
     int64_t now = time_now_us();

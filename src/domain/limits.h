@@ -14,14 +14,14 @@
  * There is no global copy.
  */
 struct whistle_limits {
-    int vote_per_voter;      /* Fan Verdict ballots per minute per voter (--vote-limit-voter) */
-    int vote_per_ip;         /* ballots per minute per client address (--vote-limit-ip) */
-    int anon_vote_per_ip;    /* anonymous ballots per client address per debate per day */
-    int new_voter_per_ip;    /* new anonymous voters per client address per hour */
-    int signin_per_account;  /* failed sign-ins per (email address, client address) per window */
-    int signin_per_ip;       /* failed sign-ins per client address per window */
-    int mail_forms_per_ip;   /* sign-ups + reset requests per client address per hour */
-    int max_agent_keys;      /* active agent keys per account */
+    int vote_per_voter;     /* Fan Verdict ballots per minute per voter (--vote-limit-voter) */
+    int vote_per_ip;        /* ballots per minute per client address (--vote-limit-ip) */
+    int anon_vote_per_ip;   /* anonymous ballots per client address per debate per day */
+    int new_voter_per_ip;   /* new anonymous voters per client address per hour */
+    int signin_per_account; /* failed sign-ins per (email address, client address) per window */
+    int signin_per_ip;      /* failed sign-ins per client address per window */
+    int mail_forms_per_ip;  /* sign-ups + reset requests per client address per hour */
+    int max_agent_keys;     /* active agent keys per account */
     /* leads per window, in domain/quota.h's order (--lead-quota-minute, --lead-quota-day,
      * --lead-quota-global; the spec's 3, 20, 200 unless raised for a load test) */
     int64_t lead_quota[QUOTA_COUNT];

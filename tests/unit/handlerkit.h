@@ -89,16 +89,16 @@ static inline struct hk *hk_open(const char *extra_sql)
     k->cfg.base_url = "http://127.0.0.1:8080";
     k->cfg.listen = "127.0.0.1:8080";
     k->cfg.threads = 1;
-    k->limits = (struct whistle_limits){.vote_per_voter = 10,
-                                        .vote_per_ip = 60,
-                                        .anon_vote_per_ip = 20,
-                                        .new_voter_per_ip = 30,
-                                        .signin_per_account = 5,
-                                        .signin_per_ip = 20,
-                                        .mail_forms_per_ip = 20,
-                                        .max_agent_keys = 5,
-                                        .lead_quota = {QUOTA_AGENT_MINUTE_MAX, QUOTA_AGENT_DAY_MAX,
-                                                       QUOTA_GLOBAL_DAY_MAX}};
+    k->limits = (struct whistle_limits){
+        .vote_per_voter = 10,
+        .vote_per_ip = 60,
+        .anon_vote_per_ip = 20,
+        .new_voter_per_ip = 30,
+        .signin_per_account = 5,
+        .signin_per_ip = 20,
+        .mail_forms_per_ip = 20,
+        .max_agent_keys = 5,
+        .lead_quota = {QUOTA_AGENT_MINUTE_MAX, QUOTA_AGENT_DAY_MAX, QUOTA_GLOBAL_DAY_MAX}};
     k->cfg.limits = &k->limits;
     store_thread_setup(k->db->path);
     http_fake_setup(&k->cfg, api_routes, api_nroutes);

@@ -17,7 +17,7 @@ static int version(void)
 
 static const struct {
     const char *name;
-    int (*run)(int argc, char **argv);
+    cli_main_fn *run;
     const char *help;
 } commands[] = {
     {"serve", cli_serve, "serve the API (HTTP)"},

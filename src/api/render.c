@@ -57,18 +57,11 @@ static void self_links(struct jw *w, const char *base, const char *path, const c
 
 void render_team(struct jw *w, const struct team *t)
 {
-    jw_obj_begin(w);
-    jw_kstr(w, "id", t->id);
-    jw_kstr(w, "name", t->name);
-    jw_kstr(w, "abbreviation", t->abbreviation);
-    jw_kstr(w, "logoUrl", t->logo_url);
-    jw_kstr(w, "conference", t->conference);
-    jw_kstr(w, "league", t->league);
-    jw_kstr(w, "division", t->division);
-    jw_kstr(w, "shortName", t->short_name);
-    jw_kbool(w, "active", t->active);
-    jw_kraw(w, "aliases", t->aliases_json, "[]");
-    jw_obj_end(w);
+    jw_fmt(w,
+           "{id:%s name:%s abbreviation:%s logoUrl:%s conference:%s league:%s division:%s "
+           "shortName:%s active:%dB aliases:%sJ}",
+           t->id, t->name, t->abbreviation, t->logo_url, t->conference, t->league, t->division,
+           t->short_name, t->active, t->aliases_json ? t->aliases_json : "[]");
 }
 
 static void team_ref(struct jw *w, const struct team *t)
@@ -180,14 +173,11 @@ void render_source(struct jw *w, const struct source *s, bool document)
     jw_obj_begin(w);
     if (!document)
         jw_kstr(w, "id", s->id);
-    jw_kstr(w, "url", s->url);
-    jw_kstr(w, "title", s->title);
-    jw_kstr(w, "publisher", s->publisher);
-    jw_kstr(w, "source_kind", s->kind);
-    jw_ktime(w, "published_at", s->published_at);
-    jw_ktime(w, "added_at", s->added_at);
-    jw_kstr(w, "supports", s->supports);
-    jw_kstr(w, "added_by", s->added_by);
+    jw_fmt(w,
+           "url:%s title:%s publisher:%s source_kind:%s published_at:%ldT added_at:%ldT "
+           "supports:%s added_by:%s",
+           s->url, s->title, s->publisher, s->kind, s->published_at, s->added_at, s->supports,
+           s->added_by);
     jw_obj_end(w);
 }
 
@@ -369,14 +359,21 @@ void render_incident_detail(struct jw *w, const char *base, const struct inciden
     render_incident_fields(w, base, i);
     if (base == frag_base)
         buf_putc(w->b, FRAG_DETAILS);
+    render_sources_history(w, sources, nsources, history, nhistory, MODEL_NULL, false);
+    jw_obj_end(w);
+}
+
+void render_sources_history(struct jw *w, const struct source *sources, size_t nsources,
+                            const struct question *history, size_t nhistory, int64_t skip_version,
+                            bool document)
+{
     jw_key(w, "sources");
     jw_arr_begin(w);
     for (size_t k = 0; k < nsources; k++)
-        render_source(w, &sources[k], false);
+        render_source(w, &sources[k], document);
     jw_arr_end(w);
     jw_key(w, "question_history");
-    render_question_history(w, history, nhistory, MODEL_NULL, false);
-    jw_obj_end(w);
+    render_question_history(w, history, nhistory, skip_version, document);
 }
 
 void render_pagination(struct jw *w, int64_t limit, int64_t offset, int64_t next_offset)

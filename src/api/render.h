@@ -36,6 +36,11 @@ void render_comment(struct jw *w, const struct comment *c, enum comment_form for
                     const struct comment_review *review);
 void render_question_history(struct jw *w, const struct question *history, size_t n,
                              int64_t skip_version, bool document);
+/* An incident's "sources" and "question_history" members, in the API's form or (document) the
+ * import/export form; skip_version as render_question_history's. */
+void render_sources_history(struct jw *w, const struct source *sources, size_t nsources,
+                            const struct question *history, size_t nhistory, int64_t skip_version,
+                            bool document);
 /* The pre-rendered fragment of an incident (store/fragments.h): render_incident_detail's
  * object without the base URL, the comment count and the tallies, each marked by a control
  * byte, and a mark where render_incident's object ends. NUL-terminated in out. */

@@ -20,19 +20,11 @@ static const char usage[] =
 static void record_json(struct jw *w, const void *items, size_t i)
 {
     const struct audit_record *r = (const struct audit_record *)items + i;
-    jw_obj_begin(w);
-    jw_kstr(w, "id", r->id);
-    jw_ktime(w, "at", r->at);
-    jw_kstr(w, "actor", r->actor);
-    jw_kstr(w, "role", r->role);
-    jw_kstr(w, "action", r->action);
-    jw_kstr(w, "target_kind", r->target_kind);
-    jw_kstr(w, "target_id", r->target_id);
-    jw_kraw(w, "before", r->before_json, "null");
-    jw_kraw(w, "after", r->after_json, "null");
-    jw_kstr(w, "reason", r->reason);
-    jw_kstr(w, "request_id", r->request_id);
-    jw_obj_end(w);
+    jw_fmt(w,
+           "{id:%s at:%ldT actor:%s role:%s action:%s target_kind:%s target_id:%s before:%sJ "
+           "after:%sJ reason:%s request_id:%s}",
+           r->id, r->at, r->actor, r->role, r->action, r->target_kind, r->target_id, r->before_json,
+           r->after_json, r->reason, r->request_id);
 }
 
 struct args {

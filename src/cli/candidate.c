@@ -39,24 +39,15 @@ struct args {
 
 static void lead_json(struct jw *w, const struct research_lead *l)
 {
-    jw_kstr(w, "id", l->id);
-    jw_kstr(w, "game_id", l->game_id);
-    jw_kstr(w, "status", l->status);
-    jw_kbool(w, "candidate", research_is_candidate(l->status, l->candidate_at));
-    jw_kstr(w, "reason", l->reason);
-    jw_kstr(w, "incident_id", l->incident_id);
-    jw_kstr(w, "duplicate_lead", l->duplicate_lead);
-    jw_kstr(w, "account_id", l->account_id);
-    jw_kstr(w, "contributor", l->contributor);
-    jw_kstr(w, "category", l->category);
-    jw_kint(w, "period", l->period);
-    jw_kstr(w, "clock", l->clock);
-    jw_kint(w, "attempts", l->attempts);
-    jw_ktime(w, "created_at", l->created_at);
-    jw_ktime(w, "updated_at", l->updated_at);
-    jw_ktime(w, "candidate_at", l->candidate_at);
-    jw_ktime(w, "lease_until", l->lease_until);
-    jw_ktime(w, "next_attempt_at", l->next_attempt_at);
+    jw_fmt(w,
+           "id:%s game_id:%s status:%s candidate:%dB reason:%s incident_id:%s duplicate_lead:%s "
+           "account_id:%s contributor:%s category:%s period:%ld clock:%s attempts:%ld "
+           "created_at:%ldT updated_at:%ldT candidate_at:%ldT lease_until:%ldT "
+           "next_attempt_at:%ldT",
+           l->id, l->game_id, l->status, research_is_candidate(l->status, l->candidate_at),
+           l->reason, l->incident_id, l->duplicate_lead, l->account_id, l->contributor, l->category,
+           l->period, l->clock, (int64_t)l->attempts, l->created_at, l->updated_at, l->candidate_at,
+           l->lease_until, l->next_attempt_at);
 }
 
 static void lead_line(const struct research_lead *l)
@@ -92,35 +83,20 @@ static int list_one(void *ctx, const struct research_lead *l)
 static int fetch_json(void *ctx, const struct research_fetch_row *r)
 {
     struct jw *w = ctx;
-    jw_obj_begin(w);
-    jw_kstr(w, "url", r->url);
-    jw_kstr(w, "final_url", r->final_url);
-    jw_kint(w, "http_status", r->http_status < 0 ? JW_NULL_INT : r->http_status);
-    jw_kstr(w, "content_type", r->content_type);
-    jw_kstr(w, "title", r->title);
-    jw_kstr(w, "publisher", r->publisher);
-    jw_kstr(w, "content_hash", r->content_hash);
-    jw_kint(w, "bytes", r->bytes);
-    jw_kstr(w, "domain", r->domain);
-    jw_kbool(w, "mentions_teams", r->mentions);
-    jw_kstr(w, "error", r->error);
-    jw_ktime(w, "fetched_at", r->fetched_at);
-    jw_obj_end(w);
+    jw_fmt(w,
+           "{url:%s final_url:%s http_status:%ld content_type:%s title:%s publisher:%s "
+           "content_hash:%s bytes:%ld domain:%s mentions_teams:%dB error:%s fetched_at:%ldT}",
+           r->url, r->final_url, r->http_status < 0 ? JW_NULL_INT : r->http_status, r->content_type,
+           r->title, r->publisher, r->content_hash, r->bytes, r->domain, r->mentions, r->error,
+           r->fetched_at);
     return 0;
 }
 
 static int event_json(void *ctx, const struct research_event_row *e)
 {
     struct jw *w = ctx;
-    jw_obj_begin(w);
-    jw_kint(w, "seq", e->seq);
-    jw_ktime(w, "at", e->at);
-    jw_kstr(w, "event", e->event);
-    jw_kstr(w, "from", e->from_status);
-    jw_kstr(w, "to", e->to_status);
-    jw_kstr(w, "actor", e->actor);
-    jw_kstr(w, "reason", e->reason);
-    jw_obj_end(w);
+    jw_fmt(w, "{seq:%ld at:%ldT event:%s from:%s to:%s actor:%s reason:%s}", e->seq, e->at,
+           e->event, e->from_status, e->to_status, e->actor, e->reason);
     return 0;
 }
 

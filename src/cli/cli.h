@@ -17,24 +17,12 @@
  */
 enum { CLI_OK = 0, CLI_REFUSED = 1, CLI_USAGE = 2 };
 
-int cli_serve(int argc, char **argv);
-int cli_cache(int argc, char **argv);
-int cli_migrate(int argc, char **argv);
-int cli_import(int argc, char **argv);
-int cli_export(int argc, char **argv);
-int cli_incident(int argc, char **argv);
-int cli_key(int argc, char **argv);
-int cli_account(int argc, char **argv);
-int cli_account_role(int argc, char **argv); /* grant, revoke (comment.c) */
-int cli_comment(int argc, char **argv);
-int cli_scout_key(int argc, char **argv);
-int cli_fetch(int argc, char **argv);
-int cli_candidate(int argc, char **argv);
-int cli_audit(int argc, char **argv);
-int cli_lead(int argc, char **argv);
-int cli_worker(int argc, char **argv);
-int cli_games(int argc, char **argv);
-int cli_demo_sources(int argc, char **argv);
+/* A subcommand: argv[0] is its name (main.c's command table); returns the exit status. */
+typedef int cli_main_fn(int argc, char **argv);
+cli_main_fn cli_serve, cli_cache, cli_migrate, cli_import, cli_export, cli_incident, cli_key,
+    cli_account, cli_comment, cli_scout_key, cli_fetch, cli_candidate, cli_audit, cli_lead,
+    cli_worker, cli_games, cli_demo_sources;
+cli_main_fn cli_account_role; /* grant, revoke (comment.c) */
 
 /* The CollegeFootballData key: the first line of key_file, else $WHISTLE_CFBD_KEY, else ""
  * (out, outlen). 0, or -1 with the reason in err (unreadable file, a space or control

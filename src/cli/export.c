@@ -78,13 +78,8 @@ static int incident_cb(void *ctx, const struct incident *i, const char *visibili
     jw_obj_begin(w);
     render_incident_stored(w, i);
     jw_kstr(w, "visibility", visibility);
-    jw_key(w, "sources");
-    jw_arr_begin(w);
-    for (size_t k = 0; k < nsrc; k++)
-        render_source(w, &src[k], true);
-    jw_arr_end(w);
-    jw_key(w, "question_history");
-    render_question_history(w, qs, nq, i->has_question ? i->question.version : MODEL_NULL, true);
+    render_sources_history(w, src, nsrc, qs, nq, i->has_question ? i->question.version : MODEL_NULL,
+                           true);
     jw_key(w, "debate_question");
     if (i->has_question) {
         render_question(w, &i->question, true);

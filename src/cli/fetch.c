@@ -37,17 +37,12 @@ static void result_json(const char *url, const struct fetch_result *r)
 {
     struct cli_json j;
     cli_json_begin(&j);
-    jw_kstr(&j.w, "url", url);
-    jw_kstr(&j.w, "final_url", r->final_url);
-    jw_kint(&j.w, "status", r->status < 0 ? JW_NULL_INT : r->status);
-    jw_kstr(&j.w, "content_type", r->content_type);
-    jw_kstr(&j.w, "title", r->title);
-    jw_kstr(&j.w, "publisher", r->publisher);
-    jw_kstr_or_null(&j.w, "content_hash", r->hash);
-    jw_kint(&j.w, "bytes", (int64_t)r->bytes);
-    jw_kint(&j.w, "redirects", r->redirects);
-    jw_ktime(&j.w, "fetched_at", r->fetched_at);
-    jw_kstr(&j.w, "error", r->error);
+    jw_fmt(&j.w,
+           "url:%s final_url:%s status:%ld content_type:%s title:%s publisher:%s content_hash:%s "
+           "bytes:%ld redirects:%ld fetched_at:%ldT error:%s",
+           url, r->final_url, r->status < 0 ? JW_NULL_INT : r->status, r->content_type, r->title,
+           r->publisher, r->hash[0] ? r->hash : NULL, (int64_t)r->bytes, r->redirects,
+           r->fetched_at, r->error);
     cli_json_print(&j);
 }
 

@@ -72,12 +72,8 @@ static void on_reject(void *ctx, const struct provider_reject *rj)
 {
     struct rejects *r = ctx;
     if (r->json) {
-        jw_obj_begin(r->w);
-        jw_kint(r->w, "row", rj->row ? (int64_t)rj->row : JW_NULL_INT);
-        jw_kstr(r->w, "gameId", rj->game_id);
-        jw_kstr(r->w, "field", rj->field);
-        jw_kstr(r->w, "message", rj->message);
-        jw_obj_end(r->w);
+        jw_fmt(r->w, "{row:%ld gameId:%s field:%s message:%s}",
+               rj->row ? (int64_t)rj->row : JW_NULL_INT, rj->game_id, rj->field, rj->message);
         return;
     }
     if (rj->row)
@@ -196,18 +192,14 @@ static int games_sync_cmd(int argc, char **argv)
                             src.provider, store_errmsg(op.s));
     } else if (json) {
         jw_arr_end(w);
-        jw_kstr(w, "provider", src.provider);
-        jw_kbool(w, "scoreboard", r.scoreboard);
-        jw_kint(w, "inserted", (int64_t)r.inserted);
-        jw_kint(w, "updated", (int64_t)r.updated);
-        jw_kint(w, "unchanged", (int64_t)r.unchanged);
-        jw_kint(w, "rejected", (int64_t)r.rejected);
-        jw_kint(w, "vanished", (int64_t)r.vanished);
-        jw_kint(w, "notStored", (int64_t)r.not_stored);
-        jw_kbool(w, "vanishedChecked", !r.vanish_skipped);
-        jw_kint(w, "teams", (int64_t)r.teams);
-        jw_kbool(w, "notModified", r.not_modified);
-        jw_kint(w, "httpRequests", r.attempts);
+        jw_fmt(w,
+               "provider:%s scoreboard:%dB inserted:%ld updated:%ld unchanged:%ld rejected:%ld "
+               "vanished:%ld notStored:%ld vanishedChecked:%dB teams:%ld notModified:%dB "
+               "httpRequests:%ld",
+               src.provider, r.scoreboard, (int64_t)r.inserted, (int64_t)r.updated,
+               (int64_t)r.unchanged, (int64_t)r.rejected, (int64_t)r.vanished,
+               (int64_t)r.not_stored, !r.vanish_skipped, (int64_t)r.teams, r.not_modified,
+               (int64_t)r.attempts);
         cli_json_print(&j);
     } else {
         char line[256];

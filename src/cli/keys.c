@@ -94,18 +94,11 @@ static void list_plain(const struct key_info *k)
 static void list_json(struct jw *w, const void *items, size_t i)
 {
     const struct key_info *k = (const struct key_info *)items + i;
-    jw_obj_begin(w);
-    jw_kstr(w, "id", k->id);
-    jw_kstr(w, "owner", k->owner);
-    jw_kstr(w, "name", k->name);
-    jw_kstr(w, "prefix", k->prefix);
-    jw_kstr(w, "scope", k->scope);
-    jw_ktime(w, "created_at", k->created_at);
-    jw_ktime(w, "expires_at", k->expires_at);
-    jw_ktime(w, "revoked_at", k->revoked_at);
-    jw_ktime(w, "last_used_at", k->last_used_at);
-    jw_kstr(w, "state", agent_key_state_name(k->state));
-    jw_obj_end(w);
+    jw_fmt(w,
+           "{id:%s owner:%s name:%s prefix:%s scope:%s created_at:%ldT expires_at:%ldT "
+           "revoked_at:%ldT last_used_at:%ldT state:%s}",
+           k->id, k->owner, k->name, k->prefix, k->scope, k->created_at, k->expires_at,
+           k->revoked_at, k->last_used_at, agent_key_state_name(k->state));
 }
 
 static int list(const struct cli_action *act, struct cli_op *op, void *args, char **pos)

@@ -1,7 +1,9 @@
 #include "util/jsonw.h"
 
 #include <assert.h>
+#include <ctype.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -230,4 +232,65 @@ void jw_raw(struct jw *w, const char *json)
 {
     sep(w);
     buf_puts(w->b, json);
+}
+
+/* jw_fmt's %ld is an int64_t (the printf check sees a long) */
+_Static_assert(_Generic((int64_t)0, long : 1, default : 0), "jw_fmt reads %ld as int64_t");
+
+void jw_fmt(struct jw *w, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    const char *p = fmt;
+    while (*p) {
+        if (*p == ' ') {
+            p++;
+            continue;
+        }
+        if (*p == '}') {
+            jw_obj_end(w);
+            p++;
+            continue;
+        }
+        if (*p != '{' && *p != '%') {
+            /* key: the bytes up to its colon */
+            const char *k = p;
+            while (*p != ':') {
+                assert(isalnum((unsigned char)*p) || *p == '_');
+                p++;
+            }
+            jw_keyn(w, k, (size_t)(p - k));
+            p++;
+        }
+        if (*p == '{') {
+            jw_obj_begin(w);
+            p++;
+            continue;
+        }
+        assert(*p == '%');
+        p++;
+        if (p[0] == 's' && p[1] == 'J') {
+            const char *json = va_arg(ap, const char *);
+            if (json)
+                jw_raw(w, json);
+            else
+                jw_null(w);
+            p += 2;
+        } else if (p[0] == 's') {
+            jw_str(w, va_arg(ap, const char *));
+            p++;
+        } else if (p[0] == 'l' && p[1] == 'd' && p[2] == 'T') {
+            jw_time(w, va_arg(ap, int64_t));
+            p += 3;
+        } else if (p[0] == 'l' && p[1] == 'd') {
+            jw_int(w, va_arg(ap, int64_t));
+            p += 2;
+        } else {
+            assert(p[0] == 'd' && p[1] == 'B');
+            jw_bool(w, va_arg(ap, int) != 0);
+            p += 2;
+        }
+        assert(*p == ' ' || *p == '}' || *p == '\0');
+    }
+    va_end(ap);
 }

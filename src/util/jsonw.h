@@ -101,6 +101,26 @@ static inline void jw_kraw(struct jw *w, const char *key, const char *json, cons
     jw_raw(w, json ? json : fallback);
 }
 
+/*
+ * A record's members in one call: fmt lists them, separated by spaces, in the order they are
+ * written, and the arguments give their values in the same order (jansson's json_pack, with
+ * the keys in the format). An item is
+ *   key:%s     a string (const char *); NULL writes null               (jw_kstr)
+ *   key:%sJ    JSON text written as it stands (const char *); NULL: null  (jw_kraw)
+ *   key:%ld    an integer (int64_t); JW_NULL_INT writes null           (jw_kint)
+ *   key:%ldT   a time in microseconds (int64_t), ISO 8601; JW_NULL_INT: null (jw_ktime)
+ *   key:%dB    a boolean (bool or int: nonzero is true)                 (jw_kbool)
+ *   key:{      a member whose value is an object: the items up to "}" are its members
+ *   { and }    open and close an object (a value: the record's own braces)
+ * and "key:" may be left out where a value stands alone (an array's element, "{").
+ * The conversions are printf's (%s, %ld, %d), so the compiler checks every argument's type
+ * and count against fmt (a NULL it can see is refused: write null with jw_kstr); the capital
+ * letter after one (like the kernel's %p extensions) says how the value is written. A key is
+ * written as it stands: letters, digits and "_" only.
+ * Writes the same bytes as the jw_k* calls it lists.
+ */
+void jw_fmt(struct jw *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Appends s as a JSON string literal (with quotes) to b. */
 void json_escape_into(struct buf *b, const char *s, size_t n);
 

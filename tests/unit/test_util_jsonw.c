@@ -525,6 +525,75 @@ static void test_many_members(void **state)
     buf_release(&want);
 }
 
+/* jw_fmt writes the bytes of the jw_k* calls it stands for: every kind, with and without a
+ * value (NULL string and JSON text, JW_NULL_INT integer and time), both booleans, a nested
+ * object member, members after others in an open object and a record as an array element. */
+static void test_fmt_same_as_members(void **state)
+{
+    struct buf *b = *state;
+    struct buf want = BUF_INIT;
+    struct jw w, v;
+    jw_init(&w, b);
+    jw_init(&v, &want);
+    const char *volatile none = NULL; /* a NULL the compiler cannot see: printf forbids one */
+
+    jw_obj_begin(&w);
+    jw_kstr(&w, "before", "x");
+    jw_fmt(&w,
+           "s:%s snull:%s j:%sJ jnull:%sJ i:%ld ineg:%ld inull:%ld t:%ldT tnull:%ldT yes:%dB "
+           "no:%dB inner:{a_1:%s B2:%ld} last:%s",
+           "a\"<b", none, "[1,{\"k\":2}]", none, (int64_t)42, (int64_t)-7, JW_NULL_INT,
+           (int64_t)1700000000123456, JW_NULL_INT, true, 0, "in", (int64_t)0, "end");
+    jw_key(&w, "list");
+    jw_arr_begin(&w);
+    jw_fmt(&w, "{id:%s n:%ld}", "r1", (int64_t)1);
+    jw_fmt(&w, "{id:%s n:%ld}", "r2", (int64_t)2);
+    jw_fmt(&w, "{}");
+    jw_arr_end(&w);
+    jw_obj_end(&w);
+
+    jw_obj_begin(&v);
+    jw_kstr(&v, "before", "x");
+    jw_kstr(&v, "s", "a\"<b");
+    jw_kstr(&v, "snull", NULL);
+    jw_kraw(&v, "j", "[1,{\"k\":2}]", "null");
+    jw_kraw(&v, "jnull", NULL, "null");
+    jw_kint(&v, "i", 42);
+    jw_kint(&v, "ineg", -7);
+    jw_kint(&v, "inull", JW_NULL_INT);
+    jw_ktime(&v, "t", 1700000000123456);
+    jw_ktime(&v, "tnull", JW_NULL_INT);
+    jw_kbool(&v, "yes", true);
+    jw_kbool(&v, "no", false);
+    jw_key(&v, "inner");
+    jw_obj_begin(&v);
+    jw_kstr(&v, "a_1", "in");
+    jw_kint(&v, "B2", 0);
+    jw_obj_end(&v);
+    jw_kstr(&v, "last", "end");
+    jw_key(&v, "list");
+    jw_arr_begin(&v);
+    for (int i = 1; i <= 2; i++) {
+        jw_obj_begin(&v);
+        jw_kstr(&v, "id", i == 1 ? "r1" : "r2");
+        jw_kint(&v, "n", i);
+        jw_obj_end(&v);
+    }
+    jw_obj_begin(&v);
+    jw_obj_end(&v);
+    jw_arr_end(&v);
+    jw_obj_end(&v);
+
+    assert_string_equal(b->p, want.p);
+    assert_string_equal(b->p, "{\"before\":\"x\",\"s\":\"a\\\"\\u003cb\",\"snull\":null,"
+                              "\"j\":[1,{\"k\":2}],\"jnull\":null,\"i\":42,\"ineg\":-7,"
+                              "\"inull\":null,\"t\":\"2023-11-14T22:13:20.123456Z\","
+                              "\"tnull\":null,\"yes\":true,\"no\":false,"
+                              "\"inner\":{\"a_1\":\"in\",\"B2\":0},\"last\":\"end\","
+                              "\"list\":[{\"id\":\"r1\",\"n\":1},{\"id\":\"r2\",\"n\":2},{}]}");
+    buf_release(&want);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup_buf, teardown_buf)
 
 int main(void)
@@ -549,6 +618,7 @@ int main(void)
         T(test_nested_document),
         T(test_deep_nesting),
         T(test_many_members),
+        T(test_fmt_same_as_members),
     };
     return cmocka_run_group_tests_name("util/jsonw", tests, NULL, NULL);
 }

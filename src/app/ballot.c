@@ -1,4 +1,5 @@
 #include "app/ballot.h"
+#include "app/incident.h"
 #include "app/metrics.h"
 
 #include <stdio.h>
@@ -56,6 +57,17 @@ static int done(const struct app_ctx *c, const struct incident_ref *ref, struct 
     app_count(APP_COUNT_BALLOTS);
     out->incident_id = arena_strdup(c->a, ref->id);
     out->key = arena_strdup(c->a, ref->slug[0] ? ref->slug : ref->id);
+    return BALLOT_OK;
+}
+
+/* The answer of a ballot cast without a server-side path: a read after the commit (the
+ * ballot stands whatever it finds; APP_UNAVAILABLE when the read fails). */
+static int answer_read(const struct app_ctx *c, struct ballot_result *out)
+{
+    struct incident_view iv;
+    if (incident_read(c, out->incident_id, 0, NULL, &iv) != INCIDENT_READ_FOUND)
+        return APP_UNAVAILABLE;
+    out->answer = (struct ballot_answer){.question = iv.inc.question, .votes = iv.inc.votes};
     return BALLOT_OK;
 }
 
@@ -173,11 +185,13 @@ int ballot_cast(const struct app_ctx *c, const struct ballot_input *in, struct b
         w.visibility = ref.visibility;
         windows_of(in, ref.id, subjects, &w);
         int full = 0;
-        rc = ballots_cast_server(c->s, &w, &out->retry_s, &full);
+        rc = ballots_cast_server(c->s, c->a, &w, &out->retry_s, &full, &out->answer);
         if (rc < 0)
             return APP_UNAVAILABLE;
-        if (rc == BALLOT_WRITE_NO_SERVER_PATH)
-            return cast_in_transaction(c, in, &w, out);
+        if (rc == BALLOT_WRITE_NO_SERVER_PATH) {
+            rc = cast_in_transaction(c, in, &w, out);
+            return rc == BALLOT_OK && in->answer ? answer_read(c, out) : rc;
+        }
         if (rc == BALLOT_WRITE_LIMITED) {
             limited(&w, full, out);
             return BALLOT_RATE_LIMITED;

@@ -7,6 +7,7 @@
 #include "app/app.h"
 #include "domain/ballotlimit.h"
 #include "domain/voter.h"
+#include "store/votes.h"
 
 /*
  * Casting a Fan Verdict ballot (api-v1.md "Votes"; docs/pages.md): one live ballot per
@@ -38,6 +39,7 @@ struct ballot_input {
     int limit_address;   /* ballots per client address per minute */
     int limit_anon;      /* anonymous ballots per client address per debate per day */
     int limit_new_voter; /* new anonymous voters per client address per hour */
+    bool answer;         /* fill result->answer (a JSON ballot's answer shows it) */
 };
 
 struct ballot_result {
@@ -47,6 +49,9 @@ struct ballot_result {
     int64_t retry_s;               /* RATE_LIMITED: seconds until another ballot is allowed */
     enum ballot_window limited_by; /* RATE_LIMITED: the window that is full */
     int limit;                     /* RATE_LIMITED: its limit */
+    /* BALLOT_OK with input.answer: the tallies after this ballot and its question's labels
+     * (on PostgreSQL from the ballot's own round trip; elsewhere read after the commit) */
+    struct ballot_answer answer;
 };
 
 /* Validates the input, then casts the ballot in one write transaction. Returns a

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "domain/vocab.h"
+#include "domain/votes.h"
 #include "util/buf.h"
 #include "util/uuid.h"
 
@@ -183,18 +184,37 @@ static void ints_literal(const int64_t *v, struct buf *b)
     buf_putc(b, '}');
 }
 
-int ballots_cast_server(struct store *s, const struct ballot_write *w, int64_t *retry_s,
-                        int *window)
+/* o_tallies of whistle_ballot ("rooting:correct:incorrect:unsure;…", NULL: none) into v;
+ * a group this build does not know is skipped, as incidents_tallies does. */
+static void answer_tallies(const char *t, struct votes *v)
+{
+    memset(v, 0, sizeof *v);
+    while (t && *t) {
+        char name[32];
+        long long c, i, u;
+        if (sscanf(t, "%31[^:]:%lld:%lld:%lld", name, &c, &i, &u) == 4) {
+            int r = rooting_from_name(name);
+            if (r >= 0)
+                v->by_rooting[r] = (struct choices){.correct = c, .incorrect = i, .unsure = u};
+        }
+        t = strchr(t, ';');
+        t = t ? t + 1 : NULL;
+    }
+}
+
+int ballots_cast_server(struct store *s, struct arena *a, const struct ballot_write *w,
+                        int64_t *retry_s, int *window, struct ballot_answer *ans)
 {
     *retry_s = 0;
     *window = -1;
+    memset(ans, 0, sizeof *ans);
     if (!store_is_pg(s))
         return BALLOT_WRITE_NO_SERVER_PATH;
-    struct store_stmt *st = store_prepare(
-        s, "SELECT o_wait, o_window, " STORE_MOVED_IF(
-               "o_wait = 0") " FROM"
-                             " whistle_cast_ballot(?, ?, ?, ?, ?, ?, ?, CAST(? AS TEXT[]),"
-                             " CAST(? AS BIGINT[]), CAST(? AS BIGINT[]), ?)");
+    struct store_stmt *st =
+        store_prepare(s, "SELECT o_wait, o_window, " STORE_MOVED_IF(
+                             "o_wait = 0") ", o_tallies, o_a_label, o_b_label, o_unsure_label FROM"
+                                           " whistle_ballot(?, ?, ?, ?, ?, ?, ?, CAST(? AS TEXT[]),"
+                                           " CAST(? AS BIGINT[]), CAST(? AS BIGINT[]), ?)");
     if (!st)
         return STORE_ERR;
     struct buf subjects = BUF_INIT, limits = BUF_INIT, windows = BUF_INIT;
@@ -217,6 +237,13 @@ int ballots_cast_server(struct store *s, const struct ballot_write *w, int64_t *
     int rc = store_step_write(st, true);
     int64_t v = rc == STORE_ROW ? store_col_int(st, 0) : 0;
     int64_t k = rc == STORE_ROW ? store_col_int(st, 1) : 0;
+    if (rc == STORE_ROW && v == 0) {
+        answer_tallies(store_col_text(st, 3), &ans->votes);
+        ans->question = (struct question){.version = w->version,
+                                          .a_label = arena_strdup(a, store_col_text(st, 4)),
+                                          .b_label = arena_strdup(a, store_col_text(st, 5)),
+                                          .unsure_label = arena_strdup(a, store_col_text(st, 6))};
+    }
     store_reset(st);
     buf_release(&subjects);
     buf_release(&limits);

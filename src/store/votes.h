@@ -5,7 +5,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "domain/model.h"
 #include "store/store.h"
+#include "util/arena.h"
 
 /*
  * Ballots, their aggregates, ballot rate-limit events, the incident lookups behind the
@@ -70,13 +72,20 @@ enum {
     BALLOT_WRITE_STALE = 2,          /* the incident's visibility or version moved: judge again */
     BALLOT_WRITE_NO_SERVER_PATH = 3, /* this driver has none: run the portable steps */
 };
+/* What a standing ballot's answer shows: the tallies of the version voted on after it, and
+ * that version's labels (question: version and the three labels; the rest NULL). */
+struct ballot_answer {
+    struct question question;
+    struct votes votes;
+};
 /* The whole ballot (rate windows, ballot, tally) in one statement, its own transaction, and
  * after its commit the tally version's move (store_step_write): one round trip, where the
- * driver has a server-side path (PostgreSQL: whistle_cast_ballot, migration 013; the tally
- * moves in a random one of BALLOT_TALLY_SLOTS slot rows). A
+ * driver has a server-side path (PostgreSQL: whistle_ballot, migration 024, over
+ * whistle_cast_ballot, migration 013; the tally moves in a random one of BALLOT_TALLY_SLOTS
+ * slot rows). On BALLOT_WRITE_DONE the same round trip filled *ans (labels in a). A
  * BALLOT_WRITE_* value or a negative store_rc; on BALLOT_WRITE_LIMITED *window is the index
  * of the first full window. */
-int ballots_cast_server(struct store *s, const struct ballot_write *w, int64_t *retry_s,
-                        int *window);
+int ballots_cast_server(struct store *s, struct arena *a, const struct ballot_write *w,
+                        int64_t *retry_s, int *window, struct ballot_answer *ans);
 
 #endif

@@ -214,7 +214,8 @@ void web_vote(struct request *req)
                               .limit_voter = req->cfg->limits->vote_per_voter,
                               .limit_address = req->cfg->limits->vote_per_ip,
                               .limit_anon = req->cfg->limits->anon_vote_per_ip,
-                              .limit_new_voter = req->cfg->limits->new_voter_per_ip};
+                              .limit_new_voter = req->cfg->limits->new_voter_per_ip,
+                              .answer = v.json};
     struct ballot_result r;
     switch (ballot_cast(&c, &in, &r)) {
     case BALLOT_OK:
@@ -249,14 +250,9 @@ void web_vote(struct request *req)
         buf_release(&path);
         return;
     }
-    /* the JSON answer carries the tallies after this ballot (a read after the commit) */
-    struct incident_view iv;
-    if (incident_read(&c, r.incident_id, 0, NULL, &iv) != INCIDENT_READ_FOUND) {
-        unavailable(req, v.json);
-        return;
-    }
+    /* the JSON answer carries the tallies after this ballot (ballot_cast's answer) */
     struct buf html = BUF_INIT;
-    web_results(&html, &iv.inc.question, &iv.inc.votes);
+    web_results(&html, &r.answer.question, &r.answer.votes);
     struct jw w;
     jw_init(&w, &req->out);
     jw_obj_begin(&w);
@@ -271,7 +267,7 @@ void web_vote(struct request *req)
         jw_str(&w, v.rooting);
     }
     jw_key(&w, "votes");
-    render_votes(&w, &iv.inc.votes);
+    render_votes(&w, &r.answer.votes);
     jw_key(&w, "results_html");
     jw_str(&w, html.p);
     jw_obj_end(&w);

@@ -74,17 +74,35 @@ static struct ballot_write ballot(const char *voter, const char *choice, int64_t
     return w;
 }
 
-/* The ballot's write in round trips, and whether it moved the tally version. */
+/* The ballot's write in round trips, whether it moved the tally version, and its answer. */
+static struct ballot_answer last_answer;
+static struct arena answer_arena;
 static int cast(struct store *s, const struct ballot_write *w, int64_t *trips, bool *moved)
 {
     int64_t retry = 0;
     int window = -1;
     uint64_t before = tally_version(s);
     int64_t t0 = store_round_trips(s);
-    int rc = ballots_cast_server(s, w, &retry, &window);
+    int rc = ballots_cast_server(s, &answer_arena, w, &retry, &window, &last_answer);
     *trips = store_round_trips(s) - t0;
     *moved = tally_version(s) != before;
     return rc;
+}
+
+/* The answer of the last cast: the unspecified group's tallies and the question's labels. */
+static void assert_answer(int64_t correct, int64_t incorrect, int64_t unsure)
+{
+    const struct choices *g = &last_answer.votes.by_rooting[ROOTING_UNSPECIFIED];
+    assert_int_equal(g->correct, correct);
+    assert_int_equal(g->incorrect, incorrect);
+    assert_int_equal(g->unsure, unsure);
+    assert_int_equal(last_answer.question.version, 1);
+    assert_string_equal(last_answer.question.a_label, "Correct");
+    assert_string_equal(last_answer.question.b_label, "Incorrect");
+    assert_string_equal(last_answer.question.unsure_label, "Unsure");
+    for (int r = 0; r < ROOTING_COUNT; r++)
+        if (r != ROOTING_UNSPECIFIED)
+            assert_int_equal(last_answer.votes.by_rooting[r].correct, 0);
 }
 
 static void test_ballot_is_one_round_trip(void **state)
@@ -95,20 +113,25 @@ static void test_ballot_is_one_round_trip(void **state)
     int64_t trips;
     bool moved;
     /* the first on this connection prepares its statement in the same pipeline */
+    arena_init(&answer_arena);
     struct ballot_write w = ballot("v1", "correct", 2);
     assert_int_equal(cast(d->s, &w, &trips, &moved), BALLOT_WRITE_DONE);
     assert_int_equal(trips, 1);
     assert_true(moved);
+    /* the same round trip answered the tallies after the ballot and the labels */
+    assert_answer(1, 0, 0);
     /* a replacement */
     w = ballot("v1", "incorrect", 2);
     assert_int_equal(cast(d->s, &w, &trips, &moved), BALLOT_WRITE_DONE);
     assert_int_equal(trips, 1);
     assert_true(moved);
-    /* refused by a full window: one round trip, nothing moves */
+    assert_answer(0, 1, 0);
+    /* refused by a full window: one round trip, nothing moves, no answer */
     w = ballot("v1", "unsure", 2);
     assert_int_equal(cast(d->s, &w, &trips, &moved), BALLOT_WRITE_LIMITED);
     assert_int_equal(trips, 1);
     assert_false(moved);
+    assert_null(last_answer.question.a_label);
     /* stale (the question version moved): nothing moves either */
     w = ballot("v2", "unsure", 5);
     w.version = 2;
@@ -125,6 +148,8 @@ static void test_ballot_is_one_round_trip(void **state)
     assert_int_equal(cast(d->s, &w, &trips, &moved), BALLOT_WRITE_DONE);
     assert_int_equal(trips, 1);
     assert_true(moved);
+    assert_answer(1, 1, 0);
+    arena_release(&answer_arena);
     /* the tallies are the live ballots */
     struct store_stmt *st =
         store_prepare(d->s, "SELECT sum(correct), sum(incorrect), sum(unsure) FROM vote_tallies"

@@ -1,8 +1,11 @@
 -- bench/ballots.lua: wrk script of bench/writes.sh (issue 20). Each request is a JSON ballot
 -- of the next voter (cookie and CSRF token from VOTERS, one "cookie csrf" per line) on the
 -- next incident of INCIDENTS (one id per line; a single line: one hot debate), cycling the
--- choice so that a voter's later ballots replace the earlier ones.
+-- choice so that a voter's later ballots replace the earlier ones. With ADDRESSES=per-voter
+-- each voter comes from an address of its own (X-Forwarded-For, believed because the nodes
+-- run with --trusted-proxy 127.0.0.1, as behind a load balancer): 10.a.b.c for voter k.
 local voters, incidents = {}, {}
+local per_voter = os.getenv("ADDRESSES") == "per-voter"
 local counter = 0
 local origin = os.getenv("ORIGIN") or "http://bench.test"
 
@@ -32,9 +35,15 @@ function request()
     local id = incidents[(counter % #incidents) + 1]
     local choice = choices[(math.floor(counter / #voters) % 3) + 1]
     local body = '{"choice":"' .. choice .. '","question_version":1,"csrf":"' .. v[2] .. '"}'
-    return wrk.format("POST", "/incidents/" .. id .. "/vote", {
+    local headers = {
         ["Content-Type"] = "application/json",
         ["Origin"] = origin,
         ["Cookie"] = "__Host-whistle_voter=" .. v[1],
-    }, body)
+    }
+    if per_voter then
+        local k = counter % #voters
+        headers["X-Forwarded-For"] = string.format("10.%d.%d.%d", math.floor(k / 65536) % 256,
+            math.floor(k / 256) % 256, k % 256)
+    end
+    return wrk.format("POST", "/incidents/" .. id .. "/vote", headers, body)
 end

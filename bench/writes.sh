@@ -10,7 +10,10 @@
 #                                        every chunk BENCH_W_DELAY_US (500) µs each way
 #   pg      3 nodes, delay proxy         three such nodes behind HAProxy (round robin)
 # each "spread" (BENCH_W_INCIDENTS incidents, voter k on incident k) and "hot" (everyone on
-# one incident). With WHISTLE_BIN_BEFORE set (another build, e.g. the previous commit) the
+# one incident), each voter from an address of its own (BENCH_W_ADDRESSES=per-voter, the
+# default: X-Forwarded-For from the trusted 127.0.0.1, as behind a load balancer; "one": every
+# voter from 127.0.0.1, one hot per-address rate-window row); then agent leads/s (bench/leads.lua,
+# 32 keys, the lead quotas raised with --lead-quota-*; where the binary has those options). With WHISTLE_BIN_BEFORE set (another build, e.g. the previous commit) the
 # same grid runs for it too, on databases of its own, in the same run: before/after.
 # Rate limits are raised for the run (--vote-limit-voter/--vote-limit-ip and the anonymous
 # caps per address): the figures are
@@ -22,7 +25,7 @@
 # cache hits during the flood from the node's /metrics where the build has it.
 # BENCH_W_ONLY=cache runs only that part; BENCH_W_ONLY=sqlite only the SQLite node.
 #
-# Environment: WHISTLE_BIN, WHISTLE_BIN_BEFORE, BENCH_W_AFTER_FIRST, BENCH_W_VOTERS (2000), BENCH_W_INCIDENTS
+# Environment: WHISTLE_BIN, WHISTLE_BIN_BEFORE, BENCH_W_AFTER_FIRST, BENCH_W_ADDRESSES, BENCH_W_VOTERS (2000), BENCH_W_INCIDENTS
 # (2000), BENCH_W_DELAY_US (500), BENCH_W_THREADS (serve --threads, 16), BENCH_W_CONNS (32),
 # DUR (10s), WARMUP (3s).
 set -euo pipefail
@@ -40,6 +43,8 @@ THREADS=${BENCH_W_THREADS:-16}
 C=${BENCH_W_CONNS:-32}
 DUR=${DUR:-10s}
 WARMUP=${WARMUP:-3s}
+# per-voter: each voter from an address of its own (bench/ballots.lua); one: all from 127.0.0.1
+ADDRESSES=${BENCH_W_ADDRESSES:-per-voter}
 
 say() { echo "bench-writes: $*" >&2; }
 die() {
@@ -118,9 +123,9 @@ measure() { # measure BUILD CONFIG PORT
     [ -s "$vf" ] || voters "$port" "$vf"
     for load in spread hot; do
         out="$TMP/wrk-$build-$config-$load.txt"
-        VOTERS=$vf INCIDENTS=$TMP/$load-$DBNAME.txt wrk -t2 -c"$C" -d"$WARMUP" \
+        ADDRESSES=$ADDRESSES VOTERS=$vf INCIDENTS=$TMP/$load-$DBNAME.txt wrk -t2 -c"$C" -d"$WARMUP" \
             -s bench/ballots.lua "http://127.0.0.1:$port" >/dev/null 2>&1 || die "wrk warm-up failed"
-        VOTERS=$vf INCIDENTS=$TMP/$load-$DBNAME.txt wrk --latency -t2 -c"$C" -d"$DUR" \
+        ADDRESSES=$ADDRESSES VOTERS=$vf INCIDENTS=$TMP/$load-$DBNAME.txt wrk --latency -t2 -c"$C" -d"$DUR" \
             -s bench/ballots.lua "http://127.0.0.1:$port" >"$out" 2>&1 || die "wrk failed: $(cat "$out")"
         rps=$(awk '/^Requests\/sec:/ { print $2 }' "$out")
         p99=$(to_ms "$(awk '$1 == "99%" { print $2 }' "$out")")
@@ -129,6 +134,35 @@ measure() { # measure BUILD CONFIG PORT
             "$(cut -d' ' -f1 /proc/loadavg)" >>"$RESULTS"
         say "$(printf '%-7s %-32s %-6s %8.0f ballots/s  p99 %8.3f ms  non-2xx %s' "$build" "$config" "$load" "$rps" "$p99" "${non2xx:-0}")"
     done
+}
+
+# keys BINARY DB FILE: LEAD_KEYS agent keys of as many accounts into DB, their secrets to FILE
+LEAD_KEYS=32
+keys() {
+    local i
+    : >"$3"
+    for i in $(seq 1 "$LEAD_KEYS"); do
+        "$1" key create --owner "bench-agent-$i@example.org" --db "$2" --json |
+            /usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["secret"])' >>"$3"
+    done
+}
+
+# measure_leads BUILD CONFIG PORT: agent leads/s (bench/leads.lua), every lead accepted
+measure_leads() {
+    local build=$1 config=$2 port=$3 out rps p99 non2xx
+    local kf="$TMP/keys-$DBNAME-${config%%,*}.txt"
+    [ -s "$kf" ] || keys "$LEAD_BIN" "$LEAD_DB" "$kf"
+    out="$TMP/wrk-$build-$config-leads.txt"
+    KEYS=$kf GAME=$LEAD_GAME wrk -t2 -c"$C" -d"$WARMUP" -s bench/leads.lua "http://127.0.0.1:$port" \
+        >/dev/null 2>&1 || die "wrk warm-up failed"
+    KEYS=$kf GAME=$LEAD_GAME wrk --latency -t2 -c"$C" -d"$DUR" -s bench/leads.lua \
+        "http://127.0.0.1:$port" >"$out" 2>&1 || die "wrk failed: $(cat "$out")"
+    rps=$(awk '/^Requests\/sec:/ { print $2 }' "$out")
+    p99=$(to_ms "$(awk '$1 == "99%" { print $2 }' "$out")")
+    non2xx=$(awk '/Non-2xx or 3xx responses:/ { print $NF }' "$out")
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$build" "$config" leads "$rps" "$p99" "${non2xx:-0}" \
+        "$(cut -d' ' -f1 /proc/loadavg)" >>"$RESULTS"
+    say "$(printf '%-7s %-32s %-6s %8.0f leads/s    p99 %8.3f ms  non-2xx %s' "$build" "$config" leads "$rps" "$p99" "${non2xx:-0}")"
 }
 
 # cache_counts: "hits misses" of the node's response cache (GET /metrics on METRICS_PORT,
@@ -181,7 +215,8 @@ grid() { # grid BUILD BINARY
     local build=$1 bin=$2
     DBNAME=$build
     data "$build" "$bin"
-    local lim=(--vote-limit-voter 100000 --vote-limit-ip 1000000 --threads "$THREADS")
+    local lim=(--vote-limit-voter 100000 --vote-limit-ip 1000000 --threads "$THREADS"
+        --trusted-proxy 127.0.0.1)
     # the anonymous caps per address (issue 14 item 3), where the binary has them
     # (the help is read whole: `grep -q` would end the pipe early, and pipefail fail it)
     local help
@@ -189,9 +224,18 @@ grid() { # grid BUILD BINARY
     case "$help" in *--anon-vote-limit-ip*)
         lim+=(--anon-vote-limit-ip 1000000 --new-voter-limit-ip 1000000) ;;
     esac
+    # leads/s where the binary lets the quotas be raised (issue 20 item 7)
+    local leads=
+    case "$help" in *--lead-quota-minute*)
+        leads=1
+        lim+=(--lead-quota-minute 1000000 --lead-quota-day 1000000 --lead-quota-global 1000000) ;;
+    esac
+    LEAD_BIN=$bin
+    LEAD_GAME=$(sqlite3 "$SQ" "SELECT id FROM games ORDER BY id LIMIT 1")
     if [ "${BENCH_W_ONLY:-}" != cache ]; then
         BIN=$bin start_node "$SQ" "${lim[@]}"
         measure "$build" "sqlite, 1 node" "${NODE_PORTS[0]}"
+        if [ -n "$leads" ]; then LEAD_DB=$SQ measure_leads "$build" "sqlite, 1 node" "${NODE_PORTS[0]}"; fi
         stop_all
     fi
     [ "${BENCH_W_ONLY:-}" = sqlite ] && return
@@ -208,14 +252,17 @@ grid() { # grid BUILD BINARY
         return
     fi
     measure "$build" "postgresql, 1 node, socket" "${NODE_PORTS[0]}"
+    if [ -n "$leads" ]; then LEAD_DB=$PG measure_leads "$build" "postgresql, 1 node, socket" "${NODE_PORTS[0]}"; fi
     reads_in_flood "$build" "${NODE_PORTS[0]}"
     stop_all
     BIN=$bin start_node "$PGD" "${lim[@]}"
     measure "$build" "postgresql, 1 node, delay proxy" "${NODE_PORTS[0]}"
+    if [ -n "$leads" ]; then LEAD_DB=$PG measure_leads "$build" "postgresql, 1 node, delay proxy" "${NODE_PORTS[0]}"; fi
     stop_all
     for _ in 1 2 3; do BIN=$bin start_node "$PGD" "${lim[@]}"; done
     start_haproxy
     measure "$build" "postgresql, 3 nodes, delay proxy" "$HA_PORT"
+    if [ -n "$leads" ]; then LEAD_DB=$PG measure_leads "$build" "postgresql, 3 nodes, delay proxy" "$HA_PORT"; fi
     stop_all
 }
 
@@ -264,12 +311,26 @@ echo
 echo "| build | configuration | load | ballots/s | p99 ms | non-2xx | load avg |"
 echo "|---|---|---|---:|---:|---:|---:|"
 while IFS=$'\t' read -r build config load rps p99 n2 la; do
+    [ "$load" != leads ] || continue
     printf '| %s | %s | %s | %.0f | %.3f | %s | %s |\n' "$build" "$config" "$load" "$rps" "$p99" "$n2" "$la"
 done <"$RESULTS"
 echo
-echo "| ratio (ballots/s) | build | spread | hot |"
-echo "|---|---|---:|---:|"
+if grep -q $'\tleads\t' "$RESULTS"; then
+    echo "Agent leads (\`POST /api/v1/agent-leads\`) of $LEAD_KEYS keys (as many accounts), each with an"
+    echo "Idempotency-Key of its own (bench/leads.lua), same wrk settings, on the same nodes with the"
+    echo "lead quotas raised (\`--lead-quota-minute/-day/-global 1000000\`): every lead accepted (202)."
+    echo
+    echo "| build | configuration | leads/s | p99 ms | non-2xx | load avg |"
+    echo "|---|---|---:|---:|---:|---:|"
+    while IFS=$'\t' read -r build config load rps p99 n2 la; do
+        [ "$load" = leads ] || continue
+        printf '| %s | %s | %.0f | %.3f | %s | %s |\n' "$build" "$config" "$rps" "$p99" "$n2" "$la"
+    done <"$RESULTS"
+    echo
+fi
+echo "| ratio (per second) | build | ballots, spread | ballots, hot | leads |"
+echo "|---|---|---:|---:|---:|"
 for b in before after; do
     [ -n "$(get $b "sqlite, 1 node" spread)" ] || continue
-    echo "| 3 PostgreSQL nodes at the delay / 1 SQLite node | $b | $(ratio "$(get $b "postgresql, 3 nodes, delay proxy" spread)" "$(get $b "sqlite, 1 node" spread)") | $(ratio "$(get $b "postgresql, 3 nodes, delay proxy" hot)" "$(get $b "sqlite, 1 node" hot)") |"
+    echo "| 3 PostgreSQL nodes at the delay / 1 SQLite node | $b | $(ratio "$(get $b "postgresql, 3 nodes, delay proxy" spread)" "$(get $b "sqlite, 1 node" spread)") | $(ratio "$(get $b "postgresql, 3 nodes, delay proxy" hot)" "$(get $b "sqlite, 1 node" hot)") | $(ratio "$(get $b "postgresql, 3 nodes, delay proxy" leads)" "$(get $b "sqlite, 1 node" leads)") |"
 done

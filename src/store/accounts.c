@@ -5,25 +5,16 @@
 
 #define ACCOUNT_COLS "id, email, coalesce(password_hash, ''), email_verified, banned"
 
-static void account_cols(struct store_stmt *st, int col, struct account_row *out)
-{
-    store_col_copy(st, col, out->id, sizeof out->id);
-    store_col_copy(st, col + 1, out->email, sizeof out->email);
-    store_col_copy(st, col + 2, out->password_hash, sizeof out->password_hash);
-    out->verified = store_col_int(st, col + 3) != 0;
-    out->banned = store_col_int(st, col + 4) != 0;
-}
-
-/* store_one's reader of an account (out) from column 0. */
-static int account_row(void *out, struct store_stmt *st)
-{
-    account_cols(st, 0, out);
-    return 0;
-}
+/* An account (a struct account_row) read from ACCOUNT_COLS (store_cols). */
+#define ACCOUNT(kind, f) STORE_COL_##kind(struct account_row, f)
+static const struct store_col account_cols[] = {
+    ACCOUNT(CHARS, id),      ACCOUNT(CHARS, email), ACCOUNT(CHARS, password_hash),
+    ACCOUNT(BOOL, verified), ACCOUNT(BOOL, banned), STORE_COL_END};
+#undef ACCOUNT
 
 static int account_by(struct store *s, const char *sql, const char *v, struct account_row *out)
 {
-    return store_one(STORE_SELECT(s, sql, STORE_TEXT(v)), account_row, out);
+    return STORE_ONE_COLS(s, account_cols, out, sql, STORE_TEXT(v));
 }
 
 int accounts_by_email(struct store *s, const char *email, struct account_row *out)
@@ -64,7 +55,7 @@ int accounts_search(struct store *s, struct arena *a, const char *text, int64_t 
     size_t k = 0;
     int rc;
     while ((rc = store_step(st)) == STORE_ROW && k < (size_t)limit) {
-        account_cols(st, 0, &v[k]);
+        store_cols(st, NULL, 0, account_cols, &v[k]);
         v[k++].password_hash[0] = '\0'; /* never leaves the store for a listing */
     }
     store_reset(st);
@@ -118,23 +109,19 @@ int account_tokens_insert(struct store *s, bool insert, const char *hash, const 
         STORE_INT(expires), STORE_INT(insert));
 }
 
-static int token_row(void *arg, struct store_stmt *st)
-{
-    struct account_token_row *out = arg;
-    store_col_copy(st, 0, out->account_id, sizeof out->account_id);
-    out->expires_at = store_col_int(st, 1);
-    out->used_at = store_col_int(st, 2);
-    return 0;
-}
+/* A token (a struct account_token_row) read from account_id, expires_at, used_at. */
+#define TOKEN(kind, f) STORE_COL_##kind(struct account_token_row, f)
+static const struct store_col token_cols[] = {TOKEN(CHARS, account_id), TOKEN(INT, expires_at),
+                                              TOKEN(INT, used_at), STORE_COL_END};
+#undef TOKEN
 
 int account_tokens_find(struct store *s, const char *hash, const char *purpose,
                         struct account_token_row *out)
 {
-    return store_one(STORE_SELECT(s,
-                                  "SELECT account_id, expires_at, used_at FROM account_tokens"
-                                  " WHERE token_hash = ? AND purpose = ?",
-                                  STORE_TEXT(hash), STORE_TEXT(purpose)),
-                     token_row, out);
+    return STORE_ONE_COLS(s, token_cols, out,
+                          "SELECT account_id, expires_at, used_at FROM account_tokens"
+                          " WHERE token_hash = ? AND purpose = ?",
+                          STORE_TEXT(hash), STORE_TEXT(purpose));
 }
 
 int account_tokens_use(struct store *s, const char *hash, int64_t now)
@@ -156,22 +143,43 @@ int account_tokens_spend_all(struct store *s, const char *account_id, const char
                      STORE_INT(now), STORE_TEXT(account_id), STORE_TEXT(purpose));
 }
 
+/* The tables of a hashed token of an account (token_hash, account_id, created_at, expires_at):
+ * sessions and sign-in challenges, inserted by hashed_token_insert. */
+enum hashed_token { HASHED_SESSION, HASHED_SIGNIN_CHALLENGE };
+
+/* Inserts a hashed token of account_id made at now, valid until expires, into the table of
+ * `kind`. 0 or a negative store_rc. */
+static int hashed_token_insert(struct store *s, enum hashed_token kind, const char *hash,
+                               const char *account_id, int64_t now, int64_t expires)
+{
+    static const char *const sql[] = {
+        [HASHED_SESSION] = "INSERT INTO sessions (token_hash, account_id, created_at, expires_at)"
+                           " VALUES (?, ?, ?, ?)",
+        [HASHED_SIGNIN_CHALLENGE] = "INSERT INTO signin_challenges (token_hash, account_id,"
+                                    " created_at, expires_at) VALUES (?, ?, ?, ?)",
+    };
+    return STORE_RUN(s, sql[kind], STORE_TEXT(hash), STORE_TEXT(account_id), STORE_INT(now),
+                     STORE_INT(expires));
+}
+
 int sessions_insert(struct store *s, const char *hash, const char *account_id, int64_t now,
                     int64_t expires)
 {
-    return STORE_RUN(s,
-                     "INSERT INTO sessions (token_hash, account_id, created_at, expires_at)"
-                     " VALUES (?, ?, ?, ?)",
-                     STORE_TEXT(hash), STORE_TEXT(account_id), STORE_INT(now), STORE_INT(expires));
+    return hashed_token_insert(s, HASHED_SESSION, hash, account_id, now, expires);
 }
 
-static int session_row(void *arg, struct store_stmt *st)
+/* A session's columns after its account's: expires_at, last_seen_at, staff. */
+#define SESSION(kind, f) STORE_COL_##kind(struct session_row, f)
+static const struct store_col session_cols[] = {
+    SESSION(INT, expires_at), SESSION(INT, last_seen_at), SESSION(BOOL, staff), STORE_COL_END};
+#undef SESSION
+
+/* store_one's reader of a session (a struct session_row but its hash): its account from
+ * ACCOUNT_COLS' columns, then session_cols. */
+static int session_row(void *out, struct store_stmt *st)
 {
-    struct session_row *out = arg;
-    account_cols(st, 0, &out->account);
-    out->expires_at = store_col_int(st, 5);
-    out->last_seen_at = store_col_int(st, 6);
-    out->staff = store_col_int(st, 7) != 0;
+    struct session_row *r = out;
+    store_cols(st, NULL, store_cols(st, NULL, 0, account_cols, &r->account), session_cols, r);
     return 0;
 }
 
@@ -218,11 +226,10 @@ int sessions_revoke_all(struct store *s, const char *account_id, const char *kee
 
 int accounts_active_keys(struct store *s, const char *account_id, int64_t now, int64_t *count)
 {
-    return store_count(STORE_SELECT(s,
-                                    "SELECT count(*) FROM agent_keys WHERE account_id = ?"
-                                    " AND revoked_at IS NULL AND expires_at > ?",
-                                    STORE_TEXT(account_id), STORE_INT(now)),
-                       count);
+    return STORE_COUNT(s, count,
+                       "SELECT count(*) FROM agent_keys WHERE account_id = ?"
+                       " AND revoked_at IS NULL AND expires_at > ?",
+                       STORE_TEXT(account_id), STORE_INT(now));
 }
 
 int accounts_key_revoke(struct store *s, const char *account_id, const char *key_id, int64_t now)
@@ -247,10 +254,9 @@ int outbox_enqueue(struct store *s, bool insert, const char *recipient, const ch
 
 int outbox_recent(struct store *s, const char *recipient, int64_t since, int64_t *count)
 {
-    return store_count(
-        STORE_SELECT(s, "SELECT count(*) FROM outbox WHERE recipient = ? AND created_at > ?",
-                     STORE_TEXT(recipient), STORE_INT(since)),
-        count);
+    return STORE_COUNT(s, count,
+                       "SELECT count(*) FROM outbox WHERE recipient = ? AND created_at > ?",
+                       STORE_TEXT(recipient), STORE_INT(since));
 }
 
 int outbox_claim(struct store *s, struct arena *a, int64_t now, int64_t lease_us,
@@ -265,9 +271,9 @@ int outbox_claim(struct store *s, struct arena *a, int64_t now, int64_t lease_us
      * so claims in row writes never pick the same message; SQLite's write transaction
      * serializes them. The UPDATE below re-checks the lease either way. */
     bool pg = store_is_pg(s);
-    int rc = store_one_text(STORE_SELECT(s, pg ? PICK(" FOR UPDATE SKIP LOCKED") : PICK(""),
-                                         STORE_INT(now), STORE_INT(now)),
-                            out->id, sizeof out->id);
+    int rc =
+        STORE_ONE_TEXT(s, out->id, sizeof out->id, pg ? PICK(" FOR UPDATE SKIP LOCKED") : PICK(""),
+                       STORE_INT(now), STORE_INT(now));
 #undef PICK
     if (rc != 1)
         return rc;
@@ -320,20 +326,17 @@ int reset_requests_insert(struct store *s, const char *id, const char *email, in
                      STORE_TEXT(id), STORE_TEXT(email), STORE_INT(now));
 }
 
-static int reset_request_row(void *arg, struct store_stmt *st)
-{
-    struct reset_request_row *out = arg;
-    store_col_copy(st, 0, out->id, sizeof out->id);
-    store_col_copy(st, 1, out->email, sizeof out->email);
-    out->created_at = store_col_int(st, 2);
-    return 0;
-}
+/* A request (a struct reset_request_row) read from id, email, created_at. */
+#define RESET(kind, f) STORE_COL_##kind(struct reset_request_row, f)
+static const struct store_col reset_request_cols[] = {RESET(CHARS, id), RESET(CHARS, email),
+                                                      RESET(INT, created_at), STORE_COL_END};
+#undef RESET
 
 int reset_requests_oldest(struct store *s, struct reset_request_row *out)
 {
-    return store_one(store_prepare(s, "SELECT id, email, created_at FROM reset_requests"
-                                      " ORDER BY created_at, id LIMIT 1"),
-                     reset_request_row, out);
+    return store_one_cols(store_prepare(s, "SELECT id, email, created_at FROM reset_requests"
+                                           " ORDER BY created_at, id LIMIT 1"),
+                          reset_request_cols, out);
 }
 
 int reset_requests_take(struct store *s, const char *id)
@@ -363,23 +366,18 @@ int accounts_prune(struct store *s, int64_t before)
 
 /* ---- TOTP two-factor ---- */
 
-static int totp_row(void *arg, struct store_stmt *st)
-{
-    struct totp_row *out = arg;
-    store_col_copy(st, 0, out->secret_hex, sizeof out->secret_hex);
-    out->enabled = store_col_int(st, 1) != 0;
-    out->last_step = store_col_int(st, 2);
-    return 0;
-}
+/* A secret (a struct totp_row) read from secret, enabled, last_step. */
+#define TOTP(kind, f) STORE_COL_##kind(struct totp_row, f)
+static const struct store_col totp_cols[] = {TOTP(CHARS, secret_hex), TOTP(BOOL, enabled),
+                                             TOTP(INT, last_step), STORE_COL_END};
+#undef TOTP
 
 int totp_get(struct store *s, const char *account_id, struct totp_row *out)
 {
-    return store_one(
-        STORE_SELECT(s,
-                     "SELECT secret, enabled, coalesce(last_step, -1) FROM account_totp"
-                     " WHERE account_id = ?",
-                     STORE_TEXT(account_id)),
-        totp_row, out);
+    return STORE_ONE_COLS(s, totp_cols, out,
+                          "SELECT secret, enabled, coalesce(last_step, -1) FROM account_totp"
+                          " WHERE account_id = ?",
+                          STORE_TEXT(account_id));
 }
 
 int totp_put_pending(struct store *s, const char *account_id, const char *secret_hex, int64_t now)
@@ -418,19 +416,15 @@ int totp_delete(struct store *s, const char *account_id)
 int signin_challenge_insert(struct store *s, const char *hash, const char *account_id, int64_t now,
                             int64_t expires)
 {
-    return STORE_RUN(s,
-                     "INSERT INTO signin_challenges (token_hash, account_id, created_at,"
-                     " expires_at) VALUES (?, ?, ?, ?)",
-                     STORE_TEXT(hash), STORE_TEXT(account_id), STORE_INT(now), STORE_INT(expires));
+    return hashed_token_insert(s, HASHED_SIGNIN_CHALLENGE, hash, account_id, now, expires);
 }
 
 int signin_challenge_find(struct store *s, const char *hash, int64_t now, char account_id[ID_LEN])
 {
-    return store_one_text(STORE_SELECT(s,
-                                       "SELECT account_id FROM signin_challenges WHERE"
-                                       " token_hash = ? AND used_at IS NULL AND expires_at > ?",
-                                       STORE_TEXT(hash), STORE_INT(now)),
-                          account_id, ID_LEN);
+    return STORE_ONE_TEXT(s, account_id, ID_LEN,
+                          "SELECT account_id FROM signin_challenges WHERE"
+                          " token_hash = ? AND used_at IS NULL AND expires_at > ?",
+                          STORE_TEXT(hash), STORE_INT(now));
 }
 
 int signin_challenge_use(struct store *s, const char *hash, int64_t now)

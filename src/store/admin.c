@@ -47,45 +47,40 @@ int admin_is_empty(struct store *s)
     return rc == STORE_ROW ? rows == 0 : STORE_ERR;
 }
 
-static void read_state(struct arena *a, struct store_stmt *st, void *row, size_t k)
-{
-    (void)a;
-    struct incident_state *out = &((struct incident_state *)row)[k];
-    store_col_copy(st, 0, out->visibility, sizeof out->visibility);
-    store_col_copy(st, 1, out->duplicate_of, sizeof out->duplicate_of);
-    store_col_copy(st, 2, out->slug, sizeof out->slug);
-    out->question_version = store_col_int(st, 3);
-    out->published_at = store_col_int(st, 4);
-    out->created_at = store_col_int(st, 5);
-    out->updated_at = store_col_int(st, 6);
-    out->duplicates = store_col_int(st, 7);
-    store_col_copy(st, 8, out->status, sizeof out->status);
-    store_col_copy(st, 9, out->game_id, sizeof out->game_id);
-}
+/* An incident_state read from the columns of admin_state's SELECT (store_cols). */
+#define STATE(kind, f) STORE_COL_##kind(struct incident_state, f)
+static const struct store_col state_cols[] = {STATE(CHARS, visibility),
+                                              STATE(CHARS, duplicate_of),
+                                              STATE(CHARS, slug),
+                                              STATE(INT, question_version),
+                                              STATE(INT, published_at),
+                                              STATE(INT, created_at),
+                                              STATE(INT, updated_at),
+                                              STATE(INT, duplicates),
+                                              STATE(CHARS, status),
+                                              STATE(CHARS, game_id),
+                                              STORE_COL_END};
+#undef STATE
 
 int admin_incident_state(struct store *s, const char *id, struct incident_state *out)
 {
     memset(out, 0, sizeof *out);
     out->question_version = MODEL_NULL;
-    return store_read_one(
-        STORE_SELECT(
-            s,
-            "SELECT visibility, duplicate_of, slug, question_version, published_at, created_at,"
-            " updated_at, (SELECT count(*) FROM incidents d WHERE d.duplicate_of = i.id), status,"
-            " game_id FROM incidents i WHERE id = ?",
-            STORE_TEXT(id)),
-        NULL, read_state, out);
+    return STORE_ONE_COLS(
+        s, state_cols, out,
+        "SELECT visibility, duplicate_of, slug, question_version, published_at, created_at,"
+        " updated_at, (SELECT count(*) FROM incidents d WHERE d.duplicate_of = i.id), status,"
+        " game_id FROM incidents i WHERE id = ?",
+        STORE_TEXT(id));
 }
 
 int admin_slug_owner(struct store *s, const char *slug, const char *id, char out[40])
 {
-    return store_one_text(
-        STORE_SELECT(s,
-                     "SELECT id FROM incidents WHERE slug = ? AND id <> ?"
-                     " UNION ALL SELECT incident_id FROM incident_slugs WHERE slug = ?"
-                     " AND incident_id <> ?",
-                     STORE_TEXT(slug), STORE_TEXT(id), STORE_TEXT(slug), STORE_TEXT(id)),
-        out, 40);
+    return STORE_ONE_TEXT(s, out, 40,
+                          "SELECT id FROM incidents WHERE slug = ? AND id <> ?"
+                          " UNION ALL SELECT incident_id FROM incident_slugs WHERE slug = ?"
+                          " AND incident_id <> ?",
+                          STORE_TEXT(slug), STORE_TEXT(id), STORE_TEXT(slug), STORE_TEXT(id));
 }
 
 int admin_derive_slug(struct store *s, const char *id, const char *title, char *out, size_t outlen)

@@ -17,30 +17,26 @@
     " FROM comments c JOIN accounts a ON a.id = c.account_id"                                      \
     " JOIN incidents i ON i.id = c.incident_id "
 
+/* A comment (a struct comment) read from COMMENT_SELECT (store_cols). */
+#define COMMENT(kind, f) STORE_COL_##kind(struct comment, f)
+static const struct store_col comment_cols[] = {
+    COMMENT(CHARS, id),           COMMENT(CHARS, incident_id),
+    COMMENT(CHARS, parent_id),    COMMENT(CHARS, account_id),
+    COMMENT(DUP, body),           COMMENT(DUP, display_name),
+    COMMENT(DUP, badge),          COMMENT(CHARS, status),
+    COMMENT(CHARS, held_reason),  COMMENT(BOOL, report_hidden),
+    COMMENT(BOOL, author_hidden), COMMENT(BOOL, visible),
+    COMMENT(BOOL, featured),      COMMENT(INT, open_reports),
+    COMMENT(INT, reply_count),    COMMENT(INT, created_at),
+    COMMENT(INT, edited_at),      COMMENT(INT, deleted_at),
+    COMMENT(INT, reviewed_at),    COMMENT(DUP, incident_title),
+    COMMENT(DUP, incident_key),   STORE_COL_END};
+#undef COMMENT
+
 static void row(struct store_stmt *st, struct arena *a, struct comment *c)
 {
     memset(c, 0, sizeof *c);
-    store_col_copy(st, 0, c->id, sizeof c->id);
-    store_col_copy(st, 1, c->incident_id, sizeof c->incident_id);
-    store_col_copy(st, 2, c->parent_id, sizeof c->parent_id);
-    store_col_copy(st, 3, c->account_id, sizeof c->account_id);
-    c->body = arena_strdup(a, store_col_text(st, 4));
-    c->display_name = arena_strdup(a, store_col_text(st, 5));
-    c->badge = arena_strdup(a, store_col_text(st, 6));
-    store_col_copy(st, 7, c->status, sizeof c->status);
-    store_col_copy(st, 8, c->held_reason, sizeof c->held_reason);
-    c->report_hidden = store_col_int(st, 9) != 0;
-    c->author_hidden = store_col_int(st, 10) != 0;
-    c->visible = store_col_int(st, 11) != 0;
-    c->featured = store_col_int(st, 12) != 0;
-    c->open_reports = store_col_int(st, 13);
-    c->reply_count = store_col_int(st, 14);
-    c->created_at = store_col_int(st, 15);
-    c->edited_at = store_col_int(st, 16);
-    c->deleted_at = store_col_int(st, 17);
-    c->reviewed_at = store_col_int(st, 18);
-    c->incident_title = arena_strdup(a, store_col_text(st, 19));
-    c->incident_key = arena_strdup(a, store_col_text(st, 20));
+    store_cols(st, a, 0, comment_cols, c);
     if (!c->body)
         c->body = "";
 }
@@ -220,11 +216,10 @@ int comments_history(struct store *s, const char *account_id, struct comment_his
 int comments_published_upto(struct store *s, const char *account_id, int64_t cap, int64_t *n)
 {
     *n = 0;
-    return store_count(STORE_SELECT(s,
-                                    "SELECT count(*) FROM (SELECT 1 FROM comments WHERE"
-                                    " account_id = ? AND status = 'published' LIMIT ?) AS p",
-                                    STORE_TEXT(account_id), STORE_INT(cap)),
-                       n);
+    return STORE_COUNT(s, n,
+                       "SELECT count(*) FROM (SELECT 1 FROM comments WHERE"
+                       " account_id = ? AND status = 'published' LIMIT ?) AS p",
+                       STORE_TEXT(account_id), STORE_INT(cap));
 }
 
 /* ---- reports ---- */
@@ -349,9 +344,8 @@ int comment_words_all(struct store *s, struct arena *a, const char ***out, size_
 
 int accounts_display_name(struct store *s, const char *account_id, char *out, size_t n)
 {
-    int rc = store_one_text(
-        STORE_SELECT(s, "SELECT display_name FROM accounts WHERE id = ?", STORE_TEXT(account_id)),
-        out, n);
+    int rc = STORE_ONE_TEXT(s, out, n, "SELECT display_name FROM accounts WHERE id = ?",
+                            STORE_TEXT(account_id));
     return rc < 0 ? rc : 0;
 }
 

@@ -28,48 +28,35 @@ static const char *dup(struct arena *a, struct store_stmt *st, int col)
     return arena_strdup(a, store_col_text(st, col));
 }
 
-static int read_team(struct arena *a, struct store_stmt *st, int c, struct team *t)
-{
-    t->id = dup(a, st, c);
-    t->name = dup(a, st, c + 1);
-    t->abbreviation = dup(a, st, c + 2);
-    t->logo_url = dup(a, st, c + 3);
-    t->conference = dup(a, st, c + 4);
-    t->league = dup(a, st, c + 5);
-    t->division = dup(a, st, c + 6);
-    t->short_name = dup(a, st, c + 7);
-    t->active = store_col_int(st, c + 8) != 0;
-    t->aliases_json = dup(a, st, c + 9);
-    return c + 10;
-}
+/* A team (a struct team) read from TEAM_COLS (store_cols). */
+#define TEAM(kind, f) STORE_COL_##kind(struct team, f)
+static const struct store_col team_cols[] = {
+    TEAM(DUP, id),           TEAM(DUP, name),       TEAM(DUP, abbreviation),
+    TEAM(DUP, logo_url),     TEAM(DUP, conference), TEAM(DUP, league),
+    TEAM(DUP, division),     TEAM(DUP, short_name), TEAM(BOOL, active),
+    TEAM(DUP, aliases_json), STORE_COL_END};
+#undef TEAM
 
-/* The game's own columns from c on, home_score to stage_label in this order: what GAME_COLS
- * and SYNC_COLS share. */
-static void read_game_fields(struct arena *a, struct store_stmt *st, int c, struct game *g)
-{
-    g->home_score = store_col_int(st, c);
-    g->away_score = store_col_int(st, c + 1);
-    g->starts_at = store_col_int(st, c + 2);
-    g->kickoff_tbd = store_col_int(st, c + 3) != 0;
-    g->period = store_col_int(st, c + 4);
-    g->clock = dup(a, st, c + 5);
-    g->status = dup(a, st, c + 6);
-    g->season = store_col_int(st, c + 7);
-    g->week = store_col_int(st, c + 8);
-    g->league = dup(a, st, c + 9);
-    g->season_type = dup(a, st, c + 10);
-    g->stage_label = dup(a, st, c + 11);
-}
+#define GAME(kind, f) STORE_COL_##kind(struct game, f)
+/* The game's own columns home_score to stage_label in this order: what GAME_COLS and
+ * SYNC_COLS share. */
+static const struct store_col game_fields_cols[] = {
+    GAME(INT, home_score), GAME(INT, away_score), GAME(INT, starts_at),   GAME(BOOL, kickoff_tbd),
+    GAME(INT, period),     GAME(DUP, clock),      GAME(DUP, status),      GAME(INT, season),
+    GAME(INT, week),       GAME(DUP, league),     GAME(DUP, season_type), GAME(DUP, stage_label),
+    STORE_COL_END};
+/* GAME_COLS' columns after stage_label, before the teams. */
+static const struct store_col game_stamp_cols[] = {GAME(INT, created_at), GAME(INT, updated_at),
+                                                   GAME(BOOL, neutral_site), STORE_COL_END};
+#undef GAME
 
 static void read_game(struct arena *a, struct store_stmt *st, struct game *g)
 {
     g->id = dup(a, st, 0);
-    read_game_fields(a, st, 1, g);
-    g->created_at = store_col_int(st, 13);
-    g->updated_at = store_col_int(st, 14);
-    g->neutral_site = store_col_int(st, 15) != 0;
-    int c = read_team(a, st, 16, &g->home);
-    read_team(a, st, c, &g->away);
+    int c = store_cols(st, a, 1, game_fields_cols, g);
+    c = store_cols(st, a, c, game_stamp_cols, g);
+    c = store_cols(st, a, c, team_cols, &g->home);
+    store_cols(st, a, c, team_cols, &g->away);
 }
 
 void games_week_keys(struct buf *sql, const char *t)
@@ -147,7 +134,7 @@ static void read_row(struct arena *a, struct store_stmt *st, void *rows, size_t 
 
 static void read_team_row(struct arena *a, struct store_stmt *st, void *rows, size_t k)
 {
-    read_team(a, st, 0, &((struct team *)rows)[k]);
+    store_cols(st, a, 0, team_cols, &((struct team *)rows)[k]);
 }
 
 /* A page from the list index (store/listindex.h) when the process holds one of the
@@ -290,7 +277,7 @@ static void read_sync_row(struct arena *a, struct store_stmt *st, void *rows, si
     g->id = dup(a, st, 0);
     g->home.id = dup(a, st, 1);
     g->away.id = dup(a, st, 2);
-    read_game_fields(a, st, 3, g);
+    store_cols(st, a, 3, game_fields_cols, g);
     g->neutral_site = store_col_int(st, 15) != 0;
 }
 
@@ -423,40 +410,31 @@ int games_sync_vanish(struct store *s, const char *id, const char *status, int64
 
 int teams_sync_upsert(struct store *s, const struct team *t, bool replace)
 {
-    struct store_stmt *st = store_prepare(
-        s, replace ? "INSERT INTO teams (id, name, abbreviation, logo_url, conference, league,"
-                     " division, short_name, active, aliases) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-                     " ON CONFLICT (id) DO UPDATE SET name = excluded.name,"
-                     " abbreviation = excluded.abbreviation, logo_url = excluded.logo_url,"
-                     " conference = excluded.conference, league = excluded.league,"
-                     " division = excluded.division, short_name = excluded.short_name,"
-                     " active = excluded.active, aliases = excluded.aliases"
-                     " WHERE teams.name IS DISTINCT FROM excluded.name"
-                     " OR teams.abbreviation IS DISTINCT FROM excluded.abbreviation"
-                     " OR teams.logo_url IS DISTINCT FROM excluded.logo_url"
-                     " OR teams.conference IS DISTINCT FROM excluded.conference"
-                     " OR teams.league IS DISTINCT FROM excluded.league"
-                     " OR teams.division IS DISTINCT FROM excluded.division"
-                     " OR teams.short_name IS DISTINCT FROM excluded.short_name"
-                     " OR teams.active IS DISTINCT FROM excluded.active"
-                     " OR teams.aliases IS DISTINCT FROM excluded.aliases"
-                   : "INSERT INTO teams (id, name, abbreviation, logo_url, conference, league,"
-                     " division, short_name, active, aliases) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-                     " ON CONFLICT (id) DO NOTHING");
-    if (!st)
-        return STORE_ERR;
-    store_bind_text(st, 1, t->id);
-    store_bind_text(st, 2, t->name);
-    store_bind_text(st, 3, t->abbreviation);
-    store_bind_text(st, 4, t->logo_url);
-    store_bind_text(st, 5, t->conference);
-    store_bind_text(st, 6, t->league);
-    store_bind_text(st, 7, t->division);
-    store_bind_text(st, 8, t->short_name);
-    store_bind_int(st, 9, t->active);
-    store_bind_text(st, 10, t->aliases_json ? t->aliases_json : "[]");
-    int rc = store_run(st);
-    return rc < 0 ? rc : store_changes(s) > 0;
+    return STORE_CHANGED(
+        s,
+        replace ? "INSERT INTO teams (id, name, abbreviation, logo_url, conference, league,"
+                  " division, short_name, active, aliases) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                  " ON CONFLICT (id) DO UPDATE SET name = excluded.name,"
+                  " abbreviation = excluded.abbreviation, logo_url = excluded.logo_url,"
+                  " conference = excluded.conference, league = excluded.league,"
+                  " division = excluded.division, short_name = excluded.short_name,"
+                  " active = excluded.active, aliases = excluded.aliases"
+                  " WHERE teams.name IS DISTINCT FROM excluded.name"
+                  " OR teams.abbreviation IS DISTINCT FROM excluded.abbreviation"
+                  " OR teams.logo_url IS DISTINCT FROM excluded.logo_url"
+                  " OR teams.conference IS DISTINCT FROM excluded.conference"
+                  " OR teams.league IS DISTINCT FROM excluded.league"
+                  " OR teams.division IS DISTINCT FROM excluded.division"
+                  " OR teams.short_name IS DISTINCT FROM excluded.short_name"
+                  " OR teams.active IS DISTINCT FROM excluded.active"
+                  " OR teams.aliases IS DISTINCT FROM excluded.aliases"
+                : "INSERT INTO teams (id, name, abbreviation, logo_url, conference, league,"
+                  " division, short_name, active, aliases) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                  " ON CONFLICT (id) DO NOTHING",
+        STORE_TEXT(t->id), STORE_TEXT(t->name), STORE_TEXT(t->abbreviation),
+        STORE_TEXT(t->logo_url), STORE_TEXT(t->conference), STORE_TEXT(t->league),
+        STORE_TEXT(t->division), STORE_TEXT(t->short_name), STORE_INT(t->active),
+        STORE_TEXT(t->aliases_json ? t->aliases_json : "[]"));
 }
 
 int games_provider_busy(struct store *s, const char *provider, int64_t now, int64_t since_us,

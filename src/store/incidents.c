@@ -36,62 +36,64 @@ static const char *dup(struct arena *a, struct store_stmt *st, int col)
     return arena_strdup(a, store_col_text(st, col));
 }
 
-static int tristate(struct store_stmt *st, int col)
-{
-    int64_t v = store_col_int(st, col);
-    return v == STORE_NULL_INT ? -1 : v != 0;
-}
+/* A question version (a struct question) read from q.version on (INCIDENT_COLS). */
+#define QUESTION(kind, f) STORE_COL_##kind(struct question, f)
+static const struct store_col question_cols[] = {QUESTION(INT, version),
+                                                 QUESTION(DUP, type),
+                                                 QUESTION(DUP, text),
+                                                 QUESTION(DUP, a_label),
+                                                 QUESTION(DUP, b_label),
+                                                 QUESTION(DUP, unsure_label),
+                                                 QUESTION(DUP, stored_a),
+                                                 QUESTION(DUP, stored_b),
+                                                 QUESTION(DUP, stored_unsure),
+                                                 QUESTION(DUP, factual_context_json),
+                                                 QUESTION(INT, created_at),
+                                                 QUESTION(INT, superseded_at),
+                                                 STORE_COL_END};
+#undef QUESTION
 
-static void read_question(struct arena *a, struct store_stmt *st, int c, struct question *q)
-{
-    q->version = store_col_int(st, c);
-    q->type = dup(a, st, c + 1);
-    q->text = dup(a, st, c + 2);
-    q->a_label = dup(a, st, c + 3);
-    q->b_label = dup(a, st, c + 4);
-    q->unsure_label = dup(a, st, c + 5);
-    q->stored_a = dup(a, st, c + 6);
-    q->stored_b = dup(a, st, c + 7);
-    q->stored_unsure = dup(a, st, c + 8);
-    q->factual_context_json = dup(a, st, c + 9);
-    q->created_at = store_col_int(st, c + 10);
-    q->superseded_at = store_col_int(st, c + 11);
-}
+/* An incident's own columns (a struct incident), i.id to i.visibility (COL_VISIBILITY) of
+ * INCIDENT_COLS. */
+#define INCIDENT(kind, f) STORE_COL_##kind(struct incident, f)
+static const struct store_col incident_cols[] = {INCIDENT(DUP, id),
+                                                 INCIDENT(DUP, game_id),
+                                                 INCIDENT(DUP, title),
+                                                 INCIDENT(DUP, play_description),
+                                                 INCIDENT(DUP, neutral_summary),
+                                                 INCIDENT(DUP, category),
+                                                 INCIDENT(INT, period),
+                                                 INCIDENT(DUP, clock),
+                                                 INCIDENT(DUP, original_ruling),
+                                                 INCIDENT(DUP, final_ruling),
+                                                 INCIDENT(TRI, replay_involved),
+                                                 INCIDENT(DUP, consequence),
+                                                 INCIDENT(DUP, status),
+                                                 INCIDENT(DUP, origin_kind),
+                                                 INCIDENT(DUP, provenance_json),
+                                                 INCIDENT(INT, reviewed_at),
+                                                 INCIDENT(INT, published_at),
+                                                 INCIDENT(INT, created_at),
+                                                 INCIDENT(INT, updated_at),
+                                                 INCIDENT(DUP, duplicate_of),
+                                                 INCIDENT(DUP, slug),
+                                                 INCIDENT(TRI, penalty_called),
+                                                 INCIDENT(INT, comment_count),
+                                                 INCIDENT(DUP, league),
+                                                 INCIDENT(DUP, season_type),
+                                                 INCIDENT(DUP, home_name),
+                                                 INCIDENT(DUP, away_name),
+                                                 INCIDENT(DUP, visibility),
+                                                 STORE_COL_END};
+#undef INCIDENT
 
 static void read_incident(struct arena *a, struct store_stmt *st, struct incident *i)
 {
-    i->id = dup(a, st, 0);
-    i->game_id = dup(a, st, 1);
-    i->title = dup(a, st, 2);
-    i->play_description = dup(a, st, 3);
-    i->neutral_summary = dup(a, st, 4);
-    i->category = dup(a, st, 5);
-    i->period = store_col_int(st, 6);
-    i->clock = dup(a, st, 7);
-    i->original_ruling = dup(a, st, 8);
-    i->final_ruling = dup(a, st, 9);
-    i->replay_involved = tristate(st, 10);
-    i->consequence = dup(a, st, 11);
-    i->status = dup(a, st, 12);
-    i->origin_kind = dup(a, st, 13);
-    i->provenance_json = dup(a, st, 14);
-    i->reviewed_at = store_col_int(st, 15);
-    i->published_at = store_col_int(st, 16);
-    i->created_at = store_col_int(st, 17);
-    i->updated_at = store_col_int(st, 18);
-    i->duplicate_of = dup(a, st, 19);
-    i->slug = dup(a, st, 20);
-    i->penalty_called = tristate(st, 21);
-    i->comment_count = store_col_int(st, 22);
-    i->league = dup(a, st, 23);
-    i->season_type = dup(a, st, 24);
-    i->home_name = dup(a, st, 25);
-    i->away_name = dup(a, st, 26);
-    i->visibility = dup(a, st, COL_VISIBILITY);
+    store_cols(st, a, 0, incident_cols, i);
     i->survivor_slug = i->survivor_visibility = NULL;
     i->has_question = !store_col_null(st, COL_Q);
     if (i->has_question)
-        read_question(a, st, COL_Q, &i->question);
+        store_cols(st, a, COL_Q, question_cols, &i->question);
     memset(&i->votes, 0, sizeof i->votes);
 }
 
@@ -420,29 +422,27 @@ int incidents_get(struct store *s, struct arena *a, const char *id, struct incid
                           a, read_single, out);
 }
 
-static void read_ref(struct arena *a, struct store_stmt *st, void *row, size_t k)
-{
-    (void)a;
-    struct incident_ref *ref = &((struct incident_ref *)row)[k];
-    store_col_copy(st, 0, ref->id, sizeof ref->id);
-    store_col_copy(st, 1, ref->slug, sizeof ref->slug);
-    store_col_copy(st, 2, ref->visibility, sizeof ref->visibility);
-    ref->question_version = store_col_int(st, 3);
-    store_col_copy(st, 4, ref->survivor_id, sizeof ref->survivor_id);
-    store_col_copy(st, 5, ref->survivor_slug, sizeof ref->survivor_slug);
-    store_col_copy(st, 6, ref->survivor_visibility, sizeof ref->survivor_visibility);
-}
+/* An incident_ref read from i.id, i.slug, i.visibility, i.question_version, d.id, d.slug,
+ * d.visibility. */
+#define REF(kind, f) STORE_COL_##kind(struct incident_ref, f)
+static const struct store_col ref_cols[] = {REF(CHARS, id),
+                                            REF(CHARS, slug),
+                                            REF(CHARS, visibility),
+                                            REF(INT, question_version),
+                                            REF(CHARS, survivor_id),
+                                            REF(CHARS, survivor_slug),
+                                            REF(CHARS, survivor_visibility),
+                                            STORE_COL_END};
+#undef REF
 
 /* One incident by page key: its UUID, its slug or a former slug (incident_slugs). */
 static int locate_by_id(struct store *s, const char *id, struct incident_ref *ref)
 {
-    return store_read_one(
-        STORE_SELECT(s,
-                     "SELECT i.id, i.slug, i.visibility, i.question_version, d.id, d.slug,"
-                     " d.visibility FROM incidents i LEFT JOIN incidents d"
-                     " ON d.id = i.duplicate_of WHERE i.id = ?",
-                     STORE_TEXT(id)),
-        NULL, read_ref, ref);
+    return STORE_ONE_COLS(s, ref_cols, ref,
+                          "SELECT i.id, i.slug, i.visibility, i.question_version, d.id, d.slug,"
+                          " d.visibility FROM incidents i LEFT JOIN incidents d"
+                          " ON d.id = i.duplicate_of WHERE i.id = ?",
+                          STORE_TEXT(id));
 }
 
 /* The incident a slug names: its id, and whether the slug is a former one. */
@@ -451,13 +451,11 @@ struct slug_hit {
     bool historical;
 };
 
-static void read_slug_hit(struct arena *a, struct store_stmt *st, void *row, size_t k)
-{
-    (void)a;
-    struct slug_hit *hit = &((struct slug_hit *)row)[k];
-    store_col_copy(st, 0, hit->id, sizeof hit->id);
-    hit->historical = store_col_int(st, 1) != 0;
-}
+/* A slug_hit read from the incident's id and whether the slug is a former one. */
+#define HIT(kind, f) STORE_COL_##kind(struct slug_hit, f)
+static const struct store_col slug_hit_cols[] = {HIT(CHARS, id), HIT(BOOL, historical),
+                                                 STORE_COL_END};
+#undef HIT
 
 int incidents_locate(struct store *s, const char *key, struct incident_ref *ref)
 {
@@ -470,12 +468,11 @@ int incidents_locate(struct store *s, const char *key, struct incident_ref *ref)
         return rc;
     }
     struct slug_hit hit;
-    int rc = store_read_one(STORE_SELECT(s,
-                                         "SELECT id, 0 FROM incidents WHERE slug = ?"
-                                         " UNION ALL SELECT incident_id, 1 FROM incident_slugs"
-                                         " WHERE slug = ?",
-                                         STORE_TEXT(key), STORE_TEXT(key)),
-                            NULL, read_slug_hit, &hit);
+    int rc = STORE_ONE_COLS(s, slug_hit_cols, &hit,
+                            "SELECT id, 0 FROM incidents WHERE slug = ?"
+                            " UNION ALL SELECT incident_id, 1 FROM incident_slugs"
+                            " WHERE slug = ?",
+                            STORE_TEXT(key), STORE_TEXT(key));
     if (rc != 1)
         return rc;
     rc = locate_by_id(s, hit.id, ref);
@@ -483,18 +480,20 @@ int incidents_locate(struct store *s, const char *key, struct incident_ref *ref)
     return rc;
 }
 
+/* A source (a struct source) read from id, url, title, publisher, kind, published_at,
+ * added_at, supports, added_by. */
+#define SOURCE(kind, f) STORE_COL_##kind(struct source, f)
+static const struct store_col source_cols[] = {SOURCE(DUP, id),       SOURCE(DUP, url),
+                                               SOURCE(DUP, title),    SOURCE(DUP, publisher),
+                                               SOURCE(DUP, kind),     SOURCE(INT, published_at),
+                                               SOURCE(INT, added_at), SOURCE(DUP, supports),
+                                               SOURCE(DUP, added_by), STORE_COL_END};
+#undef SOURCE
+
 static void read_source(struct arena *a, struct store_stmt *st, void *rows, size_t k)
 {
     struct source *src = &((struct source *)rows)[k];
-    src->id = dup(a, st, 0);
-    src->url = dup(a, st, 1);
-    src->title = dup(a, st, 2);
-    src->publisher = dup(a, st, 3);
-    src->kind = dup(a, st, 4);
-    src->published_at = store_col_int(st, 5);
-    src->added_at = store_col_int(st, 6);
-    src->supports = dup(a, st, 7);
-    src->added_by = dup(a, st, 8);
+    store_cols(st, a, 0, source_cols, src);
 }
 
 int incidents_sources(struct store *s, struct arena *a, const char *id, struct source **out,
@@ -510,7 +509,7 @@ int incidents_sources(struct store *s, struct arena *a, const char *id, struct s
 
 static void read_question_row(struct arena *a, struct store_stmt *st, void *rows, size_t k)
 {
-    read_question(a, st, 0, &((struct question *)rows)[k]);
+    store_cols(st, a, 0, question_cols, &((struct question *)rows)[k]);
 }
 
 int incidents_questions(struct store *s, struct arena *a, const char *id, struct question **out,

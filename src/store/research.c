@@ -2,7 +2,7 @@
 
 #include <string.h>
 
-/* The columns of struct research_lead, in the order read_lead() expects. The contributor
+/* The columns of struct research_lead, in the order of lead_cols. The contributor
  * is the account's safe display name, never its email. */
 #define LEAD_COLUMNS                                                                               \
     "l.id, l.account_id, l.game_id, l.description, l.source_urls, l.clock, l.category,"            \
@@ -10,34 +10,35 @@
     " l.period, l.attempts, l.created_at, l.updated_at, l.lease_until,"                            \
     " l.next_attempt_at, l.candidate_at"
 
-static const char *col(struct store_stmt *st, struct arena *a, int k)
-{
-    return arena_strdup(a, store_col_text(st, k));
-}
+/* A lead (a struct research_lead) read from LEAD_COLUMNS (store_cols). */
+#define LEAD(kind, f) STORE_COL_##kind(struct research_lead, f)
+static const struct store_col lead_cols[] = {LEAD(DUP, id),
+                                             LEAD(DUP, account_id),
+                                             LEAD(DUP, game_id),
+                                             LEAD(DUP, description),
+                                             LEAD(DUP, source_urls_json),
+                                             LEAD(DUP, clock),
+                                             LEAD(DUP, category),
+                                             LEAD(DUP, status),
+                                             LEAD(DUP, claim_token),
+                                             LEAD(DUP, incident_id),
+                                             LEAD(DUP, duplicate_lead),
+                                             LEAD(DUP, reason),
+                                             LEAD(DUP, contributor),
+                                             LEAD(INT, period),
+                                             LEAD(INT32, attempts),
+                                             LEAD(INT, created_at),
+                                             LEAD(INT, updated_at),
+                                             LEAD(INT, lease_until),
+                                             LEAD(INT, next_attempt_at),
+                                             LEAD(INT, candidate_at),
+                                             STORE_COL_END};
+#undef LEAD
 
 static void read_lead(struct store_stmt *st, struct arena *a, struct research_lead *l)
 {
     memset(l, 0, sizeof *l);
-    l->id = col(st, a, 0);
-    l->account_id = col(st, a, 1);
-    l->game_id = col(st, a, 2);
-    l->description = col(st, a, 3);
-    l->source_urls_json = col(st, a, 4);
-    l->clock = col(st, a, 5);
-    l->category = col(st, a, 6);
-    l->status = col(st, a, 7);
-    l->claim_token = col(st, a, 8);
-    l->incident_id = col(st, a, 9);
-    l->duplicate_lead = col(st, a, 10);
-    l->reason = col(st, a, 11);
-    l->contributor = col(st, a, 12);
-    l->period = store_col_int(st, 13);
-    l->attempts = (int)store_col_int(st, 14);
-    l->created_at = store_col_int(st, 15);
-    l->updated_at = store_col_int(st, 16);
-    l->lease_until = store_col_int(st, 17);
-    l->next_attempt_at = store_col_int(st, 18);
-    l->candidate_at = store_col_int(st, 19);
+    store_cols(st, a, 0, lead_cols, l);
 }
 
 /* A lead read with its strings copied into a. */
@@ -274,17 +275,21 @@ int research_fetches_each(struct store *s, const char *lead_id,
 
 /* The row of both play reads: id, clock, category, incident, duplicate lead, period, URLs
  * (an incident is its own incident, with neither of the lead's columns). */
+#define PLAY(kind, f) STORE_COL_##kind(struct research_play, f)
+static const struct store_col play_cols[] = {PLAY(VIEW, id),
+                                             PLAY(VIEW, clock),
+                                             PLAY(VIEW, category),
+                                             PLAY(VIEW, incident_id),
+                                             PLAY(VIEW, duplicate_lead),
+                                             PLAY(INT, period),
+                                             PLAY(VIEW, urls_json),
+                                             STORE_COL_END};
+#undef PLAY
+
 static int play_row(void *each, struct store_stmt *st)
 {
-    struct research_play p = {
-        .id = store_col_text(st, 0),
-        .clock = store_col_text(st, 1),
-        .category = store_col_text(st, 2),
-        .incident_id = store_col_text(st, 3),
-        .duplicate_lead = store_col_text(st, 4),
-        .period = store_col_int(st, 5),
-        .urls_json = store_col_text(st, 6),
-    };
+    struct research_play p = {0};
+    store_cols(st, NULL, 0, play_cols, &p);
     return STORE_EACH_CALL(each, struct research_play, &p);
 }
 
@@ -322,13 +327,11 @@ int research_earlier_leads_each(struct store *s, const char *game_id, const char
 int research_incident_by_source(struct store *s, const char *game_id, const char *url,
                                 char id[ID_LEN])
 {
-    return store_one_text(
-        STORE_SELECT(s,
-                     "SELECT i.id FROM sources so JOIN incidents i ON i.id = so.incident_id"
-                     " WHERE so.url = ? AND i.game_id = ? AND i.visibility = 'published'"
-                     " ORDER BY i.published_at, i.id LIMIT 1",
-                     STORE_TEXT(url), STORE_TEXT(game_id)),
-        id, ID_LEN);
+    return STORE_ONE_TEXT(s, id, ID_LEN,
+                          "SELECT i.id FROM sources so JOIN incidents i ON i.id = so.incident_id"
+                          " WHERE so.url = ? AND i.game_id = ? AND i.visibility = 'published'"
+                          " ORDER BY i.published_at, i.id LIMIT 1",
+                          STORE_TEXT(url), STORE_TEXT(game_id));
 }
 
 int research_lead_by_url(struct store *s, const char *game_id, const char *lead_id,

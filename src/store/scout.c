@@ -15,30 +15,28 @@
     "id, name, prefix, x_per_day, model_per_day, x_per_run, model_per_run, run_seconds,"           \
     " disabled, created_at, expires_at, revoked_at, last_used_at"
 
-/* Reads a credential (a struct scout_credential *) from CRED_COLUMNS. */
-static int credential_row(void *out, struct store_stmt *st)
-{
-    struct scout_credential *c = out;
-    store_col_copy(st, 0, c->id, sizeof c->id);
-    store_col_copy(st, 1, c->name, sizeof c->name);
-    store_col_copy(st, 2, c->prefix, sizeof c->prefix);
-    c->per_day[SCOUT_X] = store_col_int(st, 3);
-    c->per_day[SCOUT_MODEL] = store_col_int(st, 4);
-    c->per_run[SCOUT_X] = store_col_int(st, 5);
-    c->per_run[SCOUT_MODEL] = store_col_int(st, 6);
-    c->run_seconds = store_col_int(st, 7);
-    c->disabled = store_col_int(st, 8) != 0;
-    c->created_at = store_col_int(st, 9);
-    c->expires_at = store_col_int(st, 10);
-    c->revoked_at = store_col_int(st, 11);
-    c->last_used_at = store_col_int(st, 12);
-    return 0;
-}
+/* A credential (a struct scout_credential) read from CRED_COLUMNS (store_cols). */
+#define CRED(kind, f) STORE_COL_##kind(struct scout_credential, f)
+static const struct store_col credential_cols[] = {CRED(CHARS, id),
+                                                   CRED(CHARS, name),
+                                                   CRED(CHARS, prefix),
+                                                   CRED(INT, per_day[SCOUT_X]),
+                                                   CRED(INT, per_day[SCOUT_MODEL]),
+                                                   CRED(INT, per_run[SCOUT_X]),
+                                                   CRED(INT, per_run[SCOUT_MODEL]),
+                                                   CRED(INT, run_seconds),
+                                                   CRED(BOOL, disabled),
+                                                   CRED(INT, created_at),
+                                                   CRED(INT, expires_at),
+                                                   CRED(INT, revoked_at),
+                                                   CRED(INT, last_used_at),
+                                                   STORE_COL_END};
+#undef CRED
 
 static int credential_by(struct store *s, const char *sql, const char *v,
                          struct scout_credential *out)
 {
-    return store_one(STORE_SELECT(s, sql, STORE_TEXT(v)), credential_row, out);
+    return STORE_ONE_COLS(s, credential_cols, out, sql, STORE_TEXT(v));
 }
 
 int scout_credential_by_hash(struct store *s, const char *hash, struct scout_credential *out)
@@ -92,7 +90,7 @@ int scout_credential_touch(struct store *s, const char *id, int64_t now)
 static int credential_each_row(void *each, struct store_stmt *st)
 {
     struct scout_credential c;
-    credential_row(&c, st);
+    store_cols(st, NULL, 0, credential_cols, &c);
     return STORE_EACH_CALL(each, struct scout_credential, &c);
 }
 
@@ -146,29 +144,20 @@ int scout_spend_take(struct store *s, const char *cred, int64_t day, enum scout_
     "id, credential_id, run_key, status, started_at, expires_at, x_cap, model_cap, x_used,"        \
     " model_used, finish_hash"
 
-/* Reads a run (a struct scout_run *) from RUN_COLUMNS. */
-static int run_row(void *out, struct store_stmt *st)
-{
-    struct scout_run *r = out;
-    store_col_copy(st, 0, r->id, sizeof r->id);
-    store_col_copy(st, 1, r->credential_id, sizeof r->credential_id);
-    store_col_copy(st, 2, r->key, sizeof r->key);
-    store_col_copy(st, 3, r->status, sizeof r->status);
-    r->started_at = store_col_int(st, 4);
-    r->expires_at = store_col_int(st, 5);
-    r->cap[SCOUT_X] = store_col_int(st, 6);
-    r->cap[SCOUT_MODEL] = store_col_int(st, 7);
-    r->used[SCOUT_X] = store_col_int(st, 8);
-    r->used[SCOUT_MODEL] = store_col_int(st, 9);
-    store_col_copy(st, 10, r->finish_hash, sizeof r->finish_hash);
-    return 0;
-}
+/* A run (a struct scout_run) read from RUN_COLUMNS (store_cols). */
+#define RUN(kind, f) STORE_COL_##kind(struct scout_run, f)
+static const struct store_col run_cols[] = {RUN(CHARS, id),          RUN(CHARS, credential_id),
+                                            RUN(CHARS, key),         RUN(CHARS, status),
+                                            RUN(INT, started_at),    RUN(INT, expires_at),
+                                            RUN(INT, cap[SCOUT_X]),  RUN(INT, cap[SCOUT_MODEL]),
+                                            RUN(INT, used[SCOUT_X]), RUN(INT, used[SCOUT_MODEL]),
+                                            RUN(CHARS, finish_hash), STORE_COL_END};
+#undef RUN
 
 int scout_run_get(struct store *s, const char *id, struct scout_run *out)
 {
-    return store_one(
-        STORE_SELECT(s, "SELECT " RUN_COLUMNS " FROM scout_runs WHERE id = ?", STORE_TEXT(id)),
-        run_row, out);
+    return STORE_ONE_COLS(s, run_cols, out, "SELECT " RUN_COLUMNS " FROM scout_runs WHERE id = ?",
+                          STORE_TEXT(id));
 }
 
 /* Appends a JSON text column (column 0; "{}" for null) to a struct buf (out). */
@@ -191,12 +180,11 @@ int scout_run_receipt(struct store *s, const char *id, bool finish, struct buf *
 int scout_run_active(struct store *s, const char *cred, const char *key, int64_t now,
                      struct scout_run *out)
 {
-    return store_one(STORE_SELECT(s,
-                                  "SELECT " RUN_COLUMNS
-                                  " FROM scout_runs WHERE credential_id = ? AND active_key = ?"
-                                  " AND status = 'running' AND expires_at > ?",
-                                  STORE_TEXT(cred), STORE_TEXT(key), STORE_INT(now)),
-                     run_row, out);
+    return STORE_ONE_COLS(s, run_cols, out,
+                          "SELECT " RUN_COLUMNS
+                          " FROM scout_runs WHERE credential_id = ? AND active_key = ?"
+                          " AND status = 'running' AND expires_at > ?",
+                          STORE_TEXT(cred), STORE_TEXT(key), STORE_INT(now));
 }
 
 int scout_run_expire(struct store *s, const char *cred, const char *key, const char *id,
@@ -271,7 +259,7 @@ int scout_run_complete(struct store *s, const char *id, int64_t now, const char 
 static int run_each_row(void *each, struct store_stmt *st)
 {
     struct scout_run r;
-    run_row(&r, st);
+    store_cols(st, NULL, 0, run_cols, &r);
     return STORE_EACH_CALL(each, struct scout_run, &r);
 }
 

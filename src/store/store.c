@@ -405,6 +405,61 @@ int store_col_copy(struct store_stmt *st, int col, char *dst, size_t n)
     return 0;
 }
 
+int store_cols(struct store_stmt *st, struct arena *a, int first, const struct store_col *cols,
+               void *rec)
+{
+    int c = first;
+    for (const struct store_col *k = cols; k->kind != STORE_COL_END_; k++, c++) {
+        char *f = (char *)rec + k->off;
+        int64_t v = k->kind >= STORE_COL_INT_ ? store_col_int(st, c) : 0;
+        switch (k->kind) {
+        case STORE_COL_CHARS_:
+            store_col_copy(st, c, f, k->size);
+            break;
+        case STORE_COL_DUP_:
+            *(const char **)f = arena_strdup(a, store_col_text(st, c));
+            break;
+        case STORE_COL_VIEW_:
+            *(const char **)f = store_col_text(st, c);
+            break;
+        case STORE_COL_INT_:
+            if (k->size == sizeof(int))
+                *(int *)f = (int)v;
+            else
+                *(int64_t *)f = v;
+            break;
+        case STORE_COL_BOOL_:
+            *(bool *)f = v != 0;
+            break;
+        case STORE_COL_TRI_:
+            *(int *)f = v == STORE_NULL_INT ? -1 : v != 0;
+            break;
+        case STORE_COL_END_:
+            break;
+        }
+    }
+    return c;
+}
+
+/* store_one_cols' arguments, carried to cols_row through store_one's out. */
+struct one_cols {
+    const struct store_col *cols;
+    void *rec;
+};
+
+/* store_one's reader for store_one_cols: the table into the record. */
+static int cols_row(void *out, struct store_stmt *st)
+{
+    const struct one_cols *o = out;
+    store_cols(st, NULL, 0, o->cols, o->rec);
+    return 0;
+}
+
+int store_one_cols(struct store_stmt *st, const struct store_col *cols, void *out)
+{
+    return store_one(st, cols_row, &(struct one_cols){cols, out});
+}
+
 int64_t store_changes(struct store *s)
 {
     return s->drv->changes(s);

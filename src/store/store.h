@@ -123,6 +123,15 @@ int store_insert_args(struct store *s, const char *sql, const struct store_arg *
 #define STORE_INSERT(s, sql, ...)                                                                  \
     store_insert_args((s), (sql), (const struct store_arg[]){__VA_ARGS__},                         \
                       sizeof((const struct store_arg[]){__VA_ARGS__}) / sizeof(struct store_arg))
+/* The lookups of one row as one call, STORE_SELECT's statement read by store_count (a count or
+ * another aggregate into the int64_t *out: 0 or a negative store_rc), store_one_text (column 0
+ * into dst of size n: 1, 0 or a negative store_rc) and store_one_cols (a record by its column
+ * table: 1, 0 or a negative store_rc); all below. */
+#define STORE_COUNT(s, out, sql, ...) store_count(STORE_SELECT((s), (sql), __VA_ARGS__), (out))
+#define STORE_ONE_TEXT(s, dst, n, sql, ...)                                                        \
+    store_one_text(STORE_SELECT((s), (sql), __VA_ARGS__), (dst), (n))
+#define STORE_ONE_COLS(s, cols, out, sql, ...)                                                     \
+    store_one_cols(STORE_SELECT((s), (sql), __VA_ARGS__), (cols), (out))
 /* Returns from the calling function with a negative store_rc (any negative int). */
 #define STORE_TRY(expr)                                                                            \
     do {                                                                                           \
@@ -370,6 +379,64 @@ static inline int store_one_text(struct store_stmt *st, char *dst, size_t n)
     dst[0] = '\0';
     return store_one(st, store_texts_row, (struct store_text_out[]){{dst, n}, {NULL, 0}});
 }
+
+/* ---- row readers driven by a column table ---- */
+
+/* What one column of a row is read into: a field of a record, at offset `off` and of `size`
+ * bytes. A table of these, one entry a column in the SELECT's order and STORE_COL_END last,
+ * is a record's reader (store_cols); the STORE_COL_* macros below build the entries and
+ * check the field's type at compile time. The kinds read as integers come last. */
+enum store_col_kind {
+    STORE_COL_END_,   /* the table's end */
+    STORE_COL_CHARS_, /* a char array: store_col_copy ("" for null) */
+    STORE_COL_DUP_,   /* a const char *: the text copied into the reader's arena, NULL for null */
+    STORE_COL_VIEW_,  /* a const char *: the text in place, NULL for null (store_col_text) */
+    STORE_COL_INT_,   /* an int64_t (STORE_NULL_INT for null), or an int: the integer cast */
+    STORE_COL_BOOL_,  /* a bool: the integer != 0 */
+    STORE_COL_TRI_,   /* an int: -1 for null, else the integer != 0 */
+};
+struct store_col {
+    size_t off;
+    size_t size;
+    enum store_col_kind kind;
+};
+/* 0, or a compile error when field f of T is not of type `type` (a negative array size). */
+#define STORE_COL_IS_(T, f, type)                                                                  \
+    (0 * sizeof(char[__builtin_types_compatible_p(__typeof__(((T *)0)->f), type) ? 1 : -1]))
+#define STORE_COL_(T, f, kind, type)                                                               \
+    {                                                                                              \
+        offsetof(T, f) + STORE_COL_IS_(T, f, type), sizeof(((T *)0)->f), (kind)                    \
+    }
+#define STORE_COL_CHARS(T, f)                                                                      \
+    {                                                                                              \
+        offsetof(T, f) + STORE_COL_IS_(T, f[0], char), sizeof(((T *)0)->f), STORE_COL_CHARS_       \
+    }
+#define STORE_COL_DUP(T, f)   STORE_COL_(T, f, STORE_COL_DUP_, const char *)
+#define STORE_COL_VIEW(T, f)  STORE_COL_(T, f, STORE_COL_VIEW_, const char *)
+#define STORE_COL_INT(T, f)   STORE_COL_(T, f, STORE_COL_INT_, int64_t)
+#define STORE_COL_INT32(T, f) STORE_COL_(T, f, STORE_COL_INT_, int)
+#define STORE_COL_BOOL(T, f)  STORE_COL_(T, f, STORE_COL_BOOL_, bool)
+#define STORE_COL_TRI(T, f)   STORE_COL_(T, f, STORE_COL_TRI_, int)
+#define STORE_COL_END                                                                              \
+    {                                                                                              \
+        0, 0, STORE_COL_END_                                                                       \
+    }
+
+/* Reads columns first, first + 1, … of st's current row into the record rec, one column an
+ * entry of cols up to STORE_COL_END; the DUP columns' copies are allocated in a (NULL when
+ * the table has none) and are the caller's with a; the VIEW columns point into st, valid
+ * until it is stepped again or reset. Returns the column after the last one read (where a
+ * reader of the next part of the row starts). A value too long for its char array leaves that
+ * array "" and is logged (store_col_copy); the other fields are still read, as the record
+ * readers this replaced did. */
+int store_cols(struct store_stmt *st, struct arena *a, int first, const struct store_col *cols,
+               void *rec);
+
+/* store_one's lookup of a record read by the column table cols from column 0 (store_cols with
+ * no arena: no DUP columns) into out, the caller's: 1, 0 (out untouched) or a negative
+ * store_rc. A value too long for its array is left "" and logged (store_cols), the row still
+ * found. */
+int store_one_cols(struct store_stmt *st, const struct store_col *cols, void *out);
 
 struct arena;
 

@@ -11,8 +11,7 @@
 
 int settings_get(struct store *s, const char *name, char *out, size_t n)
 {
-    return store_one_text(
-        STORE_SELECT(s, "SELECT value FROM settings WHERE name = ?", STORE_TEXT(name)), out, n);
+    return STORE_ONE_TEXT(s, out, n, "SELECT value FROM settings WHERE name = ?", STORE_TEXT(name));
 }
 
 int settings_put(struct store *s, const char *name, const char *value)

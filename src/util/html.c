@@ -1,5 +1,6 @@
 #include "util/html.h"
 
+#include <assert.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -48,5 +49,50 @@ void html_printf(struct buf *b, const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     buf_vprintf(b, fmt, ap);
+    va_end(ap);
+}
+
+void html_fmt(struct buf *b, const char *tmpl, ...)
+{
+    va_list ap;
+    va_start(ap, tmpl);
+    const char *run = tmpl;
+    for (const char *p = tmpl; *p; p++) {
+        if (*p != '%')
+            continue;
+        buf_append(b, run, (size_t)(p - run));
+        const char *s;
+        switch (p[1]) {
+        case 't':
+        case 'a':
+            html_text(b, va_arg(ap, const char *));
+            break;
+        case 'r':
+            s = va_arg(ap, const char *);
+            if (s)
+                buf_puts(b, s);
+            break;
+        case 'd':
+            buf_printf(b, "%d", va_arg(ap, int));
+            break;
+        case '%':
+            buf_putc(b, '%');
+            break;
+        case 'l':
+            if (p[2] == 'l' && p[3] == 'd') {
+                buf_printf(b, "%lld", va_arg(ap, long long));
+                p += 2;
+                break;
+            }
+            /* fall through */
+        default:
+            assert(!"html_fmt: unknown directive");
+            va_end(ap);
+            return;
+        }
+        p++;
+        run = p + 1;
+    }
+    buf_puts(b, run);
     va_end(ap);
 }

@@ -73,12 +73,10 @@ static struct buf *anon_form_page(struct request *req, const char *title, const 
  * empty). */
 static void email_field(struct buf *b, const char *autocomplete, const char *email)
 {
-    html_printf(b,
-                "<label>Email address <input type=\"email\" name=\"email\" autocomplete=\"%s\" "
-                "required maxlength=\"254\" value=\"",
-                autocomplete);
-    html_attr(b, email ? email : "");
-    html_raw(b, "\"></label>");
+    html_fmt(b,
+             "<label>Email address <input type=\"email\" name=\"email\" autocomplete=\"%r\" "
+             "required maxlength=\"254\" value=\"%a\"></label>",
+             autocomplete, email);
 }
 
 /* The new-password input of the forms that set a password (the rule: 10 to 256 bytes), and
@@ -208,13 +206,11 @@ void web_signup_form(struct request *req)
 static void check_inbox_page(struct request *req, const char *email, const char *what)
 {
     struct buf *b = web_page_titled(req, "Check your email");
-    html_raw(b, "<p class=\"notice\" id=\"check-inbox\">");
-    html_text(b, what);
-    html_raw(b, " <strong>");
-    html_text(b, email);
-    html_raw(b, "</strong>. It can take a few minutes to arrive; look in your spam folder "
-                "too.</p><p><a href=\"/account/signin\">Sign in</a> · "
-                "<a href=\"/developers\">Developers</a></p>");
+    html_fmt(b,
+             "<p class=\"notice\" id=\"check-inbox\">%t <strong>%t</strong>. It can take a few "
+             "minutes to arrive; look in your spam folder too.</p><p><a "
+             "href=\"/account/signin\">Sign in</a> · <a href=\"/developers\">Developers</a></p>",
+             what, email);
     web_page_reply(req, 200);
 }
 
@@ -607,10 +603,11 @@ static void totp_section(struct request *req, struct buf *b, const struct sessio
                    : "<form id=\"totp-begin-form\" class=\"account-form\" method=\"post\" "
                      "action=\"/account/totp\">");
     web_hidden(b, "csrf", csrf);
-    html_raw(b, "<label>Your password <input type=\"password\" name=\"password\" "
-                "autocomplete=\"current-password\" required maxlength=\"256\"></label>");
-    html_raw(b, on ? "<button type=\"submit\">Turn two-factor off</button></form>"
-                   : "<button type=\"submit\">Turn two-factor on</button></form>");
+    html_fmt(b,
+             "<label>Your password <input type=\"password\" name=\"password\" "
+             "autocomplete=\"current-password\" required maxlength=\"256\"></label>%r",
+             on ? "<button type=\"submit\">Turn two-factor off</button></form>"
+                : "<button type=\"submit\">Turn two-factor on</button></form>");
 }
 
 static void account_page(struct request *req, int status, const struct session_row *sess,
@@ -618,9 +615,7 @@ static void account_page(struct request *req, int status, const struct session_r
 {
     char csrf[ACCOUNT_CSRF_LEN + 1];
     struct buf *b = form_page(req, sess, "Your account", notice, csrf);
-    html_raw(b, "<p>Signed in as <strong id=\"account-email\">");
-    html_text(b, sess->account.email);
-    html_raw(b, "</strong>. ");
+    html_fmt(b, "<p>Signed in as <strong id=\"account-email\">%t</strong>. ", sess->account.email);
     if (sess->account.verified) {
         html_raw(b, "<span id=\"email-state\">Your email address is verified.</span></p>");
     } else {
@@ -708,14 +703,12 @@ static void totp_setup_page(struct request *req, int status, const struct sessio
     char csrf[ACCOUNT_CSRF_LEN + 1];
     struct buf *b = form_page(req, sess, "Turn on two-factor sign-in", NULL, csrf);
     if (e) {
-        html_raw(b, "<p>Add this key to your authenticator app (it is shown this once), then "
-                    "enter the code the app shows.</p><dl class=\"facts\"><dt>Key (base32)</dt>"
-                    "<dd><code id=\"totp-secret\">");
-        html_text(b, e->base32);
-        html_raw(b, "</code></dd><dt>Or open this link in the app</dt><dd><code "
-                    "id=\"totp-uri\" class=\"wrap\">");
-        html_text(b, e->uri);
-        html_raw(b, "</code></dd></dl>");
+        html_fmt(b,
+                 "<p>Add this key to your authenticator app (it is shown this once), then "
+                 "enter the code the app shows.</p><dl class=\"facts\"><dt>Key (base32)</dt>"
+                 "<dd><code id=\"totp-secret\">%t</code></dd><dt>Or open this link in the "
+                 "app</dt><dd><code id=\"totp-uri\" class=\"wrap\">%t</code></dd></dl>",
+                 e->base32, e->uri);
     }
     account_form(b, error, csrf, "totp-confirm-form", "/account/totp/confirm");
     html_raw(b, "<label>Code <input name=\"code\" inputmode=\"numeric\" "

@@ -76,11 +76,7 @@ void web_comment_body(struct buf *b, struct arena *a, const char *body)
         }
         text_run(b, a, run, (size_t)(p - run));
         const char *url = arena_strndup(a, p, (size_t)(e - p));
-        html_raw(b, "<a href=\"");
-        html_attr(b, url);
-        html_raw(b, "\" rel=\"nofollow ugc noopener\">");
-        html_text(b, url);
-        html_raw(b, "</a>");
+        html_fmt(b, "<a href=\"%a\" rel=\"nofollow ugc noopener\">%t</a>", url, url);
         p = run = e;
     }
     text_run(b, a, run, (size_t)(p - run));
@@ -99,9 +95,8 @@ static const char *badge_words(const char *badge)
 
 void web_comment_byline(struct buf *b, const struct comment *c)
 {
-    html_raw(b, "<p class=\"byline\"><strong class=\"author\">");
-    html_text(b, c->display_name ? c->display_name : "(no name)");
-    html_raw(b, "</strong>");
+    html_fmt(b, "<p class=\"byline\"><strong class=\"author\">%t</strong>",
+             c->display_name ? c->display_name : "(no name)");
     const char *badge = badge_words(c->badge);
     web_text_if(b, " <span class=\"badge\">", badge, "</span>");
     html_raw(b, " · ");
@@ -160,32 +155,28 @@ struct viewer {
 
 static void body_field(struct buf *b, const char *id, const char *text)
 {
-    html_raw(b, "<textarea name=\"body\" id=\"");
-    html_attr(b, id);
-    html_raw(b, "\" rows=\"4\" required minlength=\"2\" maxlength=\"2000\">");
-    html_text(b, text ? text : "");
-    html_raw(b, "</textarea>");
+    html_fmt(b,
+             "<textarea name=\"body\" id=\"%a\" rows=\"4\" required minlength=\"2\" "
+             "maxlength=\"2000\">%t</textarea>",
+             id, text);
 }
 
 static void compose_form(struct buf *b, const struct viewer *v, const char *parent,
                          const char *text)
 {
-    html_raw(b, "<form class=\"comment-form\" method=\"post\" action=\"/incidents/");
-    html_attr(b, v->key);
-    html_raw(b, "/comments\"");
+    html_fmt(b, "<form class=\"comment-form\" method=\"post\" action=\"/incidents/%a/comments\"",
+             v->key);
     if (!parent)
         html_raw(b, " id=\"comment-form\"");
     html_raw(b, ">");
     web_hidden(b, "csrf", v->csrf);
     if (parent)
         web_hidden(b, "parent_id", parent);
-    html_raw(b, "<label>");
-    html_raw(b, parent ? "Your reply" : "Your comment");
-    html_raw(b, " (2–2,000 characters; plain text, links allowed)");
+    html_fmt(b, "<label>%r (2–2,000 characters; plain text, links allowed)",
+             parent ? "Your reply" : "Your comment");
     body_field(b, parent ? "reply-body" : "comment-body", text);
-    html_raw(b, "</label><button type=\"submit\">");
-    html_raw(b, parent ? "Post reply" : "Post comment");
-    html_raw(b, "</button></form>");
+    html_fmt(b, "</label><button type=\"submit\">%r</button></form>",
+             parent ? "Post reply" : "Post comment");
 }
 
 static void actions(struct buf *b, const struct viewer *v, const struct comment *c, bool top,
@@ -204,18 +195,15 @@ static void actions(struct buf *b, const struct viewer *v, const struct comment 
         html_raw(b, "</details>");
     }
     if (strcmp(c->account_id, v->account_id) != 0) {
-        html_raw(b, "<details class=\"report\"><summary>Report</summary><form "
-                    "class=\"report-form\" method=\"post\" action=\"/comments/");
-        html_attr(b, c->id);
-        html_raw(b, "/report\">");
+        html_fmt(b,
+                 "<details class=\"report\"><summary>Report</summary><form "
+                 "class=\"report-form\" method=\"post\" action=\"/comments/%a/report\">",
+                 c->id);
         web_hidden(b, "csrf", v->csrf);
         html_raw(b, "<label>Why? <select name=\"reason\">");
         for (size_t i = 0; comment_report_reasons[i]; i++) {
-            html_raw(b, "<option value=\"");
-            html_attr(b, comment_report_reasons[i]);
-            html_raw(b, "\">");
-            html_text(b, comment_report_reason_labels[i]);
-            html_raw(b, "</option>");
+            html_fmt(b, "<option value=\"%a\">%t</option>", comment_report_reasons[i],
+                     comment_report_reason_labels[i]);
         }
         html_raw(b, "</select></label> <button type=\"submit\">Report</button></form></details>");
         html_raw(b, "</div>");
@@ -225,13 +213,12 @@ static void actions(struct buf *b, const struct viewer *v, const struct comment 
 own:
     html_raw(b, "<div class=\"comment-actions own\">");
     if (comment_edit_open(c->created_at, now)) {
-        html_raw(b, "<a class=\"edit\" href=\"/comments/");
-        html_attr(b, c->id);
-        html_raw(b, "/edit\">Edit</a> ");
+        html_fmt(b, "<a class=\"edit\" href=\"/comments/%a/edit\">Edit</a> ", c->id);
     }
-    html_raw(b, "<form class=\"inline-form delete-form\" method=\"post\" action=\"/comments/");
-    html_attr(b, c->id);
-    html_raw(b, "/delete\">");
+    html_fmt(b,
+             "<form class=\"inline-form delete-form\" method=\"post\" "
+             "action=\"/comments/%a/delete\">",
+             c->id);
     web_hidden(b, "csrf", v->csrf);
     html_raw(b, "<button type=\"submit\">Delete</button></form></div>");
 }
@@ -240,11 +227,8 @@ static void one_comment(struct request *req, const struct viewer *v, const struc
                         bool top, int64_t now)
 {
     struct buf *b = &req->out;
-    html_raw(b, "<li class=\"comment\" id=\"c-");
-    html_attr(b, c->id);
-    html_raw(b, "\" data-status=\"");
-    html_attr(b, c->visible ? "published" : c->status);
-    html_raw(b, "\">");
+    html_fmt(b, "<li class=\"comment\" id=\"c-%a\" data-status=\"%a\">", c->id,
+             c->visible ? "published" : c->status);
     if (c->visible || strcmp(c->status, COMMENT_PENDING) == 0) {
         web_comment_byline(b, c);
         if (!c->visible)
@@ -277,9 +261,10 @@ void web_discussion(struct request *req, const struct app_ctx *c, const struct i
     }
     struct comment_discussion d;
     struct buf *b = &req->out;
-    html_raw(b, "<section id=\"discussion\"><h2>Discussion (<span id=\"comment-count\">");
-    html_printf(b, "%lld", (long long)inc->comment_count);
-    html_raw(b, "</span>)</h2>");
+    html_fmt(b,
+             "<section id=\"discussion\"><h2>Discussion (<span id=\"comment-count\">%lld</span>"
+             ")</h2>",
+             (long long)inc->comment_count);
     if (comments_read_discussion(c, inc->id, inc->comment_count, sess ? sess->account.id : NULL,
                                  newest, PAGE_SIZE, (page - 1) * PAGE_SIZE, &d) != COMMENT_OK) {
         html_raw(b, "<p class=\"error\">The discussion cannot be shown right now; reload "
@@ -288,19 +273,18 @@ void web_discussion(struct request *req, const struct app_ctx *c, const struct i
     }
     struct viewer v = {.account_id = sess ? sess->account.id : NULL, .csrf = csrf, .key = key};
     v.can_comment = sess && d.verified && !d.suspended && d.display_name[0];
-    html_raw(b, "<p class=\"sort\">Sort: ");
-    html_raw(b, newest ? "<strong>Newest first</strong>"
-                       : "<a href=\"?comments=newest#discussion\""
-                         ">Newest first</a>");
-    html_raw(b, " · ");
-    html_raw(b, newest ? "<a href=\"?comments=oldest#discussion\">Oldest first</a>"
-                       : "<strong>Oldest first</strong>");
-    html_raw(b, "</p>");
+    html_fmt(b, "<p class=\"sort\">Sort: %r · %r</p>",
+             newest ? "<strong>Newest first</strong>"
+                    : "<a href=\"?comments=newest#discussion\""
+                      ">Newest first</a>",
+             newest ? "<a href=\"?comments=oldest#discussion\">Oldest first</a>"
+                    : "<strong>Oldest first</strong>");
     if (!sess) {
-        html_raw(b, "<p class=\"join\" id=\"comment-signin\"><a href=\"/account/signin?next=/"
-                    "incidents/");
-        html_attr(b, key);
-        html_raw(b, "\">Sign in</a> to join the discussion.</p>");
+        html_fmt(b,
+                 "<p class=\"join\" id=\"comment-signin\"><a "
+                 "href=\"/account/signin?next=/incidents/%a\">Sign in</a> to join the "
+                 "discussion.</p>",
+                 key);
     } else if (d.suspended) {
         html_raw(b, "<p class=\"join\" id=\"comment-suspended\">This account is suspended and "
                     "cannot comment.</p>");
@@ -311,10 +295,10 @@ void web_discussion(struct request *req, const struct app_ctx *c, const struct i
         html_raw(b, "<p class=\"join\" id=\"comment-name\"><a href=\"/account/profile\">Choose "
                     "a public display name</a> to comment.</p>");
     } else {
-        html_raw(b, "<p class=\"join\">Commenting as <strong id=\"commenting-as\">");
-        html_text(b, d.display_name);
-        html_raw(b, "</strong>. A new account's first comments wait for a moderator before "
-                    "they are shown.</p>");
+        html_fmt(b,
+                 "<p class=\"join\">Commenting as <strong id=\"commenting-as\">%t</strong>. A "
+                 "new account's first comments wait for a moderator before they are shown.</p>",
+                 d.display_name);
         compose_form(b, &v, NULL, NULL);
     }
     if (d.n == 0 && page == 1)
@@ -362,9 +346,8 @@ static void compose_page(struct request *req, int status, const char *title, con
     account_session_csrf(sess->hash, csrf);
     struct buf *b = web_page_titled(req, title);
     web_form_error(b, reason);
-    html_raw(b, "<form id=\"comment-form\" class=\"comment-form\" method=\"post\" action=\"");
-    html_attr(b, action);
-    html_raw(b, "\">");
+    html_fmt(b, "<form id=\"comment-form\" class=\"comment-form\" method=\"post\" action=\"%a\">",
+             action);
     web_hidden(b, "csrf", csrf);
     if (parent && parent[0])
         web_hidden(b, "parent_id", parent);
@@ -372,9 +355,7 @@ static void compose_page(struct request *req, int status, const char *title, con
     body_field(b, "comment-body", text);
     html_raw(b, "</label><button type=\"submit\">Save</button></form>");
     if (back) {
-        html_raw(b, "<p><a id=\"back\" href=\"");
-        html_attr(b, back);
-        html_raw(b, "\">Back to the discussion</a></p>");
+        html_fmt(b, "<p><a id=\"back\" href=\"%a\">Back to the discussion</a></p>", back);
     }
     web_page_reply(req, status);
 }
@@ -507,9 +488,10 @@ void web_comment_report(struct request *req)
     if (web_comment_refused(req, rc, &r))
         return;
     struct buf *b = web_page_titled(req, "Thank you");
-    html_raw(b, "<p class=\"notice\" id=\"notice\">Your report was recorded; "
-                "a moderator will review the comment.</p><p><a id=\"back\" href=\"");
-    html_attr(b, incident_path(req, r.incident_key, r.id));
-    html_raw(b, "\">Back to the discussion</a></p>");
+    html_fmt(b,
+             "<p class=\"notice\" id=\"notice\">Your report was recorded; a moderator will "
+             "review the comment.</p><p><a id=\"back\" href=\"%a\">Back to the discussion</a>"
+             "</p>",
+             incident_path(req, r.incident_key, r.id));
     web_page_reply(req, 200);
 }

@@ -235,17 +235,13 @@ static void notice(struct buf *b, const struct qp_value *done)
 {
     if (!done->set)
         return;
-    html_raw(b, "<p class=\"notice\" id=\"notice\" role=\"status\">Done: ");
-    html_text(b, done->s);
-    html_raw(b, ".</p>");
+    html_fmt(b, "<p class=\"notice\" id=\"notice\" role=\"status\">Done: %t.</p>", done->s);
 }
 
 /* A record page's <h1> (title escaped), then the notice of *done. */
 static void heading(struct buf *b, const char *title, const struct qp_value *done)
 {
-    html_raw(b, "<h1>");
-    html_text(b, title);
-    html_raw(b, "</h1>");
+    html_fmt(b, "<h1>%t</h1>", title);
     notice(b, done);
 }
 
@@ -262,13 +258,7 @@ static void form_open(struct buf *b, const struct desk *d, const char *heading, 
     buf_vprintf(&action, fmt, ap);
     va_end(ap);
     web_text_if(b, "<h2>", heading, "</h2>");
-    html_raw(b, "<form method=\"post\" class=\"");
-    html_attr(b, cls);
-    html_raw(b, "\" id=\"");
-    html_attr(b, id);
-    html_raw(b, "\" action=\"");
-    html_attr(b, action.p);
-    html_raw(b, "\">");
+    html_fmt(b, "<form method=\"post\" class=\"%a\" id=\"%a\" action=\"%a\">", cls, id, action.p);
     web_hidden(b, "csrf", d->csrf);
     buf_release(&action);
 }
@@ -277,65 +267,51 @@ static void form_open(struct buf *b, const struct desk *d, const char *heading, 
 static void options(struct buf *b, const char *const *names, const char *selected)
 {
     for (size_t k = 0; names[k]; k++) {
-        html_raw(b, selected && strcmp(selected, names[k]) == 0 ? "<option selected>" : "<option>");
-        html_text(b, names[k]);
-        html_raw(b, "</option>");
+        html_fmt(b, "%r%t</option>",
+                 selected && strcmp(selected, names[k]) == 0 ? "<option selected>" : "<option>",
+                 names[k]);
     }
 }
 
 static void text_input(struct buf *b, const char *name, const char *label, const char *value,
                        bool required, int max)
 {
-    html_raw(b, "<label>");
-    html_text(b, label);
-    html_raw(b, " <input name=\"");
-    html_attr(b, name);
-    html_printf(b, "\" maxlength=\"%d\" value=\"", max);
-    html_attr(b, value ? value : "");
-    html_raw(b, required ? "\" required></label>" : "\"></label>");
+    html_fmt(b, "<label>%t <input name=\"%a\" maxlength=\"%d\" value=\"%a\"%r></label>", label,
+             name, max, value, required ? " required" : "");
 }
 
 static void text_area(struct buf *b, const char *name, const char *label, const char *value,
                       bool required, int max)
 {
-    html_raw(b, "<label>");
-    html_text(b, label);
-    html_raw(b, " <textarea name=\"");
-    html_attr(b, name);
-    html_printf(b, "\" rows=\"4\" maxlength=\"%d\"%s>", max, required ? " required" : "");
-    html_text(b, value ? value : "");
-    html_raw(b, "</textarea></label>");
+    html_fmt(b,
+             "<label>%t <textarea name=\"%a\" rows=\"4\" maxlength=\"%d\"%r>%t</textarea>"
+             "</label>",
+             label, name, max, required ? " required" : "", value);
 }
 
 /* yes / no / unknown for a tri-state field (-1 unknown). */
 static void tri_select(struct buf *b, const char *name, const char *label, int v)
 {
-    html_raw(b, "<label>");
-    html_text(b, label);
-    html_raw(b, " <select name=\"");
-    html_attr(b, name);
-    html_printf(b,
-                "\"><option value=\"\"%s>unknown</option><option value=\"yes\"%s>yes</option>"
-                "<option value=\"no\"%s>no</option></select></label>",
-                v < 0 ? " selected" : "", v == 1 ? " selected" : "", v == 0 ? " selected" : "");
+    html_fmt(b,
+             "<label>%t <select name=\"%a\"><option value=\"\"%r>unknown</option><option "
+             "value=\"yes\"%r>yes</option><option value=\"no\"%r>no</option></select></label>",
+             label, name, v < 0 ? " selected" : "", v == 1 ? " selected" : "",
+             v == 0 ? " selected" : "");
 }
 
 static void submit(struct buf *b, const char *label)
 {
-    html_raw(b, "<button type=\"submit\">");
-    html_text(b, label);
-    html_raw(b, "</button></form>");
+    html_fmt(b, "<button type=\"submit\">%t</button></form>", label);
 }
 
 /* The Fan Verdict question fields (type, text, three labels), prefilled from q. */
 static void question_fields(struct buf *b, const struct question *q)
 {
-    html_raw(b, "<datalist id=\"question-types\"><option value=\"call_correctness\">"
-                "<option value=\"no_call\"></datalist>");
-    html_raw(b, "<label>Question type <input name=\"question_type\" list=\"question-types\" "
-                "maxlength=\"100\" value=\"");
-    html_attr(b, q && q->type ? q->type : "");
-    html_raw(b, "\"></label>");
+    html_fmt(b,
+             "<datalist id=\"question-types\"><option value=\"call_correctness\"><option "
+             "value=\"no_call\"></datalist><label>Question type <input name=\"question_type\" "
+             "list=\"question-types\" maxlength=\"100\" value=\"%a\"></label>",
+             q && q->type ? q->type : "");
     text_input(b, "question_text", "Question text", q ? q->text : NULL, false, 500);
     text_input(b, "option_a_label", "Option A label", q ? q->a_label : NULL, false, 200);
     text_input(b, "option_b_label", "Option B label", q ? q->b_label : NULL, false, 200);
@@ -376,12 +352,7 @@ static int question_of(struct request *req, const struct desk *d, struct questio
 /* <a href="/desk/DIR/ID">ID</a>: a link to a desk record (dir "incidents/" or "leads/"). */
 static void record_link(struct buf *b, const char *dir, const char *id)
 {
-    html_raw(b, "<a href=\"/desk/");
-    html_raw(b, dir);
-    html_attr(b, id);
-    html_raw(b, "\">");
-    html_text(b, id);
-    html_raw(b, "</a>");
+    html_fmt(b, "<a href=\"/desk/%r%a\">%t</a>", dir, id, id);
 }
 
 static void audit_rows(struct buf *b, const struct audit_record *r, size_t n, bool target)
@@ -399,15 +370,11 @@ static void audit_rows(struct buf *b, const struct audit_record *r, size_t n, bo
     for (size_t i = 0; i < n; i++) {
         html_raw(b, "<tr><td>");
         web_time(b, r[i].at);
-        html_raw(b, "</td><td>");
-        html_text(b, r[i].actor);
+        html_fmt(b, "</td><td>%t", r[i].actor);
         web_text_if(b, " (", r[i].role, ")");
-        html_raw(b, "</td><td class=\"action\">");
-        html_text(b, r[i].action);
+        html_fmt(b, "</td><td class=\"action\">%t", r[i].action);
         if (target) {
-            html_raw(b, "</td><td>");
-            html_text(b, r[i].target_kind);
-            html_raw(b, " ");
+            html_fmt(b, "</td><td>%t ", r[i].target_kind);
             if (strcmp(r[i].target_kind, "incident") == 0 ||
                 strcmp(r[i].target_kind, "lead") == 0) {
                 record_link(b, strcmp(r[i].target_kind, "incident") == 0 ? "incidents/" : "leads/",
@@ -416,15 +383,10 @@ static void audit_rows(struct buf *b, const struct audit_record *r, size_t n, bo
                 html_text(b, r[i].target_id);
             }
         }
-        html_raw(b, "</td><td><code>");
-        html_text(b, r[i].before_json ? r[i].before_json : "");
-        html_raw(b, "</code></td><td><code>");
-        html_text(b, r[i].after_json ? r[i].after_json : "");
-        html_raw(b, "</code></td><td>");
-        html_text(b, r[i].reason ? r[i].reason : "");
-        html_raw(b, "</td><td>");
-        html_text(b, r[i].request_id ? r[i].request_id : "");
-        html_raw(b, "</td></tr>");
+        html_fmt(b,
+                 "</td><td><code>%t</code></td><td><code>%t</code></td><td>%t</td><td>%t</td>"
+                 "</tr>",
+                 r[i].before_json, r[i].after_json, r[i].reason, r[i].request_id);
     }
     html_raw(b, "</tbody></table></div>");
 }
@@ -525,11 +487,9 @@ static void page_candidates(struct request *req, struct desk *d)
     struct buf *b = &req->out;
     begin(req, d, "Editorial desk");
     bool cand = strcmp(status, "candidate") == 0;
-    html_raw(b, "<h1>");
-    html_text(b, cand ? "Candidates" : "Leads");
+    html_fmt(b, "<h1>%t", cand ? "Candidates" : "Leads");
     if (!cand) {
-        html_raw(b, ": ");
-        html_text(b, status);
+        html_fmt(b, ": %t", status);
     }
     html_raw(b, "</h1><form class=\"filter\" method=\"get\" action=\"/desk\"><label>Status "
                 "<select name=\"status\">");
@@ -538,27 +498,18 @@ static void page_candidates(struct request *req, struct desk *d)
     notice(b, &v[1]);
     html_raw(b, "<ol class=\"leads\" id=\"leads\">");
     for (size_t i = 0; i < n; i++) {
-        html_raw(b, "<li class=\"lead\" data-id=\"");
-        html_attr(b, l[i].id);
-        html_raw(b, "\"><a href=\"/desk/leads/");
-        html_attr(b, l[i].id);
-        html_raw(b, "\">");
-        html_text(b, l[i].game_id);
+        html_fmt(b, "<li class=\"lead\" data-id=\"%a\"><a href=\"/desk/leads/%a\">%t", l[i].id,
+                 l[i].id, l[i].game_id);
         if (l[i].period != INT64_MIN)
             html_printf(b, " · Q%lld", (long long)l[i].period);
         web_text_if(b, " ", l[i].clock, "");
         web_text_if(b, " · ", l[i].category, "");
         html_raw(b, "</a> <span class=\"meta\">");
         web_time(b, l[i].created_at);
-        html_raw(b, " · by ");
-        html_text(b, l[i].contributor ? l[i].contributor : "an agent");
-        html_raw(b, "</span><p class=\"lead-text\">");
-        html_text(b, l[i].description);
-        html_raw(b, "</p>");
+        html_fmt(b, " · by %t</span><p class=\"lead-text\">%t</p>",
+                 l[i].contributor ? l[i].contributor : "an agent", l[i].description);
         if (!cand && l[i].reason) {
-            html_raw(b, "<p class=\"gate\">Gate: ");
-            html_text(b, l[i].reason);
-            html_raw(b, "</p>");
+            html_fmt(b, "<p class=\"gate\">Gate: %t</p>", l[i].reason);
         }
         html_raw(b, "</li>");
     }
@@ -635,9 +586,7 @@ static int read_lead(struct desk *d, const char *id, struct record *r)
 static void lead_heading(struct buf *b, const struct desk *d, const struct record *r)
 {
     (void)d;
-    html_raw(b, "<h1>Lead <code>");
-    html_text(b, r->u.lead.lead.id);
-    html_raw(b, "</code></h1>");
+    html_fmt(b, "<h1>Lead <code>%t</code></h1>", r->u.lead.lead.id);
     notice(b, r->done);
 }
 
@@ -646,24 +595,16 @@ static void lead_facts(struct buf *b, const struct desk *d, const struct record 
     (void)d;
     const struct desk_lead *L = &r->u.lead;
     const struct research_lead *l = &L->lead;
-    html_raw(b, "<dl class=\"facts\"><dt>Status</dt><dd id=\"lead-status\">");
-    html_text(b, L->candidate ? "candidate" : l->status);
+    html_fmt(b, "<dl class=\"facts\"><dt>Status</dt><dd id=\"lead-status\">%t",
+             L->candidate ? "candidate" : l->status);
     web_text_if(b, " — ", l->reason, "");
-    html_raw(b, "</dd><dt>Submitter</dt><dd>");
-    html_text(b, l->contributor ? l->contributor : "an agent key");
-    html_raw(b, "</dd><dt>Game</dt><dd>");
-    html_text(b, l->game_id);
-    html_raw(b, "</dd><dt>Play</dt><dd>");
+    html_fmt(b, "</dd><dt>Submitter</dt><dd>%t</dd><dt>Game</dt><dd>%t</dd><dt>Play</dt><dd>",
+             l->contributor ? l->contributor : "an agent key", l->game_id);
     if (l->period != INT64_MIN)
         html_printf(b, "Q%lld ", (long long)l->period);
-    html_text(b, l->clock ? l->clock : "");
-    html_raw(b, " ");
-    html_text(b, l->category ? l->category : "");
-    html_raw(b, "</dd><dt>Submitted</dt><dd>");
+    html_fmt(b, "%t %t</dd><dt>Submitted</dt><dd>", l->clock, l->category);
     web_time(b, l->created_at);
-    html_raw(b, "</dd></dl><h2>Lead text</h2><p class=\"lead-text\">");
-    html_text(b, l->description);
-    html_raw(b, "</p>");
+    html_fmt(b, "</dd></dl><h2>Lead text</h2><p class=\"lead-text\">%t</p>", l->description);
     if (l->incident_id) {
         html_raw(b, "<p>Incident: ");
         record_link(b, "incidents/", l->incident_id);
@@ -680,17 +621,11 @@ static void lead_fetches(struct buf *b, const struct desk *d, const struct recor
                 "<th>Publisher domain</th><th>When</th></tr></thead><tbody>");
     for (size_t i = 0; i < L->nfetches; i++) {
         const struct research_fetch_row *f = &L->fetches[i];
-        html_raw(b, "<tr><td>");
-        html_text(b, f->url);
-        html_raw(b, "</td><td>");
-        html_text(b, f->final_url ? f->final_url : "");
-        html_raw(b, "</td><td>");
+        html_fmt(b, "<tr><td>%t</td><td>%t</td><td>", f->url, f->final_url);
         if (f->http_status >= 0)
             html_printf(b, "%ld", f->http_status);
         web_text_if(b, " ", f->error, "");
-        html_printf(b, "</td><td>%lld</td><td>", (long long)f->bytes);
-        html_text(b, f->domain ? f->domain : "");
-        html_raw(b, "</td><td>");
+        html_fmt(b, "</td><td>%lld</td><td>%t</td><td>", (long long)f->bytes, f->domain);
         web_time(b, f->fetched_at);
         html_raw(b, "</td></tr>");
     }
@@ -706,11 +641,7 @@ static void lead_trail(struct buf *b, const struct desk *d, const struct record 
         const struct research_event_row *e = &L->events[i];
         html_raw(b, "<li>");
         web_time(b, e->at);
-        html_raw(b, " ");
-        html_text(b, e->event);
-        html_raw(b, " (");
-        html_text(b, e->actor ? e->actor : "");
-        html_raw(b, ")");
+        html_fmt(b, " %t (%t)", e->event, e->actor);
         web_text_if(b, ": ", e->reason, "");
         html_raw(b, "</li>");
     }
@@ -836,17 +767,10 @@ static void page_incidents(struct request *req, struct desk *d)
     html_raw(b, "</select></label> <button type=\"submit\">Search</button></form>"
                 "<ol class=\"incidents\" id=\"incidents\">");
     for (size_t i = 0; i < n; i++) {
-        html_raw(b, "<li><a href=\"/desk/incidents/");
-        html_attr(b, list[i].id);
-        html_raw(b, "\">");
-        html_text(b, list[i].title);
-        html_raw(b, "</a> <span class=\"meta\">");
-        html_text(b, list[i].status);
-        html_raw(b, " · ");
-        html_text(b, list[i].away_name ? list[i].away_name : "");
-        html_raw(b, " at ");
-        html_text(b, list[i].home_name ? list[i].home_name : "");
-        html_raw(b, " · ");
+        html_fmt(b,
+                 "<li><a href=\"/desk/incidents/%a\">%t</a> <span class=\"meta\">%t · %t at %t "
+                 "· ",
+                 list[i].id, list[i].title, list[i].status, list[i].away_name, list[i].home_name);
         web_time(b, list[i].published_at);
         html_raw(b, "</span></li>");
     }
@@ -879,23 +803,18 @@ static void incident_facts(struct buf *b, const struct desk *d, const struct rec
 {
     (void)d;
     const struct incident *i = &r->u.incident.inc;
-    html_raw(b, "<dl class=\"facts\"><dt>Visibility</dt><dd id=\"visibility\">");
-    html_text(b, i->visibility);
+    html_fmt(b, "<dl class=\"facts\"><dt>Visibility</dt><dd id=\"visibility\">%t", i->visibility);
     if (i->duplicate_of) {
         html_raw(b, " into ");
         record_link(b, "incidents/", i->duplicate_of);
     }
-    html_raw(b, "</dd><dt>Maturity</dt><dd id=\"maturity\">");
-    html_text(b, i->status);
-    html_raw(b, "</dd><dt>Public page</dt><dd><a href=\"/incidents/");
-    html_attr(b, i->slug ? i->slug : i->id);
-    html_raw(b, "\">/incidents/");
-    html_text(b, i->slug ? i->slug : i->id);
-    html_raw(b, "</a> (the URL never changes with the title)</dd><dt>Game</dt><dd>");
-    html_text(b, i->game_id);
-    html_raw(b, "</dd><dt>Provenance</dt><dd><code>");
-    html_text(b, i->provenance_json ? i->provenance_json : "");
-    html_raw(b, "</code></dd></dl>");
+    html_fmt(b,
+             "</dd><dt>Maturity</dt><dd id=\"maturity\">%t</dd><dt>Public page</dt><dd><a "
+             "href=\"/incidents/%a\">/incidents/%t</a> (the URL never changes with the "
+             "title)</dd><dt>Game</dt><dd>%t</dd><dt>Provenance</dt><dd><code>%t</code></dd>"
+             "</dl>",
+             i->status, i->slug ? i->slug : i->id, i->slug ? i->slug : i->id, i->game_id,
+             i->provenance_json);
 }
 
 /* The editorial fields and maturity forms of a published incident. */
@@ -936,14 +855,9 @@ static void incident_sources(struct buf *b, const struct desk *d, const struct r
     const struct incident *i = &D->inc;
     html_raw(b, "<h2>Sources</h2><ol class=\"sources\" id=\"sources\">");
     for (size_t k = 0; k < D->nsources; k++) {
-        html_raw(b, "<li><a rel=\"nofollow noopener\" href=\"");
-        html_attr(b, D->sources[k].url);
-        html_raw(b, "\">");
-        html_text(b, D->sources[k].title);
-        html_raw(b, "</a> (");
-        html_text(b, D->sources[k].kind);
-        html_raw(b, ") — ");
-        html_text(b, D->sources[k].supports);
+        html_fmt(b, "<li><a rel=\"nofollow noopener\" href=\"%a\">%t</a> (%t) — %t",
+                 D->sources[k].url, D->sources[k].title, D->sources[k].kind,
+                 D->sources[k].supports);
         if (published(r)) {
             char fid[48];
             snprintf(fid, sizeof fid, "remove-source-%zu", k);
@@ -981,14 +895,14 @@ static void incident_actions(struct buf *b, const struct desk *d, const struct r
         form_open(b, d, NULL, "question", "desk-form", "/desk/incidents/%s/question", i->id);
         question_fields(b, i->has_question ? &i->question : NULL);
         if (i->has_question) {
-            html_raw(b, "<label><input type=\"checkbox\" name=\"clarify\" value=\"yes\"> A "
-                        "synonymous clarification of the labels (keeps the version and its "
-                        "ballots)</label>");
-            html_printf(b,
-                        "<p class=\"warning\" id=\"archive-warning\">A new version archives the "
-                        "<strong id=\"ballots\">%lld</strong> ballot%s of version %lld.</p>",
-                        (long long)D->ballots, D->ballots == 1 ? "" : "s",
-                        (long long)i->question.version);
+            html_fmt(b,
+                     "<label><input type=\"checkbox\" name=\"clarify\" value=\"yes\"> A "
+                     "synonymous clarification of the labels (keeps the version and its "
+                     "ballots)</label><p class=\"warning\" id=\"archive-warning\">A new "
+                     "version archives the <strong id=\"ballots\">%lld</strong> ballot%r of "
+                     "version %lld.</p>",
+                     (long long)D->ballots, D->ballots == 1 ? "" : "s",
+                     (long long)i->question.version);
             if (D->ballots > 0)
                 html_raw(b, "<label><input type=\"checkbox\" name=\"confirm\" value=\"yes\"> "
                             "I confirm: archive them (not needed for a clarification)</label>");
@@ -1249,8 +1163,7 @@ static void page_audit(struct request *req, struct desk *d)
         const char *keep[][2] = {{"kind", kind}, {"target", target}, {"action", action}};
         for (size_t k = 0; k < 3; k++)
             if (keep[k][1]) {
-                html_raw(b, keep[k][0]);
-                html_raw(b, "=");
+                html_fmt(b, "%r=", keep[k][0]);
                 buf_put_urlencoded(b, keep[k][1]);
                 html_raw(b, "&amp;");
             }
@@ -1282,11 +1195,7 @@ static void page_accounts(struct request *req, struct desk *d)
     html_raw(b, " <button type=\"submit\">Find</button></form><ol class=\"accounts\" "
                 "id=\"accounts\">");
     for (size_t i = 0; i < n; i++) {
-        html_raw(b, "<li><a href=\"/desk/accounts/");
-        html_attr(b, list[i].id);
-        html_raw(b, "\">");
-        html_text(b, list[i].email);
-        html_raw(b, "</a>");
+        html_fmt(b, "<li><a href=\"/desk/accounts/%a\">%t</a>", list[i].id, list[i].email);
         if (list[i].banned)
             html_raw(b, " <span class=\"state\">banned</span>");
         if (!list[i].verified)
@@ -1325,15 +1234,14 @@ static int read_account(struct desk *d, const char *id, struct record *r)
 static void account_facts(struct buf *b, const struct desk *d, const struct record *r)
 {
     const struct desk_account *A = &r->u.account;
-    html_raw(b, "<dl class=\"facts\"><dt>Display name</dt><dd>");
-    html_text(b, A->display_name[0] ? A->display_name : "(none)");
-    html_raw(b, "</dd><dt>State</dt><dd id=\"account-state\">");
-    html_raw(b, A->account.banned ? "banned" : "active");
-    html_raw(b, A->account.verified ? ", verified" : ", unverified");
-    html_raw(b, "</dd><dt>Roles</dt><dd id=\"roles\">");
-    html_printf(b, "%s%s%s%s", A->moderator ? "moderator " : "", A->editor ? "editor " : "",
-                A->admin ? "admin" : "", !A->moderator && !A->editor && !A->admin ? "none" : "");
-    html_raw(b, "</dd></dl>");
+    html_fmt(b,
+             "<dl class=\"facts\"><dt>Display name</dt><dd>%t</dd><dt>State</dt><dd "
+             "id=\"account-state\">%r%r</dd><dt>Roles</dt><dd id=\"roles\">%r%r%r%r</dd></dl>",
+             A->display_name[0] ? A->display_name : "(none)",
+             A->account.banned ? "banned" : "active",
+             A->account.verified ? ", verified" : ", unverified", A->moderator ? "moderator " : "",
+             A->editor ? "editor " : "", A->admin ? "admin" : "",
+             !A->moderator && !A->editor && !A->admin ? "none" : "");
     const char *act = A->account.banned ? "unban" : "ban";
     form_open(b, d, A->account.banned ? "Unban" : "Ban", act, "desk-form", "/desk/accounts/%s/%s",
               r->id, act);
@@ -1357,12 +1265,8 @@ static void account_keys(struct buf *b, const struct desk *d, const struct recor
     const struct key_info *keys = r->keys;
     html_raw(b, "<h2>Agent keys</h2><ul class=\"keys\" id=\"keys\">");
     for (size_t i = 0; i < r->nkeys; i++) {
-        html_raw(b, "<li>");
-        html_text(b, keys[i].name ? keys[i].name : "(unnamed)");
-        html_raw(b, " <code>");
-        html_text(b, keys[i].prefix);
-        html_raw(b, "…</code> ");
-        html_text(b, agent_key_state_name(keys[i].state));
+        html_fmt(b, "<li>%t <code>%t…</code> %t", keys[i].name ? keys[i].name : "(unnamed)",
+                 keys[i].prefix, agent_key_state_name(keys[i].state));
         if (keys[i].state == AGENT_KEY_ACTIVE) {
             form_open(b, d, NULL, "revoke-key", "inline-form", "/desk/keys/%s/revoke", keys[i].id);
             submit(b, "Revoke");
@@ -1537,14 +1441,10 @@ static void scout_row(struct buf *b, const struct desk *d, const struct scout_cr
 {
     enum scout_credential_state st =
         scout_credential_state(now, c->expires_at, c->revoked_at, c->disabled);
-    html_raw(b, "<li class=\"scout-key\" data-id=\"");
-    html_attr(b, c->id);
-    html_raw(b, "\"><strong>");
-    html_text(b, c->name);
-    html_raw(b, "</strong> <code>");
-    html_text(b, c->prefix);
-    html_raw(b, "…</code> <span class=\"state\">");
-    html_text(b, scout_credential_state_name(st));
+    html_fmt(b,
+             "<li class=\"scout-key\" data-id=\"%a\"><strong>%t</strong> <code>%t…</code> "
+             "<span class=\"state\">%t",
+             c->id, c->name, c->prefix, scout_credential_state_name(st));
     html_printf(b,
                 "</span><p class=\"meta\">X %lld/day, %lld/run · model %lld/day, %lld/run µUSD · "
                 "runs of %llds · created ",
@@ -1629,16 +1529,13 @@ static void page_scout_key_create(struct request *req, struct desk *d)
         return;
     struct buf *b = &req->out;
     begin(req, d, "Scout credential created");
-    html_raw(b, "<h1>Scout credential created</h1><p class=\"notice\" role=\"status\">Copy the "
-                "secret now: it is shown this once and never stored.</p><dl class=\"facts\">"
-                "<dt>Name</dt><dd>");
-    html_text(b, k.cred.name);
-    html_raw(b, "</dd><dt>ID</dt><dd id=\"scout-key-id\">");
-    html_text(b, k.cred.id);
-    html_raw(b, "</dd><dt>Secret</dt><dd><code id=\"secret\">");
-    html_text(b, k.secret);
-    html_raw(b, "</code></dd></dl><p><a href=\"/desk/scout-keys\">Back to the credentials</a>"
-                "</p>");
+    html_fmt(b,
+             "<h1>Scout credential created</h1><p class=\"notice\" role=\"status\">Copy the "
+             "secret now: it is shown this once and never stored.</p><dl class=\"facts\"><dt>"
+             "Name</dt><dd>%t</dd><dt>ID</dt><dd id=\"scout-key-id\">%t</dd><dt>Secret</dt><dd>"
+             "<code id=\"secret\">%t</code></dd></dl><p><a href=\"/desk/scout-keys\">Back to "
+             "the credentials</a></p>",
+             k.cred.name, k.cred.id, k.secret);
     scoutkey_new_wipe(&k);
     end(req);
 }
@@ -1691,26 +1588,17 @@ static void page_quotas(struct request *req, struct desk *d)
     }
     struct buf *b = &req->out;
     begin(req, d, "Lead quotas");
-    html_raw(b, "<h1>Lead quotas in use</h1><p>Every window is rolling: a lead counts until its "
-                "window has passed since it was accepted. The limits count the agent (every key "
-                "of one account together).</p>");
-    html_printf(b,
-                "<p id=\"global\">All agents, last 24 hours: <strong>%lld</strong> of %lld "
-                "leads.</p>",
-                (long long)global, (long long)req->cfg->limits->lead_quota[QUOTA_GLOBAL_DAY]);
-    html_raw(b, "<div class=\"table-wrap\"><table class=\"quotas\" id=\"quotas\"><thead><tr>"
-                "<th>Agent key</th><th>Owner</th><th>Last minute</th><th>Last 24 hours</th>"
-                "</tr></thead><tbody>");
+    html_fmt(b,
+             "<h1>Lead quotas in use</h1><p>Every window is rolling: a lead counts until its "
+             "window has passed since it was accepted. The limits count the agent (every key "
+             "of one account together).</p><p id=\"global\">All agents, last 24 hours: <strong>"
+             "%lld</strong> of %lld leads.</p><div class=\"table-wrap\"><table "
+             "class=\"quotas\" id=\"quotas\"><thead><tr><th>Agent key</th><th>Owner</th><th>"
+             "Last minute</th><th>Last 24 hours</th></tr></thead><tbody>",
+             (long long)global, (long long)req->cfg->limits->lead_quota[QUOTA_GLOBAL_DAY]);
     for (size_t i = 0; i < n; i++) {
-        html_raw(b, "<tr data-key=\"");
-        html_attr(b, q[i].key_id);
-        html_raw(b, "\"><td>");
-        html_text(b, q[i].key_name ? q[i].key_name : "(unnamed)");
-        html_raw(b, " <code>");
-        html_text(b, q[i].key_prefix);
-        html_raw(b, "…</code></td><td>");
-        html_text(b, q[i].owner);
-        html_raw(b, "</td>");
+        html_fmt(b, "<tr data-key=\"%a\"><td>%t <code>%t…</code></td><td>%t</td>", q[i].key_id,
+                 q[i].key_name ? q[i].key_name : "(unnamed)", q[i].key_prefix, q[i].owner);
         used_cell(b, q[i].key_used[0], q[i].agent_used[0],
                   req->cfg->limits->lead_quota[QUOTA_AGENT_MINUTE]);
         used_cell(b, q[i].key_used[1], q[i].agent_used[1],

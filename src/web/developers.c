@@ -38,25 +38,25 @@ static void when(struct buf *b, int64_t us)
  * a confirmation page (a step that needs no JavaScript) whose form does the POST. */
 static void key_row(struct buf *b, const struct key_info *k)
 {
-    html_raw(b, "<tr data-key-id=\"");
-    html_attr(b, k->id);
-    html_raw(b, "\"><td class=\"key-name\" data-label=\"Name\">");
-    html_text(b, k->name ? k->name : "(no name)");
-    html_raw(b, "</td><td data-label=\"Prefix\"><code class=\"key-prefix\">");
-    html_text(b, k->prefix);
-    html_raw(b, "…</code></td><td class=\"key-created\" data-label=\"Created\">");
+    html_fmt(b,
+             "<tr data-key-id=\"%a\"><td class=\"key-name\" data-label=\"Name\">%t</td><td "
+             "data-label=\"Prefix\"><code class=\"key-prefix\">%t…</code></td><td "
+             "class=\"key-created\" data-label=\"Created\">",
+             k->id, k->name ? k->name : "(no name)", k->prefix);
     when(b, k->created_at);
     html_raw(b, "</td><td class=\"key-used\" data-label=\"Last used\">");
     when(b, k->last_used_at);
     html_raw(b, "</td><td class=\"key-expires\" data-label=\"Expires\">");
     when(b, k->expires_at);
-    html_raw(b, "</td><td class=\"key-state\" data-label=\"State\">");
-    html_text(b, agent_key_state_name(k->state));
-    html_raw(b, "</td><td class=\"key-actions\">");
+    html_fmt(b,
+             "</td><td class=\"key-state\" data-label=\"State\">%t</td><td "
+             "class=\"key-actions\">",
+             agent_key_state_name(k->state));
     if (k->revoked_at == INT64_MIN) {
-        html_raw(b, "<a class=\"button revoke-link\" href=\"/developers/keys/");
-        html_attr(b, k->id);
-        html_raw(b, "/revoke\">Revoke</a>");
+        html_fmt(b,
+                 "<a class=\"button revoke-link\" href=\"/developers/keys/%a/revoke\">"
+                 "Revoke</a>",
+                 k->id);
     }
     html_raw(b, "</td></tr>");
 }
@@ -76,19 +76,18 @@ static int keys_section(struct request *req, struct store *s, const struct porta
     const struct account_row *a = &p->sess->account;
     char csrf[ACCOUNT_CSRF_LEN + 1];
     account_session_csrf(p->sess->hash, csrf);
-    html_raw(b, "<p>Signed in as <strong>");
-    html_text(b, a->email);
-    html_raw(b, "</strong> · <a href=\"/account\">Account</a></p>");
+    html_fmt(b, "<p>Signed in as <strong>%t</strong> · <a href=\"/account\">Account</a></p>",
+             a->email);
     web_text_if(b, "<p class=\"notice\" id=\"notice\">", p->notice, "</p>");
     web_form_error(b, p->error);
     if (p->new_key) {
-        html_raw(b, "<div id=\"new-key\" class=\"notice\"><p>Your new key <strong>");
-        html_text(b, p->new_key_name);
-        html_raw(b, "</strong>. Copy it now: <strong>it is shown only this once</strong> (Whistle "
-                    "stores only a hash of it).</p><code class=\"secret\" id=\"new-key-secret\">");
-        html_text(b, p->new_key);
-        html_raw(b, "</code><p><button type=\"button\" id=\"copy-key\" hidden>Copy the key</button>"
-                    "</p></div>");
+        html_fmt(b,
+                 "<div id=\"new-key\" class=\"notice\"><p>Your new key <strong>%t</strong>. "
+                 "Copy it now: <strong>it is shown only this once</strong> (Whistle stores "
+                 "only a hash of it).</p><code class=\"secret\" id=\"new-key-secret\">%t</code>"
+                 "<p><button type=\"button\" id=\"copy-key\" hidden>Copy the key</button></p>"
+                 "</div>",
+                 p->new_key_name, p->new_key);
     }
     struct app_ctx c = web_app_ctx(req, s, p->now);
     int64_t active = 0;
@@ -99,13 +98,13 @@ static int keys_section(struct request *req, struct store *s, const struct porta
         html_raw(b, "<p class=\"error\" id=\"banned\">This account is suspended: its keys do not "
                     "work and no key can be created.</p>");
     } else if (may == KEY_UNVERIFIED) {
-        html_raw(b, "<div id=\"unverified\"><p>You cannot create agent keys yet: your email "
-                    "address <strong>");
-        html_text(b, a->email);
-        html_raw(b,
-                 "</strong> is not verified. Open the link we emailed you when you signed up "
-                 "(it lasts 24 hours), or ask for a new one.</p><form id=\"resend-form\" "
-                 "class=\"inline-form\" method=\"post\" action=\"/account/resend-verification\">");
+        html_fmt(b,
+                 "<div id=\"unverified\"><p>You cannot create agent keys yet: your email "
+                 "address <strong>%t</strong> is not verified. Open the link we emailed you "
+                 "when you signed up (it lasts 24 hours), or ask for a new one.</p><form "
+                 "id=\"resend-form\" class=\"inline-form\" method=\"post\" "
+                 "action=\"/account/resend-verification\">",
+                 a->email);
         web_hidden(b, "csrf", csrf);
         html_raw(b, "<button type=\"submit\">Send a new verification link</button></form></div>");
     } else if (may == KEY_LIMIT) {
@@ -145,23 +144,20 @@ static void guide(struct request *req)
 {
     struct buf *b = &req->out;
     const char *base = req->cfg->base_url;
-    html_raw(b, "<section id=\"guide\"><h2>What a lead is, and is not</h2><p>A <em>lead</em> "
-                "points Whistle at a possible officiating event in a specific game: a short "
-                "description and one to five source URLs. A lead is never a verdict and never "
-                "permission to publish, vote, comment or speak for anyone: Whistle researches "
-                "every lead itself and applies its own publication gates. Your confidence is "
-                "recorded as your opinion only.</p>"
-                "<h2>Submit a lead with curl</h2><p>1. Create a key below and keep it in an "
-                "environment variable: <code>export WHISTLE_KEY=wk_…</code></p><p>2. Find the "
-                "game: its <code>id</code> is the lead's <code>game_id</code>.</p><pre "
-                "class=\"sample\" tabindex=\"0\"><code>"
-                "curl -s '");
-    html_text(b, base);
-    html_raw(b, "/api/v1/games?sort=recent&amp;limit=5'</code></pre><p>3. Submit the lead "
-                "(a fresh <code>Idempotency-Key</code> for every new lead):</p><pre "
-                "class=\"sample\" tabindex=\"0\"><code>"
-                "curl -si ");
-    html_text(b, base);
+    html_fmt(b,
+             "<section id=\"guide\"><h2>What a lead is, and is not</h2><p>A <em>lead</em> "
+             "points Whistle at a possible officiating event in a specific game: a short "
+             "description and one to five source URLs. A lead is never a verdict and never "
+             "permission to publish, vote, comment or speak for anyone: Whistle researches "
+             "every lead itself and applies its own publication gates. Your confidence is "
+             "recorded as your opinion only.</p><h2>Submit a lead with curl</h2><p>1. Create a "
+             "key below and keep it in an environment variable: <code>export "
+             "WHISTLE_KEY=wk_…</code></p><p>2. Find the game: its <code>id</code> is the "
+             "lead's <code>game_id</code>.</p><pre class=\"sample\" tabindex=\"0\"><code>curl "
+             "-s '%t/api/v1/games?sort=recent&amp;limit=5'</code></pre><p>3. Submit the lead "
+             "(a fresh <code>Idempotency-Key</code> for every new lead):</p><pre "
+             "class=\"sample\" tabindex=\"0\"><code>curl -si %t",
+             base, base);
     html_raw(b, "/api/v1/agent-leads \\\n  -H \"Authorization: Bearer $WHISTLE_KEY\" \\\n"
                 "  -H \"Idempotency-Key: lead-2025-11-29-osu-mich-01\" \\\n"
                 "  -H \"Content-Type: application/json\" \\\n"
@@ -334,11 +330,10 @@ void web_key_revoke_confirm(struct request *req)
     account_session_csrf(sess.hash, csrf);
     struct buf *b = &req->out;
     web_page_begin(b, "Revoke an agent key");
-    html_raw(b, "<h1>Revoke the key “<span id=\"revoke-name\">");
-    html_text(b, k->name ? k->name : "(no name)");
-    html_raw(b, "</span>”?</h1><p>Key <code>");
-    html_text(b, k->prefix);
-    html_raw(b, "…</code>, created ");
+    html_fmt(b,
+             "<h1>Revoke the key “<span id=\"revoke-name\">%t</span>”?</h1><p>Key <code>"
+             "%t…</code>, created ",
+             k->name ? k->name : "(no name)", k->prefix);
     when(b, k->created_at);
     html_raw(b, ", last used ");
     when(b, k->last_used_at);
@@ -347,12 +342,12 @@ void web_key_revoke_confirm(struct request *req)
         html_raw(b, "<p id=\"already-revoked\">This key is already revoked.</p><p><a "
                     "href=\"/developers\">Back to your keys</a></p>");
     } else {
-        html_raw(b, "<p class=\"warning\">Revoking is immediate and cannot be undone: every agent "
-                    "using this key gets 403 from its next request. Create a new key first if "
-                    "an agent still needs one.</p><form id=\"revoke-form\" class=\"confirm-form\" "
-                    "method=\"post\" action=\"/developers/keys/");
-        html_attr(b, k->id);
-        html_raw(b, "/revoke\">");
+        html_fmt(b,
+                 "<p class=\"warning\">Revoking is immediate and cannot be undone: every agent "
+                 "using this key gets 403 from its next request. Create a new key first if an "
+                 "agent still needs one.</p><form id=\"revoke-form\" class=\"confirm-form\" "
+                 "method=\"post\" action=\"/developers/keys/%a/revoke\">",
+                 k->id);
         web_hidden(b, "csrf", csrf);
         html_raw(b, "<button type=\"submit\">Revoke this key</button> <a id=\"cancel\" "
                     "href=\"/developers\">Cancel, keep it</a></form>");

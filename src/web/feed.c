@@ -180,18 +180,16 @@ void web_feed_ns(struct request *req)
     const char *base = req->cfg->base_url;
     struct buf *b = &req->out;
     web_page_begin(b, "The whistle: feed namespace");
-    html_raw(b, "<h1>The <code>whistle:</code> feed namespace, version 1.0</h1><p>This URL, <code "
-                "id=\"namespace\">");
-    html_text(b, base);
-    html_raw(b,
+    html_fmt(b,
+             "<h1>The <code>whistle:</code> feed namespace, version 1.0</h1><p>This URL, <code "
+             "id=\"namespace\">%t%r",
+             base,
              NS_PATH "</code>, names the XML namespace of the extension elements in this "
                      "site's <a href=\"/incidents/feed.xml\">RSS feed</a>. Each <code>item</code> "
                      "carries one of each, as plain text:</p><dl class=\"facts\" id=\"elements\">");
     for (size_t k = 0; k < sizeof elements / sizeof elements[0]; k++) {
-        html_printf(b, "<dt id=\"%s\"><code>whistle:%s</code></dt><dd>", elements[k][0],
-                    elements[k][0]);
-        html_text(b, elements[k][1]);
-        html_raw(b, "</dd>");
+        html_fmt(b, "<dt id=\"%r\"><code>whistle:%r</code></dt><dd>%t</dd>", elements[k][0],
+                 elements[k][0], elements[k][1]);
     }
     html_raw(b, "</dl><p>Fan votes are informal opinions, not rulings. Every Whistle deployment "
                 "serves this description at its own address, so the namespace is a URL its "

@@ -147,11 +147,7 @@ void web_form_token(struct request *req, const struct session_row *sess,
 
 void web_hidden(struct buf *b, const char *name, const char *value)
 {
-    html_raw(b, "<input type=\"hidden\" name=\"");
-    html_attr(b, name);
-    html_raw(b, "\" value=\"");
-    html_attr(b, value);
-    html_raw(b, "\">");
+    html_fmt(b, "<input type=\"hidden\" name=\"%a\" value=\"%a\">", name, value);
 }
 
 void web_form_error(struct buf *b, const char *msg)

@@ -23,8 +23,7 @@ static const char *const queue_words[] = {"Pending", "Reported", "Recent", NULL}
 
 static void queue_url(struct buf *b, const char *queue, int64_t page)
 {
-    html_raw(b, "/moderate?queue=");
-    html_attr(b, queue);
+    html_fmt(b, "/moderate?queue=%a", queue);
     if (page > 1)
         html_printf(b, "&amp;page=%lld", (long long)page);
 }
@@ -34,19 +33,16 @@ static void queue_url(struct buf *b, const char *queue, int64_t page)
 static void decision(struct buf *b, const char *csrf, const char *queue, const char *path,
                      const char *label, bool with_reason, bool required)
 {
-    html_raw(b, "<form class=\"inline-form decision\" method=\"post\" action=\"");
-    html_attr(b, path);
-    html_raw(b, "\">");
+    html_fmt(b, "<form class=\"inline-form decision\" method=\"post\" action=\"%a\">", path);
     web_hidden(b, "csrf", csrf);
     web_hidden(b, "queue", queue);
     if (with_reason) {
-        html_raw(b, "<input name=\"reason\" maxlength=\"500\" placeholder=\"reason\" "
-                    "aria-label=\"reason\"");
-        html_raw(b, required ? " required>" : ">");
+        html_fmt(b,
+                 "<input name=\"reason\" maxlength=\"500\" placeholder=\"reason\" "
+                 "aria-label=\"reason\"%r",
+                 required ? " required>" : ">");
     }
-    html_raw(b, " <button type=\"submit\">");
-    html_text(b, label);
-    html_raw(b, "</button></form> ");
+    html_fmt(b, " <button type=\"submit\">%t</button></form> ", label);
 }
 
 static void review(struct request *req, const struct comment_review *r, const char *csrf,
@@ -55,25 +51,16 @@ static void review(struct request *req, const struct comment_review *r, const ch
     struct buf *b = &req->out;
     const struct comment *c = &r->c;
     struct buf path = BUF_INIT;
-    html_raw(b, "<li class=\"review\" id=\"m-");
-    html_attr(b, c->id);
-    html_raw(b, "\" data-status=\"");
-    html_attr(b, c->status);
-    html_raw(b, "\"><p class=\"meta\">On <a href=\"/incidents/");
-    html_attr(b, c->incident_key);
-    html_raw(b, "#c-");
-    html_attr(b, c->id);
-    html_raw(b, "\">");
-    html_text(b, c->incident_title);
-    html_raw(b, "</a>");
+    html_fmt(b,
+             "<li class=\"review\" id=\"m-%a\" data-status=\"%a\"><p class=\"meta\">On <a "
+             "href=\"/incidents/%a#c-%a\">%t</a>",
+             c->id, c->status, c->incident_key, c->id, c->incident_title);
     if (c->parent_id[0])
         html_raw(b, " (a reply)");
-    html_raw(b, " · <span class=\"state\">");
-    html_text(b, c->status);
+    html_fmt(b, " · <span class=\"state\">%t", c->status);
     if (c->held_reason[0] && strcmp(c->status, COMMENT_PENDING) == 0) {
-        html_raw(b, ": held (");
-        html_text(b, strcmp(c->held_reason, "word_list") == 0 ? "word list" : "new account");
-        html_raw(b, ")");
+        html_fmt(b, ": held (%t)",
+                 strcmp(c->held_reason, "word_list") == 0 ? "word list" : "new account");
     }
     if (c->report_hidden)
         html_raw(b, ", hidden by reports");
@@ -85,9 +72,8 @@ static void review(struct request *req, const struct comment_review *r, const ch
     web_comment_body(b, &req->arena, c->body);
     html_raw(b, "</div>");
     if (r->reports[0]) {
-        html_raw(b, "<p class=\"reports\">Reports: ");
-        html_text(b, r->reports);
-        html_printf(b, " (%lld open)</p>", (long long)c->open_reports);
+        html_fmt(b, "<p class=\"reports\">Reports: %t (%lld open)</p>", r->reports,
+                 (long long)c->open_reports);
     }
     html_printf(b,
                 "<p class=\"history\">Author: %lld comments, %lld published, %lld rejected%s"
@@ -127,10 +113,8 @@ static void review(struct request *req, const struct comment_review *r, const ch
             const struct moderation_entry *e = &r->log[i];
             html_raw(b, "<li>");
             web_time(b, e->created_at);
-            html_raw(b, " · <span class=\"action\">");
-            html_text(b, e->action);
-            html_raw(b, "</span> by ");
-            html_text(b, e->actor_name ? e->actor_name : e->actor);
+            html_fmt(b, " · <span class=\"action\">%t</span> by %t", e->action,
+                     e->actor_name ? e->actor_name : e->actor);
             web_text_if(b, ": ", e->reason, "");
             html_raw(b, "</li>");
         }
@@ -215,18 +199,13 @@ void web_moderate(struct request *req)
             queue_url(b, queues[i], 1);
             html_raw(b, "\">");
         }
-        html_text(b, queue_words[i]);
-        html_raw(b, here ? "</strong> " : "</a> ");
+        html_fmt(b, "%t%r", queue_words[i], here ? "</strong> " : "</a> ");
     }
     html_raw(b, "</nav>");
     if (v[2].set) {
-        html_raw(b, "<p class=\"notice\" id=\"notice\">Done: ");
-        html_text(b, v[2].s);
-        html_raw(b, ".</p>");
+        html_fmt(b, "<p class=\"notice\" id=\"notice\">Done: %t.</p>", v[2].s);
     }
-    html_raw(b, "<ol class=\"queue\" id=\"queue\" data-queue=\"");
-    html_attr(b, queue);
-    html_raw(b, "\">");
+    html_fmt(b, "<ol class=\"queue\" id=\"queue\" data-queue=\"%a\">", queue);
     for (size_t i = 0; i < n; i++)
         review(req, &list[i], csrf, queue);
     html_raw(b, "</ol>");

@@ -27,17 +27,17 @@ static const char csp[] = "default-src 'none'; script-src 'self'; style-src 'sel
 
 void web_page_begin(struct buf *b, const char *title)
 {
-    html_raw(b, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-                "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-                "<title>");
-    html_text(b, title);
-    html_raw(b, " — Whistle</title><link rel=\"stylesheet\" href=\"/static/whistle.css\">"
-                "<link rel=\"alternate\" type=\"application/rss+xml\" title=\"Whistle debates\" "
-                "href=\"/incidents/feed.xml\"></head><body><header><a class=\"brand\" "
-                "href=\"/\">Whistle</a><nav id=\"site-nav\"><a href=\"/?league=college\">"
-                "College</a> <a href=\"/?league=nfl\">NFL</a> <a href=\"/games\">Games</a> "
-                "<a href=\"/incidents/feed.xml\">RSS</a> <a href=\"/developers\">Developers</a> "
-                "<a href=\"/account\">Account</a></nav></header><main>");
+    html_fmt(b,
+             "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta "
+             "name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>%t — "
+             "Whistle</title><link rel=\"stylesheet\" href=\"/static/whistle.css\"><link "
+             "rel=\"alternate\" type=\"application/rss+xml\" title=\"Whistle debates\" "
+             "href=\"/incidents/feed.xml\"></head><body><header><a class=\"brand\" href=\"/\">"
+             "Whistle</a><nav id=\"site-nav\"><a href=\"/?league=college\">College</a> <a "
+             "href=\"/?league=nfl\">NFL</a> <a href=\"/games\">Games</a> <a "
+             "href=\"/incidents/feed.xml\">RSS</a> <a href=\"/developers\">Developers</a> <a "
+             "href=\"/account\">Account</a></nav></header><main>",
+             title);
 }
 
 void web_page_end(struct buf *b)
@@ -66,9 +66,7 @@ struct buf *web_page_titled(struct request *req, const char *title)
     struct buf *b = &req->out;
     buf_reset(b);
     web_page_begin(b, title);
-    html_raw(b, "<h1>");
-    html_text(b, title);
-    html_raw(b, "</h1>");
+    html_fmt(b, "<h1>%t</h1>", title);
     return b;
 }
 
@@ -81,9 +79,10 @@ void web_error_page(struct request *req, int status, const char *fmt, ...)
     va_end(ap);
     buf_reset(&req->out);
     web_page_begin(&req->out, status == 404 ? "Not found" : "Error");
-    html_printf(&req->out, "<h1>%d</h1><p class=\"error\">", status);
-    html_text(&req->out, msg);
-    html_raw(&req->out, "</p><p><a href=\"/\">Latest debates</a></p>");
+    html_fmt(&req->out,
+             "<h1>%d</h1><p class=\"error\">%t</p><p><a href=\"/\">Latest debates</a>"
+             "</p>",
+             status, msg);
     web_page_reply(req, status);
 }
 
@@ -108,11 +107,10 @@ void web_form_refused(struct request *req, enum web_refusal why, const char *bac
                              "Whistle's cookie, so nothing was saved. Go back, reload the page "
                              "and try again (Whistle needs cookies to accept a form).");
     }
-    html_raw(&req->out, "</p><p><a id=\"back\" href=\"");
-    html_attr(&req->out, back && back[0] == '/' ? back : "/");
-    html_raw(&req->out,
-             why == WEB_REFUSED_SIGNED_OUT ? "\">Sign in</a>" : "\">Back to the page</a>");
-    html_raw(&req->out, " · <a href=\"/\">Latest debates</a></p>");
+    html_fmt(&req->out,
+             "</p><p><a id=\"back\" href=\"%a\">%r</a> · <a href=\"/\">Latest debates</a></p>",
+             back && back[0] == '/' ? back : "/",
+             why == WEB_REFUSED_SIGNED_OUT ? "Sign in" : "Back to the page");
     web_page_reply(req, 403);
 }
 
@@ -146,9 +144,7 @@ void web_text_if(struct buf *b, const char *before, const char *text, const char
 {
     if (!text)
         return;
-    html_raw(b, before);
-    html_text(b, text);
-    html_raw(b, after);
+    html_fmt(b, "%r%t%r", before, text, after);
 }
 
 void web_redirect(struct request *req, int status, const char *path)
@@ -157,9 +153,7 @@ void web_redirect(struct request *req, int status, const char *path)
     buf_printf(&b, "%s%s", web_browser_origin(req), path);
     reply_header(req, "Location", arena_strdup(&req->arena, b.p));
     buf_reset(&req->out);
-    html_raw(&req->out, "<!doctype html><title>Moved</title><a href=\"");
-    html_attr(&req->out, b.p);
-    html_raw(&req->out, "\">Moved here</a>\n");
+    html_fmt(&req->out, "<!doctype html><title>Moved</title><a href=\"%a\">Moved here</a>\n", b.p);
     buf_release(&b);
     web_reply_html(req, status);
 }
@@ -168,13 +162,10 @@ void web_time(struct buf *b, int64_t us)
 {
     char t[TIME_ISO_MAX];
     time_format_iso(us, t);
-    html_raw(b, "<time datetime=\"");
-    html_attr(b, t);
-    html_raw(b, "\">");
+    html_fmt(b, "<time datetime=\"%a\">", t);
     t[10] = ' ';
     t[16] = '\0';
-    html_text(b, t);
-    html_raw(b, " UTC</time>");
+    html_fmt(b, "%t UTC</time>", t);
 }
 
 static const char *maturity_text(const char *status)
@@ -191,9 +182,7 @@ static void kickoff(struct buf *b, const struct game *g)
             char d[TIME_ISO_MAX];
             time_format_iso(g->starts_at, d);
             d[10] = '\0';
-            html_raw(b, " (");
-            html_text(b, d);
-            html_raw(b, ")");
+            html_fmt(b, " (%t)", d);
         }
         return;
     }
@@ -206,8 +195,7 @@ static void score(struct buf *b, const struct game *g)
     html_text(b, g->away.name);
     if (g->away_score != MODEL_NULL)
         html_printf(b, " %lld", (long long)g->away_score);
-    html_raw(b, " at ");
-    html_text(b, g->home.name);
+    html_fmt(b, " at %t", g->home.name);
     if (g->home_score != MODEL_NULL)
         html_printf(b, " %lld", (long long)g->home_score);
 }
@@ -254,18 +242,15 @@ static void game_clock(struct buf *b, const struct game *g)
     vocab_play_time(when, sizeof when, g->league, g->period == MODEL_NULL ? 0 : g->period,
                     g->clock);
     if ((st == GAME_STATUS_LIVE || st == GAME_STATUS_DELAYED) && when[0]) {
-        html_raw(b, " <span class=\"play-time\">");
-        html_text(b, when);
-        html_raw(b, "</span>");
+        html_fmt(b, " <span class=\"play-time\">%t</span>", when);
     }
 }
 
 /* "2025 Regular season, week 13" (the stage label, when the provider gave one, follows). */
 static void season_week(struct buf *b, const char *season_type, int64_t season, int64_t week)
 {
-    html_printf(b, "%lld ", (long long)season);
-    html_text(b, vocab_label(season_type_names, season_type_labels, season_type));
-    html_printf(b, ", week %lld", (long long)week);
+    html_fmt(b, "%lld %t, week %lld", (long long)season,
+             vocab_label(season_type_names, season_type_labels, season_type), (long long)week);
 }
 
 /* Begins a public page in req->out: the layout with title, then the banner of a database
@@ -285,20 +270,10 @@ static struct buf *public_page(struct request *req, const struct app_ctx *c, con
 
 static void incident_link(struct buf *b, const struct incident *i)
 {
-    html_raw(b, "<li><a href=\"/incidents/");
-    html_attr(b, i->slug ? i->slug : i->id);
-    html_raw(b, "\">");
-    html_text(b, i->title);
-    html_raw(b, "</a> <span class=\"meta\">");
-    html_text(b, league_name(i->league));
-    html_raw(b, " · ");
-    html_text(b, i->away_name);
-    html_raw(b, " at ");
-    html_text(b, i->home_name);
-    html_raw(b, " · ");
-    html_text(b, vocab_label(category_names, category_labels, i->category));
-    html_raw(b, " · ");
-    html_text(b, vocab_label(maturity_names, maturity_labels, i->status));
+    html_fmt(b, "<li><a href=\"/incidents/%a\">%t</a> <span class=\"meta\">%t · %t at %t · %t · %t",
+             i->slug ? i->slug : i->id, i->title, league_name(i->league), i->away_name,
+             i->home_name, vocab_label(category_names, category_labels, i->category),
+             vocab_label(maturity_names, maturity_labels, i->status));
     struct choices all = votes_overall(&i->votes);
     html_printf(b, " · %lld votes</span></li>", (long long)choices_total(&all));
 }
@@ -318,8 +293,7 @@ static void page_href(struct buf *b, const char *path, const char *const *names,
     for (size_t k = 0; k < nvalues; k++) {
         if (!values[k] || !values[k][0])
             continue;
-        html_printf(b, "%s%s=", sep, names[k]);
-        html_attr(b, values[k]);
+        html_fmt(b, "%r%r=%a", sep, names[k], values[k]);
         sep = "&amp;";
     }
     if (page > 1)
@@ -341,16 +315,12 @@ static void pager(struct buf *b, const char *path, const char *const *names,
     if (page > 1) {
         html_raw(b, " <a rel=\"prev\" id=\"newer\" href=\"");
         page_href(b, path, names, values, nvalues, page - 1);
-        html_raw(b, "\">");
-        html_text(b, newer);
-        html_raw(b, "</a>");
+        html_fmt(b, "\">%t</a>", newer);
     }
     if (more && page < last) {
         html_raw(b, " <a rel=\"next\" id=\"older\" href=\"");
         page_href(b, path, names, values, nvalues, page + 1);
-        html_raw(b, "\">");
-        html_text(b, older);
-        html_raw(b, "</a>");
+        html_fmt(b, "\">%t</a>", older);
     }
     html_raw(b, "</nav>");
 }
@@ -439,8 +409,8 @@ void web_games(struct request *req)
     }
     const char *values[] = {v[0].s};
     struct buf *b = public_page(req, &c, "Games by week");
-    html_raw(b, "<h1>Games by week</h1><p class=\"league-tabs\">");
-    html_raw(b, f.league ? "<a href=\"/games\">All leagues</a>" : "<strong>All leagues</strong>");
+    html_fmt(b, "<h1>Games by week</h1><p class=\"league-tabs\">%r",
+             f.league ? "<a href=\"/games\">All leagues</a>" : "<strong>All leagues</strong>");
     for (int k = 0; league_names[k]; k++) {
         if (f.league && strcmp(f.league, league_names[k]) == 0)
             html_printf(b, " · <strong>%s</strong>", league_labels[k]);
@@ -459,21 +429,18 @@ void web_games(struct request *req)
         if (prev && new_week)
             html_raw(b, "</ul></section>");
         if (new_season) {
-            html_raw(b, "<h2 class=\"season\">");
-            html_text(b, league_name(g->league));
-            html_printf(b, " %lld</h2>", (long long)g->season);
+            html_fmt(b, "<h2 class=\"season\">%t %lld</h2>", league_name(g->league),
+                     (long long)g->season);
         }
         if (new_week) {
-            html_raw(b, "<section class=\"week\"><h3>");
-            html_text(b, vocab_label(season_type_names, season_type_labels, g->season_type));
-            html_printf(b, ", week %lld</h3><ul class=\"games\">", (long long)g->week);
+            html_fmt(b, "<section class=\"week\"><h3>%t, week %lld</h3><ul class=\"games\">",
+                     vocab_label(season_type_names, season_type_labels, g->season_type),
+                     (long long)g->week);
         }
-        html_raw(b, "<li><a href=\"/games/");
-        html_attr(b, g->id);
-        html_raw(b, "\">");
+        html_fmt(b, "<li><a href=\"/games/%a\">", g->id);
         score(b, g);
-        html_raw(b, "</a> <span class=\"meta\">");
-        html_text(b, vocab_label(game_status_names, game_status_labels, g->status));
+        html_fmt(b, "</a> <span class=\"meta\">%t",
+                 vocab_label(game_status_names, game_status_labels, g->status));
         game_clock(b, g);
         web_text_if(b, " · ", g->stage_label, "");
         html_raw(b, " · ");
@@ -508,20 +475,17 @@ void web_voter_of(struct request *req, char id[VOTER_ID_LEN + 1])
 
 static void rulings(struct buf *b, const struct incident *i)
 {
-    html_raw(b, "<dl class=\"facts\"><dt>Category</dt><dd>");
-    html_text(b, vocab_label(category_names, category_labels, i->category));
-    html_raw(b, "</dd><dt>Original ruling</dt><dd>");
-    html_text(b, i->original_ruling ? i->original_ruling : "none");
-    html_raw(b, "</dd><dt>Final ruling</dt><dd>");
-    html_text(b, i->final_ruling ? i->final_ruling : "none");
-    html_raw(b, "</dd>");
+    html_fmt(b,
+             "<dl class=\"facts\"><dt>Category</dt><dd>%t</dd><dt>Original ruling</dt><dd>"
+             "%t</dd><dt>Final ruling</dt><dd>%t</dd>",
+             vocab_label(category_names, category_labels, i->category),
+             i->original_ruling ? i->original_ruling : "none",
+             i->final_ruling ? i->final_ruling : "none");
     char when[64];
     vocab_play_time(when, sizeof when, i->league, i->period == MODEL_NULL ? 0 : i->period,
                     i->clock);
     if (when[0]) {
-        html_raw(b, "<dt>When</dt><dd class=\"play-time\">");
-        html_text(b, when);
-        html_raw(b, "</dd>");
+        html_fmt(b, "<dt>When</dt><dd class=\"play-time\">%t</dd>", when);
     }
     web_text_if(b, "<dt>Consequence</dt><dd>", i->consequence, "</dd>");
     html_raw(b, "</dl>");
@@ -535,17 +499,11 @@ static void sources_list(struct buf *b, const struct source *src, size_t n)
     else
         html_raw(b, "<ul>");
     for (size_t k = 0; k < n; k++) {
-        html_raw(b, "<li><a rel=\"nofollow noopener\" href=\"");
-        html_attr(b, src[k].url);
-        html_raw(b, "\">");
-        html_text(b, src[k].title);
-        html_raw(b, "</a>");
+        html_fmt(b, "<li><a rel=\"nofollow noopener\" href=\"%a\">%t</a>", src[k].url,
+                 src[k].title);
         web_text_if(b, " — <span class=\"publisher\">", src[k].publisher, "</span>");
-        html_raw(b, " <span class=\"kind\">(");
-        html_text(b, vocab_label(source_kind_names, source_kind_labels, src[k].kind));
-        html_raw(b, ")</span><p class=\"supports\">Supports: ");
-        html_text(b, src[k].supports);
-        html_raw(b, "</p></li>");
+        html_fmt(b, " <span class=\"kind\">(%t)</span><p class=\"supports\">Supports: %t</p></li>",
+                 vocab_label(source_kind_names, source_kind_labels, src[k].kind), src[k].supports);
     }
     if (n)
         html_raw(b, "</ul>");
@@ -558,16 +516,9 @@ static void history(struct buf *b, const struct incident *i, const struct questi
         return;
     html_raw(b, "<section id=\"question-history\"><h2>Question history</h2><ol>");
     for (size_t k = 0; k < n; k++) {
-        html_printf(b, "<li>Version %lld: ", (long long)q[k].version);
-        html_text(b, q[k].text);
-        html_raw(b, " (");
-        html_text(b, q[k].a_label);
-        html_raw(b, " / ");
-        html_text(b, q[k].b_label);
-        html_raw(b, " / ");
-        html_text(b, q[k].unsure_label);
-        html_raw(b, q[k].superseded_at == MODEL_NULL ? ") — current" : ") — superseded");
-        html_raw(b, "</li>");
+        html_fmt(b, "<li>Version %lld: %t (%t / %t / %t) — %r</li>", (long long)q[k].version,
+                 q[k].text, q[k].a_label, q[k].b_label, q[k].unsure_label,
+                 q[k].superseded_at == MODEL_NULL ? "current" : "superseded");
     }
     html_raw(b, "</ol><p>When a question changes, earlier ballots are archived and never "
                 "reinterpreted; the results above count the current version only.</p>"
@@ -581,12 +532,11 @@ static void vote_form(struct buf *b, const struct incident *i, const struct game
 {
     const struct question *q = &i->question;
     const char *key = i->slug ? i->slug : i->id;
-    html_raw(b, "<form id=\"vote-form\" method=\"post\" action=\"/incidents/");
-    html_attr(b, key);
-    html_raw(b, "/vote\"><input type=\"hidden\" name=\"csrf\" value=\"");
-    html_attr(b, csrf);
-    html_printf(b, "\"><input type=\"hidden\" name=\"question_version\" value=\"%lld\">",
-                (long long)q->version);
+    html_fmt(b,
+             "<form id=\"vote-form\" method=\"post\" action=\"/incidents/%a/vote\"><input "
+             "type=\"hidden\" name=\"csrf\" value=\"%a\"><input type=\"hidden\" "
+             "name=\"question_version\" value=\"%lld\">",
+             key, csrf, (long long)q->version);
     if (rooting) {
         const char *labels[ROOTING_COUNT] = {[ROOTING_HOME] = g->home.name,
                                              [ROOTING_AWAY] = g->away.name,
@@ -600,8 +550,7 @@ static void vote_form(struct buf *b, const struct incident *i, const struct game
                         strcmp(rooting, rooting_names[r]) == 0 ? " selected" : "");
             if (r == ROOTING_HOME || r == ROOTING_AWAY)
                 html_raw(b, r == ROOTING_HOME ? "Home: " : "Away: ");
-            html_text(b, labels[r]);
-            html_raw(b, "</option>");
+            html_fmt(b, "%t</option>", labels[r]);
         }
         html_raw(b, "</select></label>");
     }
@@ -609,17 +558,17 @@ static void vote_form(struct buf *b, const struct incident *i, const struct game
                                         [CHOICE_INCORRECT] = q->b_label,
                                         [CHOICE_UNSURE] = q->unsure_label};
     for (int k = 0; k < CHOICE_COUNT; k++) {
-        html_printf(b, "<button name=\"choice\" value=\"%s\" aria-pressed=\"%s\">", choice_names[k],
-                    strcmp(current, choice_names[k]) == 0 ? "true" : "false");
-        html_text(b, labels[k]);
-        html_raw(b, "</button>");
+        html_fmt(b, "<button name=\"choice\" value=\"%r\" aria-pressed=\"%r\">%t</button>",
+                 choice_names[k], strcmp(current, choice_names[k]) == 0 ? "true" : "false",
+                 labels[k]);
     }
     html_raw(b, "</form>");
     if (!rooting) {
-        html_raw(b,
-                 "<p class=\"note\" id=\"vote-signin\"><a href=\"/account/signin?next=/incidents/");
-        html_attr(b, key);
-        html_raw(b, "\">Sign in</a> to vote as yourself and declare a rooting interest.</p>");
+        html_fmt(b,
+                 "<p class=\"note\" id=\"vote-signin\"><a "
+                 "href=\"/account/signin?next=/incidents/%a\">Sign in</a> to vote as yourself "
+                 "and declare a rooting interest.</p>",
+                 key);
     }
 }
 
@@ -682,33 +631,22 @@ void web_incident(struct request *req)
     const struct question *qs = v.history;
     size_t nsrc = v.nsources, nq = v.nhistory;
     struct buf *b = public_page(req, &c, inc.title);
-    html_raw(b, "<article class=\"incident\"><p class=\"matchup\"><a href=\"/games/");
-    html_attr(b, g.id);
-    html_raw(b, "\">");
+    html_fmt(b, "<article class=\"incident\"><p class=\"matchup\"><a href=\"/games/%a\">", g.id);
     score(b, &g);
-    html_raw(b, "</a> · ");
-    html_text(b, league_name(g.league));
-    html_raw(b, " · ");
+    html_fmt(b, "</a> · %t · ", league_name(g.league));
     season_week(b, g.season_type, g.season, g.week);
     html_raw(b, " · ");
     kickoff(b, &g);
     venue(b, &g);
-    html_raw(b, "</p><h1>");
-    html_text(b, inc.title);
-    html_raw(b, "</h1><p class=\"maturity\" data-status=\"");
-    html_attr(b, inc.status);
-    html_raw(b, "\">");
-    html_text(b, maturity_text(inc.status));
-    html_raw(b, "</p><p class=\"play\">");
-    html_text(b, inc.play_description);
-    html_raw(b, "</p>");
+    html_fmt(b,
+             "</p><h1>%t</h1><p class=\"maturity\" data-status=\"%a\">%t</p><p class=\"play\">"
+             "%t</p>",
+             inc.title, inc.status, maturity_text(inc.status), inc.play_description);
     web_text_if(b, "<p class=\"summary\">", inc.neutral_summary, "</p>");
     rulings(b, &inc);
     html_raw(b, "<section id=\"verdict\"><h2>Fan Verdict</h2>");
     if (inc.has_question) {
-        html_raw(b, "<p class=\"question\">");
-        html_text(b, inc.question.text);
-        html_raw(b, "</p>");
+        html_fmt(b, "<p class=\"question\">%t</p>", inc.question.text);
         vote_form(b, &inc, &g, csrf, current, signed_in ? rooting : NULL);
         web_results(b, &inc.question, &inc.votes);
     } else {
@@ -743,17 +681,14 @@ void web_game(struct request *req)
     buf_release(&title);
     html_raw(b, "<h1>");
     score(b, &g);
-    html_raw(b, "</h1><p class=\"game-status\">Status: <span id=\"game-status\" data-status=\"");
-    html_attr(b, g.status);
-    html_raw(b, "\">");
-    html_text(b, vocab_label(game_status_names, game_status_labels, g.status));
-    html_raw(b, "</span>");
+    html_fmt(b,
+             "</h1><p class=\"game-status\">Status: <span id=\"game-status\" "
+             "data-status=\"%a\">%t</span>",
+             g.status, vocab_label(game_status_names, game_status_labels, g.status));
     game_clock(b, &g);
     html_raw(b, " · ");
     kickoff(b, &g);
-    html_raw(b, " · ");
-    html_text(b, league_name(g.league));
-    html_raw(b, " · ");
+    html_fmt(b, " · %t · ", league_name(g.league));
     season_week(b, g.season_type, g.season, g.week);
     web_text_if(b, " · ", g.stage_label, "");
     venue(b, &g);
@@ -762,10 +697,7 @@ void web_game(struct request *req)
         incident_link(b, &list[i]);
     if (n == 0)
         html_raw(b, "<li>No published incidents for this game.</li>");
-    html_raw(b, "</ul><p><a href=\"/games?league=");
-    html_attr(b, g.league);
-    html_raw(b, "\">All ");
-    html_text(b, league_name(g.league));
-    html_raw(b, " games by week</a></p>");
+    html_fmt(b, "</ul><p><a href=\"/games?league=%a\">All %t games by week</a></p>", g.league,
+             league_name(g.league));
     web_page_reply(req, 200);
 }

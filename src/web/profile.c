@@ -24,10 +24,10 @@ static void profile_page(struct request *req, int status, const struct session_r
     web_page_begin(b, "Your public profile");
     html_raw(b, "<h1>Your public profile</h1>");
     if (name && name[0]) {
-        html_raw(b, "<p>Your comments are signed <strong id=\"display-name\">");
-        html_text(b, name);
-        html_raw(b, "</strong>. A display name is chosen once; write to the operators to "
-                    "change it.</p>");
+        html_fmt(b,
+                 "<p>Your comments are signed <strong id=\"display-name\">%t</strong>. A "
+                 "display name is chosen once; write to the operators to change it.</p>",
+                 name);
     } else {
         html_raw(b, "<p>Choose the public name shown on your comments (your email address is "
                     "never shown). It is set <strong>once</strong>: 3 to 30 characters — "
@@ -37,10 +37,11 @@ static void profile_page(struct request *req, int status, const struct session_r
         html_raw(b, "<form id=\"profile-form\" class=\"account-form\" method=\"post\" "
                     "action=\"/account/profile\">");
         web_hidden(b, "csrf", csrf);
-        html_raw(b, "<label>Display name <input name=\"display_name\" required minlength=\"3\" "
-                    "maxlength=\"30\" autocomplete=\"nickname\" value=\"");
-        html_attr(b, typed ? typed : "");
-        html_raw(b, "\"></label><button type=\"submit\">Save display name</button></form>");
+        html_fmt(b,
+                 "<label>Display name <input name=\"display_name\" required minlength=\"3\" "
+                 "maxlength=\"30\" autocomplete=\"nickname\" value=\"%a\"></label><button "
+                 "type=\"submit\">Save display name</button></form>",
+                 typed);
     }
     html_raw(b, "<p><a href=\"/account\">Back to your account</a></p>");
     web_page_reply(req, status);

@@ -35,9 +35,8 @@ void web_results(struct buf *b, const struct question *q, const struct votes *v)
                 "class=\"results\">",
                 (long long)total);
     for (int k = 0; k < CHOICE_COUNT; k++) {
-        html_printf(b, "<li data-choice=\"%s\">", choice_names[k]);
-        html_text(b, labels[k]);
-        html_printf(b, ": <span class=\"count\">%lld</span>", (long long)choices_count(&all, k));
+        html_fmt(b, "<li data-choice=\"%r\">%t: <span class=\"count\">%lld</span>", choice_names[k],
+                 labels[k], (long long)choices_count(&all, k));
         if (show_pct) {
             pct(b, choices_count(&all, k), total);
             bar(b, labels[k], choices_count(&all, k), total);
@@ -48,14 +47,10 @@ void web_results(struct buf *b, const struct question *q, const struct votes *v)
     if (!show_pct)
         html_raw(b, "<p class=\"note\">Percentages appear from 20 votes.</p>");
     if (votes_rooting_shown(total)) {
-        html_raw(b, "<section id=\"rooting\"><h3>By self-declared rooting interest</h3>"
-                    "<table><tr><th>Group</th><th>");
-        html_text(b, q->a_label);
-        html_raw(b, "</th><th>");
-        html_text(b, q->b_label);
-        html_raw(b, "</th><th>");
-        html_text(b, q->unsure_label);
-        html_raw(b, "</th></tr>");
+        html_fmt(b,
+                 "<section id=\"rooting\"><h3>By self-declared rooting interest</h3><table><tr>"
+                 "<th>Group</th><th>%t</th><th>%t</th><th>%t</th></tr>",
+                 q->a_label, q->b_label, q->unsure_label);
         for (int r = 0; r < ROOTING_COUNT; r++) {
             const struct choices *c = &v->by_rooting[r];
             int64_t n = choices_total(c);

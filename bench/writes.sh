@@ -23,7 +23,8 @@
 # GETs of the JSON of 100 incidents in rotation (wrk -t1 -c8), first quiet, then while a
 # ballot flood (wrk -t1 -c2, the same length) runs on every other incident; the share of
 # cache hits during the flood from the node's /metrics where the build has it.
-# BENCH_W_ONLY=cache runs only that part; BENCH_W_ONLY=sqlite only the SQLite node.
+# BENCH_W_ONLY=cache runs only that part; BENCH_W_ONLY=sqlite only the SQLite node;
+# BENCH_W_ONLY=nodes only the three PostgreSQL nodes behind the delay proxy.
 #
 # Environment: WHISTLE_BIN, WHISTLE_BIN_BEFORE, BENCH_W_AFTER_FIRST, BENCH_W_ADDRESSES, BENCH_W_VOTERS (2000), BENCH_W_INCIDENTS
 # (2000), BENCH_W_DELAY_US (500), BENCH_W_THREADS (serve --threads, 16), BENCH_W_CONNS (32),
@@ -232,7 +233,7 @@ grid() { # grid BUILD BINARY
     esac
     LEAD_BIN=$bin
     LEAD_GAME=$(sqlite3 "$SQ" "SELECT id FROM games ORDER BY id LIMIT 1")
-    if [ "${BENCH_W_ONLY:-}" != cache ]; then
+    if [ "${BENCH_W_ONLY:-}" != cache ] && [ "${BENCH_W_ONLY:-}" != nodes ]; then
         BIN=$bin start_node "$SQ" "${lim[@]}"
         measure "$build" "sqlite, 1 node" "${NODE_PORTS[0]}"
         if [ -n "$leads" ]; then LEAD_DB=$SQ measure_leads "$build" "sqlite, 1 node" "${NODE_PORTS[0]}"; fi
@@ -245,6 +246,23 @@ grid() { # grid BUILD BINARY
         METRICS_PORT=$(free_port)
         mopt=(--metrics-listen "127.0.0.1:$METRICS_PORT") ;;
     esac
+    if [ "${BENCH_W_ONLY:-}" != nodes ]; then
+        one_node "$build" "$bin" "${lim[@]}"
+        [ "${BENCH_W_ONLY:-}" = cache ] && return
+    fi
+    for _ in 1 2 3; do BIN=$bin start_node "$PGD" "${lim[@]}"; done
+    start_haproxy
+    measure "$build" "postgresql, 3 nodes, delay proxy" "$HA_PORT"
+    if [ -n "$leads" ]; then LEAD_DB=$PG measure_leads "$build" "postgresql, 3 nodes, delay proxy" "$HA_PORT"; fi
+    stop_all
+}
+
+# one_node BUILD BINARY OPTION...: the PostgreSQL node on its socket (and the cached reads
+# during a flood), then behind the delay proxy; BENCH_W_ONLY=cache: the cached reads alone
+one_node() {
+    local build=$1 bin=$2
+    shift 2
+    local lim=("$@")
     BIN=$bin start_node "$PG" "${lim[@]}" "${mopt[@]}"
     if [ "${BENCH_W_ONLY:-}" = cache ]; then
         reads_in_flood "$build" "${NODE_PORTS[0]}"
@@ -258,11 +276,6 @@ grid() { # grid BUILD BINARY
     BIN=$bin start_node "$PGD" "${lim[@]}"
     measure "$build" "postgresql, 1 node, delay proxy" "${NODE_PORTS[0]}"
     if [ -n "$leads" ]; then LEAD_DB=$PG measure_leads "$build" "postgresql, 1 node, delay proxy" "${NODE_PORTS[0]}"; fi
-    stop_all
-    for _ in 1 2 3; do BIN=$bin start_node "$PGD" "${lim[@]}"; done
-    start_haproxy
-    measure "$build" "postgresql, 3 nodes, delay proxy" "$HA_PORT"
-    if [ -n "$leads" ]; then LEAD_DB=$PG measure_leads "$build" "postgresql, 3 nodes, delay proxy" "$HA_PORT"; fi
     stop_all
 }
 

@@ -69,9 +69,19 @@ struct store_stmt {
     struct store *conn; /* the connection that prepared it */
 };
 
-/* Each driver's open: the same contract as store_open(). */
-int store_sqlite_open(const char *uri, bool create, struct store **out, char *err, size_t errlen);
-int store_pg_open(const char *uri, bool create, struct store **out, char *err, size_t errlen);
+/* What store_open() needs of a driver to open a connection: its connection
+ * struct (size bytes, beginning with struct store) keeps its own copy of the URI in the
+ * char * at byte uri_at, for reopen; connect opens it (0, or a negative store_rc with a
+ * message in err); name_uri: an error may name the URI (false: a PostgreSQL URI may hold a
+ * password). */
+struct store_opener {
+    const struct store_driver *drv;
+    size_t size, uri_at;
+    bool name_uri;
+    int (*connect)(struct store *s, bool create, char *err, size_t errlen);
+};
+/* Each driver's: store_open() opens a connection with it. */
+extern const struct store_opener store_sqlite_opener, store_pg_opener;
 
 /* FNV-1a of a statement's text: the key of both drivers' statement caches. */
 uint64_t store_sql_hash(const char *sql);

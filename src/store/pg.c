@@ -256,27 +256,16 @@ static int pg_connect(struct pg_store *s, char *err, size_t errlen)
     return 0;
 }
 
-int store_pg_open(const char *uri, bool create, struct store **out, char *err, size_t errlen)
+/* store_pg_opener's connect: pg_connect (the database is created by the operator,
+ * docs/deploy.md: create is ignored). */
+static int pg_open_connect(struct store *s, bool create, char *err, size_t errlen)
 {
-    (void)create; /* the database is created by the operator (docs/deploy.md) */
-    struct pg_store *s = calloc(1, sizeof *s);
-    if (s)
-        s->uri = strdup(uri);
-    if (!s || !s->uri) {
-        snprintf(err, errlen, "cannot open database: out of memory");
-        free(s);
-        return STORE_ERR;
-    }
-    s->base.drv = &pg_driver;
-    int rc = pg_connect(s, err, errlen);
-    if (rc < 0) {
-        free(s->uri);
-        free(s);
-        return rc;
-    }
-    *out = &s->base;
-    return 0;
+    (void)create;
+    return pg_connect(conn_of(s), err, errlen);
 }
+
+const struct store_opener store_pg_opener = {
+    &pg_driver, sizeof(struct pg_store), offsetof(struct pg_store, uri), false, pg_open_connect};
 
 static void clear_bindings(struct pg_stmt *p)
 {

@@ -159,26 +159,15 @@ static int sq_connect(const char *path, bool create, sqlite3 **out, char *err, s
     return STORE_GONE;
 }
 
-int store_sqlite_open(const char *uri, bool create, struct store **out, char *err, size_t errlen)
+/* store_sqlite_opener's connect: sq_connect of the connection's path into its db. */
+static int sq_open_connect(struct store *s, bool create, char *err, size_t errlen)
 {
-    struct sqlite_store *s = calloc(1, sizeof *s);
-    if (s)
-        s->path = strdup(uri);
-    if (!s || !s->path) {
-        snprintf(err, errlen, "cannot open database %s: out of memory", uri);
-        free(s);
-        return STORE_ERR;
-    }
-    s->base.drv = &sqlite_driver;
-    int rc = sq_connect(uri, create, &s->db, err, errlen);
-    if (rc < 0) {
-        free(s->path);
-        free(s);
-        return rc;
-    }
-    *out = &s->base;
-    return 0;
+    return sq_connect(conn(s)->path, create, &conn(s)->db, err, errlen);
 }
+
+const struct store_opener store_sqlite_opener = {&sqlite_driver, sizeof(struct sqlite_store),
+                                                 offsetof(struct sqlite_store, path), true,
+                                                 sq_open_connect};
 
 /* Finalizes every cached statement and closes the database. */
 static void sq_disconnect(struct sqlite_store *s)

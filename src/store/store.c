@@ -24,9 +24,27 @@ bool store_uri_is_pg(const char *uri)
 
 int store_open(const char *uri, bool create, struct store **out, char *err, size_t errlen)
 {
-    if (store_uri_is_pg(uri))
-        return store_pg_open(uri, create, out, err, errlen);
-    return store_sqlite_open(uri, create, out, err, errlen);
+    /* a zeroed connection of the driver's with its own copy of uri, then the driver's connect */
+    const struct store_opener *o = store_uri_is_pg(uri) ? &store_pg_opener : &store_sqlite_opener;
+    struct store *s = calloc(1, o->size);
+    char **copy = s ? (char **)((char *)s + o->uri_at) : NULL;
+    if (s)
+        *copy = strdup(uri);
+    if (!s || !*copy) {
+        snprintf(err, errlen, "cannot open database%s%s: out of memory", o->name_uri ? " " : "",
+                 o->name_uri ? uri : "");
+        free(s);
+        return STORE_ERR;
+    }
+    s->drv = o->drv;
+    int rc = o->connect(s, create, err, errlen);
+    if (rc < 0) {
+        free(*copy);
+        free(s);
+        return rc;
+    }
+    *out = s;
+    return 0;
 }
 
 const char *store_driver_name(const struct store *s)

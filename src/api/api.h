@@ -14,25 +14,17 @@
 extern const struct route api_routes[];
 extern const size_t api_nroutes;
 
-/* Handlers, one file per resource. */
-void api_games_list(struct request *req);
-void api_games_get(struct request *req);
-void api_teams_list(struct request *req);
-void api_incidents_list(struct request *req);
-void api_incidents_get(struct request *req);
+/* Handlers, one file per resource: each is a route's http_handler (http/http.h). */
+typedef void api_handler_fn(struct request *req);
+api_handler_fn api_games_list, api_games_get, api_teams_list, api_incidents_list, api_incidents_get;
+api_handler_fn api_incident_comments; /* comments.c */
+api_handler_fn api_openapi, api_leads_submit, api_leads_get, api_scout, api_healthz, api_readyz;
 /* Renders the fragments that writes made stale (app/incident.h incident_fragments_rebuild),
  * up to max of them: the store's after-commit hook (store_after_content_commit, max 256)
  * and `whistle migrate` (all). Returns how many, or -1 when the store failed. */
 struct store;
 long api_fragments_rebuild(struct store *s, size_t max);
 void api_fragments_after_commit(struct store *s);
-void api_incident_comments(struct request *req); /* comments.c */
-void api_openapi(struct request *req);
-void api_leads_submit(struct request *req);
-void api_leads_get(struct request *req);
-void api_scout(struct request *req);
-void api_healthz(struct request *req);
-void api_readyz(struct request *req);
 /* The body of GET /metrics on the metrics listener (metrics.c; server_config.metrics). */
 void api_metrics_write(struct buf *out);
 

@@ -29,6 +29,7 @@ struct args {
     const char *db, *into, *file, *id, *value;
     const char *url, *kind, *title, *supports, *publisher, *published_at, *reason;
     bool json, clarify, force;
+    char id_buf[UUID_STR_LEN + 1]; /* ID, normalized (id points here) */
 };
 
 /* Maps a use case's outcome to the CLI's: CLI_OK, or the reason printed and CLI_REFUSED. */
@@ -131,6 +132,39 @@ static int remove_source(const struct app_ctx *c, struct args *a, struct buf *ou
     return rc;
 }
 
+/* ID (and set-status's value), before the database is opened: the incident's UUID into a->id */
+static int id_check(const struct cli_action *act, void *args, char **pos)
+{
+    struct args *a = args;
+    if (uuid_normalize(pos[0], a->id_buf) < 0)
+        return cli_refuse("incident id must be a UUID");
+    a->id = a->id_buf;
+    a->value = act->npos > 1 ? pos[1] : NULL;
+    return CLI_OK;
+}
+
+/* The edits, by the action table's .k */
+enum { WITHDRAW, MERGE, SET_QUESTION, SET_STATUS, ADD_SOURCE, REMOVE_SOURCE };
+static int (*const edits[])(const struct app_ctx *, struct args *, struct buf *) = {
+    [WITHDRAW] = withdraw,     [MERGE] = merge,           [SET_QUESTION] = set_question,
+    [SET_STATUS] = set_status, [ADD_SOURCE] = add_source, [REMOVE_SOURCE] = remove_source};
+
+/* Runs the row's edit (edits[act->k]): its --json answer on stdout, or "ACTION: done" on
+ * stderr, when it was made. */
+static int edit(const struct cli_action *act, struct cli_op *op, void *args, char **pos)
+{
+    (void)pos;
+    struct args *a = args;
+    struct buf out = BUF_INIT;
+    int rc = edits[act->k](&op->c, a, &out);
+    if (rc == CLI_OK && a->json)
+        cli_print_json(&out);
+    else if (rc == CLI_OK)
+        fprintf(stderr, "%s: done\n", act->name);
+    buf_release(&out);
+    return rc;
+}
+
 int cli_incident(int argc, char **argv)
 {
     static const struct cli_opt opts[] = {
@@ -146,40 +180,12 @@ int cli_incident(int argc, char **argv)
         {"published-at", CLI_OPT_STRING, CLI_OPT_AT(struct args, published_at)},
         {"reason", CLI_OPT_STRING, CLI_OPT_AT(struct args, reason)},
         {"force", CLI_OPT_FLAG, CLI_OPT_AT(struct args, force)}};
-    static const struct {
-        const char *name;
-        int (*run)(const struct app_ctx *, struct args *, struct buf *);
-        int positional; /* after ID */
-    } actions[] = {{"withdraw", withdraw, 0},         {"merge", merge, 0},
-                   {"set-question", set_question, 0}, {"set-status", set_status, 1},
-                   {"add-source", add_source, 0},     {"remove-source", remove_source, 0}};
+    static const struct cli_action acts[] = {{"withdraw", 1, id_check, edit, WITHDRAW},
+                                             {"merge", 1, id_check, edit, MERGE},
+                                             {"set-question", 1, id_check, edit, SET_QUESTION},
+                                             {"set-status", 2, id_check, edit, SET_STATUS},
+                                             {"add-source", 1, id_check, edit, ADD_SOURCE},
+                                             {"remove-source", 1, id_check, edit, REMOVE_SOURCE}};
     struct args a = {0};
-    int rc = cli_options(argc, argv, 2, opts, CLI_LEN(opts), &a, incident_usage);
-    if (rc != CLI_OK)
-        return rc;
-    const char *action = argv[1];
-    for (size_t k = 0; k < sizeof actions / sizeof actions[0]; k++) {
-        if (strcmp(action, actions[k].name) != 0)
-            continue;
-        if (argc - optind != 1 + actions[k].positional)
-            return cli_usage(incident_usage);
-        char id[UUID_STR_LEN + 1];
-        if (uuid_normalize(argv[optind], id) < 0)
-            return cli_refuse("incident id must be a UUID");
-        a.id = id;
-        a.value = actions[k].positional ? argv[optind + 1] : NULL;
-        struct cli_op op;
-        if (cli_op_open(&op, a.db) != CLI_OK)
-            return CLI_REFUSED;
-        struct buf out = BUF_INIT;
-        rc = actions[k].run(&op.c, &a, &out);
-        if (rc == CLI_OK && a.json)
-            cli_print_json(&out);
-        else if (rc == CLI_OK)
-            fprintf(stderr, "%s: done\n", action);
-        buf_release(&out);
-        cli_op_close(&op);
-        return rc;
-    }
-    return cli_usage(incident_usage);
+    return cli_command(argc, argv, opts, CLI_LEN(opts), acts, CLI_LEN(acts), &a, incident_usage);
 }

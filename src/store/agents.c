@@ -6,27 +6,23 @@
 
 #include "util/uuid.h"
 
-static int auth_row(void *arg, struct store_stmt *st)
-{
-    struct agent_auth *out = arg;
-    store_col_copy(st, 0, out->key_id, sizeof out->key_id);
-    store_col_copy(st, 1, out->account_id, sizeof out->account_id);
-    store_col_copy(st, 2, out->scope, sizeof out->scope);
-    out->expires_at = store_col_int(st, 3);
-    out->revoked_at = store_col_int(st, 4);
-    out->banned = store_col_int(st, 5) != 0;
-    return 0;
-}
+static const struct store_col auth_cols[] = {
+    STORE_COL_CHARS(struct agent_auth, key_id),
+    STORE_COL_CHARS(struct agent_auth, account_id),
+    STORE_COL_CHARS(struct agent_auth, scope),
+    STORE_COL_INT(struct agent_auth, expires_at),
+    STORE_COL_INT(struct agent_auth, revoked_at),
+    STORE_COL_BOOL(struct agent_auth, banned),
+    STORE_COL_END,
+};
 
 int agents_key_by_hash(struct store *s, const char *hash, struct agent_auth *out)
 {
-    return store_one(
-        STORE_SELECT(
-            s,
-            "SELECT k.id, k.account_id, k.scope, k.expires_at, k.revoked_at, a.banned"
-            " FROM agent_keys k JOIN accounts a ON a.id = k.account_id WHERE k.secret_hash = ?",
-            STORE_TEXT(hash)),
-        auth_row, out);
+    return STORE_ONE_COLS(
+        s, auth_cols, out,
+        "SELECT k.id, k.account_id, k.scope, k.expires_at, k.revoked_at, a.banned"
+        " FROM agent_keys k JOIN accounts a ON a.id = k.account_id WHERE k.secret_hash = ?",
+        STORE_TEXT(hash));
 }
 
 int agents_key_touch(struct store *s, const char *key_id, int64_t now)
@@ -87,22 +83,21 @@ int agents_key_revoke(struct store *s, const char *id, int64_t now)
     return rc < 0 ? rc : rc == 1 ? 2 : 0;
 }
 
-static int key_row(void *each, struct store_stmt *st)
-{
-    struct agent_key_row k = {
-        .id = store_col_text(st, 0),
-        .owner = store_col_text(st, 1),
-        .name = store_col_text(st, 2),
-        .prefix = store_col_text(st, 3),
-        .scope = store_col_text(st, 4),
-        .created_at = store_col_int(st, 5),
-        .expires_at = store_col_int(st, 6),
-        .revoked_at = store_col_int(st, 7),
-        .last_used_at = store_col_int(st, 8),
-        .banned = store_col_int(st, 9) != 0,
-    };
-    return STORE_EACH_CALL(each, struct agent_key_row, &k);
-}
+static const struct store_col key_cols[] = {
+    STORE_COL_VIEW(struct agent_key_row, id),
+    STORE_COL_VIEW(struct agent_key_row, owner),
+    STORE_COL_VIEW(struct agent_key_row, name),
+    STORE_COL_VIEW(struct agent_key_row, prefix),
+    STORE_COL_VIEW(struct agent_key_row, scope),
+    STORE_COL_INT(struct agent_key_row, created_at),
+    STORE_COL_INT(struct agent_key_row, expires_at),
+    STORE_COL_INT(struct agent_key_row, revoked_at),
+    STORE_COL_INT(struct agent_key_row, last_used_at),
+    STORE_COL_BOOL(struct agent_key_row, banned),
+    STORE_COL_END,
+};
+
+STORE_COLS_ROW(key_row, struct agent_key_row, key_cols)
 
 int agents_keys_each(struct store *s, const char *owner,
                      int (*fn)(void *ctx, const struct agent_key_row *k), void *ctx)
@@ -188,19 +183,18 @@ int leads_quota_usage(struct store *s, const char *account_id, int64_t now, stru
     return rc;
 }
 
-static int quota_row(void *each, struct store_stmt *st)
-{
-    struct lead_quota_row r = {
-        .key_id = store_col_text(st, 0),
-        .key_name = store_col_text(st, 1),
-        .key_prefix = store_col_text(st, 2),
-        .owner = store_col_text(st, 3),
-        .account_id = store_col_text(st, 4),
-        .minute = store_col_int(st, 5),
-        .day = store_col_int(st, 6),
-    };
-    return STORE_EACH_CALL(each, struct lead_quota_row, &r);
-}
+static const struct store_col quota_cols[] = {
+    STORE_COL_VIEW(struct lead_quota_row, key_id),
+    STORE_COL_VIEW(struct lead_quota_row, key_name),
+    STORE_COL_VIEW(struct lead_quota_row, key_prefix),
+    STORE_COL_VIEW(struct lead_quota_row, owner),
+    STORE_COL_VIEW(struct lead_quota_row, account_id),
+    STORE_COL_INT(struct lead_quota_row, minute),
+    STORE_COL_INT(struct lead_quota_row, day),
+    STORE_COL_END,
+};
+
+STORE_COLS_ROW(quota_row, struct lead_quota_row, quota_cols)
 
 int leads_quota_each(struct store *s, int64_t minute_start, int64_t day_start, int64_t limit,
                      int (*fn)(void *ctx, const struct lead_quota_row *r), void *ctx)

@@ -463,5 +463,16 @@ static inline const struct store_each *store_each_of(void *ctx)
  * const T *) and answers what it returns. */
 #define STORE_EACH_CALL(each, T, row)                                                              \
     (((int (*)(void *, const T *))store_each_of(each)->fn)(store_each_of(each)->ctx, (row)))
+/* Defines `name`, the row function of an X_each read whose record T is read whole by the
+ * column table cols (store_cols from column 0; DUP columns into the STORE_EACH's arena) and
+ * handed to the callback. A macro because the callback takes a const T *: one function per
+ * record type, without calling through a pointer of another type. */
+#define STORE_COLS_ROW(name, T, cols)                                                              \
+    static int name(void *each, struct store_stmt *st)                                             \
+    {                                                                                              \
+        T row_ = {0};                                                                              \
+        store_cols(st, store_each_of(each)->a, 0, (cols), &row_);                                  \
+        return STORE_EACH_CALL(each, T, &row_);                                                    \
+    }
 
 #endif

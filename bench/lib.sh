@@ -47,14 +47,20 @@ start_node() { # start_node DB [EXTRA...]: one `whistle serve` on a free port
     NODE_PORTS+=("$port")
 }
 
-start_haproxy() { # start_haproxy: HAProxy in front of NODE_PORTS, on HA_PORT
+# start_haproxy: HAProxy in front of NODE_PORTS, on HA_PORT; BENCH_HA_BALANCE (roundrobin)
+# is its balance algorithm, BENCH_HA_MAXCONN (none) each node's maxconn: requests beyond it
+# wait in HAProxy's queue, first come first served
+start_haproxy() {
     HA_PORT=$(free_port)
+    local maxconn=
+    if [ -n "${BENCH_HA_MAXCONN:-}" ]; then maxconn=" maxconn $BENCH_HA_MAXCONN"; fi
     {
         printf 'global\n    maxconn 4096\n\ndefaults\n    mode http\n'
         printf '    timeout connect 2s\n    timeout client 30s\n    timeout server 30s\n\n'
         printf 'frontend public\n    bind 127.0.0.1:%s\n    default_backend whistle\n\n' "$HA_PORT"
-        printf 'backend whistle\n    balance roundrobin\n    option httpchk GET /readyz\n'
-        printf '    default-server check inter 2s\n'
+        printf 'backend whistle\n    balance %s\n    option httpchk GET /readyz\n' \
+            "${BENCH_HA_BALANCE:-roundrobin}"
+        printf '    default-server check inter 2s%s\n' "$maxconn"
         local i=0 p
         for p in "${NODE_PORTS[@]}"; do
             i=$((i + 1))

@@ -318,7 +318,8 @@ echo "after a \`-d$WARMUP\` warm-up (bench/ballots.lua); \"spread\": voter k on 
 echo "later ballot of a voter replacing its earlier one; \"hot\": every voter on one incident. Nodes"
 echo "are \`whistle serve --no-worker --threads $THREADS\` with the ballot limits raised; the delay proxy"
 echo "(bench/delayproxy.c) holds each chunk ${DELAY} µs each way between nodes and PostgreSQL"
-echo "$("$PSQL" --version | awk '{ print $3 }') (Unix sockets, \`fsync=off\`). Everything, wrk included, shares $(nproc) cores;"
+echo "$("$PSQL" --version | awk '{ print $3 }') (Unix sockets, \`fsync=off\`); HAProxy balances \`${BENCH_HA_BALANCE:-roundrobin}\`${BENCH_HA_MAXCONN:+ with \`maxconn $BENCH_HA_MAXCONN\` per node};"
+echo "voters' addresses: $ADDRESSES (BENCH_W_ADDRESSES). Everything, wrk included, shares $(nproc) cores;"
 echo "load avg: the machine's 1-minute load average after each row (shared with other work)."
 echo
 echo "| build | configuration | load | ballots/s | p99 ms | non-2xx | load avg |"

@@ -43,7 +43,8 @@
  *   ballot no longer moves what every cached body depends on (http/cache.h).
  * - Writes in one statement (store_step_write: a ballot, a lead): the statement, a sync, the
  *   version bump, a sync, in one pipeline: one round trip, the bump in an implicit
- *   transaction of its own after the write's (pg_step_write).
+ *   transaction of its own after the write's (pg_step_write). The bump is one statement,
+ *   prepared once per connection in that same pipeline (bump_prepared).
  * - store_round_trips: every exchange this driver waits for counts one (command, a
  *   statement's preparation and its execution, a pipeline, COMMIT); the ROLLBACK of a read,
  *   sent without waiting, counts nothing.
@@ -96,6 +97,8 @@ struct pg_store {
     int64_t changes;
     uint64_t epoch; /* hash of the server's start time, read at connect (pg_data_version) */
     unsigned next_name;
+    /* the version bumps of pg_step_write (content, tally) prepared on this connection */
+    bool bump_prepared[2];
     char err[512];
     struct pg_stmt *pins[PINS_MAX]; /* the pinned statements, until the transaction ends */
     int npins;
@@ -884,20 +887,29 @@ static bool pipeline_collect(struct pg_store *s, int syncs, PGresult **res, int 
     return true;
 }
 
-/* The version bump after a write of store_step_write, and the reset of its condition */
-#define MOVED         "CASE WHEN current_setting('whistle.moved', true) = 'true' THEN "
-#define MOVED_RESET   "SELECT set_config('whistle.moved', 'false', false)"
-#define MOVED_TALLY   "SELECT " MOVED BUMP_TALLY " END"
-#define MOVED_CONTENT "SELECT " MOVED BUMP_CONTENT " END"
+/*
+ * The version bump after a write of store_step_write and the reset of its condition, in one
+ * statement: CASE evaluates its condition before its result, so whistle.moved is read before
+ * it is reset, and reset (then the sequence moved) only when the write set it. Both are
+ * prepared once per connection under these names (pg_step_write, bump_prepared; indexed by
+ * tallies_only). A failed bump rolls the reset back with it, as before.
+ */
+#define MOVED                                                                                      \
+    "SELECT CASE WHEN current_setting('whistle.moved', true) = 'true' THEN"                        \
+    " CASE WHEN set_config('whistle.moved', 'false', false) = 'false' THEN "
+static const char *const bump_name[2] = {"whistle_bump_content", "whistle_bump_tally"};
+static const char *const bump_sql[2] = {MOVED BUMP_CONTENT " END END", MOVED BUMP_TALLY " END END"};
 
 /*
- * store_step_write: [the statement's preparation when needed,] the statement, a sync, the
- * bump and the reset of whistle.moved, a sync; one pipeline, one round trip. The sync makes
- * the statement's implicit transaction commit before the bump's begins, so the server runs
- * the bump only after the commit (and only if the statement set whistle.moved: a failed
- * statement's transaction leaves it as the last reset did). As pg_commit: the bump runs even
- * if this client dies after sending. Inside a transaction, or for a statement already
- * running, a plain step: the transaction's commit moves the version.
+ * store_step_write: [the statement's preparation when needed,] the statement, a sync, [the
+ * bump's preparation, once per connection,] the bump with the reset of whistle.moved, a sync;
+ * one pipeline, one round trip. The sync makes the statement's implicit transaction commit
+ * before the bump's begins, so the server runs the bump only after the commit (and only if
+ * the statement set whistle.moved: a failed statement's transaction leaves it as the last
+ * reset did). As pg_commit: the bump runs even if this client dies after sending. A
+ * reconnection prepares the bump again (pg_reopen clears bump_prepared). Inside a
+ * transaction, or for a statement already running, a plain step: the transaction's commit
+ * moves the version.
  */
 static int pg_step_write(struct store_stmt *st, bool tallies_only)
 {
@@ -910,6 +922,8 @@ static int pg_step_write(struct store_stmt *st, bool tallies_only)
         return pg_step(st);
     PGconn *c = s->conn;
     bool prepare = needs_prepare(p);
+    int bump = tallies_only ? 1 : 0;
+    bool prepare_bump = !s->bump_prepared[bump];
     int sent = 0;
     bool ok = PQenterPipelineMode(c);
     if (ok && prepare)
@@ -917,10 +931,10 @@ static int pg_step_write(struct store_stmt *st, bool tallies_only)
     if (ok)
         sent += ok = PQsendQueryPrepared(c, p->name, p->nparams, (const char *const *)p->values,
                                          NULL, NULL, 0);
-    ok = ok && PQpipelineSync(c) &&
-         PQsendQueryParams(c, tallies_only ? MOVED_TALLY : MOVED_CONTENT, 0, NULL, NULL, NULL, NULL,
-                           0) &&
-         PQsendQueryParams(c, MOVED_RESET, 0, NULL, NULL, NULL, NULL, 0) && PQpipelineSync(c);
+    ok = ok && PQpipelineSync(c);
+    if (ok && prepare_bump)
+        ok = PQsendPrepare(c, bump_name[bump], bump_sql[bump], 0, NULL);
+    ok = ok && PQsendQueryPrepared(c, bump_name[bump], 0, NULL, NULL, NULL, 0) && PQpipelineSync(c);
     s->base.round_trips++;
     if (!ok) {
         /* what was sent cannot be told from what was not: the connection starts again */
@@ -929,7 +943,7 @@ static int pg_step_write(struct store_stmt *st, bool tallies_only)
         return STORE_GONE;
     }
     PGresult *res[4];
-    int n = sent + 2;
+    int n = sent + (prepare_bump ? 2 : 1);
     int rc = pipeline_collect(s, 2, res, n) ? 0 : STORE_GONE;
     if (rc == 0 && prepare) {
         if (PQresultStatus(res[0]) != PGRES_COMMAND_OK)
@@ -943,9 +957,17 @@ static int pg_step_write(struct store_stmt *st, bool tallies_only)
     else
         PQclear(res[sent - 1]);
     res[sent - 1] = NULL;
-    if (rc == 0 && PQresultStatus(res[sent]) != PGRES_TUPLES_OK) {
+    /* the bump's preparation (its failure aborts the bump: that error is the one to answer) */
+    PGresult *failed = NULL;
+    if (prepare_bump && PQresultStatus(res[sent]) == PGRES_COMMAND_OK)
+        s->bump_prepared[bump] = true;
+    else if (prepare_bump)
+        failed = res[sent];
+    if (!failed && PQresultStatus(res[n - 1]) != PGRES_TUPLES_OK)
+        failed = res[n - 1];
+    if (rc == 0 && failed) {
         /* committed; the bump failed: answer it, so that a retry moves the version */
-        rc = map_result(s, res[sent]);
+        rc = map_result(s, failed);
         PQclear(p->res);
         p->res = NULL;
     }
@@ -1038,6 +1060,7 @@ static int pg_reopen(struct store *base, char *err, size_t errlen)
     s->draining = false;
     for (int i = 0; i < STMT_CACHE; i++)
         s->cache[i].prepared = false;
+    s->bump_prepared[0] = s->bump_prepared[1] = false;
     return pg_connect(s, err, errlen);
 }
 

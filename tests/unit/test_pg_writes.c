@@ -161,6 +161,58 @@ static void test_ballot_is_one_round_trip(void **state)
     store_reset(st);
 }
 
+/* How many statements s's server session has prepared under name. */
+static int64_t prepared_named(struct store *s, const char *name)
+{
+    struct store_stmt *st =
+        store_prepare(s, "SELECT count(*) FROM pg_prepared_statements WHERE name = ?");
+    store_bind_text(st, 1, name);
+    assert_int_equal(store_step(st), STORE_ROW);
+    int64_t n = store_col_int(st, 0);
+    store_reset(st);
+    return n;
+}
+
+/* The tally version's bump after a ballot is one statement prepared once per connection
+ * (store/pg.c pg_step_write), and prepared again on a new connection. */
+static void test_bump_prepared_once_per_connection(void **state)
+{
+    struct db *d = *state;
+    if (!d)
+        skip();
+    static const struct {
+        const char *voter, *choice;
+        int64_t limit;
+        int outcome;
+        bool moved;
+    } steps[] = {
+        {"b1", "correct", 5, BALLOT_WRITE_DONE, true},
+        {"b1", "unsure", 5, BALLOT_WRITE_DONE, true},
+        {"b1", "unsure", 5, BALLOT_WRITE_DONE, true}, /* the same again stands, as before */
+        {"b2", "unsure", 1, BALLOT_WRITE_LIMITED, false},
+    };
+    arena_init(&answer_arena);
+    for (int round = 0; round < 2; round++) {
+        for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+            struct ballot_write w = ballot(steps[i].voter, steps[i].choice, steps[i].limit + round);
+            int64_t trips;
+            bool moved;
+            assert_int_equal(cast(d->s, &w, &trips, &moved), steps[i].outcome);
+            assert_int_equal(trips, 1);
+            assert_int_equal(moved, steps[i].moved);
+            assert_int_equal(prepared_named(d->s, "whistle_bump_tally"), 1);
+        }
+        /* the server ends the session (as a restart does): the statement that finds out fails,
+         * the next unit of work reopens, and the bump is prepared again on the new session */
+        assert_int_equal(store_exec(d->s, "SELECT pg_terminate_backend(pg_backend_pid())"),
+                         STORE_GONE);
+        uint64_t v[2];
+        assert_int_equal(store_data_version(d->s, v), 0);
+        assert_int_equal(prepared_named(d->s, "whistle_bump_tally"), 0);
+    }
+    arena_release(&answer_arena);
+}
+
 #define ACCOUNT "aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa"
 #define KEY     "kkkkkkkk-kkkk-4kkk-8kkk-kkkkkkkkkkkk"
 #define AGENT                                                                                      \
@@ -279,6 +331,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_ballot_is_one_round_trip, setup_pg, teardown),
         cmocka_unit_test_setup_teardown(test_lead_is_one_round_trip, setup_pg, teardown),
         cmocka_unit_test_setup_teardown(test_one_ballot_function, setup_pg, teardown),
+        cmocka_unit_test_setup_teardown(test_bump_prepared_once_per_connection, setup_pg, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

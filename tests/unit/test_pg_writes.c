@@ -12,6 +12,9 @@
 #include <sodium.h>
 
 #include "app/lead.h"
+#include "domain/ballotlimit.h"
+#include "domain/vocab.h"
+#include "domain/votes.h"
 #include "store/votes.h"
 #include "util/arena.h"
 #include "util/log.h"
@@ -158,6 +161,190 @@ static void test_ballot_is_one_round_trip(void **state)
     assert_int_equal(store_col_int(st, 0), 1);
     assert_int_equal(store_col_int(st, 1), 1);
     assert_int_equal(store_col_int(st, 2), 0);
+    store_reset(st);
+}
+
+/* One step of test_ballot_rules: a ballot by voter from address ip, at seconds after T0 (an
+ * account's, with rooting or none, or an anonymous one: the anonymous windows apply to it),
+ * and what it must answer: the outcome and, when refused, the full window (0-based) and the
+ * seconds to wait. */
+struct rule_step {
+    const char *voter, *ip, *choice;
+    bool account;
+    const char *rooting;
+    double at;
+    int outcome, window;
+    int64_t retry;
+};
+
+#define T0 INT64_C(1764000000000000)
+
+/* The ballot of step t on HK_P: limits voter 2, address 4, anonymous 3, new voter 2, over the
+ * real windows' lengths; subjects in buf */
+static struct ballot_write rule_ballot(const struct rule_step *t, char buf[4][64])
+{
+    static const int64_t limits[BALLOT_WRITE_WINDOWS] = {2, 4, 3, 2};
+    static const int64_t lengths[BALLOT_WRITE_WINDOWS] = {BALLOT_MINUTE_US, BALLOT_MINUTE_US,
+                                                          BALLOT_ANON_DAY_US, BALLOT_NEW_VOTER_US};
+    struct ballot_write w = {.incident_id = HK_P,
+                             .visibility = "published",
+                             .version = 1,
+                             .voter = t->voter,
+                             .choice = t->choice,
+                             .rooting = t->rooting,
+                             .now = T0 + (int64_t)(t->at * 1e6)};
+    snprintf(buf[0], 64, "voter:%s", t->voter);
+    snprintf(buf[1], 64, "ip:%s", t->ip);
+    snprintf(buf[2], 64, "anon-ip:%s:p", t->ip);
+    snprintf(buf[3], 64, "new-voter-ip:%s", t->ip);
+    for (int k = 0; k < BALLOT_WRITE_WINDOWS; k++) {
+        w.subject[k] = k < 2 || !t->account ? buf[k] : NULL;
+        w.limit[k] = limits[k];
+        w.window_us[k] = lengths[k];
+    }
+    return w;
+}
+
+/* A subject's window row: its count, and its start in seconds after T0 (-1: no row) */
+static int64_t window_count(struct store *s, const char *subject, double *started)
+{
+    int64_t count, at;
+    assert_int_equal(rate_windows_get(s, subject, &count, &at), 0);
+    *started = at ? (double)(at - T0) / 1e6 : -1;
+    return count;
+}
+
+#define DONE    BALLOT_WRITE_DONE
+#define LIMITED BALLOT_WRITE_LIMITED
+
+/*
+ * Every outcome of whistle_ballot (migration 025): a new ballot, the same again (stands,
+ * moves no tally), a changed choice in the same group, a changed group, each window full
+ * (the first full one in the rule's order, with the whole seconds to wait, and nothing
+ * counted), the new-voter window only for a voter without a ballot, a window that ended
+ * starting again, stale incidents; after every standing ballot its answer is the tallies of
+ * the live ballots and the labels, and at the end the tally rows are the live ballots.
+ */
+static void test_ballot_rules(void **state)
+{
+    struct db *d = *state;
+    if (!d)
+        skip();
+    static const struct rule_step steps[] = {
+        {"r1", "a1", "correct", false, NULL, 0, DONE, 0, 0},       /* new: every window counts 1 */
+        {"r1", "a1", "correct", false, NULL, 1, DONE, 0, 0},       /* the same again: stands */
+        {"r1", "a1", "incorrect", false, NULL, 2, LIMITED, 0, 58}, /* the voter's 2 a minute */
+        {"r2", "a1", "unsure", false, NULL, 3.5, DONE, 0, 0},
+        /* the anonymous cap (3) and the new-voter cap (2) are both full: the first answers */
+        {"r3", "a1", "correct", false, NULL, 10, LIMITED, 2, 86390},
+        {"r4", "a2", "correct", true, "home", 11, DONE, 0, 0},   /* an account: two windows */
+        {"r4", "a2", "unsure", true, "away", 12, DONE, 0, 0},    /* another group */
+        {"r5", "a1", "correct", true, "home", 12.5, DONE, 0, 0}, /* a1's 4th this minute */
+        {"r6", "a1", "incorrect", true, "home", 13.25, LIMITED, 1, 47},
+        {"r7", "a3", "correct", false, NULL, 20, DONE, 0, 0},
+        {"r8", "a3", "incorrect", false, NULL, 21, DONE, 0, 0},
+        {"r9", "a3", "incorrect", false, NULL, 22, LIMITED, 3, 3598}, /* a3's 3rd new voter */
+        {"r7", "a3", "unsure", false, NULL, 23, DONE, 0, 0},          /* r7 is not new: passes */
+        {"r2", "a1", "incorrect", false, NULL, 30, LIMITED, 1, 30},
+        /* a minute after r1's first ballot its window and a1's start again */
+        {"r1", "a1", "correct", true, "neutral", 61, DONE, 0, 0},
+        {"r1", "a1", "incorrect", true, NULL, 62, DONE, 0, 0}, /* no rooting: unspecified */
+    };
+    /* the model: each voter's live ballot (choice and group index, -1: none) */
+    int live_choice[16], live_group[16];
+    for (int v = 0; v < 16; v++)
+        live_choice[v] = live_group[v] = -1;
+    arena_init(&answer_arena);
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+        const struct rule_step *t = &steps[i];
+        char buf[4][64];
+        struct ballot_write w = rule_ballot(t, buf);
+        int64_t retry = 0, trips;
+        int window = -1;
+        bool moved;
+        int64_t before[4];
+        for (int k = 0; k < 4; k++) {
+            double started;
+            before[k] = window_count(d->s, buf[k], &started);
+        }
+        assert_int_equal(cast(d->s, &w, &trips, &moved), t->outcome);
+        assert_int_equal(trips, 1);
+        if (t->outcome == LIMITED) {
+            int64_t r = 0;
+            /* the same ballot again: refused the same way, and nothing was counted */
+            assert_int_equal(
+                ballots_cast_server(d->s, &answer_arena, &w, &r, &window, &last_answer), LIMITED);
+            retry = r;
+            assert_int_equal(window, t->window);
+            assert_int_equal(retry, t->retry);
+            for (int k = 0; k < 4; k++) {
+                double started;
+                assert_int_equal(window_count(d->s, buf[k], &started), before[k]);
+            }
+            continue;
+        }
+        int v = t->voter[1] - '0';
+        live_choice[v] = vocab_find(choice_names, t->choice);
+        live_group[v] = w.rooting ? rooting_from_name(w.rooting) : ROOTING_UNSPECIFIED;
+        struct votes want = {0};
+        for (int u = 0; u < 16; u++) {
+            if (live_choice[u] < 0)
+                continue;
+            struct choices *g = &want.by_rooting[live_group[u]];
+            g->correct += live_choice[u] == CHOICE_CORRECT;
+            g->incorrect += live_choice[u] == CHOICE_INCORRECT;
+            g->unsure += live_choice[u] == CHOICE_UNSURE;
+        }
+        assert_memory_equal(&last_answer.votes, &want, sizeof want);
+        assert_string_equal(last_answer.question.b_label, "Incorrect");
+    }
+    /* r1's ballot at 61 s started its own and a1's windows again; a3's new-voter window
+     * counted r7 and r8 only (r7's second ballot is not a new voter's) */
+    double started;
+    assert_int_equal(window_count(d->s, "voter:r1", &started), 2);
+    assert_true(started == 61);
+    assert_int_equal(window_count(d->s, "ip:a1", &started), 2);
+    assert_true(started == 61);
+    assert_int_equal(window_count(d->s, "new-voter-ip:a3", &started), 2);
+    assert_true(started == 20);
+    assert_int_equal(window_count(d->s, "anon-ip:a3:p", &started), 3);
+    /* r3 and r9 were refused: their voter windows exist, and counted nothing */
+    assert_int_equal(window_count(d->s, "voter:r3", &started), 0);
+    assert_true(started == 10);
+    assert_int_equal(window_count(d->s, "voter:r9", &started), 0);
+    /* stale: another visibility, another version, a withdrawn incident; no window is made */
+    static const struct {
+        const char *incident, *visibility;
+        int64_t version;
+    } stale[] = {{HK_P, "withdrawn", 1}, {HK_P, "published", 2}, {HK_W, "published", 1}};
+    for (size_t i = 0; i < sizeof stale / sizeof stale[0]; i++) {
+        char buf[4][64];
+        struct rule_step t = {"s1", "a9", "correct", false, NULL, 100, 0, 0, 0};
+        struct ballot_write w = rule_ballot(&t, buf);
+        w.incident_id = stale[i].incident;
+        w.visibility = stale[i].visibility;
+        w.version = stale[i].version;
+        int64_t trips;
+        bool moved;
+        assert_int_equal(cast(d->s, &w, &trips, &moved), BALLOT_WRITE_STALE);
+        assert_false(moved);
+        assert_int_equal(window_count(d->s, "voter:s1", &started), 0);
+        assert_true(started == -1);
+    }
+    arena_release(&answer_arena);
+    /* the tally rows (over the slots) are the live ballots, group by group */
+    struct store_stmt *st = store_prepare(
+        d->s, "SELECT count(*) FROM (SELECT rooting, sum(correct) AS c, sum(incorrect) AS i,"
+              " sum(unsure) AS u FROM vote_tallies WHERE incident_id = '" HK_P "' GROUP BY rooting)"
+              " t FULL JOIN (SELECT coalesce(rooting, 'unspecified') AS rooting,"
+              " count(*) FILTER (WHERE choice = 'correct') AS c,"
+              " count(*) FILTER (WHERE choice = 'incorrect') AS i,"
+              " count(*) FILTER (WHERE choice = 'unsure') AS u FROM ballots"
+              " WHERE incident_id = '" HK_P "' GROUP BY 1) b USING (rooting)"
+              " WHERE (coalesce(t.c, 0), coalesce(t.i, 0), coalesce(t.u, 0))"
+              " <> (coalesce(b.c, 0), coalesce(b.i, 0), coalesce(b.u, 0))");
+    assert_int_equal(store_step(st), STORE_ROW);
+    assert_int_equal(store_col_int(st, 0), 0);
     store_reset(st);
 }
 
@@ -331,6 +518,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_ballot_is_one_round_trip, setup_pg, teardown),
         cmocka_unit_test_setup_teardown(test_lead_is_one_round_trip, setup_pg, teardown),
         cmocka_unit_test_setup_teardown(test_one_ballot_function, setup_pg, teardown),
+        cmocka_unit_test_setup_teardown(test_ballot_rules, setup_pg, teardown),
         cmocka_unit_test_setup_teardown(test_bump_prepared_once_per_connection, setup_pg, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -122,7 +122,15 @@ int api_ctx(struct request *req, struct app_ctx *c)
     c->a = &req->arena;
     c->now = time_now_us();
     c->actor = NULL;
+    c->role = NULL;
     c->request_id = req->id;
+    c->versions = NULL;
+    if (req->versioned) {
+        uint64_t *v = arena_alloc(&req->arena, sizeof *v * 2);
+        v[0] = req->content_version;
+        v[1] = req->tally_version;
+        c->versions = v;
+    }
     return 0;
 }
 

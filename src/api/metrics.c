@@ -6,6 +6,7 @@
  */
 #include "api/api.h"
 #include "app/metrics.h"
+#include "store/fragments.h"
 #include "store/listindex.h"
 #include "util/timefmt.h"
 
@@ -19,6 +20,15 @@ static void sample(struct buf *out, const char *name, const char *label, const c
 static void family(struct buf *out, const char *name, const char *type, const char *help)
 {
     buf_printf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* A counter family of two samples by their "answer" label: a (na of them) and b (nb). */
+static void answers(struct buf *out, const char *name, const char *help, const char *a, int64_t na,
+                    const char *b, int64_t nb)
+{
+    family(out, name, "counter", help);
+    sample(out, name, "answer", a, na);
+    sample(out, name, "answer", b, nb);
 }
 
 void api_metrics_write(struct buf *out)
@@ -43,18 +53,27 @@ void api_metrics_write(struct buf *out)
     size_t indexed, bytes;
     listindex_counts(&served, &missed);
     listindex_current(&indexed, &bytes);
-    family(out, "whistle_list_index_requests_total", "counter",
-           "Incident and game list requests (a game's incidents aside) by what answered them: "
-           "index (the in-memory list index of the request's content version) or sql (none "
-           "was there).");
-    sample(out, "whistle_list_index_requests_total", "answer", "index", served);
-    sample(out, "whistle_list_index_requests_total", "answer", "sql", missed);
+    answers(out, "whistle_list_index_requests_total",
+            "Incident and game list requests (a game's incidents aside) by what answered them: "
+            "index (the in-memory list index of the request's content version) or sql (none "
+            "was there).",
+            "index", served, "sql", missed);
     family(out, "whistle_list_index_incidents", "gauge",
            "Published incidents the current list index holds (0: no index yet, or none).");
     buf_printf(out, "whistle_list_index_incidents %zu\n", indexed);
     family(out, "whistle_list_index_bytes", "gauge",
            "Approximate memory of the current list index (twice while it is rebuilt).");
     buf_printf(out, "whistle_list_index_bytes %zu\n", bytes);
+
+    int64_t hits, misses;
+    fragments_cache_counts(&hits, &misses, &bytes);
+    answers(out, "whistle_fragment_cache_reads_total",
+            "Incidents read for the API (a single or a list page's) by what answered them: "
+            "cache (the in-memory copy read at the request's versions) or database.",
+            "cache", hits, "database", misses);
+    family(out, "whistle_fragment_cache_bytes", "gauge",
+           "Memory the fragments' cache holds (at most --fragment-cache-mb).");
+    buf_printf(out, "whistle_fragment_cache_bytes %zu\n", bytes);
 
     struct arena a;
     arena_init(&a);

@@ -41,6 +41,9 @@ struct app_ctx {
                              * "operator" (CLI), "worker"; NULL when anonymous */
     const char *role;       /* the actor's role for audit (editor, admin…), or NULL */
     const char *request_id; /* X-Request-Id of the HTTP request, NULL on the CLI */
+    /* the store's versions (content, tally: store_data_version) the request read for its
+     * cache token before any of its reads, or NULL (store/fragments.h fragments_read) */
+    const uint64_t *versions;
 };
 
 /* Begins a write that locks only what its rule needs (the PostgreSQL write rule above,

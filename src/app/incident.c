@@ -132,13 +132,14 @@ static int item_rows(const struct app_ctx *c, struct incident_item *it, bool det
 }
 
 /* The items of ids; in_read: inside the caller's read transaction (else the incidents without
- * a fragment are read in one of their own). 0 or a negative store_rc. */
-static int read_items(const struct app_ctx *c, const char *const *ids, size_t n, bool details,
-                      bool in_read, struct incident_item *out)
+ * a fragment are read in one of their own); at: the store's versions read before (the
+ * fragments' cache may answer), or NULL. 0 or a negative store_rc. */
+static int read_items(const struct app_ctx *c, const uint64_t *at, const char *const *ids, size_t n,
+                      bool details, bool in_read, struct incident_item *out)
 {
     memset(out, 0, n * sizeof *out);
     struct incident_facts *facts = arena_alloc(c->a, sizeof *facts * (n ? n : 1));
-    int rc = fragments_read(c->s, c->a, ids, n, facts);
+    int rc = fragments_read(c->s, c->a, at, ids, n, facts);
     if (rc < 0)
         return rc;
     bool rows = false;
@@ -171,43 +172,85 @@ static int read_items(const struct app_ctx *c, const char *const *ids, size_t n,
     return rc;
 }
 
+/* The store's versions before the request's reads: the ones its cache token carries, or
+ * without the response cache (--no-cache) read here when a process cache would use them (the
+ * list index, the fragments' cache); v or c->versions, or NULL. */
+static const uint64_t *read_versions(const struct app_ctx *c, uint64_t v[2])
+{
+    if (c->versions)
+        return c->versions;
+    if ((listindex_enabled() || fragments_cache_enabled()) && store_data_version(c->s, v) == 0)
+        return v;
+    return NULL;
+}
+
 int incident_items(const struct app_ctx *c, const char *const *ids, size_t n, bool details,
                    struct incident_item *out)
 {
-    /* one statement when every incident has its fragment: no transaction around it (no
-     * BEGIN / ROLLBACK round trips) */
-    return read_items(c, ids, n, details, false, out) < 0 ? APP_UNAVAILABLE : APP_OK;
+    /* one statement when every incident has its fragment (none when the fragments' cache
+     * has them all): no transaction around it (no BEGIN / ROLLBACK round trips) */
+    uint64_t v[2];
+    const uint64_t *at = read_versions(c, v);
+    return read_items(c, at, ids, n, details, false, out) < 0 ? APP_UNAVAILABLE : APP_OK;
 }
 
-/* f with the content version the list index needs: the one the cache token carries, or
- * without the cache (--no-cache) read here (store/listindex.h) */
-static struct incident_filter versioned(const struct app_ctx *c, const struct incident_filter *f)
+/* f with the content version the list index needs (store/listindex.h), from at */
+static struct incident_filter versioned(const struct incident_filter *f, const uint64_t *at)
 {
     struct incident_filter fv = *f;
-    uint64_t v[2];
-    if (!fv.versioned && listindex_enabled() && store_data_version(c->s, v) == 0) {
+    if (!fv.versioned && at) {
         fv.versioned = true;
-        fv.version = v[0];
+        fv.version = at[0];
     }
     return fv;
+}
+
+/* Whether every item of a page is published (else its ids came from an index older than
+ * the read) */
+static bool all_found(const struct incident_item *items, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (items[i].state != INCIDENT_READ_FOUND)
+            return false;
+    return true;
 }
 
 int incident_list_items(const struct app_ctx *c, const struct incident_filter *f,
                         struct incident_item **list, size_t *n, bool *more)
 {
-    /* one read transaction: the page's ids and its incidents are one snapshot */
     *list = NULL;
     *n = 0;
     *more = false;
     const char **ids = NULL;
     size_t count = 0;
-    const struct incident_filter fv = versioned(c, f);
-    int rc = store_begin_read(c->s);
+    uint64_t v[2];
+    const uint64_t *at = read_versions(c, v);
+    const struct incident_filter fv = versioned(f, at);
+    /* the page's ids from the list index, then its incidents' facts and fragments in one
+     * statement (one snapshot, no transaction; those without a fragment from their rows):
+     * served when every one is published there */
+    int rc = incidents_index_ids(c->a, &fv, &ids, &count, more);
+    if (rc == 1) {
+        struct incident_item *items = arena_alloc(c->a, sizeof *items * (count ? count : 1));
+        rc = read_items(c, at, ids, count, false, false, items);
+        bool served = rc >= 0 && all_found(items, count);
+        listindex_count_request(served);
+        if (rc < 0)
+            return APP_UNAVAILABLE;
+        if (served) {
+            *list = items;
+            *n = count;
+            return APP_OK;
+        }
+    }
+    /* else from SQL: the page's ids and its incidents in one read transaction (one
+     * snapshot) */
+    rc = store_begin_read(c->s);
     if (rc >= 0)
         rc = incidents_page_ids(c->s, c->a, &fv, &ids, &count, more);
     struct incident_item *items = arena_alloc(c->a, sizeof *items * (count ? count : 1));
     if (rc >= 0)
-        rc = read_items(c, ids, count, false, true, items);
+        rc = read_items(c, NULL, ids, count, false, true, items); /* the snapshot's own */
     store_rollback(c->s);
     if (rc < 0)
         return APP_UNAVAILABLE;
@@ -283,7 +326,8 @@ int incident_list(const struct app_ctx *c, const struct incident_filter *f, stru
     *list = NULL;
     *n = 0;
     *more = false;
-    const struct incident_filter fv = versioned(c, f);
+    uint64_t v[2];
+    const struct incident_filter fv = versioned(f, read_versions(c, v));
     int rc = store_begin_read(c->s);
     if (rc >= 0)
         rc = incidents_list(c->s, c->a, &fv, list, n, more);

@@ -14,6 +14,7 @@
 #include "app/ballot.h"
 #include "domain/voter.h"
 #include "store/incidents.h"
+#include "store/fragments.h"
 #include "store/listindex.h"
 #include "store/votes.h"
 #include "web/web.h"
@@ -121,6 +122,7 @@ int cli_serve(int argc, char **argv)
     pthread_sigmask(SIG_BLOCK, &sigs, NULL);
     /* the list index's builder (store/listindex.h) inherits that mask too */
     listindex_setup(path, st.list_index_max);
+    fragments_cache_setup((size_t)st.fragment_cache_mb << 20);
     wcfg->db = path;
     wcfg->base_url = b;
     bool with_worker = !st.no_worker;

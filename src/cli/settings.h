@@ -24,6 +24,7 @@ struct cli_settings {
     const char *base_url; /* --base-url as given, or NULL */
     bool no_cache, no_worker, once, json;
     int list_index_max;        /* --list-index-max: 0 no list index (store/listindex.h) */
+    int fragment_cache_mb;     /* --fragment-cache-mb: 0 none (store/fragments.h) */
     struct server_config http; /* serve: listen, threads, connection limits, timeout */
     struct worker_config worker;
     struct whistle_limits limits;

@@ -165,8 +165,9 @@ struct request {
     const char *cache_state;   /* X-Whistle-Cache: "hit", "miss", or NULL (not cacheable) */
     bool versioned;            /* content_version holds the cache token's content version */
     uint64_t content_version;
-    bool gzipped;       /* the body (out or cached) is gzip-compressed */
-    struct arena arena; /* last: everything before it is zeroed at allocation */
+    uint64_t tally_version; /* and tally_version its tally version */
+    bool gzipped;           /* the body (out or cached) is gzip-compressed */
+    struct arena arena;     /* last: everything before it is zeroed at allocation */
 };
 
 /* Runs the server until SIGINT/SIGTERM, then stops accepting, lets in-flight requests

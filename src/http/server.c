@@ -591,6 +591,7 @@ static bool dispatch(struct request *req)
         token.tally = t[1];
         req->versioned = cache;
         req->content_version = t[0];
+        req->tally_version = t[1];
     }
     if (cache) {
         cache_key(req, &key);

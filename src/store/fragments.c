@@ -1,8 +1,12 @@
 #include "store/fragments.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "domain/votes.h"
+#include "util/log.h"
 
 /* One statement, so one snapshot on either driver without a transaction around it: the
  * facts and fragment of each incident, joined with its current question version's tally
@@ -21,12 +25,205 @@
     " ON t.incident_id = i.id AND t.question_version = i.question_version"                         \
     " WHERE i.id "
 
-int fragments_read(struct store *s, struct arena *a, const char *const *ids, size_t n,
-                   struct incident_facts *out)
+/* ---- the process's cache of what the statement below reads ----------------------------- */
+
+/* One incident's facts and fragment as read at versions (content, tally), in one block:
+ * the strings of f point into data. */
+struct cached {
+    struct cached *next;          /* in its bucket */
+    struct cached *newer, *older; /* in the use order */
+    uint64_t content, tally;
+    size_t bytes;
+    struct incident_facts f;
+    char data[];
+};
+
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct cached **buckets; /* under cache_lock, as everything below */
+static size_t nbuckets, cache_bytes, cache_max;
+static struct cached *newest, *oldest;
+static atomic_llong cache_hits, cache_misses;
+
+void fragments_cache_counts(int64_t *hits, int64_t *misses, size_t *bytes)
 {
-    memset(out, 0, n * sizeof *out);
-    for (size_t i = 0; i < n; i++)
-        out[i].id = ids[i];
+    *hits = atomic_load(&cache_hits);
+    *misses = atomic_load(&cache_misses);
+    pthread_mutex_lock(&cache_lock);
+    *bytes = cache_bytes;
+    pthread_mutex_unlock(&cache_lock);
+}
+
+bool fragments_cache_enabled(void)
+{
+    pthread_mutex_lock(&cache_lock);
+    bool on = cache_max > 0;
+    pthread_mutex_unlock(&cache_lock);
+    return on;
+}
+
+static size_t bucket_of(const char *id)
+{
+    uint64_t h = 14695981039346656037u; /* FNV-1a */
+    for (const unsigned char *p = (const unsigned char *)id; *p; p++)
+        h = (h ^ *p) * 1099511628211u;
+    return (size_t)(h & (nbuckets - 1));
+}
+
+/* The entry of id, NULL when none; *link the pointer that holds it (or the bucket's end). */
+static struct cached *find(const char *id, struct cached ***link)
+{
+    struct cached **l = &buckets[bucket_of(id)];
+    while (*l && strcmp((*l)->f.id, id) != 0)
+        l = &(*l)->next;
+    *link = l;
+    return *l;
+}
+
+static void unlink_use(struct cached *e)
+{
+    if (e->newer)
+        e->newer->older = e->older;
+    else
+        newest = e->older;
+    if (e->older)
+        e->older->newer = e->newer;
+    else
+        oldest = e->newer;
+    e->newer = e->older = NULL;
+}
+
+static void link_newest(struct cached *e)
+{
+    e->older = newest;
+    if (newest)
+        newest->newer = e;
+    newest = e;
+    if (!oldest)
+        oldest = e;
+}
+
+void fragments_cache_setup(size_t max_bytes)
+{
+    pthread_mutex_lock(&cache_lock);
+    while (oldest) {
+        struct cached *e = oldest;
+        unlink_use(e);
+        free(e);
+    }
+    free(buckets);
+    buckets = NULL;
+    cache_bytes = cache_max = 0;
+    if (max_bytes > 0) {
+        /* about one bucket per 4 KiB entry the budget holds, a power of two */
+        nbuckets = 1024;
+        while (nbuckets < max_bytes / 4096 && nbuckets < ((size_t)1 << 24))
+            nbuckets <<= 1;
+        buckets = calloc(nbuckets, sizeof *buckets);
+        cache_max = buckets ? max_bytes : 0;
+    }
+    pthread_mutex_unlock(&cache_lock);
+}
+
+/* Takes e out of the cache and frees it. */
+static void drop(struct cached *e, struct cached **link)
+{
+    *link = e->next;
+    unlink_use(e);
+    cache_bytes -= e->bytes;
+    free(e);
+}
+
+/* Copies s into the entry's data at *at; the copy, or NULL for NULL. */
+static const char *keep(char **at, const char *s, size_t len)
+{
+    if (!s)
+        return NULL;
+    char *d = *at;
+    memcpy(d, s, len);
+    d[len] = '\0';
+    *at += len + 1;
+    return d;
+}
+
+/* Keeps f (found, with a valid fragment) read at versions v, replacing the entry of its
+ * incident; the oldest entries go while the cache is over its budget. */
+static void cache_put(const uint64_t v[2], const struct incident_facts *f)
+{
+    const char *str[] = {f->id,           f->visibility,    f->slug,
+                         f->duplicate_of, f->survivor_slug, f->survivor_visibility};
+    size_t len[6], total = 0;
+    for (size_t k = 0; k < 6; k++)
+        total += (len[k] = str[k] ? strlen(str[k]) : 0) + 1;
+    struct cached *e = malloc(sizeof *e + total + f->fragment_len + 1);
+    if (!e)
+        return;
+    e->next = e->newer = e->older = NULL;
+    e->content = v[0];
+    e->tally = v[1];
+    e->bytes = sizeof *e + total + f->fragment_len + 1;
+    e->f = *f;
+    char *at = e->data;
+    e->f.id = keep(&at, str[0], len[0]);
+    e->f.visibility = keep(&at, str[1], len[1]);
+    e->f.slug = keep(&at, str[2], len[2]);
+    e->f.duplicate_of = keep(&at, str[3], len[3]);
+    e->f.survivor_slug = keep(&at, str[4], len[4]);
+    e->f.survivor_visibility = keep(&at, str[5], len[5]);
+    e->f.fragment = keep(&at, f->fragment, f->fragment_len);
+    pthread_mutex_lock(&cache_lock);
+    struct cached **link;
+    struct cached *old = find(e->f.id, &link);
+    if (old)
+        drop(old, link);
+    find(e->f.id, &link);
+    *link = e;
+    link_newest(e);
+    cache_bytes += e->bytes;
+    while (cache_bytes > cache_max && oldest) {
+        struct cached *x = find(oldest->f.id, &link);
+        drop(x, link);
+    }
+    pthread_mutex_unlock(&cache_lock);
+}
+
+/* out[i] from the cache for each ids[i] whose entry was read at versions v (copies in a);
+ * hit[i] says which. The number of hits. */
+static size_t cache_get(struct arena *a, const uint64_t v[2], const char *const *ids, size_t n,
+                        struct incident_facts *out, bool *hit)
+{
+    size_t hits = 0;
+    pthread_mutex_lock(&cache_lock);
+    for (size_t i = 0; i < n; i++) {
+        struct cached **link;
+        struct cached *e = find(ids[i], &link);
+        hit[i] = e && e->content == v[0] && e->tally == v[1];
+        if (!hit[i])
+            continue;
+        hits++;
+        struct incident_facts *f = &out[i];
+        *f = e->f;
+        f->id = ids[i];
+        f->visibility = arena_strdup(a, e->f.visibility);
+        f->slug = arena_strdup(a, e->f.slug);
+        f->duplicate_of = arena_strdup(a, e->f.duplicate_of);
+        f->survivor_slug = arena_strdup(a, e->f.survivor_slug);
+        f->survivor_visibility = arena_strdup(a, e->f.survivor_visibility);
+        f->fragment = arena_strndup(a, e->f.fragment, e->f.fragment_len);
+        unlink_use(e);
+        link_newest(e);
+    }
+    pthread_mutex_unlock(&cache_lock);
+    atomic_fetch_add(&cache_hits, (long long)hits);
+    atomic_fetch_add(&cache_misses, (long long)(n - hits));
+    return hits;
+}
+
+/* ---- the statement --------------------------------------------------------------------- */
+
+/* The facts of the n incidents of ids from the database (see fragments_read) into out. */
+static int read_rows(struct store *s, struct arena *a, const char *const *ids, size_t n,
+                     struct incident_facts *out)
+{
     if (n == 0)
         return 0;
     /* one text per power of two of IDs (the rest bound null): a few statements in the
@@ -71,6 +268,42 @@ int fragments_read(struct store *s, struct arena *a, const char *const *ids, siz
     }
     store_reset(st);
     return rc < 0 ? rc : 0;
+}
+
+int fragments_read(struct store *s, struct arena *a, const uint64_t *at, const char *const *ids,
+                   size_t n, struct incident_facts *out)
+{
+    memset(out, 0, n * sizeof *out);
+    for (size_t i = 0; i < n; i++)
+        out[i].id = ids[i];
+    bool cached = at && cache_max > 0 && n > 0; /* cache_max is set once, before any request */
+    if (!cached)
+        return read_rows(s, a, ids, n, out);
+    bool *hit = arena_alloc(a, sizeof *hit * n);
+    size_t hits = cache_get(a, at, ids, n, out, hit);
+    if (hits == n)
+        return 0;
+    /* the others in one statement, then kept */
+    const char **miss = arena_alloc(a, sizeof *miss * (n - hits));
+    struct incident_facts *got = arena_alloc(a, sizeof *got * (n - hits));
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!hit[i])
+            miss[m++] = ids[i];
+    memset(got, 0, m * sizeof *got);
+    for (size_t k = 0; k < m; k++)
+        got[k].id = miss[k];
+    int rc = read_rows(s, a, miss, m, got);
+    if (rc < 0)
+        return rc;
+    for (size_t i = 0, k = 0; i < n; i++) {
+        if (hit[i])
+            continue;
+        out[i] = got[k++];
+        if (out[i].found && out[i].fragment)
+            cache_put(at, &out[i]);
+    }
+    return 0;
 }
 
 int fragments_stale(struct store *s, struct arena *a, size_t max, const char ***ids, size_t *n)

@@ -35,9 +35,29 @@ struct incident_facts {
 /* The facts of n incidents by ID in one statement, one snapshot without a transaction
  * (out[i] for ids[i]). The tallies read are not told to the tally watcher
  * (store/incidents.h): the caller says which it shows (incidents_tallies_shown). 0 or a
- * negative store_rc. */
-int fragments_read(struct store *s, struct arena *a, const char *const *ids, size_t n,
-                   struct incident_facts *out);
+ * negative store_rc.
+ *
+ * at: the store's versions (store_data_version: content, tally) read before this read, or
+ * NULL. With them and the process's cache (fragments_cache_setup), an incident whose facts
+ * and fragment were read at exactly those versions is answered from memory, and the others
+ * from the statement, then kept under those versions. Every committed write but a ballot
+ * moves the content version, every ballot the tally version, on every node (the response
+ * cache's rule, http/cache.h): an entry is never used once anything it holds may have
+ * changed. A fragment rebuilt after a write moves no version, but the write before it did.
+ * Versions read before the data they tag make an entry at worst older than its tag says,
+ * never newer: a request that read newer versions does not use it. */
+int fragments_read(struct store *s, struct arena *a, const uint64_t *at, const char *const *ids,
+                   size_t n, struct incident_facts *out);
+
+/* The process's cache of fragments_read's answers, of at most max_bytes (0: none; the
+ * least recently used go first), emptied. At start-up, before any read (whistle serve
+ * --fragment-cache-mb; a test between two databases); without it nothing is cached (CLI
+ * commands). One process, one database: the versions tell the states of one store apart. */
+void fragments_cache_setup(size_t max_bytes);
+/* Whether fragments_cache_setup made a cache. */
+bool fragments_cache_enabled(void);
+/* Incidents answered from the cache and not, and the bytes it holds (GET /metrics). */
+void fragments_cache_counts(int64_t *hits, int64_t *misses, size_t *bytes);
 
 /* Up to max incident IDs whose fragment is stale or missing. 0 or a negative store_rc. */
 int fragments_stale(struct store *s, struct arena *a, size_t max, const char ***ids, size_t *n);

@@ -302,11 +302,6 @@ static void read_row(struct arena *a, struct store_stmt *st, void *rows, size_t 
     read_incident(a, st, &((struct incident *)rows)[k]);
 }
 
-static void read_nothing(struct arena *a, struct store_stmt *st, void *rows, size_t k)
-{
-    (void)a, (void)st, (void)rows, (void)k;
-}
-
 /* A single incident's row: the list's columns, then its survivor's slug and visibility. */
 static void read_single(struct arena *a, struct store_stmt *st, void *row, size_t k)
 {
@@ -316,27 +311,30 @@ static void read_single(struct arena *a, struct store_stmt *st, void *row, size_
     i->survivor_visibility = dup(a, st, COL_SURVIVOR + 1);
 }
 
+/* The list index's query of f (store/listindex.h) */
+static struct listindex_query index_query(const struct incident_filter *f)
+{
+    return (struct listindex_query){
+        LISTINDEX_QUERY(f),
+        .category = f->category,
+        .has_verdict = f->has_verdict,
+    };
+}
+
 /* A page from the list index (store/listindex.h) when the process holds one of the
- * request's content version, its rows read by `select` (NULL: only checked published) with
- * read: 1 answered (*ids the page's ids), 0 not (SQL answers), or a negative store_rc. The
- * rows are looked up by primary key: the visibility is compared as an expression, else
- * SQLite walks incidents_by_published. */
+ * request's content version, its rows read by `select` with read: 1 answered (*ids the
+ * page's ids), 0 not (SQL answers), or a negative store_rc. The rows are looked up by
+ * primary key: the visibility is compared as an expression, else SQLite walks
+ * incidents_by_published. */
 static int indexed_page(struct store *s, struct arena *a, const struct incident_filter *f,
                         const char *select, store_read_fn read, struct incident *list,
                         const char ***ids, size_t *n, bool *more)
 {
     if (!f->versioned || f->game_id)
         return 0;
-    const struct listindex_query q = {
-        LISTINDEX_QUERY(f),
-        .category = f->category,
-        .has_verdict = f->has_verdict,
-    };
-    return listindex_serve(s, a, f->version, LISTINDEX_INCIDENTS, &q,
-                           select ? select
-                                  : "SELECT i.id FROM incidents i"
-                                    " WHERE i.visibility || '' = 'published' AND i.id IN",
-                           read, list, ids, n, more);
+    const struct listindex_query q = index_query(f);
+    return listindex_serve(s, a, f->version, LISTINDEX_INCIDENTS, &q, select, read, list, ids, n,
+                           more);
 }
 
 /* The published incidents' page query (where_page): the page's ids and publication times
@@ -369,19 +367,30 @@ static struct store_stmt *page_stmt(struct store *s, const struct incident_filte
     return where_page(s, &incident_pages, &p);
 }
 
+int incidents_index_ids(struct arena *a, const struct incident_filter *f, const char ***ids,
+                        size_t *n, bool *more)
+{
+    *ids = NULL;
+    *n = 0;
+    *more = false;
+    if (!f->versioned || f->game_id)
+        return -1;
+    const struct listindex_query q = index_query(f);
+    int rc = listindex_ids(a, f->version, LISTINDEX_INCIDENTS, &q, ids, n, more);
+    if (rc == 0)
+        listindex_count_request(false);
+    return rc;
+}
+
 int incidents_page_ids(struct store *s, struct arena *a, const struct incident_filter *f,
                        const char ***ids, size_t *n, bool *more)
 {
     *ids = NULL;
     *n = 0;
     *more = false;
-    int rc = indexed_page(s, a, f, NULL, read_nothing, NULL, ids, n, more);
-    if (rc != 0)
-        return rc < 0 ? rc : 0;
-    *ids = NULL; /* SQL answers */
     const char **list = arena_alloc(a, sizeof *list * (size_t)f->limit);
-    rc = store_page(page_stmt(s, f, "SELECT p.pid FROM ", " ORDER BY p.pat DESC, p.pid DESC"), a,
-                    store_read_id, list, f->limit, n, more);
+    int rc = store_page(page_stmt(s, f, "SELECT p.pid FROM ", " ORDER BY p.pat DESC, p.pid DESC"),
+                        a, store_read_id, list, f->limit, n, more);
     if (rc < 0)
         return rc;
     *ids = list;

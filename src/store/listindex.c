@@ -467,24 +467,34 @@ static int rows_by_id(struct store *s, struct arena *a, const char *select, cons
     return rc == STORE_DONE && count == n;
 }
 
+int listindex_ids(struct arena *a, uint64_t version, enum listindex_list list,
+                  const struct listindex_query *q, const char ***ids, size_t *n, bool *more)
+{
+    *ids = NULL;
+    *n = 0;
+    *more = false;
+    struct listindex *ix = q->limit <= LISTINDEX_PAGE_MAX ? listindex_acquire(version) : NULL;
+    if (!ix)
+        return 0;
+    const char **page = arena_alloc(a, sizeof *page * (size_t)q->limit);
+    int rc = listindex_page(ix, list, q, page, n, more);
+    for (size_t k = 0; rc == 1 && k < *n; k++) /* the index goes: copies */
+        page[k] = arena_strdup(a, page[k]);
+    listindex_release(ix);
+    if (rc == 1)
+        *ids = page;
+    return rc;
+}
+
 int listindex_serve(struct store *s, struct arena *a, uint64_t version, enum listindex_list list,
                     const struct listindex_query *q, const char *select, store_read_fn read,
                     void *rows, const char ***ids, size_t *n, bool *more)
 {
-    struct listindex *ix = q->limit <= LISTINDEX_PAGE_MAX ? listindex_acquire(version) : NULL;
-    int rc = 0;
-    *ids = NULL;
-    if (ix) {
-        const char **page = arena_alloc(a, sizeof *page * (size_t)q->limit);
-        rc = listindex_page(ix, list, q, page, n, more);
-        for (size_t k = 0; rc == 1 && k < *n; k++) /* the index goes: copies */
-            page[k] = arena_strdup(a, page[k]);
-        if (rc == 1)
-            rc = rows_by_id(s, a, select, page, *n, read, rows);
-        if (rc == 1)
-            *ids = page;
-        listindex_release(ix);
-    }
+    int rc = listindex_ids(a, version, list, q, ids, n, more);
+    if (rc == 1)
+        rc = rows_by_id(s, a, select, *ids, *n, read, rows);
+    if (rc != 1)
+        *ids = NULL;
     listindex_count_request(rc == 1);
     return rc;
 }

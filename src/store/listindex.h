@@ -74,6 +74,14 @@ uint64_t listindex_version(const struct listindex *ix);
 int listindex_page(const struct listindex *ix, enum listindex_list list,
                    const struct listindex_query *q, const char **ids, size_t *n, bool *more);
 
+/* The page of q in `list` from the process's index when it holds one built at content
+ * version `version`: 1 with the page's ids in order (arena-owned copies, *n of them) and
+ * *more; 0 when no index of that version serves q (a build is asked for). Reads nothing
+ * from the store and counts nothing: the caller reads the rows and checks them, then
+ * counts the request (listindex_count_request). */
+int listindex_ids(struct arena *a, uint64_t version, enum listindex_list list,
+                  const struct listindex_query *q, const char ***ids, size_t *n, bool *more);
+
 /* A page from the process's index when it holds one built at content version `version`:
  * the page of q in `list`, then its rows read by primary key in one statement (`select`, a
  * SELECT … WHERE … ending in "id IN", to which the list of ids is appended; one SQL text per

@@ -11,7 +11,9 @@
  *   left for the server to infer from the context. The statement is prepared at its first
  *   execution, once the bindings are known, and again if a later execution declares a
  *   parameter differently (an int bound where the first execution had a null: inferred
- *   types are wrong in a SELECT list, e.g. INSERT … SELECT ?, …).
+ *   types are wrong in a SELECT list, e.g. INSERT … SELECT ?, …). The preparation goes in
+ *   one pipeline with that execution: a statement's first run costs one round trip, as
+ *   every later one (but store_prepare_ahead's, which prepares without running).
  * - Rows: a statement is executed at its first step and its whole result is kept, so a
  *   caller may step a list query while it prepares and runs other statements on the same
  *   connection (the SQLite driver allows that too).
@@ -46,8 +48,8 @@
  *   transaction of its own after the write's (pg_step_write). The bump is one statement,
  *   prepared once per connection in that same pipeline (bump_prepared).
  * - store_round_trips: every exchange this driver waits for counts one (command, a
- *   statement's preparation and its execution, a pipeline, COMMIT); the ROLLBACK of a read,
- *   sent without waiting, counts nothing.
+ *   statement's execution with its preparation if any, a preparation ahead, a pipeline,
+ *   COMMIT); the ROLLBACK of a read, sent without waiting, counts nothing.
  */
 #include <inttypes.h>
 #include <libpq-fe.h>
@@ -546,21 +548,21 @@ static int take_result(struct pg_stmt *p, PGresult *res)
     return rc;
 }
 
-/* The first statement of a read: BEGIN, the read's budget, the statement's preparation
- * when needed and its execution in one pipeline (one round trip). */
-static int execute_opening_read(struct pg_stmt *p)
+/* The statement's execution in one pipeline (one round trip), after BEGIN and the read's
+ * budget when it opens a read (begin), and after its preparation (prepare: needs_prepare
+ * named it). */
+static int execute_pipelined(struct pg_stmt *p, bool begin, bool prepare)
 {
     struct pg_store *s = p->s;
     PGconn *c = s->conn;
     char budget[64];
     snprintf(budget, sizeof budget, "SET LOCAL statement_timeout = %d", STORE_READ_BUDGET_MS);
-    bool prepare = needs_prepare(p);
     int sent = 0;
-    bool ok =
-        PQenterPipelineMode(c) &&
-        PQsendQueryParams(c, "BEGIN ISOLATION LEVEL REPEATABLE READ", 0, NULL, NULL, NULL, NULL, 0);
-    sent += ok;
-    if (ok && s->base.read_budget)
+    bool ok = PQenterPipelineMode(c);
+    if (ok && begin)
+        sent += ok = PQsendQueryParams(c, "BEGIN ISOLATION LEVEL REPEATABLE READ", 0, NULL, NULL,
+                                       NULL, NULL, 0);
+    if (ok && begin && s->base.read_budget)
         sent += ok = PQsendQueryParams(c, budget, 0, NULL, NULL, NULL, NULL, 0);
     if (ok && prepare)
         sent += ok = PQsendPrepare(c, p->name, p->pgsql, p->nparams, p->prep);
@@ -611,6 +613,13 @@ static int execute_opening_read(struct pg_stmt *p)
     return take_result(p, last);
 }
 
+/* The first statement of a read: BEGIN, the read's budget, the statement's preparation
+ * when needed and its execution in one round trip. */
+static int execute_opening_read(struct pg_stmt *p)
+{
+    return execute_pipelined(p, true, needs_prepare(p));
+}
+
 static int pg_reopen(struct store *base, char *err, size_t errlen);
 
 /* Prepares (first time on this connection) and executes the statement; keeps the result. */
@@ -632,7 +641,10 @@ static int execute(struct pg_stmt *p)
         }
         return rc;
     }
-    if (needs_prepare(p)) {
+    bool prepare = needs_prepare(p);
+    if (prepare && !s->base.prepare_only) /* its first run: prepared in the same round trip */
+        return execute_pipelined(p, false, true);
+    if (prepare) {
         s->base.round_trips++;
         PGresult *r = PQprepare(s->conn, p->name, p->pgsql, p->nparams, p->prep);
         if (!r || PQresultStatus(r) != PGRES_COMMAND_OK) {

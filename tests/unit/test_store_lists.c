@@ -14,6 +14,9 @@
 
 #include <cmocka.h>
 
+#include "api/render.h"
+#include "app/incident.h"
+#include "store/fragments.h"
 #include "store/games.h"
 #include "store/incidents.h"
 #include "store/listindex.h"
@@ -263,6 +266,93 @@ static void test_incident_pages_match_the_plain_query(void **state)
     assert_true(incident_rounds(db(state), ROUNDS, false) > ROUNDS / 4);
 }
 
+/* The API's list page (app/incident.h incident_list_items) from the index: the page of
+ * incidents_list, its incidents read in one statement without a transaction (on PostgreSQL
+ * one round trip); when a write withdrew one of them after the request's version (the index
+ * is of that version: a write between the token and the read), the page comes from SQL and
+ * is still exact. */
+static size_t list_items_round(struct db *d, struct incident_filter *f, bool served)
+{
+    struct arena a;
+    arena_init(&a);
+    struct app_ctx c = {.s = d->s, .a = &a};
+    struct incident *want;
+    size_t nw;
+    bool mw;
+    f->versioned = false; /* the plain SQL page, to compare */
+    assert_int_equal(incidents_list(d->s, &a, f, &want, &nw, &mw), 0);
+    f->versioned = true;
+    int64_t served0, served1, missed0, missed1, trips = store_round_trips(d->s);
+    listindex_counts(&served0, &missed0);
+    struct incident_item *items;
+    size_t n;
+    bool more;
+    assert_int_equal(incident_list_items(&c, f, &items, &n, &more), APP_OK);
+    trips = store_round_trips(d->s) - trips;
+    listindex_counts(&served1, &missed1);
+    assert_int_equal(served1 - served0, served);
+    assert_int_equal(missed1 - missed0, !served);
+    if (served && store_is_pg(d->s))
+        assert_int_equal(trips, n > 0); /* an empty page reads nothing */
+    assert_int_equal(n, nw);
+    assert_int_equal(more, mw);
+    for (size_t k = 0; k < n; k++) {
+        assert_string_equal(items[k].id, want[k].id);
+        assert_int_equal(items[k].state, INCIDENT_READ_FOUND);
+        assert_non_null(items[k].fragment);
+    }
+    arena_release(&a);
+    return n;
+}
+
+/* Renders every incident's fragment (the seed leaves them stale). */
+static void render_fragments(struct db *d)
+{
+    struct arena a;
+    arena_init(&a);
+    struct app_ctx c = {.s = d->s, .a = &a};
+    size_t done;
+    assert_int_equal(incident_fragments_rebuild(&c, render_incident_fragment, N_INCIDENTS, &done),
+                     APP_OK);
+    assert_int_equal(done, N_INCIDENTS);
+    arena_release(&a);
+}
+
+static void test_list_items_from_the_index(void **state)
+{
+    struct db *d = db(state);
+    render_fragments(d);
+    assert_int_equal(listindex_refresh(d->s), 0);
+    uint64_t v[2];
+    assert_int_equal(store_data_version(d->s, v), 0);
+    int pages = 0; /* rounds with a non-empty page: the comparison is not vacuous */
+    for (int round = 0; round < 60; round++) {
+        struct incident_filter f = {.season = STORE_NULL_INT,
+                                    .week = STORE_NULL_INT,
+                                    .from = STORE_NULL_INT,
+                                    .to = STORE_NULL_INT,
+                                    .has_verdict = rnd(3) == 0 ? (int)rnd(2) : -1,
+                                    .category = rnd(2) ? cats[rnd(4)] : NULL,
+                                    .limit = 1 + rnd(25),
+                                    .offset = rnd(4) == 0 ? 0 : rnd(120),
+                                    .version = v[0]};
+        pages += list_items_round(d, &f, true) > 0;
+    }
+    assert_true(pages > 20);
+    /* the first incident of the first page withdrawn behind the index's back */
+    struct incident_filter f = {.season = STORE_NULL_INT,
+                                .week = STORE_NULL_INT,
+                                .from = STORE_NULL_INT,
+                                .to = STORE_NULL_INT,
+                                .has_verdict = -1,
+                                .limit = 10,
+                                .version = v[0]};
+    list_items_round(d, &f, true);
+    run(d->s, "UPDATE incidents SET visibility = 'withdrawn' WHERE id = (SELECT id FROM incidents"
+              " WHERE visibility = 'published' ORDER BY published_at DESC, id DESC LIMIT 1)");
+    list_items_round(d, &f, false);
+}
+
 static int game_rounds(struct db *d, int rounds, bool indexed);
 
 /* The same pages (incidents and games) from the list index, then after each of a series of
@@ -276,6 +366,95 @@ static void commit_write(struct db *d, const char *sql, bool tallies)
         store_write_tallies_only(d->s);
     run(d->s, sql);
     assert_int_equal(store_commit(d->s), 0);
+}
+
+/* The fragments' cache (store/fragments.h): with a budget of a few dozen incidents, reads of
+ * every incident at the store's versions, three times over, answer exactly what the
+ * database answers (found, facts, tallies, fragment bytes); the cache keeps within its
+ * budget and answers some from memory; after a ballot (the tally version moves) and after a
+ * withdrawal (the content version moves) no entry read before answers. */
+static void same_facts(const struct incident_facts *x, const struct incident_facts *y)
+{
+    assert_string_equal(x->id, y->id);
+    assert_int_equal(x->found, y->found);
+    if (!x->found)
+        return;
+    assert_string_equal(x->visibility, y->visibility);
+    assert_int_equal(x->slug == NULL, y->slug == NULL);
+    assert_int_equal(x->duplicate_of == NULL, y->duplicate_of == NULL);
+    assert_int_equal(x->comment_count, y->comment_count);
+    assert_int_equal(x->question_version, y->question_version);
+    assert_memory_equal(&x->votes, &y->votes, sizeof x->votes);
+    assert_int_equal(x->fragment_len, y->fragment_len);
+    if (x->fragment)
+        assert_memory_equal(x->fragment, y->fragment, x->fragment_len);
+    else
+        assert_null(y->fragment);
+}
+
+static void cache_round(struct db *d, const char ids[][40], size_t n)
+{
+    uint64_t v[2];
+    assert_int_equal(store_data_version(d->s, v), 0);
+    for (size_t at = 0; at < n; at += 20) {
+        struct arena a;
+        arena_init(&a);
+        const char *page[20];
+        size_t k = n - at < 20 ? n - at : 20;
+        for (size_t i = 0; i < k; i++)
+            page[i] = ids[at + i];
+        struct incident_facts want[20], got[20];
+        assert_int_equal(fragments_read(d->s, &a, NULL, page, k, want), 0);
+        assert_int_equal(fragments_read(d->s, &a, v, page, k, got), 0);
+        for (size_t i = 0; i < k; i++)
+            same_facts(&got[i], &want[i]);
+        arena_release(&a);
+    }
+}
+
+static void test_fragments_cache(void **state)
+{
+    struct db *d = db(state);
+    render_fragments(d);
+    static char ids[N_INCIDENTS + 1][40];
+    size_t n = plain(d->s, "SELECT id FROM incidents ORDER BY id", ids, N_INCIDENTS);
+    snprintf(ids[n++], 40, "00000000-0000-4000-8000-999999999999"); /* no such incident */
+    const size_t budget = 64 << 10;
+    fragments_cache_setup(budget); /* empty: entries of another database would not do */
+    int64_t hits0, misses0, hits1, misses1;
+    size_t bytes;
+    fragments_cache_counts(&hits0, &misses0, &bytes);
+    for (int round = 0; round < 3; round++)
+        cache_round(d, ids, n);
+    /* the last pages again: the most recently used are in memory */
+    cache_round(d, ids + n - 10, 10);
+    fragments_cache_counts(&hits1, &misses1, &bytes);
+    assert_true(hits1 - hits0 >= 9);
+    assert_true(misses1 - misses0 > (int64_t)n); /* more than fits: some read again */
+    assert_true(bytes > 0 && bytes <= budget);
+    /* one incident the cache holds made published with a question (a content write), then
+     * a ballot on it (the tally version), then its withdrawal (the content version): after
+     * each, no entry read before answers */
+    const char *last = ids[n - 2];
+    for (int w = 0; w < 3; w++) {
+        char sql[256];
+        if (w == 0)
+            snprintf(sql, sizeof sql,
+                     "UPDATE incidents SET visibility = 'published', duplicate_of = NULL,"
+                     " question_version = 1 WHERE id = '%s'",
+                     last);
+        else if (w == 1)
+            snprintf(sql, sizeof sql,
+                     "INSERT INTO vote_tallies (incident_id, question_version, rooting, slot,"
+                     " correct, incorrect, unsure) VALUES ('%s', 1, 'home', 77, 5, 0, 0)",
+                     last);
+        else
+            snprintf(sql, sizeof sql,
+                     "UPDATE incidents SET visibility = 'withdrawn' WHERE id = '%s'", last);
+        commit_write(d, sql, w == 1);
+        cache_round(d, ids + n - 10, 10);
+        cache_round(d, ids + n - 10, 10);
+    }
 }
 
 static void test_incident_pages_from_the_index(void **state)
@@ -517,12 +696,17 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_game_pages_match_the_plain_query, setup, teardown),
         cmocka_unit_test_setup_teardown(test_game_write_moves_the_copies, setup, teardown),
         cmocka_unit_test_setup_teardown(test_incident_pages_from_the_index, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_list_items_from_the_index, setup, teardown),
         cmocka_unit_test_setup_teardown(test_incident_pages_match_the_plain_query, setup_pg,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_game_pages_match_the_plain_query, setup_pg, teardown),
         cmocka_unit_test_setup_teardown(test_game_write_moves_the_copies, setup_pg, teardown),
         cmocka_unit_test_setup_teardown(test_incident_pages_from_the_index, setup_pg, teardown),
+        cmocka_unit_test_setup_teardown(test_list_items_from_the_index, setup_pg, teardown),
         cmocka_unit_test_setup_teardown(test_read_over_budget_is_refused, setup, teardown),
+        /* last: the cache it turns on stays on in this process (each empties it first) */
+        cmocka_unit_test_setup_teardown(test_fragments_cache, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fragments_cache, setup_pg, teardown),
     };
     return cmocka_run_group_tests_name("store/lists", tests, NULL, NULL);
 }

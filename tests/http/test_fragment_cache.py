@@ -1,0 +1,115 @@
+"""The fragments' cache (issue 13; store/fragments.h fragments_read, docs/operators.md "The
+fragments' cache"): an API read of incidents takes each incident from memory when it was read
+at exactly the request's versions (content, tally), else from the database. Proved here on
+both drivers (WHISTLE_TEST_PG), with the response cache off (--no-cache) so that every answer
+is rendered:
+
+- a node with the cache sends exactly the bytes of a node without it (--fragment-cache-mb 0)
+  over the same database, for every single and list page, read twice (the second time from
+  memory: GET /metrics counts it);
+- every kind of write shows on the very next request, whoever made it: a ballot on this node
+  or on the other, a command of another process, a hand edit followed by `whistle cache
+  flush`;
+- a small budget keeps the cache within it (the least recently used go) and changes no byte.
+"""
+
+from helpers import I1, I2, db_rows, run_cli
+from pagekit import Voter
+from test_metrics import METRICS_RE, scrape, value
+
+SLUG = "alpha-bravo-late-hit"  # I1: question version 1 (tests/http/test_votes.py)
+LIMITS = ("--vote-limit-voter", "1000", "--vote-limit-ip", "100000", "--anon-vote-limit-ip",
+          "100000", "--new-voter-limit-ip", "100000")
+
+
+def node(server_factory, db, *extra):
+    s = server_factory.start(db=db, extra=("--no-cache", "--no-worker", "--metrics-listen",
+                                           "127.0.0.1:0") + LIMITS + extra)
+    s.metrics_url = METRICS_RE.search(s.log_line(lambda ln: METRICS_RE.search(ln))).group(1)
+    return s
+
+
+def reads(s, answer):
+    return value(scrape(s), "whistle_fragment_cache_reads_total", answer=answer)
+
+
+def paths(db):
+    ids = [r[0] for r in db_rows(db, "SELECT id FROM incidents ORDER BY id")]
+    out = ["/api/v1/incidents/" + i for i in ids]
+    for limit in (1, 3, 20):
+        out += [f"/api/v1/incidents?limit={limit}&offset={o}" for o in range(0, len(ids) + 1, limit)]
+    return out + ["/api/v1/incidents?has_verdict=true&limit=5", "/api/v1/incidents?status=resolved"]
+
+
+def bodies(s, ps):
+    return {p: (r.status_code, r.headers.get("Location"), r.content)
+            for p, r in ((p, s.get(p)) for p in ps)}
+
+
+def same(cached, plain, ps):
+    """Both nodes answer every path with the same status, Location and bytes."""
+    a, b = bodies(cached, ps), bodies(plain, ps)
+    for p in ps:
+        assert a[p] == b[p], p
+    return a
+
+
+def test_the_cache_answers_the_same_bytes_and_every_write_shows(server_factory, tmp_path):
+    db = server_factory.new_db()
+    cached = node(server_factory, db)
+    plain = node(server_factory, db, "--fragment-cache-mb", "0")
+    ps = paths(db)
+    first = same(cached, plain, ps)
+    assert any(v[0] == 200 for v in first.values())
+    hits = reads(cached, "cache")
+    assert same(cached, plain, ps) == first
+    assert reads(cached, "cache") > hits  # the second round came from memory
+    assert reads(plain, "cache") == 0 and reads(plain, "database") == 0
+
+    # a ballot on this node, then on the other: the tallies of the next read move
+    one = f"/api/v1/incidents/{I1}"
+    for voting in (cached, plain):
+        before = cached.json(one)["data"]["votes"]
+        v = Voter(voting)
+        v.view(f"/incidents/{SLUG}")
+        r = v.vote(SLUG, "incorrect")
+        assert r.status_code in (200, 303), r.text[:300]
+        v.close()
+        after = cached.json(one)["data"]["votes"]
+        assert after != before
+        assert after == plain.json(one)["data"]["votes"]
+        page = cached.json("/api/v1/incidents?limit=100")["data"]
+        assert [i["votes"] for i in page if i["id"] == I1] == [after]
+        same(cached, plain, ps)
+
+    # a command of another process
+    r = run_cli("incident", "set-status", I2, "resolved", "--db", db)
+    assert r.returncode == 0, (r.stdout, r.stderr)
+    assert cached.json(f"/api/v1/incidents/{I2}")["data"]["status"] == "resolved"
+    same(cached, plain, ps)
+    r = run_cli("incident", "withdraw", I2, "--db", db)
+    assert r.returncode == 0, (r.stdout, r.stderr)
+    assert cached.get(f"/api/v1/incidents/{I2}").status_code == 404
+    page = cached.json("/api/v1/incidents?limit=100")["data"]
+    assert I2 not in [i["id"] for i in page]
+    same(cached, plain, ps)
+
+    # a hand edit, then `whistle cache flush` as docs/operators.md says
+    db_rows(db, "SELECT 1")  # the file is there
+    title = cached.json(one)["data"]["title"]
+    from helpers import db_sql  # moves the content version as `whistle cache flush` does
+    db_sql(db, f"UPDATE incidents SET title = 'Edited by hand' WHERE id = '{I1}'")
+    assert cached.json(one)["data"]["title"] == "Edited by hand" != title
+    same(cached, plain, ps)
+
+
+def test_a_small_budget_stays_within_it(server_factory):
+    db = server_factory.new_db()
+    small = node(server_factory, db, "--fragment-cache-mb", "1")
+    plain = node(server_factory, db, "--fragment-cache-mb", "0")
+    ps = paths(db)
+    first = same(small, plain, ps)
+    for _ in range(3):
+        assert same(small, plain, ps) == first
+    held = value(scrape(small), "whistle_fragment_cache_bytes")
+    assert 0 < held <= 1 << 20

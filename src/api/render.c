@@ -400,6 +400,8 @@ void render_incident_spliced(struct jw *w, const char *base, const char *fragmen
 {
     jw_raw(w, ""); /* the comma before it, when it follows a value */
     struct buf *b = w->b;
+    size_t base_len = strlen(base);
+    bool base_plain = json_plain(base, base_len); /* a URL: as it is, once per mark */
     static const char marks[] = {FRAG_BASE, FRAG_COMMENTS, FRAG_VOTES, FRAG_DETAILS, 0};
     const char *p = fragment, *end = fragment + len;
     while (p < end) {
@@ -410,8 +412,12 @@ void render_incident_spliced(struct jw *w, const char *base, const char *fragmen
         switch (*q) {
         case FRAG_BASE: {
             /* the base URL as the inside of a JSON string */
+            if (base_plain) {
+                buf_append(b, base, base_len);
+                break;
+            }
             size_t at = b->len;
-            json_escape_into(b, base, strlen(base));
+            json_escape_into(b, base, base_len);
             memmove(b->p + at, b->p + at + 1, b->len - at - 2);
             buf_setlen(b, b->len - 2);
             break;

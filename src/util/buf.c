@@ -69,7 +69,7 @@ void buf_puts(struct buf *b, const char *s)
     buf_append(b, s, strlen(s));
 }
 
-void buf_putc(struct buf *b, char c)
+void buf_putc_grow(struct buf *b, char c)
 {
     if (!fits(b, 1))
         return;

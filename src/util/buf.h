@@ -45,7 +45,18 @@ void buf_grow(struct buf *b, size_t extra);
 void buf_setlen(struct buf *b, size_t len);
 void buf_append(struct buf *b, const void *data, size_t n);
 void buf_puts(struct buf *b, const char *s);
-void buf_putc(struct buf *b, char c);
+void buf_putc_grow(struct buf *b, char c);
+/* Appends one byte: in place when it fits under no cap (the JSON writer's hot path), else
+ * through buf_putc_grow. */
+static inline void buf_putc(struct buf *b, char c)
+{
+    if (!b->max && b->len + 2 <= b->alloc) {
+        b->p[b->len++] = c;
+        b->p[b->len] = '\0';
+        return;
+    }
+    buf_putc_grow(b, c);
+}
 void buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void buf_vprintf(struct buf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 /* Writes a message into err (size errlen, truncated to fit) and returns -1: the refusal of a

@@ -70,6 +70,14 @@ static const unsigned char needs_escape[256] = {
     [0 ... 0x1f] = 1, ['"'] = 1, ['\\'] = 1, ['<'] = 1, ['>'] = 1, ['&'] = 1, [0xe2] = 1,
 };
 
+bool json_plain(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (needs_escape[(unsigned char)s[i]])
+            return false;
+    return true;
+}
+
 void json_escape_into(struct buf *b, const char *s, size_t n)
 {
     static const char hex[] = "0123456789abcdef";
@@ -153,6 +161,20 @@ void jw_str(struct jw *w, const char *s)
     jw_strn(w, s, strlen(s));
 }
 
+/* Writes the decimal digits of u ending at e (no NUL), after a '-' when negative; returns
+ * where they begin. */
+static char *digits(char *e, uint64_t u, bool negative)
+{
+    char *q = e;
+    do {
+        *--q = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (negative)
+        *--q = '-';
+    return q;
+}
+
 void jw_int(struct jw *w, int64_t v)
 {
     if (v == JW_NULL_INT) {
@@ -161,14 +183,8 @@ void jw_int(struct jw *w, int64_t v)
     }
     sep(w);
     char tmp[24];
-    char *e = tmp + sizeof tmp, *q = e;
-    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-    do {
-        *--q = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    if (v < 0)
-        *--q = '-';
+    char *e = tmp + sizeof tmp;
+    char *q = digits(e, v < 0 ? 0 - (uint64_t)v : (uint64_t)v, v < 0);
     buf_append(w->b, q, (size_t)(e - q));
 }
 
@@ -198,17 +214,17 @@ void jw_number1(struct jw *w, double v)
     if (!isfinite(v))
         v = 0;
     if (fabs(v) < 1e15) {
-        char tmp[48];
-        int n;
+        /* the whole part, then ".d" unless the tenth is 0 */
+        char tmp[32];
+        char *e = tmp + sizeof tmp - 2;
         long long tenths = llround(v * 10.0);
-        unsigned long long mag =
-            tenths < 0 ? 0ULL - (unsigned long long)tenths : (unsigned long long)tenths;
-        const char *sign = tenths < 0 ? "-" : "";
-        if (mag % 10 == 0)
-            n = snprintf(tmp, sizeof tmp, "%s%llu", sign, mag / 10);
-        else
-            n = snprintf(tmp, sizeof tmp, "%s%llu.%llu", sign, mag / 10, mag % 10);
-        buf_append(w->b, tmp, (size_t)n);
+        uint64_t mag = tenths < 0 ? 0 - (uint64_t)tenths : (uint64_t)tenths;
+        char *q = digits(e, mag / 10, tenths < 0);
+        if (mag % 10) {
+            *e++ = '.';
+            *e++ = (char)('0' + mag % 10);
+        }
+        buf_append(w->b, q, (size_t)(e - q));
     } else {
         buf_printf(w->b, "%.17g", v); /* exponent form: still a JSON number */
     }

@@ -123,5 +123,7 @@ void jw_fmt(struct jw *w, const char *fmt, ...) __attribute__((format(printf, 2,
 
 /* Appends s as a JSON string literal (with quotes) to b. */
 void json_escape_into(struct buf *b, const char *s, size_t n);
+/* Whether json_escape_into writes s unchanged between its quotes (no byte to escape). */
+bool json_plain(const char *s, size_t n);
 
 #endif

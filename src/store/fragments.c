@@ -171,6 +171,11 @@ static void cache_put(const uint64_t v[2], const struct incident_facts *f)
     e->f.survivor_visibility = keep(&at, str[5], len[5]);
     e->f.fragment = keep(&at, f->fragment, f->fragment_len);
     pthread_mutex_lock(&cache_lock);
+    if (!cache_max) { /* emptied and turned off since (a test) */
+        pthread_mutex_unlock(&cache_lock);
+        free(e);
+        return;
+    }
     struct cached **link;
     struct cached *old = find(e->f.id, &link);
     if (old)
@@ -187,12 +192,16 @@ static void cache_put(const uint64_t v[2], const struct incident_facts *f)
 }
 
 /* out[i] from the cache for each ids[i] whose entry was read at versions v (copies in a);
- * hit[i] says which. The number of hits. */
-static size_t cache_get(struct arena *a, const uint64_t v[2], const char *const *ids, size_t n,
-                        struct incident_facts *out, bool *hit)
+ * hit[i] says which. The number of hits, or -1 when there is no cache. */
+static long cache_get(struct arena *a, const uint64_t v[2], const char *const *ids, size_t n,
+                      struct incident_facts *out, bool *hit)
 {
-    size_t hits = 0;
+    long hits = 0;
     pthread_mutex_lock(&cache_lock);
+    if (!cache_max) {
+        pthread_mutex_unlock(&cache_lock);
+        return -1;
+    }
     for (size_t i = 0; i < n; i++) {
         struct cached **link;
         struct cached *e = find(ids[i], &link);
@@ -214,7 +223,7 @@ static size_t cache_get(struct arena *a, const uint64_t v[2], const char *const 
     }
     pthread_mutex_unlock(&cache_lock);
     atomic_fetch_add(&cache_hits, (long long)hits);
-    atomic_fetch_add(&cache_misses, (long long)(n - hits));
+    atomic_fetch_add(&cache_misses, (long long)n - hits);
     return hits;
 }
 
@@ -276,16 +285,15 @@ int fragments_read(struct store *s, struct arena *a, const uint64_t *at, const c
     memset(out, 0, n * sizeof *out);
     for (size_t i = 0; i < n; i++)
         out[i].id = ids[i];
-    bool cached = at && cache_max > 0 && n > 0; /* cache_max is set once, before any request */
-    if (!cached)
+    bool *hit = at && n > 0 ? arena_alloc(a, sizeof *hit * n) : NULL;
+    long hits = hit ? cache_get(a, at, ids, n, out, hit) : -1;
+    if (hits < 0) /* no versions, or no cache */
         return read_rows(s, a, ids, n, out);
-    bool *hit = arena_alloc(a, sizeof *hit * n);
-    size_t hits = cache_get(a, at, ids, n, out, hit);
-    if (hits == n)
+    if ((size_t)hits == n)
         return 0;
     /* the others in one statement, then kept */
-    const char **miss = arena_alloc(a, sizeof *miss * (n - hits));
-    struct incident_facts *got = arena_alloc(a, sizeof *got * (n - hits));
+    const char **miss = arena_alloc(a, sizeof *miss * (n - (size_t)hits));
+    struct incident_facts *got = arena_alloc(a, sizeof *got * (n - (size_t)hits));
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
         if (!hit[i])

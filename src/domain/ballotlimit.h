@@ -23,7 +23,7 @@
  *               address count there too
  *
  * An account's ballots pass only the first two: signed-in voters are not capped per
- * address. PostgreSQL's whistle_cast_ballot (migration 013) applies the same windows in the
+ * address. PostgreSQL's whistle_ballot (migration 025) applies the same windows in the
  * ballot's one round trip.
  */
 #define BALLOT_MINUTE_US    (INT64_C(60) * 1000000)

@@ -12,7 +12,7 @@
  * first event after the window opens a new one. So a subject gets `limit` events per
  * window, and at most 2 × limit inside any span of window_us (a burst at the end of one
  * window and one at the start of the next). O(1) in time and space, unlike the event log
- * it replaced. PostgreSQL's whistle_cast_ballot (migration 009) restates this rule
+ * it replaced. PostgreSQL's whistle_ballot (migration 025) restates this rule
  * server-side for the one-round-trip ballot; tests/http/test_votes.py proves both.
  * Pure: `now` comes from the caller.
  */

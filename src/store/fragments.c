@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "domain/votes.h"
-#include "util/log.h"
 
 /* One statement, so one snapshot on either driver without a transaction around it: the
  * facts and fragment of each incident, joined with its current question version's tally
@@ -133,6 +132,19 @@ static void drop(struct cached *e, struct cached **link)
     free(e);
 }
 
+/* The text members of f, the ID first: what an entry copies into its data and a hit copies
+ * into the request's arena. */
+#define FACT_TEXTS 6
+static void fact_texts(struct incident_facts *f, const char **t[FACT_TEXTS])
+{
+    t[0] = &f->id;
+    t[1] = &f->visibility;
+    t[2] = &f->slug;
+    t[3] = &f->duplicate_of;
+    t[4] = &f->survivor_slug;
+    t[5] = &f->survivor_visibility;
+}
+
 /* Copies s into the entry's data at *at; the copy, or NULL for NULL. */
 static const char *keep(char **at, const char *s, size_t len)
 {
@@ -149,26 +161,24 @@ static const char *keep(char **at, const char *s, size_t len)
  * incident; the oldest entries go while the cache is over its budget. */
 static void cache_put(const uint64_t v[2], const struct incident_facts *f)
 {
-    const char *str[] = {f->id,           f->visibility,    f->slug,
-                         f->duplicate_of, f->survivor_slug, f->survivor_visibility};
-    size_t len[6], total = 0;
-    for (size_t k = 0; k < 6; k++)
-        total += (len[k] = str[k] ? strlen(str[k]) : 0) + 1;
-    struct cached *e = malloc(sizeof *e + total + f->fragment_len + 1);
+    struct incident_facts texts = *f; /* only to name f's texts */
+    const char **t[FACT_TEXTS];
+    fact_texts(&texts, t);
+    size_t len[FACT_TEXTS], total = f->fragment_len + 1;
+    for (size_t k = 0; k < FACT_TEXTS; k++)
+        total += (len[k] = *t[k] ? strlen(*t[k]) : 0) + 1;
+    struct cached *e = malloc(sizeof *e + total);
     if (!e)
         return;
-    e->next = e->newer = e->older = NULL;
+    e->newer = e->older = NULL;
     e->content = v[0];
     e->tally = v[1];
-    e->bytes = sizeof *e + total + f->fragment_len + 1;
+    e->bytes = sizeof *e + total;
     e->f = *f;
+    fact_texts(&e->f, t);
     char *at = e->data;
-    e->f.id = keep(&at, str[0], len[0]);
-    e->f.visibility = keep(&at, str[1], len[1]);
-    e->f.slug = keep(&at, str[2], len[2]);
-    e->f.duplicate_of = keep(&at, str[3], len[3]);
-    e->f.survivor_slug = keep(&at, str[4], len[4]);
-    e->f.survivor_visibility = keep(&at, str[5], len[5]);
+    for (size_t k = 0; k < FACT_TEXTS; k++) /* each still points at f's text */
+        *t[k] = keep(&at, *t[k], len[k]);
     e->f.fragment = keep(&at, f->fragment, f->fragment_len);
     pthread_mutex_lock(&cache_lock);
     if (!cache_max) { /* emptied and turned off since (a test) */
@@ -179,8 +189,8 @@ static void cache_put(const uint64_t v[2], const struct incident_facts *f)
     struct cached **link;
     struct cached *old = find(e->f.id, &link);
     if (old)
-        drop(old, link);
-    find(e->f.id, &link);
+        drop(old, link); /* *link is now what followed it */
+    e->next = *link;
     *link = e;
     link_newest(e);
     cache_bytes += e->bytes;
@@ -211,12 +221,11 @@ static long cache_get(struct arena *a, const uint64_t v[2], const char *const *i
         hits++;
         struct incident_facts *f = &out[i];
         *f = e->f;
+        const char **t[FACT_TEXTS];
+        fact_texts(f, t);
+        for (size_t k = 1; k < FACT_TEXTS; k++) /* the ID stays the caller's */
+            *t[k] = arena_strdup(a, *t[k]);
         f->id = ids[i];
-        f->visibility = arena_strdup(a, e->f.visibility);
-        f->slug = arena_strdup(a, e->f.slug);
-        f->duplicate_of = arena_strdup(a, e->f.duplicate_of);
-        f->survivor_slug = arena_strdup(a, e->f.survivor_slug);
-        f->survivor_visibility = arena_strdup(a, e->f.survivor_visibility);
         f->fragment = arena_strndup(a, e->f.fragment, e->f.fragment_len);
         unlink_use(e);
         link_newest(e);
@@ -233,6 +242,9 @@ static long cache_get(struct arena *a, const uint64_t v[2], const char *const *i
 static int read_rows(struct store *s, struct arena *a, const char *const *ids, size_t n,
                      struct incident_facts *out)
 {
+    memset(out, 0, n * sizeof *out);
+    for (size_t i = 0; i < n; i++)
+        out[i].id = ids[i];
     if (n == 0)
         return 0;
     /* one text per power of two of IDs (the rest bound null): a few statements in the
@@ -282,9 +294,6 @@ static int read_rows(struct store *s, struct arena *a, const char *const *ids, s
 int fragments_read(struct store *s, struct arena *a, const uint64_t *at, const char *const *ids,
                    size_t n, struct incident_facts *out)
 {
-    memset(out, 0, n * sizeof *out);
-    for (size_t i = 0; i < n; i++)
-        out[i].id = ids[i];
     bool *hit = at && n > 0 ? arena_alloc(a, sizeof *hit * n) : NULL;
     long hits = hit ? cache_get(a, at, ids, n, out, hit) : -1;
     if (hits < 0) /* no versions, or no cache */
@@ -298,9 +307,6 @@ int fragments_read(struct store *s, struct arena *a, const uint64_t *at, const c
     for (size_t i = 0; i < n; i++)
         if (!hit[i])
             miss[m++] = ids[i];
-    memset(got, 0, m * sizeof *got);
-    for (size_t k = 0; k < m; k++)
-        got[k].id = miss[k];
     int rc = read_rows(s, a, miss, m, got);
     if (rc < 0)
         return rc;

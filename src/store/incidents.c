@@ -311,14 +311,16 @@ static void read_single(struct arena *a, struct store_stmt *st, void *row, size_
     i->survivor_visibility = dup(a, st, COL_SURVIVOR + 1);
 }
 
-/* The list index's query of f (store/listindex.h) */
-static struct listindex_query index_query(const struct incident_filter *f)
+/* The list index's query of f (store/listindex.h) in *q: false when the index does not
+ * apply (no content version, or a game's incidents: SQL answers) */
+static bool index_query(const struct incident_filter *f, struct listindex_query *q)
 {
-    return (struct listindex_query){
+    *q = (struct listindex_query){
         LISTINDEX_QUERY(f),
         .category = f->category,
         .has_verdict = f->has_verdict,
     };
+    return f->versioned && !f->game_id;
 }
 
 /* A page from the list index (store/listindex.h) when the process holds one of the
@@ -330,9 +332,9 @@ static int indexed_page(struct store *s, struct arena *a, const struct incident_
                         const char *select, store_read_fn read, struct incident *list,
                         const char ***ids, size_t *n, bool *more)
 {
-    if (!f->versioned || f->game_id)
+    struct listindex_query q;
+    if (!index_query(f, &q))
         return 0;
-    const struct listindex_query q = index_query(f);
     return listindex_serve(s, a, f->version, LISTINDEX_INCIDENTS, &q, select, read, list, ids, n,
                            more);
 }
@@ -373,9 +375,9 @@ int incidents_index_ids(struct arena *a, const struct incident_filter *f, const 
     *ids = NULL;
     *n = 0;
     *more = false;
-    if (!f->versioned || f->game_id)
+    struct listindex_query q;
+    if (!index_query(f, &q))
         return -1;
-    const struct listindex_query q = index_query(f);
     int rc = listindex_ids(a, f->version, LISTINDEX_INCIDENTS, &q, ids, n, more);
     if (rc == 0)
         listindex_count_request(false);

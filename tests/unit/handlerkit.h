@@ -23,6 +23,7 @@
 #include "app/app.h"
 #include "domain/limits.h"
 #include "http/http.h"
+#include "store/incidents.h"
 #include "store/store.h"
 #include "domain/account.h"
 #include "domain/voter.h"
@@ -126,6 +127,46 @@ static inline struct request *hk_do(const char *method, const char *target,
                                     const struct http_fake *fake, const char *body)
 {
     return http_fake_request(method, target, fake, body);
+}
+
+/* incidents_locate over HK_SEED's page keys (a slug, a former slug, a UUID, none), each one
+ * statement: with trips (PostgreSQL), each is one round trip. */
+static inline void hk_expect_locate(struct store *s, bool trips)
+{
+    static const struct {
+        const char *key;
+        int rc;
+        const char *id, *visibility, *survivor;
+        bool historical;
+    } cases[] = {
+        {"late-flag", 1, HK_P, "published", "", false}, /* also in incident_slugs: current */
+        {"old-late-flag", 1, HK_P, "published", "", true},
+        {HK_P, 1, HK_P, "published", "", true}, /* the UUID of a slugged incident */
+        {"late-flag-again", 1, HK_D, "merged", HK_P, false},
+        {HK_D, 1, HK_D, "merged", HK_P, true},
+        {"gone", 1, HK_W, "withdrawn", "", false},
+        {"no-such-slug", 0, NULL, NULL, NULL, false},
+        {HK_NONE, 0, NULL, NULL, NULL, false},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        struct incident_ref ref;
+        int64_t t0 = store_round_trips(s);
+        assert_int_equal(incidents_locate(s, cases[k].key, &ref), cases[k].rc);
+        if (trips)
+            assert_int_equal(store_round_trips(s) - t0, 1);
+        if (!cases[k].rc)
+            continue;
+        assert_string_equal(ref.id, cases[k].id);
+        assert_string_equal(ref.visibility, cases[k].visibility);
+        assert_string_equal(ref.survivor_id, cases[k].survivor);
+        assert_int_equal(ref.historical, cases[k].historical);
+        if (cases[k].survivor[0]) {
+            assert_string_equal(ref.survivor_slug, "late-flag");
+            assert_string_equal(ref.survivor_visibility, "published");
+        }
+        assert_true(strcmp(cases[k].id, HK_P) == 0 ? ref.question_version == 1
+                                                   : ref.question_version == INT64_MIN);
+    }
 }
 
 #define HK_FORM "application/x-www-form-urlencoded"

@@ -44,6 +44,14 @@ static void test_rule(void **state)
     assert_int_equal(incident_public_state(NULL, NULL), INCIDENT_PUBLIC_GONE);
 }
 
+/* A page key's incident in one statement, on SQLite (test_pg_writes: PostgreSQL, one round
+ * trip each) */
+static void test_locate(void **state)
+{
+    struct hk *k = *state;
+    hk_expect_locate(k->c.s, false);
+}
+
 static void test_read_outcomes(void **state)
 {
     struct hk *k = *state;
@@ -238,6 +246,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rule),
+        cmocka_unit_test_setup_teardown(test_locate, hk_setup_seed, hk_teardown),
         cmocka_unit_test_setup_teardown(test_read_outcomes, hk_setup_seed, hk_teardown),
         cmocka_unit_test_setup_teardown(test_ballot_outcomes, hk_setup_seed, hk_teardown),
         cmocka_unit_test_setup_teardown(test_ballot_limits, hk_setup_seed, hk_teardown),

@@ -3,7 +3,8 @@
  * reaches the database in one round trip (the server-side function, then its tally version
  * bump after the commit, in one pipeline: store_step_write), and only a written ballot moves
  * the tally version; a lead too (whistle_submit_lead, migration 020), whatever its outcome, and
- * only an accepted or replayed one moves the content version. Counted with store_round_trips on a
+ * only an accepted or replayed one moves the content version; the lookup before a ballot, by
+ * slug too, is one round trip (incidents_locate). Counted with store_round_trips on a
  * fresh database of the cluster WHISTLE_TEST_PG names; every test skips without it.
  */
 #include "handlerkit.h"
@@ -106,6 +107,16 @@ static void assert_answer(int64_t correct, int64_t incorrect, int64_t unsure)
     for (int r = 0; r < ROOTING_COUNT; r++)
         if (r != ROOTING_UNSPECIFIED)
             assert_int_equal(last_answer.votes.by_rooting[r].correct, 0);
+}
+
+/* The lookup before a ballot (app/ballot.c): a page key's incident, by slug too, in one round
+ * trip, so that a ballot by slug is two in all (the lookup, the write) */
+static void test_locate_is_one_round_trip(void **state)
+{
+    struct db *d = *state;
+    if (!d)
+        skip();
+    hk_expect_locate(d->s, true);
 }
 
 static void test_ballot_is_one_round_trip(void **state)
@@ -515,6 +526,7 @@ int main(void)
 {
     log_set_level(LOG_ERROR);
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_locate_is_one_round_trip, setup_pg, teardown),
         cmocka_unit_test_setup_teardown(test_ballot_is_one_round_trip, setup_pg, teardown),
         cmocka_unit_test_setup_teardown(test_lead_is_one_round_trip, setup_pg, teardown),
         cmocka_unit_test_setup_teardown(test_one_ballot_function, setup_pg, teardown),

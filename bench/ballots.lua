@@ -9,6 +9,14 @@ local per_voter = os.getenv("ADDRESSES") == "per-voter"
 local counter = 0
 local origin = os.getenv("ORIGIN") or "http://bench.test"
 
+-- wrk calls setup(thread) for each thread, in the main Lua state, before that thread's init:
+-- each thread gets its number (its own Lua state then reads it as a global, tid)
+local threads = 0
+function setup(thread)
+    thread:set("tid", threads)
+    threads = threads + 1
+end
+
 local function lines(path)
     local t = {}
     for l in io.lines(path) do
@@ -23,8 +31,11 @@ function init(args)
         voters[#voters + 1] = {c, t}
     end
     incidents = lines(os.getenv("INCIDENTS"))
-    -- each wrk thread starts at its own place in the voter list
-    counter = math.random(#voters)
+    -- each wrk thread starts at its own place in the voter list, the threads spread over it
+    -- (golden-ratio steps). Not math.random: wrk's LuaJIT starts every thread's generator
+    -- at the same seed, so every thread began at the same voter and each ballot raced a twin
+    -- of the same voter on the voter's window row (lock waits no real crowd of voters makes)
+    counter = math.floor(#voters * (((tid or 0) * 0.6180339887) % 1))
 end
 
 local choices = {"correct", "incorrect", "unsure"}

@@ -6,16 +6,24 @@
  *
  *   delayproxy LISTEN_SOCKET TARGET_SOCKET DELAY_US
  *
- * One thread per direction per connection; a chunk is held from the moment it is read, so
- * a request/response protocol (libpq without pipelining) sees DELAY_US each way and one
- * round trip costs 2 × DELAY_US more. Bounded: at most MAX_CONNS connections at a time
- * (further ones are closed at once), Unix sockets only (nothing reaches the network), and
- * it exits on SIGTERM/SIGINT.
+ * One thread per direction per connection. Each chunk is stamped when it arrives and passed
+ * on DELAY_US after that, while the thread goes on reading what follows: a chunk never waits
+ * behind the delay of the one before it, as on a network, where latency is not serialized
+ * (libpq's pipeline of a call and its version bump, answered in two chunks, arrives in
+ * 2 x DELAY_US plus the gap between them, not 3 x DELAY_US). A request/response protocol
+ * thus sees DELAY_US each way and one round trip costs 2 x DELAY_US more. Bounded: at most
+ * MAX_CONNS connections at a time (further ones are closed at once), QUEUE_MAX chunks held
+ * per direction (beyond that it stops reading until the oldest is passed on), Unix sockets
+ * only (nothing reaches the network), and it exits on SIGTERM/SIGINT.
  */
+#define _GNU_SOURCE /* ppoll */
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +34,7 @@
 
 #define MAX_CONNS 512
 #define CHUNK     65536
+#define QUEUE_MAX 64
 
 static const char *target;
 static long delay_us;
@@ -36,35 +45,74 @@ struct pipe_dir {
     atomic_int *open; /* the two directions of one connection: the last one frees it */
 };
 
-static void sleep_until(const struct timespec *t)
+static int64_t now_us(void)
 {
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, t, NULL) == EINTR) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000 + t.tv_nsec / 1000;
+}
+
+/* A chunk read and not yet passed on: its bytes and when they are due at the other end. */
+struct held {
+    char *buf;
+    ssize_t n;
+    int64_t due;
+};
+
+static int write_all(int fd, const char *buf, ssize_t n)
+{
+    for (ssize_t off = 0; off < n;) {
+        ssize_t w = write(fd, buf + off, (size_t)(n - off));
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        off += w;
     }
+    return 0;
 }
 
 static void *pump(void *arg)
 {
     struct pipe_dir *p = arg;
-    char *buf = malloc(CHUNK);
-    for (;;) {
-        ssize_t n = buf ? read(p->from, buf, CHUNK) : -1;
-        if (n <= 0)
-            break;
-        struct timespec due;
-        clock_gettime(CLOCK_MONOTONIC, &due);
-        due.tv_nsec += delay_us * 1000;
-        due.tv_sec += due.tv_nsec / 1000000000;
-        due.tv_nsec %= 1000000000;
-        sleep_until(&due);
-        for (ssize_t off = 0; off < n;) {
-            ssize_t w = write(p->to, buf + off, (size_t)(n - off));
-            if (w <= 0)
-                goto out;
-            off += w;
+    struct held q[QUEUE_MAX];
+    static _Thread_local char chunk[CHUNK];
+    int head = 0, count = 0;
+    bool eof = false, failed = false;
+    while (!failed && !(eof && count == 0)) {
+        /* wait for the next chunk to read, or until the oldest held one is due */
+        struct timespec ts, *until = NULL;
+        if (count > 0) {
+            int64_t wait = q[head].due - now_us();
+            wait = wait < 0 ? 0 : wait;
+            ts = (struct timespec){wait / 1000000, (wait % 1000000) * 1000};
+            until = &ts;
+        }
+        struct pollfd pfd = {.fd = p->from, .events = POLLIN};
+        bool reading = !eof && count < QUEUE_MAX;
+        int ready = ppoll(reading ? &pfd : NULL, reading ? 1 : 0, until, NULL);
+        if (ready > 0) {
+            ssize_t n = read(p->from, chunk, CHUNK);
+            char *buf = n > 0 ? malloc((size_t)n) : NULL;
+            if (buf) {
+                memcpy(buf, chunk, (size_t)n);
+                q[(head + count) % QUEUE_MAX] = (struct held){buf, n, now_us() + delay_us};
+                count++;
+            } else {
+                eof = !(n < 0 && errno == EINTR);
+            }
+        }
+        while (count > 0 && q[head].due <= now_us()) {
+            failed = write_all(p->to, q[head].buf, q[head].n) < 0;
+            free(q[head].buf);
+            head = (head + 1) % QUEUE_MAX;
+            count--;
+            if (failed)
+                break;
         }
     }
-out:
-    free(buf);
+    for (; count > 0; count--, head = (head + 1) % QUEUE_MAX)
+        free(q[head].buf);
     shutdown(p->to, SHUT_WR);
     shutdown(p->from, SHUT_RD);
     if (atomic_fetch_sub(p->open, 1) == 1) {

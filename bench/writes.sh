@@ -28,7 +28,8 @@
 #
 # Environment: WHISTLE_BIN, WHISTLE_BIN_BEFORE, BENCH_W_AFTER_FIRST, BENCH_W_ADDRESSES, BENCH_W_VOTERS (2000), BENCH_W_INCIDENTS
 # (2000), BENCH_W_DELAY_US (500), BENCH_W_THREADS (serve --threads, 16), BENCH_W_CONNS (32),
-# DUR (10s), WARMUP (3s).
+# DUR (10s), WARMUP (3s). The open-loop rows (bench/openloop.c, fixed rates) follow each
+# SQLite node and three-node grid; see measure_open.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -75,6 +76,7 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 cc -O2 -pthread -o "$TMP/delayproxy" bench/delayproxy.c || die "cannot build bench/delayproxy.c"
+cc -O2 -o "$TMP/openloop" bench/openloop.c || die "cannot build bench/openloop.c"
 PG_BASE=$(bash tests/pgcluster.sh start "$PGDIR")
 "$TMP/delayproxy" "$PROXYDIR/.s.PGSQL.5432" "$PGDIR/.s.PGSQL.5432" "$DELAY" &
 PROXY_PID=$!
@@ -134,6 +136,46 @@ measure() { # measure BUILD CONFIG PORT
         printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$build" "$config" "$load" "$rps" "$p99" "${non2xx:-0}" \
             "$(cut -d' ' -f1 /proc/loadavg)" >>"$RESULTS"
         say "$(printf '%-7s %-32s %-6s %8.0f ballots/s  p99 %8.3f ms  non-2xx %s' "$build" "$config" "$load" "$rps" "$p99" "${non2xx:-0}")"
+    done
+}
+
+get() { awk -F'\t' -v b="$1" -v c="$2" -v l="$3" '$1 == b && $2 == c && $3 == l { print $4; exit }' "$RESULTS"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b == 0) print "n/a"; else printf "%.2f", a / b }'; }
+
+# measure_open BUILD CONFIG PORT: ballots at fixed rates (bench/openloop.c, an open loop: each
+# ballot is due at its time whether or not the earlier ones were answered, and its latency
+# runs from then), C connections, after the closed-loop rows of the same configuration. The
+# rates: the issue's targets against this build's SQLite node in this run (0.4 x its spread
+# ballots/s, 0.25 x its hot ones), and 0.75 x this configuration's own closed-loop ballots/s
+# (near its capacity).
+OPEN=$TMP/open.tsv
+: >"$OPEN"
+measure_open() {
+    local build=$1 config=$2 port=$3 load sq max rate kind out
+    local vf="$TMP/voters-$build-${config%%,*}.txt"
+    for load in spread hot; do
+        local rf="$TMP/requests-$build-${config%%,*}-$load.bin"
+        [ -s "$rf" ] || /usr/bin/python3 bench/ballot_requests.py "$vf" "$TMP/$load-$DBNAME.txt" \
+            "$ADDRESSES" "$rf"
+        sq=$(get "$build" "sqlite, 1 node" "$load")
+        max=$(get "$build" "$config" "$load")
+        for kind in target capacity; do
+            case $kind in
+            target)
+                [ -n "$sq" ] || continue
+                rate=$(awk -v s="$sq" -v l="$load" 'BEGIN { printf "%.0f", s * (l == "spread" ? 0.4 : 0.25) }') ;;
+            capacity) rate=$(awk -v m="$max" 'BEGIN { printf "%.0f", m * 0.75 }') ;;
+            esac
+            out="$TMP/open-$build-$config-$load-$kind.txt"
+            "$TMP/openloop" "$port" "$rf" "$rate" "${DUR%s}" "$C" "${WARMUP%s}" >"$out" ||
+                say "openloop: requests unanswered or broken ($config $load $kind)"
+            val() { awk -v k="$1" '$1 == k { print $2 }' "$out"; }
+            printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$build" "$config" "$load" \
+                "$kind" "$rate" "$(val rate)" "$(val p50_ms)" "$(val p99_ms)" "$(val p999_ms)" \
+                "$(val max_ms)" "$(val non2xx)" "$(val errors)" "$(cut -d' ' -f1 /proc/loadavg)" >>"$OPEN"
+            say "$(printf '%-7s %-32s %-6s %-8s %6s/s offered: %8s/s p99 %8s ms  errors %s' "$build" \
+                "$config" "$load" "$kind" "$rate" "$(val rate)" "$(val p99_ms)" "$(val errors)")"
+        done
     done
 }
 
@@ -236,6 +278,7 @@ grid() { # grid BUILD BINARY
     if [ "${BENCH_W_ONLY:-}" != cache ] && [ "${BENCH_W_ONLY:-}" != nodes ]; then
         BIN=$bin start_node "$SQ" "${lim[@]}"
         measure "$build" "sqlite, 1 node" "${NODE_PORTS[0]}"
+        measure_open "$build" "sqlite, 1 node" "${NODE_PORTS[0]}"
         if [ -n "$leads" ]; then LEAD_DB=$SQ measure_leads "$build" "sqlite, 1 node" "${NODE_PORTS[0]}"; fi
         stop_all
     fi
@@ -253,6 +296,7 @@ grid() { # grid BUILD BINARY
     for _ in 1 2 3; do BIN=$bin start_node "$PGD" "${lim[@]}"; done
     start_haproxy
     measure "$build" "postgresql, 3 nodes, delay proxy" "$HA_PORT"
+    measure_open "$build" "postgresql, 3 nodes, delay proxy" "$HA_PORT"
     if [ -n "$leads" ]; then LEAD_DB=$PG measure_leads "$build" "postgresql, 3 nodes, delay proxy" "$HA_PORT"; fi
     stop_all
 }
@@ -310,8 +354,6 @@ if [ -s "$READS" ]; then
 fi
 [ "${BENCH_W_ONLY:-}" = cache ] && exit 0
 
-get() { awk -F'\t' -v b="$1" -v c="$2" -v l="$3" '$1 == b && $2 == c && $3 == l { print $4; exit }' "$RESULTS"; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b == 0) print "n/a"; else printf "%.2f", a / b }'; }
 
 echo "Ballots (\`POST /incidents/{id}/vote\`, JSON) of $V anonymous voters, \`wrk --latency -t2 -c$C -d$DUR\`"
 echo "after a \`-d$WARMUP\` warm-up (bench/ballots.lua); \"spread\": voter k on incident k of $N, each"
@@ -348,3 +390,21 @@ for b in before after; do
     [ -n "$(get $b "sqlite, 1 node" spread)" ] || continue
     echo "| 3 PostgreSQL nodes at the delay / 1 SQLite node | $b | $(ratio "$(get $b "postgresql, 3 nodes, delay proxy" spread)" "$(get $b "sqlite, 1 node" spread)") | $(ratio "$(get $b "postgresql, 3 nodes, delay proxy" hot)" "$(get $b "sqlite, 1 node" hot)") | $(ratio "$(get $b "postgresql, 3 nodes, delay proxy" leads)" "$(get $b "sqlite, 1 node" leads)") |"
 done
+if [ -s "$OPEN" ]; then
+    echo
+    echo "Ballots at a fixed rate (bench/openloop.c, an open loop over $C keep-alive connections: ballot"
+    echo "i is due at t0 + i / rate whether or not the earlier ones were answered, and its latency runs"
+    echo "from that moment, so a configuration that falls behind shows its whole backlog; the same"
+    echo "ballots as above, \`-d$DUR\` after a \`$WARMUP\` warm-up). wrk's closed loop keeps $C ballots in"
+    echo "flight whatever the server, so its p99 is mostly that queue ($C / ballots/s on average); this"
+    echo "is the latency at a given load. Rates: \"target\", the issue's ratios of this build's SQLite"
+    echo "node in this run (0.4 × its spread ballots/s, 0.25 × its hot ones); \"capacity\", 0.75 × the"
+    echo "configuration's own closed-loop ballots/s above."
+    echo
+    echo "| build | configuration | load | rate | offered/s | answered/s | p50 ms | p99 ms | p99.9 ms | max ms | non-2xx | errors | load avg |"
+    echo "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    while IFS=$'\t' read -r build config load kind rate got p50 p99 p999 mx n2 err la; do
+        printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$build" "$config" \
+            "$load" "$kind" "$rate" "$got" "$p50" "$p99" "$p999" "$mx" "$n2" "$err" "$la"
+    done <"$OPEN"
+fi

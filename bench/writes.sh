@@ -17,14 +17,17 @@
 # same grid runs for it too, on databases of its own, in the same run: before/after.
 # Rate limits are raised for the run (--vote-limit-voter/--vote-limit-ip and the anonymous
 # caps per address): the figures are
-# the cost of a ballot, not of a refusal. PostgreSQL runs with fsync=off (tests/pgcluster.sh).
+# the cost of a ballot, not of a refusal. PostgreSQL runs with fsync=off (tests/pgcluster.sh), but
+# for the durable rows.
 #
 # Cached reads during a ballot flood (issue 20 item 5): on the PostgreSQL node on its socket,
 # GETs of the JSON of 100 incidents in rotation (wrk -t1 -c8), first quiet, then while a
 # ballot flood (wrk -t1 -c2, the same length) runs on every other incident; the share of
 # cache hits during the flood from the node's /metrics where the build has it.
 # BENCH_W_ONLY=cache runs only that part; BENCH_W_ONLY=sqlite only the SQLite node;
-# BENCH_W_ONLY=nodes only the three PostgreSQL nodes behind the delay proxy.
+# BENCH_W_ONLY=nodes only the three PostgreSQL nodes behind the delay proxy. Then (unless
+# BENCH_W_FSYNC=0, or BENCH_W_ONLY is cache or sqlite) the three nodes on a second cluster
+# with fsync on (durable: what group commit costs).
 #
 # Environment: WHISTLE_BIN, WHISTLE_BIN_BEFORE, BENCH_W_AFTER_FIRST, BENCH_W_ADDRESSES, BENCH_W_VOTERS (2000), BENCH_W_INCIDENTS
 # (2000), BENCH_W_DELAY_US (500), BENCH_W_THREADS (serve --threads, 16), BENCH_W_CONNS (32),
@@ -68,6 +71,11 @@ cleanup() {
     for p in "${PIDS[@]}" $PROXY_PID; do kill -TERM "$p" 2>/dev/null || true; done
     for p in "${PIDS[@]}" $PROXY_PID; do wait "$p" 2>/dev/null || true; done
     bash tests/pgcluster.sh stop "$PGDIR" || true
+    if [ -n "${DURABLE_DIR:-}" ]; then
+        kill -TERM "$DURABLE_PROXY" 2>/dev/null || true
+        bash tests/pgcluster.sh stop "$DURABLE_DIR" || true
+        rm -rf "$DURABLE_DIR"
+    fi
     rm -rf "$TMP" "$PGDIR" "$PROXYDIR"
     exit "$rc"
 }
@@ -323,6 +331,39 @@ one_node() {
     stop_all
 }
 
+# durable: the three nodes again on a second cluster with fsync, synchronous_commit and
+# full_page_writes on (PostgreSQL's defaults: every commit waits for its WAL flush, and
+# concurrent commits share one flush, group commit), behind a delay proxy of its own, the
+# closed-loop and fixed-rate rows; BENCH_W_FSYNC=0 skips it
+DURABLE_DIR=
+DURABLE_PROXY=
+durable() {
+    local bin=$1
+    DURABLE_DIR=$(mktemp -d /tmp/whistle-benchw-durable.XXXXXX)
+    local dproxy_dir
+    dproxy_dir=$(mktemp -d /tmp/whistle-benchw-dproxy.XXXXXX)
+    PG_BASE=$(PGCLUSTER_DURABLE=1 bash tests/pgcluster.sh start "$DURABLE_DIR")
+    "$TMP/delayproxy" "$dproxy_dir/.s.PGSQL.5432" "$DURABLE_DIR/.s.PGSQL.5432" "$DELAY" &
+    DURABLE_PROXY=$!
+    local main_proxy=$PROXYDIR
+    PROXYDIR=$dproxy_dir
+    DBNAME=durable
+    data durable "$bin" # PGD: through this proxy
+    PROXYDIR=$main_proxy
+    local lim=(--vote-limit-voter 100000 --vote-limit-ip 1000000 --threads "$THREADS"
+        --trusted-proxy 127.0.0.1 --anon-vote-limit-ip 1000000 --new-voter-limit-ip 1000000)
+    for _ in 1 2 3; do BIN=$bin start_node "$PGD" "${lim[@]}"; done
+    start_haproxy
+    measure after "postgresql fsync on, 3 nodes, delay proxy" "$HA_PORT"
+    measure_open after "postgresql fsync on, 3 nodes, delay proxy" "$HA_PORT"
+    stop_all
+    kill -TERM "$DURABLE_PROXY" 2>/dev/null || true
+    wait "$DURABLE_PROXY" 2>/dev/null || true
+    bash tests/pgcluster.sh stop "$DURABLE_DIR" || true
+    rm -rf "$DURABLE_DIR" "$dproxy_dir"
+    DURABLE_DIR=
+}
+
 # BENCH_W_AFTER_FIRST=1 runs the after build's grid first: two runs in both orders show how
 # much of a difference is the machine's load drifting during the run
 if [ "${BENCH_W_AFTER_FIRST:-}" = 1 ]; then
@@ -332,6 +373,9 @@ else
     if [ -n "$BEFORE" ]; then grid before "$BEFORE"; fi
     grid after "$BIN"
 fi
+case "${BENCH_W_ONLY:-}" in cache | sqlite) ;; *)
+    if [ "${BENCH_W_FSYNC:-1}" != 0 ]; then durable "$BIN"; fi ;;
+esac
 
 # ---- Markdown ----------------------------------------------------------------------------
 
@@ -360,7 +404,7 @@ echo "after a \`-d$WARMUP\` warm-up (bench/ballots.lua); \"spread\": voter k on 
 echo "later ballot of a voter replacing its earlier one; \"hot\": every voter on one incident. Nodes"
 echo "are \`whistle serve --no-worker --threads $THREADS\` with the ballot limits raised; the delay proxy"
 echo "(bench/delayproxy.c) holds each chunk ${DELAY} µs each way between nodes and PostgreSQL"
-echo "$("$PSQL" --version | awk '{ print $3 }') (Unix sockets, \`fsync=off\`); HAProxy balances \`${BENCH_HA_BALANCE:-roundrobin}\`${BENCH_HA_MAXCONN:+ with \`maxconn $BENCH_HA_MAXCONN\` per node};"
+echo "$("$PSQL" --version | awk '{ print $3 }') (Unix sockets, \`fsync=off\`, but the \"fsync on\" rows: a second cluster with PostgreSQL's durable defaults); HAProxy balances \`${BENCH_HA_BALANCE:-roundrobin}\`${BENCH_HA_MAXCONN:+ with \`maxconn $BENCH_HA_MAXCONN\` per node};"
 echo "voters' addresses: $ADDRESSES (BENCH_W_ADDRESSES). Everything, wrk included, shares $(nproc) cores;"
 echo "load avg: the machine's 1-minute load average after each row (shared with other work)."
 echo
@@ -390,6 +434,9 @@ for b in before after; do
     [ -n "$(get $b "sqlite, 1 node" spread)" ] || continue
     echo "| 3 PostgreSQL nodes at the delay / 1 SQLite node | $b | $(ratio "$(get $b "postgresql, 3 nodes, delay proxy" spread)" "$(get $b "sqlite, 1 node" spread)") | $(ratio "$(get $b "postgresql, 3 nodes, delay proxy" hot)" "$(get $b "sqlite, 1 node" hot)") | $(ratio "$(get $b "postgresql, 3 nodes, delay proxy" leads)" "$(get $b "sqlite, 1 node" leads)") |"
 done
+if [ -n "$(get after "postgresql fsync on, 3 nodes, delay proxy" spread)" ]; then
+    echo "| 3 PostgreSQL nodes at the delay, fsync on / fsync off | after | $(ratio "$(get after "postgresql fsync on, 3 nodes, delay proxy" spread)" "$(get after "postgresql, 3 nodes, delay proxy" spread)") | $(ratio "$(get after "postgresql fsync on, 3 nodes, delay proxy" hot)" "$(get after "postgresql, 3 nodes, delay proxy" hot)") | |"
+fi
 if [ -s "$OPEN" ]; then
     echo
     echo "Ballots at a fixed rate (bench/openloop.c, an open loop over $C keep-alive connections: ballot"

@@ -4,7 +4,9 @@
 # the libpq URI of its maintenance database. pgcluster.sh stop DIR: stop it (DIR stays for
 # the caller to remove). pgcluster.sh down DIR / up DIR: stop it (fast: sessions are
 # terminated) and start it again, for outage tests. pgcluster.sh available: exit 0 when
-# initdb can be found.
+# initdb can be found. PGCLUSTER_DURABLE=1 (start and up) keeps PostgreSQL's defaults for
+# fsync, synchronous_commit and full_page_writes: every commit waits for its WAL flush (a
+# benchmark's durable row; the tests run without).
 # As root the cluster runs as the postgres user (initdb refuses root).
 set -euo pipefail
 cmd=${1:-}
@@ -13,7 +15,9 @@ bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1 || true
 if [ -z "$bindir" ] && command -v pg_config >/dev/null 2>&1; then bindir=$(pg_config --bindir); fi
 
 opts() {
-    echo "-k $1 -c listen_addresses= -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=600 -c shared_buffers=64MB"
+    local fast="-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+    if [ "${PGCLUSTER_DURABLE:-0}" = 1 ]; then fast=""; fi
+    echo "-k $1 -c listen_addresses= $fast -c max_connections=600 -c shared_buffers=64MB"
 }
 
 as_owner() {

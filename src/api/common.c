@@ -77,11 +77,20 @@ static void list_row(struct request *req, struct jw *w, const struct api_list *l
     case API_LIST_GAMES:
         render_game(w, req->cfg->base_url, &l->games.rows[i]);
         break;
-    case API_LIST_INCIDENTS:
+    case API_LIST_INCIDENTS: {
         /* all are found: the page and them are one read */
-        if (l->incidents.rows[i].state == INCIDENT_READ_FOUND)
-            render_incident_item(w, req->cfg->base_url, &l->incidents.rows[i], false);
+        const struct incident_item *it = &l->incidents.rows[i];
+        if (it->state != INCIDENT_READ_FOUND)
+            break;
+        size_t at = w->b->len;
+        render_incident_item(w, req->cfg->base_url, it, false);
+        /* what was written, without the comma before it, kept with the item's cached entry
+         * for the next page at these versions */
+        if (at < w->b->len && w->b->p[at] == ',')
+            at++;
+        incident_item_keep_list(it, w->b->p + at, w->b->len - at);
         break;
+    }
     case API_LIST_TEAMS:
         render_team(w, &l->teams.rows[i]);
         break;

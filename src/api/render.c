@@ -448,7 +448,10 @@ void render_incident_spliced(struct jw *w, const char *base, const char *fragmen
 void render_incident_item(struct jw *w, const char *base, const struct incident_item *it,
                           bool detail)
 {
-    if (it->fragment)
+    if (it->list_json && !detail) { /* written from this item's entry before */
+        jw_raw(w, "");
+        buf_append(w->b, it->list_json, it->list_len);
+    } else if (it->fragment)
         render_incident_spliced(w, base, it->fragment, it->fragment_len, it->comment_count,
                                 &it->votes, detail);
     else if (detail)

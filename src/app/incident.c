@@ -139,21 +139,28 @@ static int read_items(const struct app_ctx *c, const uint64_t *at, const char *c
 {
     memset(out, 0, n * sizeof *out);
     struct incident_facts *facts = arena_alloc(c->a, sizeof *facts * (n ? n : 1));
-    int rc = fragments_read(c->s, c->a, at, ids, n, facts);
+    int rc = fragments_read(c->s, c->a, at, ids, n, !details, facts);
     if (rc < 0)
         return rc;
-    bool rows = false;
+    bool rows = false, keepable = at && fragments_cache_enabled();
     for (size_t i = 0; i < n; i++) {
         struct incident_item *it = &out[i];
         item_state(&facts[i], it);
         if (it->state != INCIDENT_READ_FOUND)
             continue;
-        if (!facts[i].fragment) {
+        if (!facts[i].fragment && !facts[i].list_json) {
             rows = true;
             continue;
         }
         it->fragment = facts[i].fragment;
         it->fragment_len = facts[i].fragment_len;
+        it->list_json = facts[i].list_json;
+        it->list_len = facts[i].list_len;
+        if (keepable) {
+            it->cached = true;
+            it->at[0] = at[0];
+            it->at[1] = at[1];
+        }
         it->comment_count = facts[i].comment_count;
         it->votes = facts[i].votes;
         if (facts[i].question_version != STORE_NULL_INT)
@@ -165,11 +172,17 @@ static int read_items(const struct app_ctx *c, const uint64_t *at, const char *c
     if (!in_read)
         rc = store_begin_read(c->s);
     for (size_t i = 0; rc >= 0 && i < n; i++)
-        if (out[i].state == INCIDENT_READ_FOUND && !out[i].fragment)
+        if (out[i].state == INCIDENT_READ_FOUND && !out[i].fragment && !out[i].list_json)
             rc = item_rows(c, &out[i], details);
     if (!in_read)
         store_rollback(c->s);
     return rc;
+}
+
+void incident_item_keep_list(const struct incident_item *it, const char *json, size_t len)
+{
+    if (it->cached && it->fragment && !it->list_json)
+        fragments_keep_list(it->at, it->id, json, len);
 }
 
 /* The store's versions before the request's reads: the ones its cache token carries, or

@@ -60,6 +60,12 @@ struct incident_item {
     /* FOUND with a fragment: it, and the live parts to splice in */
     const char *fragment;
     size_t fragment_len;
+    /* FOUND, in the list form, from the fragments' cache: the bytes the API wrote for it
+     * before at these versions (incident_item_keep_list), instead of the fragment */
+    const char *list_json;
+    size_t list_len;
+    bool cached; /* read at the versions at, and its list form may be kept */
+    uint64_t at[2];
     int64_t comment_count;
     struct votes votes;
     /* FOUND without a fragment: the incident (its tallies included) and, when details were
@@ -70,6 +76,12 @@ struct incident_item {
     struct question *history;
     size_t nhistory;
 };
+
+/* Keeps json (len bytes), the list form the API wrote for it from its fragment, with the
+ * fragments' cache entry it was read from (store/fragments.h fragments_keep_list): the next
+ * page at the same versions copies these bytes instead of splicing the fragment again.
+ * Nothing for an item that was not read through the cache or that came as list_json. */
+void incident_item_keep_list(const struct incident_item *it, const char *json, size_t len);
 
 /* Reads n incidents by normalized UUID in one snapshot into out[0..n) (arena-owned), in the
  * order of ids; details: with the sources and question history (GET /api/v1/incidents/{id}),

@@ -151,7 +151,7 @@ static const struct opt_spec rows[] = {
              "operators.md); beyond, or 0, lists are answered from SQL"},
     {"fragment-cache-mb", OPT_INT, S, "MIB", 0, 65536, .def = 256, AT(fragment_cache_mb),
      .help = "memory for the cache of incidents' facts and pre-rendered JSON that API reads "
-             "share (about 4 KiB an incident; the least recently used go first; "
+             "share (about 4 KiB an incident, 7 with its list form; the least recently used go first; "
              "operators.md); 0: every read from the database"},
     {"max-connections", OPT_INT, S, "N", 1, MANY, .def = 4096, AT(http.connection_limit),
      .help = "global connection limit"},

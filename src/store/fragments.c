@@ -32,7 +32,8 @@ struct cached {
     struct cached *next;          /* in its bucket */
     struct cached *newer, *older; /* in the use order */
     uint64_t content, tally;
-    size_t bytes;
+    size_t bytes; /* this block's and list's */
+    char *list;   /* fragments_keep_list's bytes, or NULL; f.list_len long */
     struct incident_facts f;
     char data[];
 };
@@ -107,6 +108,7 @@ void fragments_cache_setup(size_t max_bytes)
     while (oldest) {
         struct cached *e = oldest;
         unlink_use(e);
+        free(e->list);
         free(e);
     }
     free(buckets);
@@ -129,7 +131,18 @@ static void drop(struct cached *e, struct cached **link)
     *link = e->next;
     unlink_use(e);
     cache_bytes -= e->bytes;
+    free(e->list);
     free(e);
+}
+
+/* Drops the least recently used entries while the cache is over its budget. */
+static void evict(void)
+{
+    struct cached **link;
+    while (cache_bytes > cache_max && oldest) {
+        struct cached *x = find(oldest->f.id, &link);
+        drop(x, link);
+    }
 }
 
 /* The text members of f, the ID first: what an entry copies into its data and a hit copies
@@ -171,6 +184,7 @@ static void cache_put(const uint64_t v[2], const struct incident_facts *f)
     if (!e)
         return;
     e->newer = e->older = NULL;
+    e->list = NULL;
     e->content = v[0];
     e->tally = v[1];
     e->bytes = sizeof *e + total;
@@ -180,6 +194,8 @@ static void cache_put(const uint64_t v[2], const struct incident_facts *f)
     for (size_t k = 0; k < FACT_TEXTS; k++) /* each still points at f's text */
         *t[k] = keep(&at, *t[k], len[k]);
     e->f.fragment = keep(&at, f->fragment, f->fragment_len);
+    e->f.list_json = NULL;
+    e->f.list_len = 0;
     pthread_mutex_lock(&cache_lock);
     if (!cache_max) { /* emptied and turned off since (a test) */
         pthread_mutex_unlock(&cache_lock);
@@ -194,17 +210,36 @@ static void cache_put(const uint64_t v[2], const struct incident_facts *f)
     *link = e;
     link_newest(e);
     cache_bytes += e->bytes;
-    while (cache_bytes > cache_max && oldest) {
-        struct cached *x = find(oldest->f.id, &link);
-        drop(x, link);
+    evict();
+    pthread_mutex_unlock(&cache_lock);
+}
+
+void fragments_keep_list(const uint64_t at[2], const char *id, const char *json, size_t len)
+{
+    char *copy = malloc(len + 1);
+    if (!copy)
+        return;
+    memcpy(copy, json, len);
+    copy[len] = '\0';
+    pthread_mutex_lock(&cache_lock);
+    struct cached **link;
+    struct cached *e = cache_max ? find(id, &link) : NULL;
+    if (e && !e->list && e->content == at[0] && e->tally == at[1]) {
+        e->list = copy;
+        e->f.list_len = len;
+        e->bytes += len + 1;
+        cache_bytes += len + 1;
+        copy = NULL;
+        evict();
     }
     pthread_mutex_unlock(&cache_lock);
+    free(copy);
 }
 
 /* out[i] from the cache for each ids[i] whose entry was read at versions v (copies in a);
  * hit[i] says which. The number of hits, or -1 when there is no cache. */
 static long cache_get(struct arena *a, const uint64_t v[2], const char *const *ids, size_t n,
-                      struct incident_facts *out, bool *hit)
+                      bool list, struct incident_facts *out, bool *hit)
 {
     long hits = 0;
     pthread_mutex_lock(&cache_lock);
@@ -226,7 +261,12 @@ static long cache_get(struct arena *a, const uint64_t v[2], const char *const *i
         for (size_t k = 1; k < FACT_TEXTS; k++) /* the ID stays the caller's */
             *t[k] = arena_strdup(a, *t[k]);
         f->id = ids[i];
-        f->fragment = arena_strndup(a, e->f.fragment, e->f.fragment_len);
+        /* the list form the API wrote from this entry, when the caller writes that form */
+        bool kept = list && e->list;
+        f->list_json = kept ? arena_strndup(a, e->list, e->f.list_len) : NULL;
+        f->list_len = kept ? e->f.list_len : 0;
+        f->fragment = kept ? NULL : arena_strndup(a, e->f.fragment, e->f.fragment_len);
+        f->fragment_len = kept ? 0 : e->f.fragment_len;
         unlink_use(e);
         link_newest(e);
     }
@@ -292,10 +332,10 @@ static int read_rows(struct store *s, struct arena *a, const char *const *ids, s
 }
 
 int fragments_read(struct store *s, struct arena *a, const uint64_t *at, const char *const *ids,
-                   size_t n, struct incident_facts *out)
+                   size_t n, bool list, struct incident_facts *out)
 {
     bool *hit = at && n > 0 ? arena_alloc(a, sizeof *hit * n) : NULL;
-    long hits = hit ? cache_get(a, at, ids, n, out, hit) : -1;
+    long hits = hit ? cache_get(a, at, ids, n, list, out, hit) : -1;
     if (hits < 0) /* no versions, or no cache */
         return read_rows(s, a, ids, n, out);
     if ((size_t)hits == n)

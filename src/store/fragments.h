@@ -30,6 +30,11 @@ struct incident_facts {
     struct votes votes;       /* zero without a question */
     const char *fragment;     /* NULL when none is valid */
     size_t fragment_len;
+    /* with list (fragments_read): the incident's list form as the API writes it (the base URL,
+     * comment count and tallies in place), kept with the cache's entry by fragments_keep_list,
+     * instead of the fragment; NULL when the entry holds none */
+    const char *list_json;
+    size_t list_len;
 };
 
 /* The facts of n incidents by ID in one statement, one snapshot without a transaction
@@ -47,7 +52,14 @@ struct incident_facts {
  * Versions read before the data they tag make an entry at worst older than its tag says,
  * never newer: a request that read newer versions does not use it. */
 int fragments_read(struct store *s, struct arena *a, const uint64_t *at, const char *const *ids,
-                   size_t n, struct incident_facts *out);
+                   size_t n, bool list, struct incident_facts *out);
+/* Keeps json (len bytes), the list form the API wrote for incident id from what
+ * fragments_read answered at versions at, with the cache's entry of id read at exactly those
+ * versions (nothing when there is none, or it holds one already): a later fragments_read with
+ * list at those versions answers it instead of the fragment, and no version move ever lets it
+ * be used again (it goes with its entry). The bytes are a pure function of the entry and the
+ * process's base URL (one per process). */
+void fragments_keep_list(const uint64_t at[2], const char *id, const char *json, size_t len);
 
 /* The process's cache of fragments_read's answers, of at most max_bytes (0: none; the
  * least recently used go first), emptied. At start-up, before any read (whistle serve

@@ -404,8 +404,8 @@ static void cache_round(struct db *d, const char ids[][40], size_t n)
         for (size_t i = 0; i < k; i++)
             page[i] = ids[at + i];
         struct incident_facts want[20], got[20];
-        assert_int_equal(fragments_read(d->s, &a, NULL, page, k, want), 0);
-        assert_int_equal(fragments_read(d->s, &a, v, page, k, got), 0);
+        assert_int_equal(fragments_read(d->s, &a, NULL, page, k, false, want), 0);
+        assert_int_equal(fragments_read(d->s, &a, v, page, k, false, got), 0);
         for (size_t i = 0; i < k; i++)
             same_facts(&got[i], &want[i]);
         arena_release(&a);
@@ -455,6 +455,61 @@ static void test_fragments_cache(void **state)
         cache_round(d, ids + n - 10, 10);
         cache_round(d, ids + n - 10, 10);
     }
+}
+
+/* The list form kept with an entry (fragments_keep_list): a read with list at the entry's
+ * versions answers it instead of the fragment, a read without list the fragment; nothing is
+ * kept for an entry read at other versions, a second keep leaves the first, and once the
+ * versions move no read answers it. */
+static void test_fragments_cache_list_form(void **state)
+{
+    struct db *d = db(state);
+    render_fragments(d);
+    static char ids[5][40];
+    assert_int_equal(
+        plain(d->s, "SELECT incident_id FROM incident_fragments ORDER BY 1 LIMIT 4", ids, 5), 4);
+    const char *page[3] = {ids[0], ids[1], ids[2]};
+    fragments_cache_setup(1 << 20);
+    uint64_t v[2];
+    assert_int_equal(store_data_version(d->s, v), 0);
+    struct arena a;
+    arena_init(&a);
+    struct incident_facts f[3];
+    assert_int_equal(fragments_read(d->s, &a, v, page, 3, true, f), 0); /* kept, none yet */
+    for (int i = 0; i < 3; i++)
+        assert_true(f[i].fragment && !f[i].list_json);
+    fragments_keep_list(v, ids[0], "{\"list\":0}", 10);
+    fragments_keep_list(v, ids[0], "{\"list\":9}", 10); /* the first stays */
+    const uint64_t other[2] = {v[0], v[1] + 1};
+    fragments_keep_list(other, ids[1], "{\"list\":1}", 10); /* not this entry's versions */
+    fragments_keep_list(v, ids[3], "{\"list\":3}", 10);     /* no entry */
+    assert_int_equal(fragments_read(d->s, &a, v, page, 3, true, f), 0);
+    assert_non_null(f[0].list_json);
+    assert_int_equal(f[0].list_len, 10);
+    assert_memory_equal(f[0].list_json, "{\"list\":0}", 10);
+    assert_null(f[0].fragment);
+    assert_true(f[0].found && f[0].visibility);
+    for (int i = 1; i < 3; i++)
+        assert_true(f[i].fragment && !f[i].list_json);
+    /* the detail form reads the fragment */
+    assert_int_equal(fragments_read(d->s, &a, v, page, 3, false, f), 0);
+    assert_true(f[0].fragment && !f[0].list_json);
+    /* a ballot moves the tally version: the entry read before is not used, nor its list */
+    commit_write(d,
+                 "INSERT INTO vote_tallies (incident_id, question_version, rooting, slot, correct,"
+                 " incorrect, unsure) SELECT id, 1, 'home', 78, 1, 0, 0 FROM incidents"
+                 " WHERE id = (SELECT min(incident_id) FROM incident_fragments)",
+                 true);
+    uint64_t w[2];
+    assert_int_equal(store_data_version(d->s, w), 0);
+    assert_true(w[1] != v[1]);
+    assert_int_equal(fragments_read(d->s, &a, w, page, 3, true, f), 0);
+    for (int i = 0; i < 3; i++)
+        assert_true(f[i].fragment && !f[i].list_json);
+    assert_int_equal(fragments_read(d->s, &a, v, page, 3, true, f), 0); /* replaced at w */
+    assert_true(f[0].fragment && !f[0].list_json);
+    arena_release(&a);
+    fragments_cache_setup(0);
 }
 
 static void test_incident_pages_from_the_index(void **state)
@@ -707,6 +762,8 @@ int main(void)
         /* last: the cache it turns on stays on in this process (each empties it first) */
         cmocka_unit_test_setup_teardown(test_fragments_cache, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fragments_cache, setup_pg, teardown),
+        cmocka_unit_test_setup_teardown(test_fragments_cache_list_form, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fragments_cache_list_form, setup_pg, teardown),
     };
     return cmocka_run_group_tests_name("store/lists", tests, NULL, NULL);
 }

@@ -27,16 +27,42 @@
 /* ---- the process's cache of what the statement below reads ----------------------------- */
 
 /* One incident's facts and fragment as read at versions (content, tally), in one block:
- * the strings of f point into data. */
+ * the strings of f point into data. Immutable once in the table but for list (set once,
+ * under cache_lock) and the use order. Counted references: the table's own while it is in
+ * it, and one per request that read from it (its arena lets go when it is released), so a
+ * request reads the entry's bytes where they are, without a copy, even after the entry has
+ * left the table. */
 struct cached {
     struct cached *next;          /* in its bucket */
     struct cached *newer, *older; /* in the use order */
+    atomic_int refs;
     uint64_t content, tally;
     size_t bytes; /* this block's and list's */
     char *list;   /* fragments_keep_list's bytes, or NULL; f.list_len long */
     struct incident_facts f;
     char data[];
 };
+
+static void unref(struct cached *e)
+{
+    if (atomic_fetch_sub_explicit(&e->refs, 1, memory_order_acq_rel) == 1) {
+        free(e->list);
+        free(e);
+    }
+}
+
+/* The entries one read answered from, let go when its arena is released. */
+struct held {
+    size_t n;
+    struct cached *e[];
+};
+
+static void let_go(void *arg)
+{
+    struct held *h = arg;
+    for (size_t i = 0; i < h->n; i++)
+        unref(h->e[i]);
+}
 
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct cached **buckets; /* under cache_lock, as everything below */
@@ -108,8 +134,7 @@ void fragments_cache_setup(size_t max_bytes)
     while (oldest) {
         struct cached *e = oldest;
         unlink_use(e);
-        free(e->list);
-        free(e);
+        unref(e);
     }
     free(buckets);
     buckets = NULL;
@@ -131,8 +156,7 @@ static void drop(struct cached *e, struct cached **link)
     *link = e->next;
     unlink_use(e);
     cache_bytes -= e->bytes;
-    free(e->list);
-    free(e);
+    unref(e); /* the table's; a request that read it may still hold it */
 }
 
 /* Drops the least recently used entries while the cache is over its budget. */
@@ -145,8 +169,8 @@ static void evict(void)
     }
 }
 
-/* The text members of f, the ID first: what an entry copies into its data and a hit copies
- * into the request's arena. */
+/* The text members of f, the ID first: what an entry copies into its data (a hit reads them
+ * there). */
 #define FACT_TEXTS 6
 static void fact_texts(struct incident_facts *f, const char **t[FACT_TEXTS])
 {
@@ -184,6 +208,7 @@ static void cache_put(const uint64_t v[2], const struct incident_facts *f)
     if (!e)
         return;
     e->newer = e->older = NULL;
+    atomic_init(&e->refs, 1);
     e->list = NULL;
     e->content = v[0];
     e->tally = v[1];
@@ -236,12 +261,15 @@ void fragments_keep_list(const uint64_t at[2], const char *id, const char *json,
     free(copy);
 }
 
-/* out[i] from the cache for each ids[i] whose entry was read at versions v (copies in a);
- * hit[i] says which. The number of hits, or -1 when there is no cache. */
+/* out[i] from the cache for each ids[i] whose entry was read at versions v (its strings the
+ * entry's own, held until a is released); hit[i] says which. The number of hits, or -1 when
+ * there is no cache. */
 static long cache_get(struct arena *a, const uint64_t v[2], const char *const *ids, size_t n,
                       bool list, struct incident_facts *out, bool *hit)
 {
     long hits = 0;
+    struct held *held = arena_alloc(a, sizeof *held + n * sizeof held->e[0]);
+    held->n = 0;
     pthread_mutex_lock(&cache_lock);
     if (!cache_max) {
         pthread_mutex_unlock(&cache_lock);
@@ -254,23 +282,23 @@ static long cache_get(struct arena *a, const uint64_t v[2], const char *const *i
         if (!hit[i])
             continue;
         hits++;
+        atomic_fetch_add_explicit(&e->refs, 1, memory_order_relaxed);
+        held->e[held->n++] = e;
         struct incident_facts *f = &out[i];
         *f = e->f;
-        const char **t[FACT_TEXTS];
-        fact_texts(f, t);
-        for (size_t k = 1; k < FACT_TEXTS; k++) /* the ID stays the caller's */
-            *t[k] = arena_strdup(a, *t[k]);
-        f->id = ids[i];
+        f->id = ids[i]; /* the caller's */
         /* the list form the API wrote from this entry, when the caller writes that form */
         bool kept = list && e->list;
-        f->list_json = kept ? arena_strndup(a, e->list, e->f.list_len) : NULL;
+        f->list_json = kept ? e->list : NULL;
         f->list_len = kept ? e->f.list_len : 0;
-        f->fragment = kept ? NULL : arena_strndup(a, e->f.fragment, e->f.fragment_len);
+        f->fragment = kept ? NULL : e->f.fragment;
         f->fragment_len = kept ? 0 : e->f.fragment_len;
         unlink_use(e);
         link_newest(e);
     }
     pthread_mutex_unlock(&cache_lock);
+    if (held->n)
+        arena_defer(a, let_go, held);
     atomic_fetch_add(&cache_hits, (long long)hits);
     atomic_fetch_add(&cache_misses, (long long)n - hits);
     return hits;

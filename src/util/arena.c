@@ -12,9 +12,16 @@ struct arena_chunk {
     _Alignas(16) char mem[];
 };
 
+struct arena_defer {
+    struct arena_defer *next;
+    void (*fn)(void *);
+    void *arg;
+};
+
 void arena_init(struct arena *a)
 {
     a->chunks = NULL;
+    a->defers = NULL;
     a->cur = a->inline_mem;
     a->left = sizeof a->inline_mem;
 }
@@ -72,8 +79,17 @@ char *arena_printf(struct arena *a, const char *fmt, ...)
     return p;
 }
 
+void arena_defer(struct arena *a, void (*fn)(void *), void *arg)
+{
+    struct arena_defer *d = arena_alloc(a, sizeof *d);
+    *d = (struct arena_defer){a->defers, fn, arg};
+    a->defers = d;
+}
+
 void arena_release(struct arena *a)
 {
+    for (struct arena_defer *d = a->defers; d; d = d->next)
+        d->fn(d->arg);
     struct arena_chunk *c = a->chunks;
     while (c) {
         struct arena_chunk *next = c->next;

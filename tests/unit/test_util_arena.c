@@ -215,6 +215,34 @@ static void test_impossible_size_aborts(void **state)
     }
 }
 
+/* arena_defer: each call runs once at the release, the newest first, while the arena's
+ * memory is still there; a released arena starts with none. */
+static char deferred[8];
+static size_t ndeferred;
+static void note(void *arg)
+{
+    assert_true(ndeferred < sizeof deferred);
+    deferred[ndeferred++] = *(const char *)arg; /* arg lives in the arena */
+}
+
+static void test_defer(void **state)
+{
+    struct arena *a = *state;
+    ndeferred = 0;
+    for (char c = 'a'; c <= 'c'; c++) {
+        char *p = arena_alloc(a, 1);
+        *p = c;
+        arena_defer(a, note, p);
+        (void)arena_alloc(a, 20000); /* memory of later chunks too */
+    }
+    assert_int_equal(ndeferred, 0);
+    arena_release(a);
+    assert_int_equal(ndeferred, 3);
+    assert_memory_equal(deferred, "cba", 3);
+    arena_release(a); /* nothing more */
+    assert_int_equal(ndeferred, 3);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup_arena, teardown_arena)
 
 int main(void)
@@ -227,6 +255,7 @@ int main(void)
         T(test_strdup),
         T(test_release_and_reuse),
         T(test_impossible_size_aborts),
+        T(test_defer),
     };
     return cmocka_run_group_tests_name("util/arena", tests, NULL, NULL);
 }

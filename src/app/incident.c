@@ -156,7 +156,9 @@ static int read_items(const struct app_ctx *c, const uint64_t *at, const char *c
         it->fragment_len = facts[i].fragment_len;
         it->list_json = facts[i].list_json;
         it->list_len = facts[i].list_len;
-        if (keepable) {
+        /* an entry read a second time keeps its list form: one read once (a deep page
+         * nobody asks for again) does not pay for the copy */
+        if (keepable && facts[i].from_cache) {
             it->cached = true;
             it->at[0] = at[0];
             it->at[1] = at[1];

@@ -64,7 +64,7 @@ struct incident_item {
      * before at these versions (incident_item_keep_list), instead of the fragment */
     const char *list_json;
     size_t list_len;
-    bool cached; /* read at the versions at, and its list form may be kept */
+    bool cached; /* read from the cache at the versions at: its list form may be kept */
     uint64_t at[2];
     int64_t comment_count;
     struct votes votes;

@@ -293,6 +293,7 @@ static long cache_get(struct arena *a, const uint64_t v[2], const char *const *i
         f->list_len = kept ? e->f.list_len : 0;
         f->fragment = kept ? NULL : e->f.fragment;
         f->fragment_len = kept ? 0 : e->f.fragment_len;
+        f->from_cache = true;
         unlink_use(e);
         link_newest(e);
     }

@@ -35,6 +35,7 @@ struct incident_facts {
      * instead of the fragment; NULL when the entry holds none */
     const char *list_json;
     size_t list_len;
+    bool from_cache; /* answered by the cache (else by the statement, and kept in it) */
 };
 
 /* The facts of n incidents by ID in one statement, one snapshot without a transaction

@@ -477,7 +477,7 @@ static void test_fragments_cache_list_form(void **state)
     struct incident_facts f[3];
     assert_int_equal(fragments_read(d->s, &a, v, page, 3, true, f), 0); /* kept, none yet */
     for (int i = 0; i < 3; i++)
-        assert_true(f[i].fragment && !f[i].list_json);
+        assert_true(f[i].fragment && !f[i].list_json && !f[i].from_cache);
     fragments_keep_list(v, ids[0], "{\"list\":0}", 10);
     fragments_keep_list(v, ids[0], "{\"list\":9}", 10); /* the first stays */
     const uint64_t other[2] = {v[0], v[1] + 1};
@@ -488,7 +488,7 @@ static void test_fragments_cache_list_form(void **state)
     assert_int_equal(f[0].list_len, 10);
     assert_memory_equal(f[0].list_json, "{\"list\":0}", 10);
     assert_null(f[0].fragment);
-    assert_true(f[0].found && f[0].visibility);
+    assert_true(f[0].found && f[0].visibility && f[0].from_cache);
     for (int i = 1; i < 3; i++)
         assert_true(f[i].fragment && !f[i].list_json);
     /* the detail form reads the fragment */

@@ -149,7 +149,7 @@ static const struct opt_spec rows[] = {
      .help = "the most published incidents (and games) the in-memory list index holds "
              "(about 60 bytes an incident, 120 a game, twice while it is rebuilt; "
              "operators.md); beyond, or 0, lists are answered from SQL"},
-    {"fragment-cache-mb", OPT_INT, S, "MIB", 0, 65536, .def = 256, AT(fragment_cache_mb),
+    {"fragment-cache-mb", OPT_INT, S, "MIB", 0, 65536, .def = 512, AT(fragment_cache_mb),
      .help = "memory for the cache of incidents' facts and pre-rendered JSON that API reads "
              "share (about 4 KiB an incident, 7 with its list form; the least recently used go first; "
              "operators.md); 0: every read from the database"},

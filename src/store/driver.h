@@ -9,6 +9,9 @@
  */
 #include "store/store.h"
 
+/* data_version's answer when it ran no statement (below) */
+#define VERSION_UNCHANGED 1
+
 struct store_driver {
     const char *name;
     void (*close)(struct store *s);
@@ -30,6 +33,8 @@ struct store_driver {
     int (*commit)(struct store *s);
     void (*rollback)(struct store *s);
     const char *(*errmsg)(struct store *s);
+    /* store_data_version: 0 when it ran a statement, VERSION_UNCHANGED when it answered
+     * without one (SQLite: nothing committed since its last read), or a negative store_rc */
     int (*data_version)(struct store *s, uint64_t out[2]);
     /* store_write_probe: 0 or a negative store_rc, the reason left for errmsg */
     int (*write_probe)(struct store *s);

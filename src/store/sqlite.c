@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,8 @@
 #define STMT_CACHE      128
 #define BUSY_TIMEOUT_MS 5000 /* how long a writer waits for the write lock (STORE_BUSY after) */
 #define PROBE_WAIT_MS   100  /* how long the write probe waits for this process's writers */
+#define WAL_HDR_WORDS   12   /* the WAL-index header: 48 bytes, kept twice (sq_data_version) */
+#define WAL_SHM_REGION  32768
 
 struct cached_stmt {
     struct store_cached k; /* first: the handle and the cache key */
@@ -32,6 +35,11 @@ struct sqlite_store {
     pthread_mutex_t *gate;    /* the writer gate this connection holds, or NULL */
     int budget_ticks;         /* progress-handler calls left in this read (read_budget) */
     int64_t changes_at_begin; /* sqlite3_total_changes64 when the write transaction began */
+    /* sq_data_version's gate: the WAL-index header as it was just before the versions in
+     * seen_versions were read; seen_ok when both are set */
+    bool seen_ok;
+    uint32_t seen_hdr[WAL_HDR_WORDS];
+    uint64_t seen_versions[2];
     struct cached_stmt cache[STMT_CACHE];
 };
 
@@ -428,11 +436,62 @@ static int sq_write_probe(struct store *base)
     return rc < 0 ? rc : control(s, "UPDATE store_probe SET n = n + 1");
 }
 
-static int sq_data_version(struct store *s, uint64_t out[2])
+/*
+ * The WAL-index header (https://sqlite.org/walformat.html, "The WAL-Index Header"): 48 bytes
+ * at the start of the shared-memory file, followed by a copy of themselves. A writer updates
+ * them when it commits, before its commit returns: the second copy, a memory barrier, then
+ * the first (wal.c walIndexWriteHdr); they hold the commit counter (iChange), the last
+ * committed frame (mxFrame) and the WAL's salts, so any committed transaction of any
+ * connection or process, and any restart of the WAL, changes them. Read as SQLite's own
+ * readers do before they take a lock (walIndexTryHdr): the first copy, a barrier, the
+ * second; two that differ are a write in progress. The region is the one SQLite maps for
+ * this connection, asked of the VFS (xShmMap of the database file, no extending: a mapping
+ * that exists, or none). Copies into hdr and returns true when it read a settled header.
+ */
+static bool wal_header(struct sqlite_store *s, uint32_t hdr[WAL_HDR_WORDS])
 {
-    struct store_stmt *st = sq_prepare(s, "SELECT (SELECT n FROM cache_versions WHERE name ="
-                                          " 'content'), (SELECT n FROM cache_versions WHERE"
-                                          " name = 'tally')");
+    sqlite3_file *f = NULL;
+    if (sqlite3_file_control(s->db, "main", SQLITE_FCNTL_FILE_POINTER, &f) != SQLITE_OK || !f ||
+        !f->pMethods || f->pMethods->iVersion < 2 || !f->pMethods->xShmMap)
+        return false;
+    void volatile *region = NULL;
+    if (f->pMethods->xShmMap(f, 0, WAL_SHM_REGION, 0, &region) != SQLITE_OK || !region)
+        return false;
+    const uint32_t *w = (const uint32_t *)(uintptr_t)region;
+    uint32_t again[WAL_HDR_WORDS];
+    for (int i = 0; i < WAL_HDR_WORDS; i++)
+        hdr[i] = __atomic_load_n(&w[i], __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    for (int i = 0; i < WAL_HDR_WORDS; i++)
+        again[i] = __atomic_load_n(&w[WAL_HDR_WORDS + i], __ATOMIC_RELAXED);
+    /* byte 12 is isInit: a header not yet written by anyone is not one to compare */
+    return memcmp(hdr, again, sizeof again) == 0 && ((const unsigned char *)hdr)[12] == 1;
+}
+
+/*
+ * The versions from the cache_versions rows, read by a statement of its own (outside a
+ * transaction: a read transaction of its own, two fcntl locks and the b-tree). Outside a
+ * transaction this connection gates that read: when the WAL-index header is what it was
+ * just before its last read, no transaction has committed since, anywhere, so the rows
+ * are what that read found and no statement is run (a cached read then takes no lock at
+ * all). The header is read before the statement, never after: a commit in between
+ * changes the header, so the next call reads again. A connection with no shared memory
+ * (not in WAL mode, a read-only file) reads every time.
+ */
+static int sq_data_version(struct store *base, uint64_t out[2])
+{
+    struct sqlite_store *s = conn(base);
+    uint32_t hdr[WAL_HDR_WORDS];
+    bool gated = sqlite3_get_autocommit(s->db) && wal_header(s, hdr);
+    if (gated && s->seen_ok && memcmp(hdr, s->seen_hdr, sizeof hdr) == 0) {
+        out[0] = s->seen_versions[0];
+        out[1] = s->seen_versions[1];
+        return VERSION_UNCHANGED;
+    }
+    s->seen_ok = false;
+    struct store_stmt *st = sq_prepare(base, "SELECT (SELECT n FROM cache_versions WHERE name ="
+                                             " 'content'), (SELECT n FROM cache_versions WHERE"
+                                             " name = 'tally')");
     if (!st)
         return STORE_ERR;
     int rc = sq_step(st);
@@ -441,7 +500,15 @@ static int sq_data_version(struct store *s, uint64_t out[2])
         out[1] = (uint64_t)sq_col_int(st, 1);
     }
     sq_reset(st);
-    return rc == STORE_ROW ? 0 : (rc < 0 ? rc : STORE_ERR);
+    if (rc != STORE_ROW)
+        return rc < 0 ? rc : STORE_ERR;
+    if (gated) {
+        memcpy(s->seen_hdr, hdr, sizeof hdr);
+        s->seen_versions[0] = out[0];
+        s->seen_versions[1] = out[1];
+        s->seen_ok = true;
+    }
+    return 0;
 }
 
 static const char *sq_errmsg(struct store *s)
@@ -475,6 +542,7 @@ static int sq_reopen(struct store *base, char *err, size_t errlen)
     gate_leave(s); /* a transaction of the old connection ended with it */
     s->db = db;
     s->writing = false;
+    s->seen_ok = false;
     s->base.broken = false;
     return 0;
 }

@@ -602,7 +602,9 @@ int store_data_version(struct store *s, uint64_t out[2])
     int rc = seen(s, s->drv->data_version(s, out));
     if (reopened(s, rc))
         rc = seen(s, s->drv->data_version(s, out));
-    return rc;
+    if (rc == 0)
+        traced(s, "VERSION READ");
+    return rc < 0 ? rc : 0;
 }
 
 int store_write_probe(struct store *s, char *why, size_t whylen)

@@ -263,7 +263,10 @@ void store_error_counts(int64_t *error, int64_t *busy, int64_t *gone);
  * sees a new value sees the write. PostgreSQL: the sequences whistle_content_seq and
  * whistle_tally_seq bumped right after COMMIT (pg.c), mixed with the server's start time
  * (a crash may hand out a sequence value again); SQLite: the cache_versions rows, bumped
- * inside the write transaction (one writer). Writes made behind Whistle's back (psql,
+ * inside the write transaction (one writer), read outside a transaction only when some
+ * transaction committed since this connection's last read (the WAL-index header, which
+ * every commit of every process changes before it returns: sqlite.c sq_data_version), so
+ * that a read with nothing new takes no lock. Writes made behind Whistle's back (psql,
  * sqlite3) move nothing: docs/operators.md says how to bump by hand.
  */
 int store_data_version(struct store *s, uint64_t out[2]);
@@ -271,8 +274,9 @@ int store_data_version(struct store *s, uint64_t out[2]);
 int store_cache_flush(struct store *s);
 
 /* A test's view of the work done on s: fn(arg, what) for every statement prepared (the SQL
- * text, cache hits included), every store_exec, and every transaction control ("BEGIN
- * READ", "BEGIN WRITE", "BEGIN ROW WRITE", "COMMIT", "ROLLBACK"), in order.
+ * text, cache hits included), every store_exec, every transaction control ("BEGIN
+ * READ", "BEGIN WRITE", "BEGIN ROW WRITE", "COMMIT", "ROLLBACK") and every
+ * store_data_version that ran its statement ("VERSION READ"), in order.
  * fn NULL stops it. For tests that compare the work of two paths. */
 void store_trace(struct store *s, void (*fn)(void *arg, const char *what), void *arg);
 

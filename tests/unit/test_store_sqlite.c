@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <sqlite3.h>
 
 #include "store/driver.h"
 #include "store/store.h"
@@ -700,6 +701,129 @@ static void test_thread_connection(void **state)
     store_thread_setup(f->path); /* closes nothing: the thread has no connection */
 }
 
+/* ---- the versions' gate (sq_data_version) ------------------------------------------ */
+
+static void count_reads(void *arg, const char *what)
+{
+    if (strcmp(what, "VERSION READ") == 0)
+        (*(int *)arg)++;
+}
+
+/* One statement run behind the store's back, on a connection of its own (as sqlite3, a
+ * worker or another process would). */
+static void behind(const char *path, const char *sql)
+{
+    sqlite3 *db = NULL;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    sqlite3_busy_timeout(db, 5000);
+    assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+}
+
+/* The versions are read again only when some transaction committed since the connection's
+ * last read, whoever committed it; a repeat with nothing new runs no statement and answers
+ * what the last read found. */
+static void test_data_version_gate(void **state)
+{
+    struct fixture *f = *state;
+    int reads = 0;
+    uint64_t v[2], w[2];
+    store_trace(f->s, count_reads, &reads);
+
+    assert_int_equal(store_data_version(f->s, v), 0);
+    assert_int_equal(store_data_version(f->s, w), 0);
+    assert_int_equal(store_data_version(f->s, w), 0);
+    assert_int_equal(reads, 1); /* the first read; nothing committed since */
+    assert_memory_equal(v, w, sizeof v);
+
+    /* a write of this connection that moves the content version */
+    assert_int_equal(store_cache_flush(f->s), STORE_DONE);
+    assert_int_equal(store_data_version(f->s, w), 0);
+    assert_int_equal(reads, 2);
+    assert_true(w[0] > v[0] && w[1] == v[1]);
+    v[0] = w[0];
+    assert_int_equal(store_data_version(f->s, w), 0);
+    assert_int_equal(reads, 2);
+
+    /* another connection's commit of the tally version, then of something that moves no
+     * version: each is read, and the second read finds the versions unchanged */
+    behind(f->path, "UPDATE cache_versions SET n = n + 1 WHERE name = 'tally'");
+    assert_int_equal(store_data_version(f->s, w), 0);
+    assert_int_equal(reads, 3);
+    assert_true(w[0] == v[0] && w[1] == v[1] + 1);
+    behind(f->path, "CREATE TABLE behind (n INTEGER)");
+    assert_int_equal(store_data_version(f->s, v), 0);
+    assert_int_equal(reads, 4);
+    assert_memory_equal(v, w, sizeof v);
+    assert_int_equal(store_data_version(f->s, v), 0);
+    assert_int_equal(reads, 4);
+
+    /* a checkpoint that restarts the WAL changes nothing a reader sees; the next writer
+     * starts the WAL over (new salts), and that commit is read */
+    behind(f->path, "PRAGMA wal_checkpoint(TRUNCATE)");
+    assert_int_equal(store_data_version(f->s, v), 0);
+    assert_memory_equal(v, w, sizeof v);
+    behind(f->path, "UPDATE cache_versions SET n = n + 5 WHERE name = 'content'");
+    int before = reads;
+    assert_int_equal(store_data_version(f->s, v), 0);
+    assert_int_equal(reads, before + 1);
+    assert_true(v[0] == w[0] + 5);
+
+    /* inside a transaction the statement always runs (the answer is the transaction's) */
+    assert_int_equal(store_begin_read(f->s), STORE_DONE);
+    before = reads;
+    assert_int_equal(store_data_version(f->s, w), 0);
+    assert_int_equal(store_data_version(f->s, w), 0);
+    assert_int_equal(reads, before + 2);
+    assert_memory_equal(v, w, sizeof v);
+    store_rollback(f->s);
+    store_trace(f->s, NULL, NULL);
+}
+
+/* Many commits from another thread's connection while this one polls: every poll answers
+ * a version that counts at least every commit that thread had finished before the poll
+ * began (each flush moves the content version by one or more), the last poll all 300. */
+struct bumper {
+    const char *path;
+    atomic_llong done; /* the content version's rises committed so far */
+};
+
+static void *bump_many(void *arg)
+{
+    struct bumper *b = arg;
+    struct store *s = NULL;
+    char err[256];
+    if (store_open(b->path, false, &s, err, sizeof err) != 0)
+        return NULL;
+    for (int i = 0; i < 300; i++) {
+        if (store_cache_flush(s) != STORE_DONE)
+            break;
+        atomic_fetch_add(&b->done, 1);
+    }
+    store_close(s);
+    return NULL;
+}
+
+static void test_data_version_gate_concurrent(void **state)
+{
+    struct fixture *f = *state;
+    uint64_t v0[2], v[2];
+    assert_int_equal(store_data_version(f->s, v0), 0);
+    struct bumper b = {.path = f->path};
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, bump_many, &b), 0);
+    for (;;) {
+        long long committed = atomic_load(&b.done);
+        assert_int_equal(store_data_version(f->s, v), 0);
+        assert_true(v[0] >= v0[0] + (uint64_t)committed);
+        if (committed == 300)
+            break;
+    }
+    pthread_join(t, NULL);
+    assert_int_equal(store_data_version(f->s, v), 0);
+    assert_true(v[0] >= v0[0] + 300);
+}
+
 #define T(f, setup) cmocka_unit_test_setup_teardown(f, setup, teardown_db)
 
 int main(void)
@@ -725,6 +849,8 @@ int main(void)
         T(test_write_probe, setup_migrated),
         T(test_writer_gate, setup_db),
         T(test_thread_connection, setup_migrated),
+        T(test_data_version_gate, setup_migrated),
+        T(test_data_version_gate_concurrent, setup_migrated),
     };
     return cmocka_run_group_tests_name("store/sqlite", tests, NULL, NULL);
 }

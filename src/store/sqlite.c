@@ -443,8 +443,8 @@ static int sq_write_probe(struct store *base)
  * the first (wal.c walIndexWriteHdr); they hold the commit counter (iChange), the last
  * committed frame (mxFrame) and the WAL's salts, so any committed transaction of any
  * connection or process, and any restart of the WAL, changes them. Read as SQLite's own
- * readers do before they take a lock (walIndexTryHdr): the first copy, a barrier, the
- * second; two that differ are a write in progress. The region is the one SQLite maps for
+ * readers do before they take a lock (walIndexTryHdr): the first copy, then (ordered after
+ * it) the second; two that differ are a write in progress. The region is the one SQLite maps for
  * this connection, asked of the VFS (xShmMap of the database file, no extending: a mapping
  * that exists, or none). Copies into hdr and returns true when it read a settled header.
  */
@@ -459,9 +459,10 @@ static bool wal_header(struct sqlite_store *s, uint32_t hdr[WAL_HDR_WORDS])
         return false;
     const uint32_t *w = (const uint32_t *)(uintptr_t)region;
     uint32_t again[WAL_HDR_WORDS];
+    /* acquire: no load of the second copy is made before those of the first (SQLite's
+     * writer puts a full barrier between its two copies) */
     for (int i = 0; i < WAL_HDR_WORDS; i++)
-        hdr[i] = __atomic_load_n(&w[i], __ATOMIC_RELAXED);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        hdr[i] = __atomic_load_n(&w[i], __ATOMIC_ACQUIRE);
     for (int i = 0; i < WAL_HDR_WORDS; i++)
         again[i] = __atomic_load_n(&w[WAL_HDR_WORDS + i], __ATOMIC_RELAXED);
     /* byte 12 is isInit: a header not yet written by anyone is not one to compare */

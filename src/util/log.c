@@ -1,11 +1,13 @@
 #include "util/log.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <unistd.h>
 
 static enum log_level min_level = LOG_INFO;
+static pthread_mutex_t write_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void log_set_level(enum log_level min)
 {
@@ -13,11 +15,12 @@ void log_set_level(enum log_level min)
 }
 
 /* A line is formatted into `line`, then escaped into `out` (at most four bytes for one) and
- * written with one write(2): no allocation and no stdio lock on the path every request takes
- * (its access line), and concurrent threads never interleave within a line, since each line
- * is one write. Control characters (a request path may carry an unescaped %0A) are written
- * as \xNN so that no request can end its own line and forge another one. A line longer than
- * `line` is cut. */
+ * written with write(2), once unless the write is partial: no allocation and no stdio on the
+ * path every request takes (its access line). write_lock is held over the line's writes, as
+ * stdio's lock was over fputs, so that concurrent threads never interleave within a line even
+ * when a write is partial (a line over PIPE_BUF on a pipe, a full disk). Control characters (a
+ * request path may carry an unescaped %0A) are written as \xNN so that no request can end its own
+ * line and forge another one. A line longer than `line` is cut. */
 void log_msg(enum log_level level, const char *module, const char *fmt, ...)
 {
     static const char *const names[] = {"debug", "info", "warn", "error"};
@@ -47,12 +50,14 @@ void log_msg(enum log_level level, const char *module, const char *fmt, ...)
         }
     }
     out[len++] = '\n';
+    pthread_mutex_lock(&write_lock);
     for (size_t done = 0; done < len;) {
         ssize_t w = write(STDERR_FILENO, out + done, len - done);
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0)
-            return; /* nowhere to log to: nothing else to do */
+            break; /* nowhere to log to: nothing else to do */
         done += (size_t)w;
     }
+    pthread_mutex_unlock(&write_lock);
 }

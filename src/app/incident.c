@@ -131,15 +131,17 @@ static int item_rows(const struct app_ctx *c, struct incident_item *it, bool det
     return 0;
 }
 
-/* The items of ids; in_read: inside the caller's read transaction (else the incidents without
- * a fragment are read in one of their own); at: the store's versions read before (the
- * fragments' cache may answer), or NULL. 0 or a negative store_rc. */
-static int read_items(const struct app_ctx *c, const uint64_t *at, const char *const *ids, size_t n,
-                      bool details, bool in_read, struct incident_item *out)
+/* The items of ids (keys: theirs from the list index, or NULL: fragments_read); in_read:
+ * inside the caller's read transaction (else the incidents without a fragment are read in one
+ * of their own); at: the store's versions read before (the fragments' cache may answer), or
+ * NULL. 0 or a negative store_rc. */
+static int read_items(const struct app_ctx *c, const uint64_t *at, const char *const *ids,
+                      const int64_t *keys, size_t n, bool details, bool in_read,
+                      struct incident_item *out)
 {
     memset(out, 0, n * sizeof *out);
     struct incident_facts *facts = arena_alloc(c->a, sizeof *facts * (n ? n : 1));
-    int rc = fragments_read(c->s, c->a, at, ids, n, !details, facts);
+    int rc = fragments_read(c->s, c->a, at, ids, keys, n, !details, facts);
     if (rc < 0)
         return rc;
     bool rows = false, keepable = at && fragments_cache_enabled();
@@ -206,7 +208,7 @@ int incident_items(const struct app_ctx *c, const char *const *ids, size_t n, bo
      * has them all): no transaction around it (no BEGIN / ROLLBACK round trips) */
     uint64_t v[2];
     const uint64_t *at = read_versions(c, v);
-    return read_items(c, at, ids, n, details, false, out) < 0 ? APP_UNAVAILABLE : APP_OK;
+    return read_items(c, at, ids, NULL, n, details, false, out) < 0 ? APP_UNAVAILABLE : APP_OK;
 }
 
 /* f with the content version the list index needs (store/listindex.h), from at */
@@ -237,6 +239,7 @@ int incident_list_items(const struct app_ctx *c, const struct incident_filter *f
     *n = 0;
     *more = false;
     const char **ids = NULL;
+    const int64_t *keys = NULL;
     size_t count = 0;
     uint64_t v[2];
     const uint64_t *at = read_versions(c, v);
@@ -244,10 +247,10 @@ int incident_list_items(const struct app_ctx *c, const struct incident_filter *f
     /* the page's ids from the list index, then its incidents' facts and fragments in one
      * statement (one snapshot, no transaction; those without a fragment from their rows):
      * served when every one is published there */
-    int rc = incidents_index_ids(c->a, &fv, &ids, &count, more);
+    int rc = incidents_index_ids(c->a, &fv, &ids, &keys, &count, more);
     if (rc == 1) {
         struct incident_item *items = arena_alloc(c->a, sizeof *items * (count ? count : 1));
-        rc = read_items(c, at, ids, count, false, false, items);
+        rc = read_items(c, at, ids, keys, count, false, false, items);
         bool served = rc >= 0 && all_found(items, count);
         listindex_count_request(served);
         if (rc < 0)
@@ -265,7 +268,7 @@ int incident_list_items(const struct app_ctx *c, const struct incident_filter *f
         rc = incidents_page_ids(c->s, c->a, &fv, &ids, &count, more);
     struct incident_item *items = arena_alloc(c->a, sizeof *items * (count ? count : 1));
     if (rc >= 0)
-        rc = read_items(c, NULL, ids, count, false, true, items); /* the snapshot's own */
+        rc = read_items(c, NULL, ids, NULL, count, false, true, items); /* the snapshot's own */
     store_rollback(c->s);
     if (rc < 0)
         return APP_UNAVAILABLE;

@@ -11,18 +11,38 @@
  * facts and fragment of each incident, joined with its current question version's tally
  * rows (one row per rooting group and slot, the incident's columns repeated; the slots are
  * summed here, store/votes.h). A join on the tallies' primary key, not a grouped subquery:
- * SQLite would build an automatic index for that on every run. */
-#define FACTS_SQL                                                                                  \
+ * SQLite would build an automatic index for that on every run. On SQLite a fragment is
+ * keyed by its incident's rowid (migration 026), and is the incident's only when its row
+ * names it. */
+#define FACTS_HEAD                                                                                 \
     "SELECT i.id, i.visibility, i.slug, i.duplicate_of, d.slug, d.visibility,"                     \
     " i.comment_count, i.question_version,"                                                        \
     " CASE WHEN x.incident_id IS NULL THEN f.body END,"                                            \
     " t.rooting, t.correct, t.incorrect, t.unsure"                                                 \
-    " FROM incidents i LEFT JOIN incidents d ON d.id = i.duplicate_of"                             \
-    " LEFT JOIN incident_fragments f ON f.incident_id = i.id"                                      \
+    " FROM incidents i LEFT JOIN incidents d ON d.id = i.duplicate_of"
+#define FACTS_TAIL                                                                                 \
     " LEFT JOIN fragment_stale x ON x.incident_id = i.id"                                          \
     " LEFT JOIN vote_tallies t"                                                                    \
     " ON t.incident_id = i.id AND t.question_version = i.question_version"                         \
     " WHERE i.id "
+#define FACTS_SQLITE                                                                               \
+    FACTS_HEAD                                                                                     \
+    " LEFT JOIN incident_fragments f ON f.n = i.rowid AND f.incident_id = i.id" FACTS_TAIL
+#define FACTS_PG FACTS_HEAD " LEFT JOIN incident_fragments f ON f.incident_id = i.id" FACTS_TAIL
+
+/* The same columns by key (SQLite, the list index's rowids), from valid fragments alone:
+ * their own copy of the incident's facts (true while no stale row names it, migration 026),
+ * without the incident's row or an ID index; the key last. */
+#define KEYED_SQL                                                                                  \
+    "SELECT f.incident_id, f.visibility, f.slug, f.duplicate_of, d.slug, d.visibility,"            \
+    " f.comment_count, f.question_version, f.body,"                                                \
+    " t.rooting, t.correct, t.incorrect, t.unsure, f.n"                                            \
+    " FROM incident_fragments f LEFT JOIN incidents d ON d.id = f.duplicate_of"                    \
+    " LEFT JOIN vote_tallies t"                                                                    \
+    " ON t.incident_id = f.incident_id AND t.question_version = f.question_version"                \
+    " WHERE NOT EXISTS (SELECT 1 FROM fragment_stale x WHERE x.incident_id = f.incident_id)"       \
+    " AND f.n IN"
+#define KEY_COL 13
 
 /* ---- the process's cache of what the statement below reads ----------------------------- */
 
@@ -307,29 +327,18 @@ static long cache_get(struct arena *a, const uint64_t v[2], const char *const *i
 
 /* ---- the statement --------------------------------------------------------------------- */
 
-/* The facts of the n incidents of ids from the database (see fragments_read) into out. */
-static int read_rows(struct store *s, struct arena *a, const char *const *ids, size_t n,
-                     struct incident_facts *out)
+/* The rows of st into out (out[i] for ids[i], and with keys only the row of key keys[i]):
+ * each incident's facts, its fragment and its tallies' sums. 0 or a negative store_rc. */
+static int read_facts(struct store_stmt *st, struct arena *a, const char *const *ids,
+                      const int64_t *keys, size_t n, struct incident_facts *out)
 {
-    memset(out, 0, n * sizeof *out);
-    for (size_t i = 0; i < n; i++)
-        out[i].id = ids[i];
-    if (n == 0)
-        return 0;
-    /* one text per power of two of IDs (the rest bound null): a few statements in the
-     * connection's cache, not one per page size */
-    size_t slots = store_id_slots(n, 1);
-    /* a single incident (the hot read) with a constant text */
-    struct store_stmt *st = slots == 1 ? STORE_SELECT(s, FACTS_SQL "= ?", STORE_TEXT(ids[0]))
-                                       : store_select_ids(s, FACTS_SQL "IN", "", ids, n, slots);
-    if (!st)
-        return STORE_ERR;
     int rc;
     while ((rc = store_step(st)) == STORE_ROW) {
         const char *id = store_col_text(st, 0);
+        int64_t key = keys ? store_col_int(st, KEY_COL) : 0;
         struct incident_facts *f = NULL;
         for (size_t i = 0; id && i < n && !f; i++)
-            if (strcmp(ids[i], id) == 0)
+            if ((!keys || keys[i] == key) && strcmp(ids[i], id) == 0)
                 f = &out[i];
         if (!f)
             continue;
@@ -360,23 +369,84 @@ static int read_rows(struct store *s, struct arena *a, const char *const *ids, s
     return rc < 0 ? rc : 0;
 }
 
+/* The facts of the n incidents of ids from the database by ID (see fragments_read) into
+ * out. */
+static int read_rows(struct store *s, struct arena *a, const char *const *ids, size_t n,
+                     struct incident_facts *out)
+{
+    memset(out, 0, n * sizeof *out);
+    for (size_t i = 0; i < n; i++)
+        out[i].id = ids[i];
+    if (n == 0)
+        return 0;
+    bool pg = store_is_pg(s);
+    /* one text per power of two of IDs (the rest bound null): a few statements in the
+     * connection's cache, not one per page size */
+    size_t slots = store_id_slots(n, 1);
+    /* a single incident (the hot read) with a constant text */
+    struct store_stmt *st =
+        slots == 1 ? STORE_SELECT(s, pg ? FACTS_PG "= ?" : FACTS_SQLITE "= ?", STORE_TEXT(ids[0]))
+                   : store_select_ids(s, pg ? FACTS_PG "IN" : FACTS_SQLITE "IN", "", ids, n, slots);
+    if (!st)
+        return STORE_ERR;
+    return read_facts(st, a, ids, NULL, n, out);
+}
+
+/* As read_rows, the incidents whose keys (SQLite rowids, from the list index) hold a valid
+ * fragment of theirs by key, the others (a stale or missing fragment, a key that is no
+ * longer the incident's) by ID. */
+static int read_keyed(struct store *s, struct arena *a, const char *const *ids, const int64_t *keys,
+                      size_t n, struct incident_facts *out)
+{
+    if (!keys || n == 0 || store_is_pg(s))
+        return read_rows(s, a, ids, n, out);
+    memset(out, 0, n * sizeof *out);
+    for (size_t i = 0; i < n; i++)
+        out[i].id = ids[i];
+    struct store_stmt *st = store_select_keys(s, KEYED_SQL, "", keys, n, store_id_slots(n, 1));
+    int rc = st ? read_facts(st, a, ids, keys, n, out) : STORE_ERR;
+    if (rc < 0)
+        return rc;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        m += !out[i].found || !out[i].fragment;
+    if (m == 0)
+        return 0;
+    const char **miss = arena_alloc(a, sizeof *miss * m);
+    struct incident_facts *got = arena_alloc(a, sizeof *got * m);
+    m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!out[i].found || !out[i].fragment)
+            miss[m++] = ids[i];
+    rc = read_rows(s, a, miss, m, got);
+    for (size_t i = 0, k = 0; rc >= 0 && i < n; i++)
+        if (!out[i].found || !out[i].fragment)
+            out[i] = got[k++];
+    return rc;
+}
+
 int fragments_read(struct store *s, struct arena *a, const uint64_t *at, const char *const *ids,
-                   size_t n, bool list, struct incident_facts *out)
+                   const int64_t *keys, size_t n, bool list, struct incident_facts *out)
 {
     bool *hit = at && n > 0 ? arena_alloc(a, sizeof *hit * n) : NULL;
     long hits = hit ? cache_get(a, at, ids, n, list, out, hit) : -1;
     if (hits < 0) /* no versions, or no cache */
-        return read_rows(s, a, ids, n, out);
+        return read_keyed(s, a, ids, keys, n, out);
     if ((size_t)hits == n)
         return 0;
     /* the others in one statement, then kept */
-    const char **miss = arena_alloc(a, sizeof *miss * (n - (size_t)hits));
-    struct incident_facts *got = arena_alloc(a, sizeof *got * (n - (size_t)hits));
-    size_t m = 0;
+    size_t m = n - (size_t)hits;
+    const char **miss = arena_alloc(a, sizeof *miss * m);
+    int64_t *miss_keys = keys ? arena_alloc(a, sizeof *miss_keys * m) : NULL;
+    struct incident_facts *got = arena_alloc(a, sizeof *got * m);
+    m = 0;
     for (size_t i = 0; i < n; i++)
-        if (!hit[i])
+        if (!hit[i]) {
+            if (keys)
+                miss_keys[m] = keys[i];
             miss[m++] = ids[i];
-    int rc = read_rows(s, a, miss, m, got);
+        }
+    int rc = read_keyed(s, a, miss, miss_keys, m, got);
     if (rc < 0)
         return rc;
     for (size_t i = 0, k = 0; i < n; i++) {
@@ -414,10 +484,31 @@ int fragments_claim(struct store *s, const char *id)
 
 int fragments_put(struct store *s, const char *id, const char *body)
 {
+    if (store_is_pg(s)) {
+        if (!body)
+            return STORE_RUN(s, "DELETE FROM incident_fragments WHERE incident_id = ?",
+                             STORE_TEXT(id));
+        return STORE_RUN(s,
+                         "INSERT INTO incident_fragments (incident_id, body) VALUES (?, ?)"
+                         " ON CONFLICT (incident_id) DO UPDATE SET body = excluded.body",
+                         STORE_TEXT(id), STORE_TEXT(body));
+    }
+    /* SQLite: under the incident's rowid, with the facts it was rendered from (this
+     * transaction's, migration 026) */
     if (!body)
-        return STORE_RUN(s, "DELETE FROM incident_fragments WHERE incident_id = ?", STORE_TEXT(id));
+        return STORE_RUN(s,
+                         "DELETE FROM incident_fragments"
+                         " WHERE n = (SELECT rowid FROM incidents WHERE id = ?)",
+                         STORE_TEXT(id));
     return STORE_RUN(s,
-                     "INSERT INTO incident_fragments (incident_id, body) VALUES (?, ?)"
-                     " ON CONFLICT (incident_id) DO UPDATE SET body = excluded.body",
-                     STORE_TEXT(id), STORE_TEXT(body));
+                     "INSERT INTO incident_fragments (n, incident_id, visibility, slug,"
+                     " duplicate_of, question_version, comment_count, body)"
+                     " SELECT rowid, id, visibility, slug, duplicate_of, question_version,"
+                     " comment_count, ? FROM incidents WHERE id = ?"
+                     " ON CONFLICT (n) DO UPDATE SET incident_id = excluded.incident_id,"
+                     " visibility = excluded.visibility, slug = excluded.slug,"
+                     " duplicate_of = excluded.duplicate_of,"
+                     " question_version = excluded.question_version,"
+                     " comment_count = excluded.comment_count, body = excluded.body",
+                     STORE_TEXT(body), STORE_TEXT(id));
 }

@@ -51,9 +51,16 @@ struct incident_facts {
  * cache's rule, http/cache.h): an entry is never used once anything it holds may have
  * changed. A fragment rebuilt after a write moves no version, but the write before it did.
  * Versions read before the data they tag make an entry at worst older than its tag says,
- * never newer: a request that read newer versions does not use it. */
+ * never newer: a request that read newer versions does not use it.
+ *
+ * keys: NULL, or each incident's key from the list index (listindex_ids: its SQLite rowid).
+ * With keys on SQLite, the incidents a cache does not answer are read by key first, in one
+ * statement that reads a valid fragment's own copy of the facts and no incident row or ID
+ * index (migration 026), and those without a valid fragment under their key (stale, not
+ * rendered, a key that is no longer theirs) by ID in a second: each incident's facts are
+ * one snapshot's, a page's at most two. */
 int fragments_read(struct store *s, struct arena *a, const uint64_t *at, const char *const *ids,
-                   size_t n, bool list, struct incident_facts *out);
+                   const int64_t *keys, size_t n, bool list, struct incident_facts *out);
 /* Keeps json (len bytes), the list form the API wrote for incident id from what
  * fragments_read answered at versions at, with the cache's entry of id read at exactly those
  * versions (nothing when there is none, or it holds one already): a later fragments_read with

@@ -370,15 +370,16 @@ static struct store_stmt *page_stmt(struct store *s, const struct incident_filte
 }
 
 int incidents_index_ids(struct arena *a, const struct incident_filter *f, const char ***ids,
-                        size_t *n, bool *more)
+                        const int64_t **keys, size_t *n, bool *more)
 {
     *ids = NULL;
+    *keys = NULL;
     *n = 0;
     *more = false;
     struct listindex_query q;
     if (!index_query(f, &q))
         return -1;
-    int rc = listindex_ids(a, f->version, LISTINDEX_INCIDENTS, &q, ids, n, more);
+    int rc = listindex_ids(a, f->version, LISTINDEX_INCIDENTS, &q, ids, keys, n, more);
     if (rc == 0)
         listindex_count_request(false);
     return rc;

@@ -27,12 +27,13 @@ int incidents_list(struct store *s, struct arena *a, const struct incident_filte
                    struct incident **out, size_t *n, bool *more);
 
 /* The IDs of the same page as incidents_list from the process's list index
- * (store/listindex.h), without reading the store: 1 with the page's ids (arena-owned) and
- * *more, the caller to check them and count the request (listindex_count_request); 0 when
- * no index of f's content version serves f (counted as missed); -1 when the index does not
- * apply (no version, or a game's incidents: not counted). */
+ * (store/listindex.h), without reading the store: 1 with the page's ids and their keys
+ * (arena-owned; *keys NULL when the index holds none: listindex_ids) and *more, the caller to
+ * check them and count the request (listindex_count_request); 0 when no index of f's
+ * content version serves f (counted as missed); -1 when the index does not apply (no
+ * version, or a game's incidents: not counted). */
 int incidents_index_ids(struct arena *a, const struct incident_filter *f, const char ***ids,
-                        size_t *n, bool *more);
+                        const int64_t **keys, size_t *n, bool *more);
 
 /* The IDs of the same page as incidents_list from SQL, in its order (one statement): what
  * app/incident.h incident_list_items reads through the fragments. arena-owned; 0 or a

@@ -36,6 +36,7 @@ struct order {
     size_t n, cap;
     int64_t *time;   /* per position: the time from/to compare (STORE_NULL_INT: none) */
     uint32_t *id_at; /* per position: offset of the id in pool */
+    int64_t *key;    /* per position: the row's key (SQLite: its rowid), or NULL: none */
     char *pool;      /* the ids, NUL-terminated */
     size_t pool_len, pool_cap;
     struct value *slots; /* open addressing, nslots a power of two */
@@ -52,26 +53,28 @@ struct listindex {
 };
 
 /* What each list reads: id, time, then one column per letter of attrs (the value kinds;
- * 'v' is the verdict: whether the column is null), in the list's order. */
+ * 'v' is the verdict: whether the column is null), in the list's order; keyed: on SQLite the
+ * rowid last (the key store/fragments.h reads a fragment by). */
 static const struct spec {
-    const char *head, *hint, *tail, *attrs;
+    const char *head, *from, *hint, *tail, *attrs;
     bool desc; /* times descend along the list */
+    bool keyed;
 } specs[LISTINDEX_LISTS] = {
     [LISTINDEX_INCIDENTS] = {"SELECT id, published_at, g_home, g_away, g_season, g_week, g_league,"
-                             " g_season_type, status, category, question_version FROM incidents",
-                             " INDEXED BY incidents_by_published",
+                             " g_season_type, status, category, question_version",
+                             " FROM incidents", " INDEXED BY incidents_by_published",
                              " WHERE visibility = 'published' ORDER BY published_at DESC, id DESC",
-                             "TTswltScv", true},
+                             "TTswltScv", true, true},
     [LISTINDEX_GAMES_KICKOFF] = {"SELECT id, starts_at, home_team_id, away_team_id, season, week,"
-                                 " league, season_type, status FROM games",
-                                 " INDEXED BY games_all_kickoff",
+                                 " league, season_type, status",
+                                 " FROM games", " INDEXED BY games_all_kickoff",
                                  " ORDER BY kickoff_known DESC, starts_at ASC, id ASC", "TTswltS",
-                                 false},
+                                 false, false},
     [LISTINDEX_GAMES_RECENT] = {"SELECT id, starts_at, home_team_id, away_team_id, season, week,"
-                                " league, season_type, status FROM games",
-                                " INDEXED BY games_all_recent",
+                                " league, season_type, status",
+                                " FROM games", " INDEXED BY games_all_recent",
                                 " ORDER BY kickoff_known DESC, starts_at DESC, id ASC", "TTswltS",
-                                true},
+                                true, false},
 };
 
 static uint64_t hash(char kind, const char *text)
@@ -144,7 +147,8 @@ static bool add(struct order *o, char kind, const char *text, uint32_t p)
     return true;
 }
 
-static bool add_row(struct order *o, const char *attrs, struct store_stmt *st)
+/* Adds the row st reads (keyed: its key in the column after attrs') at the list's end. */
+static bool add_row(struct order *o, const char *attrs, bool keyed, struct store_stmt *st)
 {
     if (o->n == o->cap) {
         size_t cap = o->cap ? o->cap * 2 : 1024;
@@ -154,7 +158,10 @@ static bool add_row(struct order *o, const char *attrs, struct store_stmt *st)
         uint32_t *at = realloc(o->id_at, cap * sizeof *at);
         if (at)
             o->id_at = at;
-        if (!time || !at)
+        int64_t *key = keyed ? realloc(o->key, cap * sizeof *key) : NULL;
+        if (key)
+            o->key = key;
+        if (!time || !at || (keyed && !key))
             return false;
         o->cap = cap;
     }
@@ -175,6 +182,8 @@ static bool add_row(struct order *o, const char *attrs, struct store_stmt *st)
     o->id_at[p] = (uint32_t)o->pool_len;
     o->pool_len += len;
     o->time[p] = store_col_int(st, 1);
+    if (keyed)
+        o->key[p] = store_col_int(st, 2 + (int)strlen(attrs));
     o->n++;
     for (int c = 0; attrs[c]; c++) {
         char text[24];
@@ -216,8 +225,8 @@ static void find_runs(struct order *o, bool desc)
  * 0 when memory ran out. */
 static size_t seal(struct order *o, bool desc)
 {
-    size_t bytes = o->n * (sizeof *o->time + sizeof *o->id_at) + o->pool_len +
-                   o->nslots * sizeof *o->slots + 1;
+    size_t bytes = o->n * (sizeof *o->time + sizeof *o->id_at + (o->key ? sizeof *o->key : 0)) +
+                   o->pool_len + o->nslots * sizeof *o->slots + 1;
     find_runs(o, desc);
     for (size_t i = 0; i < o->nslots; i++) {
         struct value *v = &o->slots[i];
@@ -246,6 +255,7 @@ static void order_free(struct order *o)
     free(o->slots);
     free(o->time);
     free(o->id_at);
+    free(o->key);
     free(o->pool);
 }
 
@@ -262,8 +272,9 @@ void listindex_free(struct listindex *ix)
 static int read_list(struct store *s, int64_t max, const struct spec *sp, struct order *o)
 {
     char sql[512];
-    bool sqlite = !store_is_pg(s);
-    snprintf(sql, sizeof sql, "%s%s%s", sp->head, sqlite ? sp->hint : "", sp->tail);
+    bool sqlite = !store_is_pg(s), keyed = sqlite && sp->keyed;
+    snprintf(sql, sizeof sql, "%s%s%s%s%s", sp->head, keyed ? ", rowid" : "", sp->from,
+             sqlite ? sp->hint : "", sp->tail);
     struct store_stmt *st = store_prepare(s, sql);
     if (!st)
         return STORE_ERR;
@@ -271,7 +282,7 @@ static int read_list(struct store *s, int64_t max, const struct spec *sp, struct
     bool too_many = false;
     while ((rc = store_step(st)) == STORE_ROW) {
         too_many = (max >= 0 && (int64_t)o->n >= max) || o->n >= UINT32_MAX;
-        if (too_many || !add_row(o, sp->attrs, st)) {
+        if (too_many || !add_row(o, sp->attrs, keyed, st)) {
             rc = STORE_ERR;
             break;
         }
@@ -356,7 +367,8 @@ static int by_cardinality(const void *a, const void *b)
 }
 
 int listindex_page(const struct listindex *ix, enum listindex_list list,
-                   const struct listindex_query *q, const char **ids, size_t *n, bool *more)
+                   const struct listindex_query *q, const char **ids, int64_t *keys, size_t *n,
+                   bool *more)
 {
     const struct order *o = &ix->list[list];
     bool desc = specs[list].desc, ranged = q->from != STORE_NULL_INT || q->to != STORE_NULL_INT;
@@ -434,8 +446,11 @@ int listindex_page(const struct listindex *ix, enum listindex_list list,
         roaring_bitmap_free(range);
     *more = got == want_n;
     *n = *more ? got - 1 : got;
-    for (size_t i = 0; i < *n; i++)
+    for (size_t i = 0; i < *n; i++) {
         ids[i] = o->pool + o->id_at[at[i]];
+        if (keys)
+            keys[i] = o->key ? o->key[at[i]] : 0;
+    }
     return 1;
 }
 
@@ -468,21 +483,29 @@ static int rows_by_id(struct store *s, struct arena *a, const char *select, cons
 }
 
 int listindex_ids(struct arena *a, uint64_t version, enum listindex_list list,
-                  const struct listindex_query *q, const char ***ids, size_t *n, bool *more)
+                  const struct listindex_query *q, const char ***ids, const int64_t **keys,
+                  size_t *n, bool *more)
 {
     *ids = NULL;
+    if (keys)
+        *keys = NULL;
     *n = 0;
     *more = false;
     struct listindex *ix = q->limit <= LISTINDEX_PAGE_MAX ? listindex_acquire(version) : NULL;
     if (!ix)
         return 0;
     const char **page = arena_alloc(a, sizeof *page * (size_t)q->limit);
-    int rc = listindex_page(ix, list, q, page, n, more);
+    bool keyed = keys && ix->list[list].key;
+    int64_t *page_keys = keyed ? arena_alloc(a, sizeof *page_keys * (size_t)q->limit) : NULL;
+    int rc = listindex_page(ix, list, q, page, page_keys, n, more);
     for (size_t k = 0; rc == 1 && k < *n; k++) /* the index goes: copies */
         page[k] = arena_strdup(a, page[k]);
     listindex_release(ix);
-    if (rc == 1)
+    if (rc == 1) {
         *ids = page;
+        if (keys)
+            *keys = page_keys;
+    }
     return rc;
 }
 
@@ -490,7 +513,7 @@ int listindex_serve(struct store *s, struct arena *a, uint64_t version, enum lis
                     const struct listindex_query *q, const char *select, store_read_fn read,
                     void *rows, const char ***ids, size_t *n, bool *more)
 {
-    int rc = listindex_ids(a, version, list, q, ids, n, more);
+    int rc = listindex_ids(a, version, list, q, ids, NULL, n, more);
     if (rc == 1)
         rc = rows_by_id(s, a, select, *ids, *n, read, rows);
     if (rc != 1)

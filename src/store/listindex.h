@@ -68,19 +68,24 @@ uint64_t listindex_version(const struct listindex *ix);
 
 /* The page of q (its limit and offset) in one list of the index: 1 with the ids of the
  * page in order (*n of them, at most q->limit; ids[k] points into the index, valid while
- * it is held) and *more; 0 when the index does not serve q (a limit over
- * LISTINDEX_PAGE_MAX). */
+ * it is held) and *more, and with keys (NULL: not wanted) each one's key (a keyed list on
+ * SQLite, the incidents': its rowid; else 0); 0 when the index does not serve q (a limit
+ * over LISTINDEX_PAGE_MAX). */
 #define LISTINDEX_PAGE_MAX 1000
 int listindex_page(const struct listindex *ix, enum listindex_list list,
-                   const struct listindex_query *q, const char **ids, size_t *n, bool *more);
+                   const struct listindex_query *q, const char **ids, int64_t *keys, size_t *n,
+                   bool *more);
 
 /* The page of q in `list` from the process's index when it holds one built at content
- * version `version`: 1 with the page's ids in order (arena-owned copies, *n of them) and
- * *more; 0 when no index of that version serves q (a build is asked for). Reads nothing
+ * version `version`: 1 with the page's ids in order (arena-owned copies, *n of them), with
+ * keys (NULL: not wanted) *keys their keys (arena-owned; NULL when the list holds none: the
+ * games', every list on PostgreSQL) and *more; 0 when no index of that version serves q (a
+ * build is asked for). Reads nothing
  * from the store and counts nothing: the caller reads the rows and checks them, then
  * counts the request (listindex_count_request). */
 int listindex_ids(struct arena *a, uint64_t version, enum listindex_list list,
-                  const struct listindex_query *q, const char ***ids, size_t *n, bool *more);
+                  const struct listindex_query *q, const char ***ids, const int64_t **keys,
+                  size_t *n, bool *more);
 
 /* A page from the process's index when it holds one built at content version `version`:
  * the page of q in `list`, then its rows read by primary key in one statement (`select`, a

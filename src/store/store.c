@@ -379,8 +379,9 @@ size_t store_id_slots(size_t n, size_t min)
     return slots;
 }
 
-struct store_stmt *store_select_ids(struct store *s, const char *head, const char *tail,
-                                    const char *const *ids, size_t n, size_t slots)
+/* "head (?, ?, …)tail" with slots placeholders, prepared */
+static struct store_stmt *select_slots(struct store *s, const char *head, const char *tail,
+                                       size_t slots)
 {
     struct buf sql = BUF_INIT;
     buf_printf(&sql, "%s (?", head);
@@ -389,10 +390,24 @@ struct store_stmt *store_select_ids(struct store *s, const char *head, const cha
     buf_printf(&sql, ")%s", tail);
     struct store_stmt *st = store_prepare(s, sql.p);
     buf_release(&sql);
-    if (!st)
-        return NULL;
-    for (size_t k = 0; k < slots; k++)
+    return st;
+}
+
+struct store_stmt *store_select_ids(struct store *s, const char *head, const char *tail,
+                                    const char *const *ids, size_t n, size_t slots)
+{
+    struct store_stmt *st = select_slots(s, head, tail, slots);
+    for (size_t k = 0; st && k < slots; k++)
         store_bind_text(st, (int)k + 1, k < n ? ids[k] : NULL);
+    return st;
+}
+
+struct store_stmt *store_select_keys(struct store *s, const char *head, const char *tail,
+                                     const int64_t *keys, size_t n, size_t slots)
+{
+    struct store_stmt *st = select_slots(s, head, tail, slots);
+    for (size_t k = 0; st && k < slots; k++)
+        store_bind_int(st, (int)k + 1, k < n ? keys[k] : STORE_NULL_INT);
     return st;
 }
 

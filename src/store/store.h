@@ -176,6 +176,9 @@ size_t store_id_slots(size_t n, size_t min);
  * head), ready to step and then reset. NULL when it cannot be prepared. */
 struct store_stmt *store_select_ids(struct store *s, const char *head, const char *tail,
                                     const char *const *ids, size_t n, size_t slots);
+/* The same with integer keys (n of them, the rest of the slots bound null). */
+struct store_stmt *store_select_keys(struct store *s, const char *head, const char *tail,
+                                     const int64_t *keys, size_t n, size_t slots);
 /* Copies a text column into dst (size n, "" for null): 0. dst is sized by the column's
  * maximum; a longer value (written around the rules) is never truncated: dst is left "",
  * the error is logged and counted, and STORE_ERR comes back for the read to fail. */

@@ -305,8 +305,8 @@ static size_t list_items_round(struct db *d, struct incident_filter *f, bool ser
     return n;
 }
 
-/* Renders every incident's fragment (the seed leaves them stale). */
-static void render_fragments(struct db *d)
+/* Renders the stale fragments (every one after the seed); how many. */
+static size_t render_stale(struct db *d)
 {
     struct arena a;
     arena_init(&a);
@@ -314,8 +314,14 @@ static void render_fragments(struct db *d)
     size_t done;
     assert_int_equal(incident_fragments_rebuild(&c, render_incident_fragment, N_INCIDENTS, &done),
                      APP_OK);
-    assert_int_equal(done, N_INCIDENTS);
     arena_release(&a);
+    return done;
+}
+
+/* Renders every incident's fragment (the seed leaves them stale). */
+static void render_fragments(struct db *d)
+{
+    assert_int_equal(render_stale(d), N_INCIDENTS);
 }
 
 static void test_list_items_from_the_index(void **state)
@@ -404,8 +410,8 @@ static void cache_round(struct db *d, const char ids[][40], size_t n)
         for (size_t i = 0; i < k; i++)
             page[i] = ids[at + i];
         struct incident_facts want[20], got[20];
-        assert_int_equal(fragments_read(d->s, &a, NULL, page, k, false, want), 0);
-        assert_int_equal(fragments_read(d->s, &a, v, page, k, false, got), 0);
+        assert_int_equal(fragments_read(d->s, &a, NULL, page, NULL, k, false, want), 0);
+        assert_int_equal(fragments_read(d->s, &a, v, page, NULL, k, false, got), 0);
         for (size_t i = 0; i < k; i++)
             same_facts(&got[i], &want[i]);
         arena_release(&a);
@@ -475,7 +481,7 @@ static void test_fragments_cache_list_form(void **state)
     struct arena a;
     arena_init(&a);
     struct incident_facts f[3];
-    assert_int_equal(fragments_read(d->s, &a, v, page, 3, true, f), 0); /* kept, none yet */
+    assert_int_equal(fragments_read(d->s, &a, v, page, NULL, 3, true, f), 0); /* kept, none yet */
     for (int i = 0; i < 3; i++)
         assert_true(f[i].fragment && !f[i].list_json && !f[i].from_cache);
     fragments_keep_list(v, ids[0], "{\"list\":0}", 10);
@@ -483,7 +489,7 @@ static void test_fragments_cache_list_form(void **state)
     const uint64_t other[2] = {v[0], v[1] + 1};
     fragments_keep_list(other, ids[1], "{\"list\":1}", 10); /* not this entry's versions */
     fragments_keep_list(v, ids[3], "{\"list\":3}", 10);     /* no entry */
-    assert_int_equal(fragments_read(d->s, &a, v, page, 3, true, f), 0);
+    assert_int_equal(fragments_read(d->s, &a, v, page, NULL, 3, true, f), 0);
     assert_non_null(f[0].list_json);
     assert_int_equal(f[0].list_len, 10);
     assert_memory_equal(f[0].list_json, "{\"list\":0}", 10);
@@ -492,7 +498,7 @@ static void test_fragments_cache_list_form(void **state)
     for (int i = 1; i < 3; i++)
         assert_true(f[i].fragment && !f[i].list_json);
     /* the detail form reads the fragment */
-    assert_int_equal(fragments_read(d->s, &a, v, page, 3, false, f), 0);
+    assert_int_equal(fragments_read(d->s, &a, v, page, NULL, 3, false, f), 0);
     assert_true(f[0].fragment && !f[0].list_json);
     /* a ballot moves the tally version: the entry read before is not used, nor its list */
     commit_write(d,
@@ -503,13 +509,226 @@ static void test_fragments_cache_list_form(void **state)
     uint64_t w[2];
     assert_int_equal(store_data_version(d->s, w), 0);
     assert_true(w[1] != v[1]);
-    assert_int_equal(fragments_read(d->s, &a, w, page, 3, true, f), 0);
+    assert_int_equal(fragments_read(d->s, &a, w, page, NULL, 3, true, f), 0);
     for (int i = 0; i < 3; i++)
         assert_true(f[i].fragment && !f[i].list_json);
-    assert_int_equal(fragments_read(d->s, &a, v, page, 3, true, f), 0); /* replaced at w */
+    assert_int_equal(fragments_read(d->s, &a, v, page, NULL, 3, true, f), 0); /* replaced at w */
     assert_true(f[0].fragment && !f[0].list_json);
     arena_release(&a);
     fragments_cache_setup(0);
+}
+
+/* Reads by key (the list index's SQLite rowids, migration 026) answer exactly what reads by
+ * ID answer: every incident, with a rendered fragment or not; a key that is not the
+ * incident's (a rowid VACUUM renumbered) or names no row, a stale fragment, a comment count
+ * moved since the fragment was rendered, a withdrawal, a merge (the survivor's facts), a
+ * question. On PostgreSQL (no rowids) the keys are ignored. */
+static void keyed_round(struct db *d, const char ids[][40], const int64_t *keys, size_t n)
+{
+    for (size_t at = 0; at < n; at += 16) {
+        struct arena a;
+        arena_init(&a);
+        const char *page[16];
+        int64_t page_keys[16];
+        size_t k = n - at < 16 ? n - at : 16;
+        for (size_t i = 0; i < k; i++) {
+            page[i] = ids[at + i];
+            page_keys[i] = keys[at + i];
+        }
+        struct incident_facts want[16], got[16];
+        assert_int_equal(fragments_read(d->s, &a, NULL, page, NULL, k, false, want), 0);
+        assert_int_equal(fragments_read(d->s, &a, NULL, page, page_keys, k, false, got), 0);
+        for (size_t i = 0; i < k; i++) {
+            assert_string_equal(got[i].id, page[i]);
+            same_facts(&got[i], &want[i]);
+            if (got[i].duplicate_of) {
+                assert_string_equal(got[i].duplicate_of, want[i].duplicate_of);
+                assert_int_equal(got[i].survivor_slug == NULL, want[i].survivor_slug == NULL);
+                assert_string_equal(got[i].survivor_visibility, want[i].survivor_visibility);
+            }
+            if (got[i].slug)
+                assert_string_equal(got[i].slug, want[i].slug);
+        }
+        arena_release(&a);
+    }
+}
+
+static void test_fragments_by_key(void **state)
+{
+    struct db *d = db(state);
+    bool pg = store_is_pg(d->s);
+    static char ids[N_INCIDENTS + 1][40];
+    static int64_t keys[N_INCIDENTS + 1];
+    size_t n = plain(d->s, "SELECT id FROM incidents ORDER BY id", ids, N_INCIDENTS);
+    for (size_t i = 0; i < n; i++) {
+        char sql[160];
+        snprintf(sql, sizeof sql, "SELECT %s FROM incidents WHERE id = '%.39s'", pg ? "0" : "rowid",
+                 ids[i]);
+        struct store_stmt *st = store_prepare(d->s, sql);
+        assert_int_equal(store_step(st), STORE_ROW);
+        keys[i] = pg ? (int64_t)i + 1 : store_col_int(st, 0);
+        store_reset(st);
+    }
+    snprintf(ids[n], 40, "00000000-0000-4000-8000-999999999999"); /* no such incident */
+    keys[n++] = 1 << 30;
+    keyed_round(d, ids, keys, n); /* no fragment rendered yet: all by ID */
+    render_fragments(d);
+    keyed_round(d, ids, keys, n);
+    if (!pg) { /* every valid fragment read by key, without its incident's row */
+        struct arena a;
+        arena_init(&a);
+        const char *page[1] = {ids[0]};
+        struct incident_facts f[1];
+        run(d->s, "UPDATE incidents SET slug = 'not-read' WHERE id = (SELECT min(id) FROM"
+                  " incidents)");
+        /* a write around the rules that no trigger sees: the key read does not read the row */
+        run(d->s, "DELETE FROM fragment_stale");
+        assert_int_equal(fragments_read(d->s, &a, NULL, page, keys, 1, false, f), 0);
+        assert_true(f[0].found && f[0].fragment);
+        assert_true(!f[0].slug || strcmp(f[0].slug, "not-read") != 0);
+        arena_release(&a);
+        run(d->s, "INSERT INTO fragment_stale (incident_id) SELECT id FROM incidents");
+        render_fragments(d);
+    }
+    /* keys that are not the incidents': each one's neighbour's, and keys naming no row */
+    static int64_t wrong[N_INCIDENTS + 1];
+    for (size_t i = 0; i < n; i++)
+        wrong[i] = i % 3 == 0 ? keys[(i + 1) % n] : i % 3 == 1 ? keys[i] + 100000 : keys[i];
+    keyed_round(d, ids, wrong, n);
+    /* a comment count moved (no stale fragment), a stale fragment, a withdrawal, a merge, a
+     * question with tallies, each committed as the app commits */
+    const char *writes[] = {
+        "UPDATE incidents SET comment_count = comment_count + 7 WHERE id IN"
+        " (SELECT id FROM incidents ORDER BY id LIMIT 5)",
+        "INSERT INTO fragment_stale (incident_id) SELECT id FROM incidents ORDER BY id DESC"
+        " LIMIT 3 ON CONFLICT DO NOTHING",
+        "UPDATE incidents SET visibility = 'withdrawn' WHERE id = (SELECT id FROM incidents"
+        " WHERE visibility = 'published' ORDER BY id LIMIT 1 OFFSET 4)",
+        "UPDATE incidents SET visibility = 'merged', duplicate_of = (SELECT max(id) FROM"
+        " incidents) WHERE id = (SELECT id FROM incidents WHERE visibility = 'published'"
+        " ORDER BY id LIMIT 1 OFFSET 6)",
+        "UPDATE incidents SET question_version = 1 WHERE id IN (SELECT id FROM incidents"
+        " WHERE question_version IS NULL ORDER BY id LIMIT 2)",
+    };
+    for (size_t w = 0; w < sizeof writes / sizeof writes[0]; w++) {
+        commit_write(d, writes[w], false);
+        keyed_round(d, ids, keys, n);
+        assert_int_equal(render_stale(d) > 0, w > 0); /* a comment count stales none */
+        keyed_round(d, ids, keys, n);
+    }
+    commit_write(d,
+                 "INSERT INTO vote_tallies (incident_id, question_version, rooting, slot, correct,"
+                 " incorrect, unsure) SELECT id, question_version, 'away', 0, 4, 2, 1 FROM"
+                 " incidents WHERE question_version IS NOT NULL",
+                 true);
+    keyed_round(d, ids, keys, n);
+}
+
+static int64_t query_int(struct store *s, const char *sql)
+{
+    struct store_stmt *st = store_prepare(s, sql);
+    assert_non_null(st);
+    assert_int_equal(store_step(st), STORE_ROW);
+    int64_t v = store_col_int(st, 0);
+    store_reset(st);
+    return v;
+}
+
+/* Migration 026 on a SQLite database at 025 that holds incidents, fragments (some stale)
+ * and tallies over two slots: every fragment is under its incident's rowid with the
+ * incident's facts and the same bytes, the tallies are the same and WITHOUT ROWID, the stale
+ * list is untouched; then a read by key answers the fragment, and a comment count moved
+ * reaches the fragment's copy. */
+static void test_migration_026_moves_fragments(void **state)
+{
+    (void)state;
+    struct tmpdb *t = calloc(1, sizeof *t);
+    assert_non_null(t);
+    snprintf(t->path, sizeof t->path, "/tmp/whistle-unit-XXXXXX");
+    int fd = mkstemp(t->path);
+    assert_true(fd >= 0);
+    close(fd);
+    char err[256];
+    assert_int_equal(store_open(t->path, true, &t->s, err, sizeof err), 0);
+    struct db *d = calloc(1, sizeof *d);
+    assert_non_null(d);
+    d->tmp = t;
+    d->s = t->s;
+    *state = d; /* the teardown's */
+    run(d->s, "CREATE TABLE schema_version (version INTEGER PRIMARY KEY,"
+              " applied_at BIGINT NOT NULL)");
+    int version;
+    const char *sql;
+    for (size_t i = 0; (sql = store_migration(i, &version)) && version < 26; i++) {
+        /* SQLite's part, as store_migrate applies it */
+        const char *cut = strstr(sql, "-- @postgresql-only");
+        struct buf b = BUF_INIT;
+        buf_append(&b, sql, cut ? (size_t)(cut - sql) : strlen(sql));
+        run(d->s, b.p);
+        buf_release(&b);
+        char mark[96];
+        snprintf(mark, sizeof mark, "INSERT INTO schema_version VALUES (%d, 0)", version);
+        run(d->s, mark);
+    }
+    assert_int_equal(store_schema_version(d->s), 25);
+    seed(d);
+    run(d->s, "INSERT INTO incident_fragments (incident_id, body) SELECT id, 'body of ' || id"
+              " FROM incidents ORDER BY id DESC");
+    run(d->s, "DELETE FROM fragment_stale WHERE incident_id NOT IN (SELECT id FROM incidents"
+              " ORDER BY id LIMIT 7)");
+    run(d->s, "INSERT INTO vote_tallies (incident_id, question_version, rooting, slot, correct,"
+              " incorrect, unsure) SELECT id, 1, 'home', s.n, 3 + s.n, 2, 1 FROM incidents,"
+              " (SELECT 0 AS n UNION ALL SELECT 5) s WHERE question_version = 1");
+    int64_t tallies = query_int(d->s, "SELECT sum(correct * 100 + incorrect * 10 + unsure)"
+                                      " FROM vote_tallies");
+    assert_true(tallies > 0);
+    assert_int_equal(store_migrate(d->s, err, sizeof err), 0);
+    assert_int_equal(store_schema_version(d->s), store_known_version());
+    assert_int_equal(query_int(d->s, "SELECT count(*) FROM incident_fragments"), N_INCIDENTS);
+    assert_int_equal(query_int(d->s, "SELECT count(*) FROM incident_fragments f JOIN incidents i"
+                                     " ON i.rowid = f.n AND i.id = f.incident_id"
+                                     " AND f.visibility = i.visibility AND f.slug IS i.slug"
+                                     " AND f.duplicate_of IS i.duplicate_of"
+                                     " AND f.question_version IS i.question_version"
+                                     " AND f.comment_count = i.comment_count"
+                                     " AND f.body = 'body of ' || i.id"),
+                     N_INCIDENTS);
+    assert_int_equal(query_int(d->s, "SELECT sum(correct * 100 + incorrect * 10 + unsure)"
+                                     " FROM vote_tallies"),
+                     tallies);
+    assert_int_equal(
+        query_int(d->s, "SELECT wr FROM pragma_table_list WHERE name = 'vote_tallies'"), 1);
+    assert_int_equal(query_int(d->s, "SELECT count(*) FROM fragment_stale"), 7);
+    /* a valid fragment by key; a stale one by ID (no fragment) */
+    static char ids[2][40];
+    assert_int_equal(plain(d->s,
+                           "SELECT id FROM incidents WHERE id NOT IN (SELECT incident_id FROM"
+                           " fragment_stale) ORDER BY id LIMIT 1",
+                           ids, 1),
+                     1);
+    assert_int_equal(plain(d->s, "SELECT incident_id FROM fragment_stale LIMIT 1", ids + 1, 1), 1);
+    char q[160];
+    int64_t keys[2];
+    for (int k = 0; k < 2; k++) {
+        snprintf(q, sizeof q, "SELECT rowid FROM incidents WHERE id = '%.39s'", ids[k]);
+        keys[k] = query_int(d->s, q);
+    }
+    snprintf(q, sizeof q, "UPDATE incidents SET comment_count = 4 WHERE id = '%.39s'", ids[0]);
+    run(d->s, q);
+    struct arena a;
+    arena_init(&a);
+    const char *page[2] = {ids[0], ids[1]};
+    struct incident_facts f[2];
+    assert_int_equal(fragments_read(d->s, &a, NULL, page, keys, 2, false, f), 0);
+    assert_true(f[0].found && f[0].fragment && f[1].found && !f[1].fragment);
+    char body[64];
+    snprintf(body, sizeof body, "body of %.39s", ids[0]);
+    assert_string_equal(f[0].fragment, body);
+    assert_int_equal(f[0].comment_count, 4);
+    snprintf(q, sizeof q,
+             "SELECT comment_count FROM incident_fragments WHERE incident_id = '%.39s'", ids[0]);
+    assert_int_equal(query_int(d->s, q), 4);
+    arena_release(&a);
 }
 
 static void test_incident_pages_from_the_index(void **state)
@@ -760,6 +979,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_list_items_from_the_index, setup_pg, teardown),
         cmocka_unit_test_setup_teardown(test_read_over_budget_is_refused, setup, teardown),
         /* last: the cache it turns on stays on in this process (each empties it first) */
+        cmocka_unit_test_setup_teardown(test_fragments_by_key, setup, teardown),
+        cmocka_unit_test_teardown(test_migration_026_moves_fragments, teardown),
+        cmocka_unit_test_setup_teardown(test_fragments_by_key, setup_pg, teardown),
         cmocka_unit_test_setup_teardown(test_fragments_cache, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fragments_cache, setup_pg, teardown),
         cmocka_unit_test_setup_teardown(test_fragments_cache_list_form, setup, teardown),

@@ -108,10 +108,31 @@ static int up_to_date(struct store *s)
     return done;
 }
 
+static int migrate(struct store *s, char *err, size_t errlen);
+
 int store_migrate(struct store *s, char *err, size_t errlen)
 {
     if (up_to_date(s))
         return 0;
+    if (store_is_pg(s))
+        return migrate(s, err, errlen);
+    /* SQLite keeps a statement's journal in temporary storage, in memory for this
+     * connection's reads (sqlite.c); a migration that copies a table (026: every fragment)
+     * journals about twice its size, gigabytes at a million incidents: on disk instead */
+    if (store_exec(s, "PRAGMA temp_store = FILE") < 0) {
+        snprintf(err, errlen, "migration failed: %s", store_errmsg(s));
+        return STORE_ERR;
+    }
+    int rc = migrate(s, err, errlen);
+    if (store_exec(s, "PRAGMA temp_store = MEMORY") < 0 && rc >= 0) {
+        snprintf(err, errlen, "migration failed: %s", store_errmsg(s));
+        rc = STORE_ERR;
+    }
+    return rc;
+}
+
+static int migrate(struct store *s, char *err, size_t errlen)
+{
     /* maintenance: the deployment's exclusive write lock (docs/scale.md) */
     int rc = store_begin_write(s);
     if (rc < 0) {

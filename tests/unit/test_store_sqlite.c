@@ -200,6 +200,9 @@ static void test_migrate_fresh_and_twice(void **state)
     int64_t applied = query_int(f->s, "SELECT applied_at FROM schema_version WHERE version = 1");
     assert_true(applied > INT64_C(1704067200000000)); /* microseconds, after 2024 */
     int64_t recorded = query_int(f->s, "SELECT count(*) FROM schema_version");
+    /* the migration's temporary storage on disk (026 copies every fragment), the
+     * connection's own in memory again after it */
+    assert_int_equal(query_int(f->s, "PRAGMA temp_store"), 2);
 
     /* again: nothing to do, nothing changes */
     assert_int_equal(store_migrate(f->s, f->err, sizeof f->err), 0);

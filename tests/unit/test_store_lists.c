@@ -624,16 +624,6 @@ static void test_fragments_by_key(void **state)
     keyed_round(d, ids, keys, n);
 }
 
-static int64_t query_int(struct store *s, const char *sql)
-{
-    struct store_stmt *st = store_prepare(s, sql);
-    assert_non_null(st);
-    assert_int_equal(store_step(st), STORE_ROW);
-    int64_t v = store_col_int(st, 0);
-    store_reset(st);
-    return v;
-}
-
 /* Migration 026 on a SQLite database at 025 that holds incidents, fragments (some stale)
  * and tallies over two slots: every fragment is under its incident's rowid with the
  * incident's facts and the same bytes, the tallies are the same and WITHOUT ROWID, the stale
@@ -679,13 +669,13 @@ static void test_migration_026_moves_fragments(void **state)
     run(d->s, "INSERT INTO vote_tallies (incident_id, question_version, rooting, slot, correct,"
               " incorrect, unsure) SELECT id, 1, 'home', s.n, 3 + s.n, 2, 1 FROM incidents,"
               " (SELECT 0 AS n UNION ALL SELECT 5) s WHERE question_version = 1");
-    int64_t tallies = query_int(d->s, "SELECT sum(correct * 100 + incorrect * 10 + unsure)"
+    int64_t tallies = tmpdb_int(d->s, "SELECT sum(correct * 100 + incorrect * 10 + unsure)"
                                       " FROM vote_tallies");
     assert_true(tallies > 0);
     assert_int_equal(store_migrate(d->s, err, sizeof err), 0);
     assert_int_equal(store_schema_version(d->s), store_known_version());
-    assert_int_equal(query_int(d->s, "SELECT count(*) FROM incident_fragments"), N_INCIDENTS);
-    assert_int_equal(query_int(d->s, "SELECT count(*) FROM incident_fragments f JOIN incidents i"
+    assert_int_equal(tmpdb_int(d->s, "SELECT count(*) FROM incident_fragments"), N_INCIDENTS);
+    assert_int_equal(tmpdb_int(d->s, "SELECT count(*) FROM incident_fragments f JOIN incidents i"
                                      " ON i.rowid = f.n AND i.id = f.incident_id"
                                      " AND f.visibility = i.visibility AND f.slug IS i.slug"
                                      " AND f.duplicate_of IS i.duplicate_of"
@@ -693,12 +683,12 @@ static void test_migration_026_moves_fragments(void **state)
                                      " AND f.comment_count = i.comment_count"
                                      " AND f.body = 'body of ' || i.id"),
                      N_INCIDENTS);
-    assert_int_equal(query_int(d->s, "SELECT sum(correct * 100 + incorrect * 10 + unsure)"
+    assert_int_equal(tmpdb_int(d->s, "SELECT sum(correct * 100 + incorrect * 10 + unsure)"
                                      " FROM vote_tallies"),
                      tallies);
     assert_int_equal(
-        query_int(d->s, "SELECT wr FROM pragma_table_list WHERE name = 'vote_tallies'"), 1);
-    assert_int_equal(query_int(d->s, "SELECT count(*) FROM fragment_stale"), 7);
+        tmpdb_int(d->s, "SELECT wr FROM pragma_table_list WHERE name = 'vote_tallies'"), 1);
+    assert_int_equal(tmpdb_int(d->s, "SELECT count(*) FROM fragment_stale"), 7);
     /* a valid fragment by key; a stale one by ID (no fragment) */
     static char ids[2][40];
     assert_int_equal(plain(d->s,
@@ -711,7 +701,7 @@ static void test_migration_026_moves_fragments(void **state)
     int64_t keys[2];
     for (int k = 0; k < 2; k++) {
         snprintf(q, sizeof q, "SELECT rowid FROM incidents WHERE id = '%.39s'", ids[k]);
-        keys[k] = query_int(d->s, q);
+        keys[k] = tmpdb_int(d->s, q);
     }
     snprintf(q, sizeof q, "UPDATE incidents SET comment_count = 4 WHERE id = '%.39s'", ids[0]);
     run(d->s, q);
@@ -727,7 +717,7 @@ static void test_migration_026_moves_fragments(void **state)
     assert_int_equal(f[0].comment_count, 4);
     snprintf(q, sizeof q,
              "SELECT comment_count FROM incident_fragments WHERE incident_id = '%.39s'", ids[0]);
-    assert_int_equal(query_int(d->s, q), 4);
+    assert_int_equal(tmpdb_int(d->s, q), 4);
     arena_release(&a);
 }
 

@@ -2,6 +2,7 @@
 #define WHISTLE_TESTS_TMPDB_H
 
 /* A migrated SQLite database in a temporary file, for unit tests of store code. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -19,6 +20,17 @@ struct tmpdb {
     "UPDATE incidents SET (g_season, g_week, g_league, g_season_type, g_home, g_away) ="           \
     " (SELECT g.season, g.week, g.league, g.season_type, g.home_team_id, g.away_team_id"           \
     " FROM games g WHERE g.id = incidents.game_id)"
+
+/* The integer a one-row query answers; INT64_MIN when it answers no row or fails. */
+static inline int64_t tmpdb_int(struct store *s, const char *sql)
+{
+    struct store_stmt *st = store_prepare(s, sql);
+    if (!st)
+        return INT64_MIN;
+    int64_t v = store_step(st) == STORE_ROW ? store_col_int(st, 0) : INT64_MIN;
+    store_reset(st);
+    return v;
+}
 
 /* Creates and migrates the database, then runs seed_sql (may be NULL). NULL on failure. */
 static inline struct tmpdb *tmpdb_open(const char *seed_sql)

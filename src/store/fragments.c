@@ -392,6 +392,43 @@ static int read_rows(struct store *s, struct arena *a, const char *const *ids, s
     return read_facts(st, a, ids, NULL, n, out);
 }
 
+/* Reads the incidents i of ids with todo[i] (with their keys[i], when there are keys) through
+ * read, in one call, into out[i]; the others' out[i] are left as they are. 0 or a negative
+ * store_rc. */
+typedef int reader(struct store *s, struct arena *a, const char *const *ids, const int64_t *keys,
+                   size_t n, struct incident_facts *out);
+static int read_todo(struct store *s, struct arena *a, const char *const *ids, const int64_t *keys,
+                     size_t n, const bool *todo, reader *read, struct incident_facts *out)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        m += todo[i];
+    if (m == 0)
+        return 0;
+    const char **sub = arena_alloc(a, sizeof *sub * m);
+    int64_t *sub_keys = keys ? arena_alloc(a, sizeof *sub_keys * m) : NULL;
+    struct incident_facts *got = arena_alloc(a, sizeof *got * m);
+    m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (todo[i]) {
+            if (keys)
+                sub_keys[m] = keys[i];
+            sub[m++] = ids[i];
+        }
+    int rc = read(s, a, sub, sub_keys, m, got);
+    for (size_t i = 0, k = 0; rc >= 0 && i < n; i++)
+        if (todo[i])
+            out[i] = got[k++];
+    return rc < 0 ? rc : 0;
+}
+
+static int read_by_id(struct store *s, struct arena *a, const char *const *ids, const int64_t *keys,
+                      size_t n, struct incident_facts *out)
+{
+    (void)keys;
+    return read_rows(s, a, ids, n, out);
+}
+
 /* As read_rows, the incidents whose keys (SQLite rowids, from the list index) hold a valid
  * fragment of theirs by key, the others (a stale or missing fragment, a key that is no
  * longer the incident's) by ID. */
@@ -407,22 +444,10 @@ static int read_keyed(struct store *s, struct arena *a, const char *const *ids, 
     int rc = st ? read_facts(st, a, ids, keys, n, out) : STORE_ERR;
     if (rc < 0)
         return rc;
-    size_t m = 0;
+    bool *todo = arena_alloc(a, sizeof *todo * n);
     for (size_t i = 0; i < n; i++)
-        m += !out[i].found || !out[i].fragment;
-    if (m == 0)
-        return 0;
-    const char **miss = arena_alloc(a, sizeof *miss * m);
-    struct incident_facts *got = arena_alloc(a, sizeof *got * m);
-    m = 0;
-    for (size_t i = 0; i < n; i++)
-        if (!out[i].found || !out[i].fragment)
-            miss[m++] = ids[i];
-    rc = read_rows(s, a, miss, m, got);
-    for (size_t i = 0, k = 0; rc >= 0 && i < n; i++)
-        if (!out[i].found || !out[i].fragment)
-            out[i] = got[k++];
-    return rc;
+        todo[i] = !out[i].found || !out[i].fragment;
+    return read_todo(s, a, ids, NULL, n, todo, read_by_id, out);
 }
 
 int fragments_read(struct store *s, struct arena *a, const uint64_t *at, const char *const *ids,
@@ -435,27 +460,15 @@ int fragments_read(struct store *s, struct arena *a, const uint64_t *at, const c
     if ((size_t)hits == n)
         return 0;
     /* the others in one statement, then kept */
-    size_t m = n - (size_t)hits;
-    const char **miss = arena_alloc(a, sizeof *miss * m);
-    int64_t *miss_keys = keys ? arena_alloc(a, sizeof *miss_keys * m) : NULL;
-    struct incident_facts *got = arena_alloc(a, sizeof *got * m);
-    m = 0;
+    bool *miss = arena_alloc(a, sizeof *miss * n);
     for (size_t i = 0; i < n; i++)
-        if (!hit[i]) {
-            if (keys)
-                miss_keys[m] = keys[i];
-            miss[m++] = ids[i];
-        }
-    int rc = read_keyed(s, a, miss, miss_keys, m, got);
+        miss[i] = !hit[i];
+    int rc = read_todo(s, a, ids, keys, n, miss, read_keyed, out);
     if (rc < 0)
         return rc;
-    for (size_t i = 0, k = 0; i < n; i++) {
-        if (hit[i])
-            continue;
-        out[i] = got[k++];
-        if (out[i].found && out[i].fragment)
+    for (size_t i = 0; i < n; i++)
+        if (miss[i] && out[i].found && out[i].fragment)
             cache_put(at, &out[i]);
-    }
     return 0;
 }
 

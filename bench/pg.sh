@@ -64,7 +64,7 @@ PG_BASE=$(bash tests/pgcluster.sh start "$PGDIR")
 PG_DB=${PG_BASE/\/postgres\?//bench?}
 "$BIN" migrate --db "$PG_DB" >/dev/null
 bench_copy_to_pg "$SQLITE_DB" "$PG_DB" "$TMP/copy.sql"
-say "$N incidents in SQLite and PostgreSQL ($(grep -c '^INSERT' "$TMP/copy.sql") rows copied)"
+say "$N incidents in SQLite and PostgreSQL ($BENCH_COPIED_ROWS rows copied)"
 ID=$(sqlite3 "$SQLITE_DB" "SELECT id FROM incidents ORDER BY published_at DESC, id DESC LIMIT 1 OFFSET $((N / 2))")
 
 # ---- processes ---------------------------------------------------------------------------

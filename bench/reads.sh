@@ -169,6 +169,26 @@ stop_nginx() {
     NPID=""
 }
 
+# filter_rotation WHAT: bench/list_rotation.py (COUNT random valid list queries, every filter
+# of the spec, deep offsets, one at a time) against the node just started; its server time
+# p50/p99 from the node's access log and its CPU a request, a line of NOTES
+filter_rotation() {
+    local port=${NODE_PORTS[0]} pid=${PIDS[0]} log l rot server
+    log="$TMP/node-$port.log"
+    wait_list_index "$log"
+    l=$(load)
+    rot=$(python3 bench/list_rotation.py "http://127.0.0.1:$port" "$COUNT" 13 "$N" 0 "$pid" | head -1)
+    server=$(python3 - "$log" <<'PY'
+import re, sys
+t = sorted(int(m.group(1)) for m in re.finditer(
+    r"access: GET /api/v1/(?:incidents|games) \d+ \d+ (\d+)us", open(sys.argv[1]).read()))
+p = lambda q: t[min(len(t) - 1, int(q * len(t)))] / 1000
+print("%d requests, server time p50 %.2f ms, p99 %.2f ms, max %.1f ms" % (len(t), p(.5), p(.99), t[-1] / 1000))
+PY
+)
+    echo "- $N incidents$1, $COUNT random filter+offset queries: $server; $(echo "$rot" | sed 's/.*server CPU/server CPU/; s/  load.*//') (load average $l at the start)" >>"$NOTES"
+}
+
 # compare ROTATION LABEL NGINX_LABEL PORT PATHS|- PATH [WRK_OPTION...]: the same wrk run
 # against Whistle on PORT and then nginx (wrk_run: the paths in file PATHS, or - and PATH
 # alone); prints the table's two rows, Whistle's with its ratio to nginx
@@ -220,21 +240,8 @@ for N in $SCALES; do
     cat "$DB" >/dev/null
     # shellcheck disable=SC2086
     start_node "$DB" --no-cache $SERVE_ARGS
+    filter_rotation ""
     port=${NODE_PORTS[0]}
-    pid=${PIDS[0]}
-    log="$TMP/node-$port.log"
-    wait_list_index "$log"
-    l=$(load)
-    rot=$(python3 bench/list_rotation.py "http://127.0.0.1:$port" "$COUNT" 13 "$N" 0 "$pid" | head -1)
-    server=$(python3 - "$log" <<'PY'
-import re, sys
-t = sorted(int(m.group(1)) for m in re.finditer(
-    r"access: GET /api/v1/(?:incidents|games) \d+ \d+ (\d+)us", open(sys.argv[1]).read()))
-p = lambda q: t[min(len(t) - 1, int(q * len(t)))] / 1000
-print("%d requests, server time p50 %.2f ms, p99 %.2f ms, max %.1f ms" % (len(t), p(.5), p(.99), t[-1] / 1000))
-PY
-)
-    echo "- $N incidents, $COUNT random filter+offset queries: $server; $(echo "$rot" | sed 's/.*server CPU/server CPU/; s/  load.*//') (load average $l at the start)" >>"$NOTES"
 
     # 2-4. the rotations' paths, the bodies Whistle sends, the same files for nginx
     sqlite3 "$DB" "SELECT id FROM incidents WHERE visibility = 'published'
@@ -300,8 +307,8 @@ PY
         bench_copy_to_pg "$DB" "$PG_DB" "$TMP/copy.sql"
         # shellcheck disable=SC2086
         start_node "$PG_DB" --no-cache $SERVE_ARGS
+        filter_rotation " on PostgreSQL"
         port=${NODE_PORTS[0]}
-        wait_list_index "$TMP/node-$port.log"
         same_bodies "$port" "Whistle on PostgreSQL"
         say "PostgreSQL bodies checked with cmp (every 100th path): the same as on SQLite"
         for kind in single list; do

@@ -148,7 +148,7 @@ static int indexed_page(struct store *s, struct arena *a, const struct game_filt
     const char **ids;
     return listindex_serve(s, a, f->version,
                            f->recent ? LISTINDEX_GAMES_RECENT : LISTINDEX_GAMES_KICKOFF, &q,
-                           GAME_SELECT " WHERE g.id IN", read_row, list, &ids, n, more);
+                           GAME_SELECT " WHERE g.id", read_row, list, &ids, n, more);
 }
 
 /* The games' page query (where_page): the page's ids, known kickoffs and kickoffs (pid, pk,

@@ -167,7 +167,7 @@ static int current_tallies(struct store *s, const char *const *ids, size_t n, st
         store_select_ids(s,
                          "SELECT t.incident_id, t.rooting, " TALLY_SUMS
                          " FROM vote_tallies t JOIN incidents i ON i.id = t.incident_id"
-                         " AND t.question_version = i.question_version WHERE t.incident_id IN",
+                         " AND t.question_version = i.question_version WHERE t.incident_id",
                          " GROUP BY t.incident_id, t.rooting", ids, n, n);
     if (!st)
         return STORE_ERR;
@@ -408,7 +408,7 @@ int incidents_list(struct store *s, struct arena *a, const struct incident_filte
     const char **ids;
     int rc = indexed_page(s, a, f,
                           "SELECT " INCIDENT_COLS INCIDENT_FROM
-                          " WHERE i.visibility || '' = 'published' AND i.id IN",
+                          " WHERE i.visibility || '' = 'published' AND i.id",
                           read_row, list, &ids, &count, more);
     if (rc == 0) /* SQL answers */
         rc = store_page(page_stmt(s, f, "SELECT " INCIDENT_COLS " FROM ",

@@ -379,12 +379,12 @@ size_t store_id_slots(size_t n, size_t min)
     return slots;
 }
 
-/* "head (?, ?, …)tail" with slots placeholders, prepared */
+/* "head IN (?, ?, …)tail" with slots placeholders, prepared */
 static struct store_stmt *select_slots(struct store *s, const char *head, const char *tail,
                                        size_t slots)
 {
     struct buf sql = BUF_INIT;
-    buf_printf(&sql, "%s (?", head);
+    buf_printf(&sql, "%s IN (?", head);
     for (size_t k = 1; k < slots; k++)
         buf_puts(&sql, ", ?");
     buf_printf(&sql, ")%s", tail);
@@ -393,9 +393,37 @@ static struct store_stmt *select_slots(struct store *s, const char *head, const 
     return st;
 }
 
+/* ids as a PostgreSQL array literal, each element quoted (its backslashes and double quotes
+ * escaped) */
+static void text_array(struct buf *b, const char *const *ids, size_t n)
+{
+    buf_putc(b, '{');
+    for (size_t k = 0; k < n; k++) {
+        buf_puts(b, k ? ",\"" : "\"");
+        for (const char *p = ids[k]; *p; p++) {
+            if (*p == '"' || *p == '\\')
+                buf_putc(b, '\\');
+            buf_putc(b, *p);
+        }
+        buf_putc(b, '"');
+    }
+    buf_putc(b, '}');
+}
+
 struct store_stmt *store_select_ids(struct store *s, const char *head, const char *tail,
                                     const char *const *ids, size_t n, size_t slots)
 {
+    if (store_is_pg(s)) {
+        struct buf sql = BUF_INIT, arr = BUF_INIT;
+        buf_printf(&sql, "%s = ANY (CAST(? AS text[]))%s", head, tail);
+        text_array(&arr, ids, n);
+        struct store_stmt *st = store_prepare(s, sql.p);
+        if (st)
+            store_bind_text(st, 1, arr.p);
+        buf_release(&sql);
+        buf_release(&arr);
+        return st;
+    }
     struct store_stmt *st = select_slots(s, head, tail, slots);
     for (size_t k = 0; st && k < slots; k++)
         store_bind_text(st, (int)k + 1, k < n ? ids[k] : NULL);

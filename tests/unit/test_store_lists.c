@@ -925,6 +925,43 @@ static void test_game_write_moves_the_copies(void **state)
 
 /* a request's read (a store_thread connection) beyond its budget fails STORE_BUSY (503)
  * instead of running on; the same statement outside a read, or on another connection, runs */
+/* store_select_ids: exactly the rows of the ids given, whatever their characters (on
+ * PostgreSQL they travel as one array literal, each element quoted), any count, none. */
+static void test_select_ids_any_text(void **state)
+{
+    struct db *d = db(state);
+    static const char *const odd[] = {"plain",   "with \"quote\"", "back\\slash", "com,ma",
+                                      "{brace}", "sp ace",         "NULL",        "\\\"",
+                                      "",        "end\\"};
+    size_t n = sizeof odd / sizeof *odd;
+    run(d->s, "CREATE TABLE sel_odd (id TEXT PRIMARY KEY, v INTEGER NOT NULL)");
+    for (size_t i = 0; i < n; i++)
+        assert_true(STORE_RUN(d->s, "INSERT INTO sel_odd (id, v) VALUES (?, ?)", STORE_TEXT(odd[i]),
+                              STORE_INT((int64_t)i)) >= 0);
+    run(d->s, "INSERT INTO sel_odd (id, v) VALUES ('other', 99)");
+    /* every prefix of the list (0 to all), and the list with an absent id and a repeat */
+    for (size_t m = 0; m <= n + 2; m++) {
+        const char *ids[16];
+        size_t k = m < n ? m : n;
+        memcpy(ids, odd, k * sizeof *ids);
+        if (m > n)
+            ids[k++] = "absent";
+        if (m > n + 1)
+            ids[k++] = odd[1];
+        struct store_stmt *st = store_select_ids(d->s, "SELECT v FROM sel_odd WHERE id",
+                                                 " ORDER BY v", ids, k, store_id_slots(k, 1));
+        assert_non_null(st);
+        size_t rows = 0;
+        while (store_step(st) == STORE_ROW) {
+            assert_true(rows < (m < n ? m : n));
+            assert_int_equal(store_col_int(st, 0), (int64_t)rows);
+            rows++;
+        }
+        store_reset(st);
+        assert_int_equal(rows, m < n ? m : n);
+    }
+}
+
 static void test_read_over_budget_is_refused(void **state)
 {
     struct tmpdb *d = ((struct db *)*state)->tmp;
@@ -968,6 +1005,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_incident_pages_from_the_index, setup_pg, teardown),
         cmocka_unit_test_setup_teardown(test_list_items_from_the_index, setup_pg, teardown),
         cmocka_unit_test_setup_teardown(test_read_over_budget_is_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_select_ids_any_text, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_select_ids_any_text, setup_pg, teardown),
         /* last: the cache it turns on stays on in this process (each empties it first) */
         cmocka_unit_test_setup_teardown(test_fragments_by_key, setup, teardown),
         cmocka_unit_test_teardown(test_migration_026_moves_fragments, teardown),

@@ -24,7 +24,9 @@
 # Each node's list index (src/store/listindex.h) is built before the rotations start (its log
 # says when; BENCH_READS_SERVE_ARGS="--list-index-max 0" measures without it).
 #
-# Environment: WHISTLE_BIN, BENCH_READS_SCALES, BENCH_READS_DB_<N>, DUR (default 10s),
+# Environment: WHISTLE_BIN, BENCH_READS_SCALES, BENCH_READS_DB_<N>, BENCH_READS_PG_DB_<N> (the
+# URI of a PostgreSQL database holding the same rows, copied by bench_copy_to_pg, to use instead
+# of a throwaway cluster's: a million took 29 minutes to copy and render here), DUR (default 10s),
 # WARMUP (default 3s), BENCH_READS_CONNS (default 32), BENCH_READS_COUNT (default 2000),
 # BENCH_READS_SERVE_ARGS (more `whistle serve` options for the --no-cache node), BENCH_READS_PG
 # (1: add the PostgreSQL rotations, 0: skip them; default 1 when PostgreSQL is installed).
@@ -300,11 +302,16 @@ PY
 
     # 3b. the same rotations with the rows in PostgreSQL (Unix socket), the same nginx files
     if [ "$PG_ON" = 1 ]; then
-        [ -n "$PG_BASE" ] || PG_BASE=$(bash tests/pgcluster.sh start "$PGDIR")
-        "$PSQL" -X -q -d "$PG_BASE" -c "CREATE DATABASE bench_$N" >/dev/null
-        PG_DB=${PG_BASE/\/postgres\?//bench_$N?}
+        var="BENCH_READS_PG_DB_$N"
+        PG_DB=${!var:-}
+        if [ -z "$PG_DB" ]; then
+            [ -n "$PG_BASE" ] || PG_BASE=$(bash tests/pgcluster.sh start "$PGDIR")
+            "$PSQL" -X -q -d "$PG_BASE" -c "CREATE DATABASE bench_$N" >/dev/null
+            PG_DB=${PG_BASE/\/postgres\?//bench_$N?}
+            "$BIN" migrate --db "$PG_DB" >/dev/null || die "migrate $PG_DB failed"
+            bench_copy_to_pg "$DB" "$PG_DB" "$TMP/copy.sql"
+        fi
         "$BIN" migrate --db "$PG_DB" >/dev/null || die "migrate $PG_DB failed"
-        bench_copy_to_pg "$DB" "$PG_DB" "$TMP/copy.sql"
         # shellcheck disable=SC2086
         start_node "$PG_DB" --no-cache $SERVE_ARGS
         filter_rotation " on PostgreSQL"

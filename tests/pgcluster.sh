@@ -6,7 +6,9 @@
 # terminated) and start it again, for outage tests. pgcluster.sh available: exit 0 when
 # initdb can be found. PGCLUSTER_DURABLE=1 (start and up) keeps PostgreSQL's defaults for
 # fsync, synchronous_commit and full_page_writes: every commit waits for its WAL flush (a
-# benchmark's durable row; the tests run without).
+# benchmark's durable row; the tests run without). PGCLUSTER_SHARED_BUFFERS (start and up;
+# default 64MB) is its shared_buffers (a benchmark at a million incidents gives it gigabytes,
+# as a deployment would).
 # As root the cluster runs as the postgres user (initdb refuses root).
 set -euo pipefail
 cmd=${1:-}
@@ -17,7 +19,7 @@ if [ -z "$bindir" ] && command -v pg_config >/dev/null 2>&1; then bindir=$(pg_co
 opts() {
     local fast="-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
     if [ "${PGCLUSTER_DURABLE:-0}" = 1 ]; then fast=""; fi
-    echo "-k $1 -c listen_addresses= $fast -c max_connections=600 -c shared_buffers=64MB"
+    echo "-k $1 -c listen_addresses= $fast -c max_connections=600 -c shared_buffers=${PGCLUSTER_SHARED_BUFFERS:-64MB}"
 }
 
 as_owner() {

@@ -72,6 +72,9 @@ if [ -z "$PG_ON" ]; then
 fi
 PGDIR=""
 PG_BASE=""
+# the throwaway cluster's shared_buffers (tests/pgcluster.sh; its tests' default is 64MB): what
+# a deployment would give it, so that a million incidents' hot rows stay in its own memory
+export PGCLUSTER_SHARED_BUFFERS=${PGCLUSTER_SHARED_BUFFERS:-4GB}
 if [ "$PG_ON" = 1 ]; then
     bench_need_pg psql
     PGDIR=$(mktemp -d /tmp/whistle-benchreads-pg.XXXXXX)
@@ -312,6 +315,13 @@ PY
             bench_copy_to_pg "$DB" "$PG_DB" "$TMP/copy.sql"
         fi
         "$BIN" migrate --db "$PG_DB" >/dev/null || die "migrate $PG_DB failed"
+        # the tables and keys the reads use into PostgreSQL's buffers, as the SQLite file is
+        # read into the page cache above (pg_prewarm, in PostgreSQL's contrib)
+        "$PSQL" -X -q -d "$PG_DB" -c "CREATE EXTENSION IF NOT EXISTS pg_prewarm" \
+            -c "SELECT pg_prewarm(r) FROM unnest(CAST(ARRAY['incidents', 'incidents_pkey',
+                'incident_fragments', 'incident_fragments_pkey', 'vote_tallies',
+                'vote_tally_slots_pkey', 'fragment_stale'] AS regclass[])) r" >/dev/null 2>&1 ||
+            say "no pg_prewarm: PostgreSQL's reads start from a cold cache"
         # shellcheck disable=SC2086
         start_node "$PG_DB" --no-cache $SERVE_ARGS
         filter_rotation " on PostgreSQL"

@@ -312,9 +312,10 @@ PY
             "$PSQL" -X -q -d "$PG_BASE" -c "CREATE DATABASE bench_$N" >/dev/null
             PG_DB=${PG_BASE/\/postgres\?//bench_$N?}
             "$BIN" migrate --db "$PG_DB" >/dev/null || die "migrate $PG_DB failed"
-            bench_copy_to_pg "$DB" "$PG_DB" "$TMP/copy.sql"
+            bench_copy_to_pg "$DB" "$PG_DB" "$TMP/copy.sql" # migrates again: the fragments
+        else
+            "$BIN" migrate --db "$PG_DB" >/dev/null || die "migrate $PG_DB failed"
         fi
-        "$BIN" migrate --db "$PG_DB" >/dev/null || die "migrate $PG_DB failed"
         # the tables and keys the reads use into PostgreSQL's buffers, as the SQLite file is
         # read into the page cache above (pg_prewarm, in PostgreSQL's contrib)
         "$PSQL" -X -q -d "$PG_DB" -c "CREATE EXTENSION IF NOT EXISTS pg_prewarm" \

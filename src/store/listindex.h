@@ -90,8 +90,8 @@ int listindex_ids(struct arena *a, uint64_t version, enum listindex_list list,
 /* A page from the process's index when it holds one built at content version `version`:
  * the page of q in `list`, then its rows read by primary key in one statement (`select`, a
  * SELECT … WHERE … ending in the ID column, "… AND i.id", to which store_select_ids appends
- * the list of ids), read(a, st, rows, k) putting each row at its
- * place k in the page. 1 answered (*n rows, their ids in *ids, arena-owned, and *more), 0 not (no
+ * the list of ids), read(a, st, rows, k) putting each row at its place k in the page.
+ * 1 answered (*n rows, their ids in *ids, arena-owned, and *more), 0 not (no
  * index of that version, a write committed since the request's token removed a row: SQL answers),
  * or a negative store_rc. Counts the request (listindex_counts). */
 int listindex_serve(struct store *s, struct arena *a, uint64_t version, enum listindex_list list,

@@ -175,8 +175,8 @@ size_t store_id_slots(size_t n, size_t min);
  * then reset; NULL when it cannot be prepared. On SQLite head " IN (?, ?, …)" tail with
  * `slots` placeholders (slots >= n), ids[0..n) bound in order and null bound to the rest. On
  * PostgreSQL head " = ANY (CAST(? AS text[]))" tail with the ids as one array, whatever
- * slots: one text for every count, so that the server plans it once and keeps a generic
- * plan (a list of placeholders was planned again on every run, a millisecond for 100). */
+ * slots: one text, so one prepared statement and one generic plan (store/pg.c forces
+ * generic plans) for every count, where the placeholders made one per power of two. */
 struct store_stmt *store_select_ids(struct store *s, const char *head, const char *tail,
                                     const char *const *ids, size_t n, size_t slots);
 /* head " IN (?, ?, …)" tail with integer keys (n of them, the rest of the slots bound null),

@@ -377,6 +377,11 @@ static int read_facts(struct store_stmt *st, struct arena *a, const char *const 
     return rc < 0 ? rc : 0;
 }
 
+const char *fragments_facts_sql(bool pg)
+{
+    return pg ? FACTS_PG : FACTS_SQLITE;
+}
+
 /* The facts of the n incidents of ids from the database by ID (see fragments_read) into
  * out. */
 static int read_rows(struct store *s, struct arena *a, const char *const *ids, size_t n,
@@ -394,7 +399,7 @@ static int read_rows(struct store *s, struct arena *a, const char *const *ids, s
     /* a single incident (the hot read) with a constant text */
     struct store_stmt *st =
         slots == 1 ? STORE_SELECT(s, pg ? FACTS_PG " = ?" : FACTS_SQLITE " = ?", STORE_TEXT(ids[0]))
-                   : store_select_ids(s, pg ? FACTS_PG : FACTS_SQLITE, "", ids, n, slots);
+                   : store_select_ids(s, fragments_facts_sql(pg), "", ids, n, slots);
     if (!st)
         return STORE_ERR;
     return read_facts(st, a, ids, NULL, n, out);

@@ -61,6 +61,13 @@ struct incident_facts {
  * one snapshot's, a page's at most two. */
 int fragments_read(struct store *s, struct arena *a, const uint64_t *at, const char *const *ids,
                    const int64_t *keys, size_t n, bool list, struct incident_facts *out);
+/* The statement fragments_read reads by ID with on the driver (pg: PostgreSQL's), up to its
+ * ID column (store_select_ids appends the condition): its columns are the ID, visibility,
+ * slug, duplicate_of, the survivor's slug and visibility, comment count, question version,
+ * the valid fragment, and one tally row's rooting, correct, incorrect and unsure; a row for
+ * each of the current question's tally rows, or one. On PostgreSQL only the first of an
+ * incident's rows carries its fragment. For the tests that check what it sends. */
+const char *fragments_facts_sql(bool pg);
 /* Keeps json (len bytes), the list form the API wrote for incident id from what
  * fragments_read answered at versions at, with the cache's entry of id read at exactly those
  * versions (nothing when there is none, or it holds one already): a later fragments_read with

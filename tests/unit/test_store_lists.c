@@ -962,6 +962,85 @@ static void test_select_ids_any_text(void **state)
     }
 }
 
+/* fragments_read's statement by ID: a row for each of an incident's current tally rows (one
+ * without), the sums those rows' (no other question version's), and on PostgreSQL the
+ * fragment on one of the rows only (it travelled once for each row before session 21, each
+ * copy taken out of its compressed storage: a megabyte for a page of 100). */
+static void test_facts_rows_carry_the_fragment_once(void **state)
+{
+    struct db *d = db(state);
+    bool pg = store_is_pg(d->s);
+    /* every incident with a question gets 1 to 4 rows of its version, in 1 to 3 groups and
+     * up to 2 slots; every one, question or not, a row of another version */
+    run(d->s, "INSERT INTO vote_tallies (incident_id, question_version, rooting, slot, correct,"
+              " incorrect, unsure) SELECT id, 7, 'home', 0, 100, 100, 100 FROM incidents");
+    static const char *const groups[] = {"home", "away", "neutral"};
+    static char ids[N_INCIDENTS][40];
+    size_t n = plain(d->s, "SELECT id FROM incidents WHERE question_version = 1 ORDER BY id", ids,
+                     N_INCIDENTS);
+    assert_true(n > 10);
+    int64_t want_rows[N_INCIDENTS] = {0}, want_sum[N_INCIDENTS] = {0};
+    for (size_t i = 0; i < n; i++) {
+        size_t rows = 1 + i % 4;
+        want_rows[i] = (int64_t)rows;
+        for (size_t r = 0; r < rows; r++) {
+            int64_t c = (int64_t)(i + r + 1);
+            assert_true(
+                STORE_RUN(d->s,
+                          "INSERT INTO vote_tallies (incident_id, question_version, rooting,"
+                          " slot, correct, incorrect, unsure) VALUES (?, 1, ?, ?, ?, 1, 2)",
+                          STORE_TEXT(ids[i]), STORE_TEXT(groups[r % 3]),
+                          STORE_INT((int64_t)(r / 3)), STORE_INT(c)) >= 0);
+            want_sum[i] += c + 3;
+        }
+    }
+    /* and incidents without a question: one row each, none of the other version's */
+    size_t asked = n;
+    n += plain(d->s, "SELECT id FROM incidents WHERE question_version IS NULL ORDER BY id", ids + n,
+               N_INCIDENTS - n);
+    render_fragments(d);
+    const char *list[N_INCIDENTS];
+    int64_t rows[N_INCIDENTS] = {0}, bodies[N_INCIDENTS] = {0}, sum[N_INCIDENTS] = {0};
+    for (size_t i = 0; i < n; i++)
+        list[i] = ids[i];
+    struct store_stmt *st =
+        store_select_ids(d->s, fragments_facts_sql(pg), "", list, n, store_id_slots(n, 1));
+    assert_non_null(st);
+    int rc;
+    while ((rc = store_step(st)) == STORE_ROW) {
+        size_t i = 0;
+        while (i < n && strcmp(ids[i], store_col_text(st, 0)) != 0)
+            i++;
+        assert_true(i < n);
+        rows[i]++;
+        bodies[i] += store_col_text(st, 8) != NULL;
+        if (store_col_text(st, 9))
+            sum[i] += store_col_int(st, 10) + store_col_int(st, 11) + store_col_int(st, 12);
+    }
+    store_reset(st);
+    assert_int_equal(rc, STORE_DONE);
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(rows[i], i < asked ? want_rows[i] : 1);
+        assert_int_equal(sum[i], i < asked ? want_sum[i] : 0);
+        assert_int_equal(bodies[i], pg ? 1 : rows[i]);
+    }
+    /* and fragments_read sums them */
+    struct arena a;
+    arena_init(&a);
+    struct incident_facts *f = arena_alloc(&a, sizeof *f * n);
+    assert_int_equal(fragments_read(d->s, &a, NULL, list, NULL, n, false, f), 0);
+    for (size_t i = 0; i < n; i++) {
+        assert_true(f[i].found);
+        assert_non_null(f[i].fragment);
+        int64_t total = 0;
+        for (int r = 0; r < ROOTING_COUNT; r++)
+            total += f[i].votes.by_rooting[r].correct + f[i].votes.by_rooting[r].incorrect +
+                     f[i].votes.by_rooting[r].unsure;
+        assert_int_equal(total, i < asked ? want_sum[i] : 0);
+    }
+    arena_release(&a);
+}
+
 static void test_read_over_budget_is_refused(void **state)
 {
     struct tmpdb *d = ((struct db *)*state)->tmp;
@@ -1007,6 +1086,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_read_over_budget_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_select_ids_any_text, setup, teardown),
         cmocka_unit_test_setup_teardown(test_select_ids_any_text, setup_pg, teardown),
+        cmocka_unit_test_setup_teardown(test_facts_rows_carry_the_fragment_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_facts_rows_carry_the_fragment_once, setup_pg,
+                                        teardown),
         /* last: the cache it turns on stays on in this process (each empties it first) */
         cmocka_unit_test_setup_teardown(test_fragments_by_key, setup, teardown),
         cmocka_unit_test_teardown(test_migration_026_moves_fragments, teardown),

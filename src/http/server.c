@@ -34,7 +34,9 @@
 
 static const struct route *routes;
 static size_t nroutes;
-static const struct server_config *config;
+/* Atomic: http_serve replaces it once the daemon's threads run (the base URL of the port
+ * bound), and each read of it by those threads must see the struct written before. */
+static const struct server_config *_Atomic config;
 static atomic_long in_flight;
 /* set on SIGINT/SIGTERM: new connections are refused while in-flight requests finish */
 static atomic_bool draining;

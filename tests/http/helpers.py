@@ -659,7 +659,9 @@ class Server:
         self.base_url = base_url
         self.lines = []
         self.cond = threading.Condition()
-        args = [*prefix, BIN, "serve", "--db", db_arg(self.db), "--listen", "127.0.0.1:0", "--base-url", base_url,
+        # base_url None: no --base-url (the server names the port it bound)
+        args = [*prefix, BIN, "serve", "--db", db_arg(self.db), "--listen", "127.0.0.1:0",
+                *(("--base-url", base_url) if base_url is not None else ()),
                 "--threads", str(threads), *extra]
         penv = dict(os.environ)
         penv.pop("WHISTLE_DB", None)

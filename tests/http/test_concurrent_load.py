@@ -79,3 +79,31 @@ def test_reads_ballots_leads_and_signins_in_parallel(server_factory, tmp_path):
     races = [line for line in s.lines if "ThreadSanitizer" in line]
     assert not races, "\n".join(s.lines[-80:])
     assert rc == 0, (rc, s.lines[-20:])
+
+
+def test_the_base_url_of_the_bound_port_under_concurrent_reads(server_factory):
+    """Without --base-url the server names the port it bound (listen port 0): it replaces its
+    configuration once its threads run (src/http/server.c). Reads from 4 threads at once
+    link that port, and under ThreadSanitizer the replacement is no race (it was one until
+    session 22: `config` is now an atomic pointer)."""
+    s = server_factory.start(base_url=None, threads=4, extra=("--no-worker",))
+    assert s.url.startswith("http://127.0.0.1:") and not s.url.endswith(":0")
+    errors = []
+
+    def reader(k):
+        for i in range(ROUNDS):
+            r = s.get(f"/api/v1/incidents?limit={1 + (k + i) % 3}")
+            if r.status_code != 200 or any(not it["url"].startswith(s.url + "/")
+                                           for it in r.json()["data"]):
+                errors.append((r.status_code, r.text[:200]))
+
+    threads = [threading.Thread(target=reader, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=300)
+    rc = s.stop(timeout=60)
+    assert not errors, errors[:5]
+    races = [line for line in s.lines if "ThreadSanitizer" in line]
+    assert not races, "\n".join(s.lines[-80:])
+    assert rc == 0, (rc, s.lines[-20:])

@@ -15,6 +15,13 @@ SLUG = "alpha-bravo-late-hit"
 ROUNDS = 12  # per worker thread
 
 
+def assert_clean_exit(s, rc):
+    """s stopped with exit code rc: 0, and its log holds no ThreadSanitizer report."""
+    races = [line for line in s.lines if "ThreadSanitizer" in line]
+    assert not races, "\n".join(s.lines[-80:])
+    assert rc == 0, (rc, s.lines[-20:])
+
+
 def test_reads_ballots_leads_and_signins_in_parallel(server_factory, tmp_path):
     kit = LeadKit(server_factory, tmp_path)
     s = kit.start(threads=4, extra=("--no-worker", "--password-memory-kib", "8192"))
@@ -76,9 +83,7 @@ def test_reads_ballots_leads_and_signins_in_parallel(server_factory, tmp_path):
     finally:
         kit.close()
         rc = s.stop(timeout=60)
-    races = [line for line in s.lines if "ThreadSanitizer" in line]
-    assert not races, "\n".join(s.lines[-80:])
-    assert rc == 0, (rc, s.lines[-20:])
+    assert_clean_exit(s, rc)
 
 
 def test_the_base_url_of_the_bound_port_under_concurrent_reads(server_factory):
@@ -104,6 +109,4 @@ def test_the_base_url_of_the_bound_port_under_concurrent_reads(server_factory):
         t.join(timeout=300)
     rc = s.stop(timeout=60)
     assert not errors, errors[:5]
-    races = [line for line in s.lines if "ThreadSanitizer" in line]
-    assert not races, "\n".join(s.lines[-80:])
-    assert rc == 0, (rc, s.lines[-20:])
+    assert_clean_exit(s, rc)

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "api/render.h"
+#include "domain/votes.h"
 #include "app/incident.h"
 #include "store/fragments.h"
 #include "store/games.h"
@@ -1032,11 +1033,8 @@ static void test_facts_rows_carry_the_fragment_once(void **state)
     for (size_t i = 0; i < n; i++) {
         assert_true(f[i].found);
         assert_non_null(f[i].fragment);
-        int64_t total = 0;
-        for (int r = 0; r < ROOTING_COUNT; r++)
-            total += f[i].votes.by_rooting[r].correct + f[i].votes.by_rooting[r].incorrect +
-                     f[i].votes.by_rooting[r].unsure;
-        assert_int_equal(total, i < asked ? want_sum[i] : 0);
+        struct choices all = votes_overall(&f[i].votes);
+        assert_int_equal(choices_total(&all), i < asked ? want_sum[i] : 0);
     }
     arena_release(&a);
 }

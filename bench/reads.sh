@@ -14,6 +14,10 @@
 #      same rows copied into a throwaway cluster on its Unix socket (tests/pgcluster.sh), one
 #      --no-cache node on it, its bodies checked with cmp against the same nginx files, and
 #      the single and list rotations again
+#   3c. the same node with --version-lease BENCH_READS_LEASE ms (default 2): the rotations
+#      without a version read's round trip per request
+#   3d. both at a network distance (BENCH_READS_DELAY_US each way through bench/delayproxy.c,
+#      default 500: a 1 ms round trip; 0 skips it), without a lease and with one of 5 ms
 #   4. gzip: the list pages with Accept-Encoding: gzip against nginx gzip_static (files
 #      compressed with gzip -6, checked to decompress to the same bytes), bytes and req/s;
 #      and one list page again and again (Whistle's response cache keeps its gzip form)
@@ -28,7 +32,8 @@
 # URI of a PostgreSQL database holding the same rows, copied by bench_copy_to_pg, to use instead
 # of a throwaway cluster's: a million took 29 minutes to copy and render here), DUR (default 10s),
 # WARMUP (default 3s), BENCH_READS_CONNS (default 32), BENCH_READS_COUNT (default 2000),
-# BENCH_READS_SERVE_ARGS (more `whistle serve` options for the --no-cache node), BENCH_READS_PG
+# BENCH_READS_SERVE_ARGS (more `whistle serve` options for the --no-cache node), BENCH_READS_LEASE
+# (the lease of 3c in ms, default 2), BENCH_READS_PG
 # (1: add the PostgreSQL rotations, 0: skip them; default 1 when PostgreSQL is installed).
 set -euo pipefail
 
@@ -42,6 +47,10 @@ DUR=${DUR:-10s}
 WARMUP=${WARMUP:-3s}
 C=${BENCH_READS_CONNS:-32}
 COUNT=${BENCH_READS_COUNT:-2000}
+LEASE=${BENCH_READS_LEASE:-2}
+DELAY_US=${BENCH_READS_DELAY_US:-500}
+PXPID=""
+PXDIR=""
 
 say() { echo "bench-reads: $*" >&2; }
 die() {
@@ -60,6 +69,8 @@ NPID=""
 cleanup() {
     stop_all
     if [ -n "$NPID" ]; then kill -TERM "$NPID" 2>/dev/null || true; wait "$NPID" 2>/dev/null || true; fi
+    if [ -n "$PXPID" ]; then kill -TERM "$PXPID" 2>/dev/null || true; wait "$PXPID" 2>/dev/null || true; fi
+    if [ -n "$PXDIR" ]; then rm -rf "$PXDIR"; fi
     rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -334,6 +345,46 @@ PY
                 "$TMP/$kind.paths" ""
         done
         stop_all
+        # 3c. the same with a version lease (store.h store_lease_setup): no round trip a read
+        # shellcheck disable=SC2086
+        start_node "$PG_DB" --no-cache --version-lease "$LEASE" $SERVE_ARGS
+        port=${NODE_PORTS[0]}
+        wait_list_index "$TMP/node-$port.log"
+        same_bodies "$port" "Whistle on PostgreSQL with a version lease"
+        for kind in single list; do
+            compare "$COUNT different ${kind}s" "whistle --no-cache, PostgreSQL, lease $LEASE ms" \
+                nginx "$port" "$TMP/$kind.paths" ""
+        done
+        stop_all
+        # 3d. both at a network distance: bench/delayproxy.c holds each chunk DELAY_US each way
+        # between the node and PostgreSQL, without a lease and with one of 5 ms
+        if [ "$DELAY_US" != 0 ]; then
+            sock=$(echo "$PG_DB" | sed -n 's/.*[?&]host=\([^&]*\).*/\1/p')
+            [ -n "$sock" ] || die "cannot tell the Unix socket directory of $PG_DB"
+            cc -O2 -pthread -o "$TMP/delayproxy" bench/delayproxy.c || die "cannot build bench/delayproxy.c"
+            PXDIR=$(mktemp -d /tmp/whistle-benchreads-px.XXXXXX)
+            "$TMP/delayproxy" "$PXDIR/.s.PGSQL.5432" "$sock/.s.PGSQL.5432" "$DELAY_US" &
+            PXPID=$!
+            PGD=${PG_DB/host=$sock/host=$PXDIR}
+            rtt=$(awk -v d="$DELAY_US" 'BEGIN { printf "%g", 2 * d / 1000 }')
+            for lease in 0 5; do
+                extra=()
+                label="whistle --no-cache, PostgreSQL at $rtt ms"
+                if [ "$lease" != 0 ]; then extra=(--version-lease "$lease"); label="$label, lease $lease ms"; fi
+                # shellcheck disable=SC2086
+                start_node "$PGD" --no-cache "${extra[@]}" $SERVE_ARGS
+                port=${NODE_PORTS[0]}
+                wait_list_index "$TMP/node-$port.log"
+                for kind in single list; do
+                    compare "$COUNT different ${kind}s" "$label" nginx "$port" "$TMP/$kind.paths" ""
+                done
+                stop_all
+            done
+            kill -TERM "$PXPID" 2>/dev/null || true
+            wait "$PXPID" 2>/dev/null || true
+            PXPID=""
+            rm -rf "$PXDIR"
+        fi
     fi
 
     # one list page again and again: Whistle's cache holds the plain and the gzip form

@@ -22,6 +22,14 @@ static void family(struct buf *out, const char *name, const char *type, const ch
     buf_printf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
+/* A family of one sample without labels. */
+static void single(struct buf *out, const char *name, const char *type, const char *help,
+                   long long v)
+{
+    family(out, name, type, help);
+    buf_printf(out, "%s %lld\n", name, v);
+}
+
 /* A counter family of two samples by their "answer" label: a (na of them) and b (nb). */
 static void answers(struct buf *out, const char *name, const char *help, const char *a, int64_t na,
                     const char *b, int64_t nb)
@@ -44,10 +52,19 @@ void api_metrics_write(struct buf *out)
     sample(out, "whistle_store_errors_total", "kind", "busy", busy);
     sample(out, "whistle_store_errors_total", "kind", "gone", gone);
 
-    family(out, "whistle_ballots_cast_total", "counter",
-           "Fan Verdict ballots committed by this process (new or changed).");
-    buf_printf(out, "whistle_ballots_cast_total %lld\n",
-               (long long)app_count_value(APP_COUNT_BALLOTS));
+    int64_t leased, own, waits;
+    store_lease_counts(&leased, &own, &waits);
+    answers(out, "whistle_version_reads_total",
+            "Requests' version reads under --version-lease (PostgreSQL) by what answered them: "
+            "lease (the watcher's poll, no round trip) or own (the poll was older than the "
+            "lease: the request's own round trip).",
+            "lease", leased, "own", own);
+    single(out, "whistle_version_lease_waits_total", "counter",
+           "Commits that moved a version and waited the lease before their answer.", waits);
+
+    single(out, "whistle_ballots_cast_total", "counter",
+           "Fan Verdict ballots committed by this process (new or changed).",
+           app_count_value(APP_COUNT_BALLOTS));
 
     int64_t served, missed;
     size_t indexed, bytes;
@@ -58,12 +75,12 @@ void api_metrics_write(struct buf *out)
             "index (the in-memory list index of the request's content version) or sql (none "
             "was there).",
             "index", served, "sql", missed);
-    family(out, "whistle_list_index_incidents", "gauge",
-           "Published incidents the current list index holds (0: no index yet, or none).");
-    buf_printf(out, "whistle_list_index_incidents %zu\n", indexed);
-    family(out, "whistle_list_index_bytes", "gauge",
-           "Approximate memory of the current list index (twice while it is rebuilt).");
-    buf_printf(out, "whistle_list_index_bytes %zu\n", bytes);
+    single(out, "whistle_list_index_incidents", "gauge",
+           "Published incidents the current list index holds (0: no index yet, or none).",
+           (long long)indexed);
+    single(out, "whistle_list_index_bytes", "gauge",
+           "Approximate memory of the current list index (twice while it is rebuilt).",
+           (long long)bytes);
 
     int64_t hits, misses;
     fragments_cache_counts(&hits, &misses, &bytes);
@@ -71,9 +88,8 @@ void api_metrics_write(struct buf *out)
             "Incidents read for the API (a single or a list page's) by what answered them: "
             "cache (the in-memory copy read at the request's versions) or database.",
             "cache", hits, "database", misses);
-    family(out, "whistle_fragment_cache_bytes", "gauge",
-           "Memory the fragments' cache holds (at most --fragment-cache-mb).");
-    buf_printf(out, "whistle_fragment_cache_bytes %zu\n", bytes);
+    single(out, "whistle_fragment_cache_bytes", "gauge",
+           "Memory the fragments' cache holds (at most --fragment-cache-mb).", (long long)bytes);
 
     struct arena a;
     arena_init(&a);

@@ -20,10 +20,29 @@ const char *cli_db_path(const char *opt)
     return env && *env ? env : "whistle.db";
 }
 
+/* WHISTLE_VERSION_LEASE for a command's writes (store.h store_lease_setup): 0, or -1 with
+ * the refusal printed. */
+static int cli_lease(const char *path)
+{
+    const char *e = getenv("WHISTLE_VERSION_LEASE");
+    int64_t us = 0;
+    if (e && opt_duration(e, OPT_MS, &us) < 0) {
+        cli_refuse("WHISTLE_VERSION_LEASE must be a duration from 0 to 1000 ms (or with ms/s)");
+        return -1;
+    }
+    if (us > 1000 * OPT_MS) {
+        cli_refuse("WHISTLE_VERSION_LEASE must be a duration from 0 to 1000 ms (or with ms/s)");
+        return -1;
+    }
+    return store_lease_setup(path, us, false);
+}
+
 struct store *cli_open_store(const char *path)
 {
     char err[512];
     struct store *s = NULL;
+    if (cli_lease(path) < 0)
+        return NULL;
     if (store_open(path, true, &s, err, sizeof err) < 0) {
         cli_refuse("%s", err);
         return NULL;

@@ -85,6 +85,11 @@ static int parse_duration(const char *s, int64_t unit, int64_t *out_us)
     return parse_scaled(s, names, mults, unit, out_us);
 }
 
+int opt_duration(const char *s, int64_t unit, int64_t *out_us)
+{
+    return parse_duration(s, unit, out_us);
+}
+
 /* What a valid value of r is, as the end of "option --NAME must be …" (INT, SIZE,
  * DURATION). */
 static void range_phrase(const struct opt_spec *r, char *out, size_t n)

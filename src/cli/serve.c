@@ -121,6 +121,10 @@ int cli_serve(int argc, char **argv)
     sigaddset(&sigs, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &sigs, NULL);
     /* the list index's builder (store/listindex.h) inherits that mask too */
+    if (store_lease_setup(path, st.version_lease_us, true) < 0) {
+        free(b);
+        return cli_refuse("cannot start the version lease's thread");
+    }
     listindex_setup(path, st.list_index_max);
     fragments_cache_setup((size_t)st.fragment_cache_mb << 20);
     wcfg->db = path;
@@ -145,6 +149,7 @@ int cli_serve(int argc, char **argv)
     }
     int rc = http_serve(cfg, api_routes, api_nroutes);
     worker_thread_stop();
+    store_lease_stop();
     free(b);
     return rc == 0 ? CLI_OK : CLI_REFUSED;
 }

@@ -16,6 +16,7 @@
 #include "cli/cli.h"
 #include "domain/research.h"
 #include "research/fetch.h"
+#include "store/store.h"
 
 static const char *http_url(const char *v)
 {
@@ -153,6 +154,13 @@ static const struct opt_spec rows[] = {
      .help = "memory for the cache of incidents' facts and pre-rendered JSON that API reads "
              "share (about 4 KiB an incident, 7 with its list form; the least recently used go first; "
              "operators.md); 0: every read from the database"},
+    {"version-lease", OPT_DURATION, S | W, "MS", 0, 1000, OPT_MS, .def = 0,
+     .env = "WHISTLE_VERSION_LEASE", AT(version_lease_us),
+     .help = "PostgreSQL: requests take the store's versions from a poll at most this old "
+             "instead of a round trip each, and every write is answered this long after it "
+             "committed (a little more), so that a request after a write's answer still sees "
+             "it on every node. Give every node, worker and CLI command of a deployment the same "
+             "value (architecture.md \"The version lease\"); 0: off"},
     {"max-connections", OPT_INT, S, "N", 1, MANY, .def = 4096, AT(http.connection_limit),
      .help = "global connection limit"},
     {"max-per-ip", OPT_INT, S, "N", 1, MANY, .def = 1024, AT(http.per_ip_limit),
@@ -362,6 +370,9 @@ int cli_settings_parse(unsigned cmd, int argc, char **argv, struct cli_settings 
     if (rc == OPT_INVALID)
         return say(c, CLI_REFUSED, err);
     const char *why = smtp_problem(&st->worker);
+    if (!why && st->version_lease_us > 0 && !store_uri_is_pg(st->db))
+        why = "option --version-lease needs a postgresql:// --db (SQLite's version read is a "
+              "look at shared memory: there is no round trip to save)";
     if (!why)
         why = games_problem(&st->worker, err, sizeof err);
     if (why)

@@ -30,6 +30,8 @@ int cli_worker(int argc, char **argv)
     if (!s)
         return CLI_REFUSED;
     store_close(s);
+    /* its commits wait the lease as the nodes' do (store.h store_lease_setup) */
+    store_lease_setup(cfg.db, st.version_lease_us, false);
     fetch_global_init();
     if (once) {
         int n = worker_drain(&cfg);

@@ -57,6 +57,11 @@ struct store {
     const struct store_driver *drv;
     bool broken;
     bool read_budget; /* store_begin_read bounds the read (store_thread connections) */
+    /* a store_thread connection: store_data_version may answer from the version lease */
+    bool leased;
+    /* set by the driver: the last commit or store_step_write moved a version (the version
+     * lease makes its caller wait: store.c lease_wait) */
+    bool moved;
     /* store_prepare_ahead is running: a step prepares its statement (a driver that
      * prepares on the server does it now) and answers STORE_DONE without executing */
     bool prepare_only;

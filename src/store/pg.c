@@ -827,6 +827,7 @@ static int pg_commit(struct store *base)
         sql = WROTE BUMP_TALLY " END";
     /* the result of COMMIT: the first one, or the second after the set_config */
     int commit_at = sql[0] == 'S' ? 1 : 0, at = 0;
+    s->base.moved = false;
     int rc = 0;
     s->base.round_trips++;
     if (!PQsendQuery(s->conn, sql)) {
@@ -847,6 +848,8 @@ static int pg_commit(struct store *base)
         } else if (at > commit_at && st != PGRES_TUPLES_OK) {
             /* committed; only the bump failed: caches may miss it, say so */
             log_error("store", "cache version bump failed: %s", PQresultErrorMessage(res));
+        } else if (at > commit_at) {
+            s->base.moved = PQntuples(res) == 1 && !PQgetisnull(res, 0, 0);
         }
         at++;
         PQclear(res);
@@ -977,6 +980,8 @@ static int pg_step_write(struct store_stmt *st, bool tallies_only)
         failed = res[sent];
     if (!failed && PQresultStatus(res[n - 1]) != PGRES_TUPLES_OK)
         failed = res[n - 1];
+    /* the bump's value: NULL when the statement moved nothing (whistle.moved unset) */
+    s->base.moved = !failed && PQntuples(res[n - 1]) == 1 && !PQgetisnull(res[n - 1], 0, 0);
     if (rc == 0 && failed) {
         /* committed; the bump failed: answer it, so that a retry moves the version */
         rc = map_result(s, failed);

@@ -4,11 +4,13 @@
  * per-thread connections (reopened with backoff after the database was unreachable).
  */
 #include <assert.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "store/driver.h"
 #include "util/arena.h"
@@ -587,6 +589,7 @@ int store_begin_row_write(struct store *s)
 }
 
 static void (*after_content)(struct store *s);
+static void lease_wait(bool moved);
 
 void store_after_content_commit(void (*fn)(struct store *s))
 {
@@ -600,8 +603,12 @@ int store_commit(struct store *s)
     bool content = s->bump == STORE_BUMP_CONTENT;
     int rc = seen(s, s->drv->commit(s));
     s->bump = STORE_BUMP_NONE;
+    /* taken before after_content, whose own commits would reset it */
+    bool moved = rc == 0 && s->moved;
+    s->moved = false;
     if (rc == 0 && content && after_content && !s->prepare_only)
         after_content(s);
+    lease_wait(moved);
     return rc;
 }
 
@@ -627,7 +634,13 @@ void store_write_derived(struct store *s)
 int store_step_write(struct store_stmt *st, bool tallies_only)
 {
     struct store *s = st->conn;
-    return s->drv->step_write ? seen(s, s->drv->step_write(st, tallies_only)) : store_step(st);
+    if (!s->drv->step_write)
+        return store_step(st);
+    s->moved = false;
+    int rc = seen(s, s->drv->step_write(st, tallies_only));
+    lease_wait(rc >= 0 && s->moved);
+    s->moved = false;
+    return rc;
 }
 
 int64_t store_round_trips(struct store *s)
@@ -640,7 +653,7 @@ const char *store_errmsg(struct store *s)
     return s->drv->errmsg(s);
 }
 
-int store_data_version(struct store *s, uint64_t out[2])
+static int read_version(struct store *s, uint64_t out[2])
 {
     int rc = seen(s, s->drv->data_version(s, out));
     if (reopened(s, rc))
@@ -648,6 +661,159 @@ int store_data_version(struct store *s, uint64_t out[2])
     if (rc == 0)
         traced(s, "VERSION READ");
     return rc < 0 ? rc : 0;
+}
+
+/*
+ * The version lease (store.h store_lease_setup). lease_us: 0 off. The watcher's last poll:
+ * the versions it read and the monotonic time taken before it sent the statement. Counts:
+ * version reads of the requests' connections answered by the lease and by their own round
+ * trip, and commits that waited.
+ */
+static _Atomic int64_t lease_us;
+static struct {
+    pthread_mutex_t mu;
+    pthread_cond_t wake; /* on CLOCK_MONOTONIC: the watcher's rest, cut short by stop */
+    uint64_t v[2];
+    int64_t start;
+    bool valid, stop, running;
+    pthread_t thread;
+    char *uri;
+} lease = {.mu = PTHREAD_MUTEX_INITIALIZER};
+static atomic_llong lease_counts[3];
+
+bool store_lease_covers(int64_t poll_start_us, int64_t now_us, int64_t lease_for_us)
+{
+    return lease_for_us > 0 && poll_start_us <= now_us && now_us - poll_start_us <= lease_for_us;
+}
+
+int64_t store_lease_wait_us(int64_t lease_for_us)
+{
+    /* the margin: the monotonic clocks of two machines may run apart by a few hundred parts
+     * per million (NTP's slew), far below 1/16; the 50 µs are the timer's rounding */
+    return lease_for_us > 0 ? lease_for_us + lease_for_us / 16 + 50 : 0;
+}
+
+static bool lease_answer(uint64_t out[2], int64_t l)
+{
+    pthread_mutex_lock(&lease.mu);
+    bool ok = lease.valid && store_lease_covers(lease.start, time_mono_us(), l);
+    if (ok)
+        memcpy(out, lease.v, sizeof lease.v);
+    pthread_mutex_unlock(&lease.mu);
+    return ok;
+}
+
+int store_data_version(struct store *s, uint64_t out[2])
+{
+    int64_t l = atomic_load(&lease_us);
+    if (l > 0 && s->leased) {
+        if (lease_answer(out, l)) {
+            atomic_fetch_add_explicit(&lease_counts[0], 1, memory_order_relaxed);
+            traced(s, "VERSION LEASED");
+            return 0;
+        }
+        atomic_fetch_add_explicit(&lease_counts[1], 1, memory_order_relaxed);
+    }
+    return read_version(s, out);
+}
+
+/* The watcher: polls the versions every half lease on a connection of its own, so that a
+ * poll that started at most one lease ago is there whenever the round trip takes less than
+ * half of one; when it does not (a slow or lost database), requests read their own. */
+static void *lease_main(void *arg)
+{
+    (void)arg;
+    struct store *s = NULL;
+    bool failing = false;
+    pthread_mutex_lock(&lease.mu);
+    while (!lease.stop) {
+        int64_t start = time_mono_us(), period = atomic_load(&lease_us) / 2;
+        pthread_mutex_unlock(&lease.mu);
+        char err[512] = "";
+        uint64_t v[2];
+        int rc = s ? 0 : store_open(lease.uri, false, &s, err, sizeof err);
+        if (rc == 0 && s->broken)
+            rc = s->drv->reopen(s, err, sizeof err);
+        if (rc == 0)
+            rc = read_version(s, v);
+        if (rc < 0 && !failing)
+            log_warn("store", "version lease: no poll (%s): requests read their own versions",
+                     err[0] ? err : store_errmsg(s));
+        else if (rc == 0 && failing)
+            log_info("store", "version lease: polling again");
+        failing = rc < 0;
+        pthread_mutex_lock(&lease.mu);
+        if (rc == 0) {
+            memcpy(lease.v, v, sizeof v);
+            lease.start = start;
+            lease.valid = true;
+        }
+        int64_t until = start + (period > 0 ? period : 1000);
+        struct timespec ts = {.tv_sec = until / 1000000, .tv_nsec = (until % 1000000) * 1000};
+        while (!lease.stop && pthread_cond_timedwait(&lease.wake, &lease.mu, &ts) == 0)
+            ;
+    }
+    pthread_mutex_unlock(&lease.mu);
+    store_close(s);
+    return NULL;
+}
+
+int store_lease_setup(const char *uri, int64_t lease_for_us, bool watch)
+{
+    atomic_store(&lease_us, lease_for_us > 0 && store_uri_is_pg(uri) ? lease_for_us : 0);
+    if (!watch || atomic_load(&lease_us) == 0 || lease.running)
+        return 0;
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&lease.wake, &ca);
+    pthread_condattr_destroy(&ca);
+    lease.uri = strdup(uri);
+    lease.stop = lease.valid = false;
+    if (!lease.uri || pthread_create(&lease.thread, NULL, lease_main, NULL) != 0) {
+        free(lease.uri);
+        lease.uri = NULL;
+        atomic_store(&lease_us, 0);
+        return -1;
+    }
+    lease.running = true;
+    return 0;
+}
+
+void store_lease_stop(void)
+{
+    if (!lease.running)
+        return;
+    pthread_mutex_lock(&lease.mu);
+    lease.stop = true;
+    pthread_cond_signal(&lease.wake);
+    pthread_mutex_unlock(&lease.mu);
+    pthread_join(lease.thread, NULL);
+    lease.running = lease.valid = false;
+    free(lease.uri);
+    lease.uri = NULL;
+    atomic_store(&lease_us, 0);
+}
+
+void store_lease_counts(int64_t *leased, int64_t *own, int64_t *waits)
+{
+    *leased = atomic_load_explicit(&lease_counts[0], memory_order_relaxed);
+    *own = atomic_load_explicit(&lease_counts[1], memory_order_relaxed);
+    *waits = atomic_load_explicit(&lease_counts[2], memory_order_relaxed);
+}
+
+/* After a commit that moved a version, with a lease: the answer waits until every node's
+ * leased versions show the write (store.h store_lease_setup). */
+static void lease_wait(bool moved)
+{
+    int64_t wait = store_lease_wait_us(atomic_load(&lease_us));
+    if (!moved || wait == 0)
+        return;
+    atomic_fetch_add_explicit(&lease_counts[2], 1, memory_order_relaxed);
+    int64_t until = time_mono_us() + wait;
+    struct timespec ts = {.tv_sec = until / 1000000, .tv_nsec = (until % 1000000) * 1000};
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+        ;
 }
 
 int store_write_probe(struct store *s, char *why, size_t whylen)
@@ -765,6 +931,7 @@ struct store *store_thread(void)
         return NULL;
     }
     tc->s->read_budget = true;
+    tc->s->leased = true;
     atomic_fetch_add(&reachable_gen, 1);
     if (tc->delay)
         log_info("store", "database reachable again");

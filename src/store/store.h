@@ -277,6 +277,40 @@ void store_error_counts(int64_t *error, int64_t *busy, int64_t *gone);
  * sqlite3) move nothing: docs/operators.md says how to bump by hand.
  */
 int store_data_version(struct store *s, uint64_t out[2]);
+
+/*
+ * The version lease (PostgreSQL; whistle serve and worker --version-lease, the CLI's
+ * WHISTLE_VERSION_LEASE; docs/architecture.md "The version lease"). Without it every
+ * request reads the versions above in a round trip of its own: at a 1 ms round trip a node's
+ * reads are bounded by its threads (2 threads: about 1,000 requests a second). With a lease
+ * of L µs:
+ * - a watcher thread (watch: whistle serve) polls the versions every L/2 on a connection of
+ *   its own, noting the time before each poll was sent;
+ * - a request's version read (store_data_version on a store_thread connection) takes the
+ *   last poll's answer when that poll started at most L ago (store_lease_covers), else runs
+ *   its own read as before;
+ * - every commit that moved a version, on every connection of the process, returns only
+ *   store_lease_wait_us(L) later: its caller answers nobody before every node's polls
+ *   show it.
+ * So a request that arrives after a write's answer, on any node with the same lease, reads
+ * versions polled after the write committed (its poll started after the answer less L, the
+ * answer came L after the commit): the same guarantee as a read of its own, with no round
+ * trip, while each write is answered L later. Every process that writes must have the lease
+ * of the nodes (or a longer one). SQLite: nothing (its read is a look at shared memory);
+ * lease_us 0: off. Call before the threads that use the store start; store_lease_stop ends
+ * the watcher. 0, or -1 when the watcher cannot start.
+ */
+int store_lease_setup(const char *uri, int64_t lease_us, bool watch);
+void store_lease_stop(void);
+/* Whether a poll sent at poll_start_us still covers a read at now_us under a lease of
+ * lease_us (monotonic µs): it started at most lease_us before, and not after. */
+bool store_lease_covers(int64_t poll_start_us, int64_t now_us, int64_t lease_us);
+/* How long a commit that moved a version waits under a lease of lease_us (0: none): the lease
+ * and a margin for the clocks of two machines running apart. */
+int64_t store_lease_wait_us(int64_t lease_us);
+/* Version reads of the requests' connections answered by the lease (leased) and by their own
+ * round trip with a lease set (own), and the commits that waited, since start: GET /metrics. */
+void store_lease_counts(int64_t *leased, int64_t *own, int64_t *waits);
 /* Moves the content version (whistle cache flush): every node's cached bodies are stale. */
 int store_cache_flush(struct store *s);
 

@@ -6,8 +6,10 @@ the log), which fails the test."""
 
 import threading
 
+import pytest
+
 from accountkit import Browser
-from helpers import I1
+from helpers import I1, PG
 from leadkit import LeadKit, lead_body
 from pagekit import CHOICES, Voter
 
@@ -22,9 +24,16 @@ def assert_clean_exit(s, rc):
     assert rc == 0, (rc, s.lines[-20:])
 
 
-def test_reads_ballots_leads_and_signins_in_parallel(server_factory, tmp_path):
+@pytest.mark.parametrize("lease", [None, "10"])
+def test_reads_ballots_leads_and_signins_in_parallel(server_factory, tmp_path, lease):
+    """lease: the same with --version-lease (PostgreSQL only; store.h store_lease_setup): the
+    watcher's polls, the reads that take them and the commits that wait the lease, race-free
+    under ThreadSanitizer."""
+    if lease and not PG:
+        pytest.skip("--version-lease is PostgreSQL's (runs in the PostgreSQL pass)")
     kit = LeadKit(server_factory, tmp_path)
-    s = kit.start(threads=4, extra=("--no-worker", "--password-memory-kib", "8192"))
+    s = kit.start(threads=4, extra=("--no-worker", "--password-memory-kib", "8192")
+                  + (("--version-lease", lease) if lease else ()))
     agents = [kit.agent() for _ in range(2)]
     errors = []
     counts = {}

@@ -337,6 +337,103 @@ static void test_data_version_moves_on_commits_by_others(void **state)
     store_close(other);
 }
 
+/* The version lease's rules (store.h store_lease_setup), with explicit times: a poll covers
+ * a read from the instant it was sent until exactly one lease later, never a read before it
+ * was sent, nothing without a lease; a commit waits longer than the lease. */
+static void test_lease_covers_one_lease_after_the_poll_was_sent(void **state)
+{
+    (void)state;
+    const int64_t sent = 5000000, lease = 2000;
+    assert_true(store_lease_covers(sent, sent, lease));
+    assert_true(store_lease_covers(sent, sent + lease, lease));
+    assert_false(store_lease_covers(sent, sent + lease + 1, lease));
+    assert_false(store_lease_covers(sent, sent - 1, lease)); /* sent after the read began */
+    assert_false(store_lease_covers(sent, sent, 0));         /* no lease */
+    assert_int_equal(store_lease_wait_us(0), 0);
+    for (int64_t l = 1000; l <= 1000000; l *= 10)
+        assert_true(store_lease_wait_us(l) > l + l / 20);
+}
+
+/* Per connection: the VERSION LEASED and VERSION READ trace lines (store_trace). */
+struct version_reads {
+    int leased, own;
+};
+
+static void count_version_reads(void *arg, const char *what)
+{
+    struct version_reads *r = arg;
+    if (strcmp(what, "VERSION LEASED") == 0)
+        r->leased++;
+    else if (strcmp(what, "VERSION READ") == 0)
+        r->own++;
+}
+
+static void commit_insert(struct store *s, const char *name, bool tallies_only)
+{
+    char sql[128];
+    snprintf(sql, sizeof sql, "INSERT INTO settings VALUES ('%s', 'v')", name);
+    assert_int_equal(tallies_only ? store_begin_row_write(s) : store_begin_write(s), 0);
+    assert_int_equal(store_exec(s, sql), 0);
+    if (tallies_only)
+        store_write_tallies_only(s);
+    assert_int_equal(store_commit(s), 0);
+}
+
+/* The version lease: a request's connection (store_thread) takes the watcher's versions with
+ * no round trip of its own, and still sees every write of another connection whose commit
+ * returned before it asked, the content version's and the tallies'. That holds because the
+ * commit waits the lease (every poll a read may take was sent after it); without the wait a
+ * read would take the poll sent up to half a lease before the write (checked). A commit that
+ * moved nothing does not wait. */
+static void test_lease_answers_reads_and_sees_every_answered_write(void **state)
+{
+    struct fixture *f = migrated(state);
+    const int64_t lease = 200000; /* 200 ms: a poll every 100 ms, on a loaded machine too */
+    store_thread_setup(f->uri);
+    struct store *t = store_thread();
+    assert_non_null(t);
+    assert_int_equal(store_lease_setup(f->uri, lease, true), 0);
+    struct version_reads r = {0};
+    store_trace(t, count_version_reads, &r);
+    uint64_t v[2], w[2];
+    for (int i = 0; i < 400 && r.leased == 0; i++) { /* the watcher's first poll, at most 4 s */
+        assert_int_equal(store_data_version(t, v), 0);
+        if (r.leased == 0)
+            usleep(10000);
+    }
+    assert_true(r.leased > 0);
+    int64_t leased0, own0, waits0, leased1, own1, waits1;
+    store_lease_counts(&leased0, &own0, &waits0);
+    struct store *other = NULL;
+    assert_int_equal(store_open(f->uri, false, &other, f->err, sizeof f->err), 0);
+    for (int k = 0; k < 6; k++) {
+        assert_int_equal(store_data_version(t, v), 0);
+        char name[16];
+        snprintf(name, sizeof name, "lease%d", k);
+        commit_insert(other, name, k % 2 == 1); /* odd: a ballot's, the tally version */
+        assert_int_equal(store_data_version(t, w), 0);
+        assert_true(k % 2 == 1 ? (w[1] != v[1] && w[0] == v[0]) : (w[0] != v[0] && w[1] == v[1]));
+    }
+    /* a write transaction that changed nothing moves no version and does not wait */
+    assert_int_equal(store_begin_write(other), 0);
+    assert_int_equal(store_exec(other, "UPDATE settings SET value = 'x' WHERE name = 'none'"), 0);
+    assert_int_equal(store_commit(other), 0);
+    store_lease_counts(&leased1, &own1, &waits1);
+    assert_int_equal(waits1 - waits0, 6);
+    assert_true(leased1 > leased0); /* most of the 12 reads above came from the lease */
+    store_close(other);
+    store_trace(t, NULL, NULL);
+    store_lease_stop();
+    /* stopped: every read is the connection's own again */
+    r = (struct version_reads){0};
+    store_trace(t, count_version_reads, &r);
+    assert_int_equal(store_data_version(t, v), 0);
+    assert_int_equal(r.own, 1);
+    assert_int_equal(r.leased, 0);
+    store_trace(t, NULL, NULL);
+    store_thread_setup(f->uri); /* closes the thread's connection before teardown drops the db */
+}
+
 static void test_read_transaction_is_one_snapshot(void **state)
 {
     struct fixture *f = migrated(state);
@@ -576,6 +673,9 @@ int main(void)
                                         teardown_db),
         cmocka_unit_test_setup_teardown(test_data_version_moves_on_commits_by_others, setup_db,
                                         teardown_db),
+        cmocka_unit_test(test_lease_covers_one_lease_after_the_poll_was_sent),
+        cmocka_unit_test_setup_teardown(test_lease_answers_reads_and_sees_every_answered_write,
+                                        setup_db, teardown_db),
         cmocka_unit_test_setup_teardown(test_read_transaction_is_one_snapshot, setup_db,
                                         teardown_db),
         cmocka_unit_test_setup_teardown(test_write_probe, setup_db, teardown_db),

@@ -31,7 +31,8 @@
 #
 # Environment: WHISTLE_BIN, WHISTLE_BIN_BEFORE, BENCH_W_AFTER_FIRST, BENCH_W_ADDRESSES, BENCH_W_VOTERS (2000), BENCH_W_INCIDENTS
 # (2000), BENCH_W_DELAY_US (500), BENCH_W_THREADS (serve --threads, 16), BENCH_W_CONNS (32),
-# DUR (10s), WARMUP (3s). The open-loop rows (bench/openloop.c, fixed rates) follow each
+# DUR (10s), WARMUP (3s), BENCH_W_PG_ARGS (more serve options for the PostgreSQL nodes: a
+# version lease, say). The open-loop rows (bench/openloop.c, fixed rates) follow each
 # SQLite node and three-node grid; see measure_open.
 set -euo pipefail
 
@@ -50,6 +51,8 @@ DUR=${DUR:-10s}
 WARMUP=${WARMUP:-3s}
 # per-voter: each voter from an address of its own (bench/ballots.lua); one: all from 127.0.0.1
 ADDRESSES=${BENCH_W_ADDRESSES:-per-voter}
+# more `whistle serve` options for the PostgreSQL nodes only (e.g. --version-lease 5)
+read -r -a PG_ARGS <<<"${BENCH_W_PG_ARGS:-}"
 
 say() { echo "bench-writes: $*" >&2; }
 die() {
@@ -301,7 +304,7 @@ grid() { # grid BUILD BINARY
         one_node "$build" "$bin" "${lim[@]}"
         [ "${BENCH_W_ONLY:-}" = cache ] && return
     fi
-    for _ in 1 2 3; do BIN=$bin start_node "$PGD" "${lim[@]}"; done
+    for _ in 1 2 3; do BIN=$bin start_node "$PGD" "${lim[@]}" "${PG_ARGS[@]}"; done
     start_haproxy
     measure "$build" "postgresql, 3 nodes, delay proxy" "$HA_PORT"
     measure_open "$build" "postgresql, 3 nodes, delay proxy" "$HA_PORT"
@@ -315,7 +318,7 @@ one_node() {
     local build=$1 bin=$2
     shift 2
     local lim=("$@")
-    BIN=$bin start_node "$PG" "${lim[@]}" "${mopt[@]}"
+    BIN=$bin start_node "$PG" "${lim[@]}" "${PG_ARGS[@]}" "${mopt[@]}"
     if [ "${BENCH_W_ONLY:-}" = cache ]; then
         reads_in_flood "$build" "${NODE_PORTS[0]}"
         stop_all
@@ -325,7 +328,7 @@ one_node() {
     if [ -n "$leads" ]; then LEAD_DB=$PG measure_leads "$build" "postgresql, 1 node, socket" "${NODE_PORTS[0]}"; fi
     reads_in_flood "$build" "${NODE_PORTS[0]}"
     stop_all
-    BIN=$bin start_node "$PGD" "${lim[@]}"
+    BIN=$bin start_node "$PGD" "${lim[@]}" "${PG_ARGS[@]}"
     measure "$build" "postgresql, 1 node, delay proxy" "${NODE_PORTS[0]}"
     if [ -n "$leads" ]; then LEAD_DB=$PG measure_leads "$build" "postgresql, 1 node, delay proxy" "${NODE_PORTS[0]}"; fi
     stop_all
@@ -352,7 +355,7 @@ durable() {
     PROXYDIR=$main_proxy
     local lim=(--vote-limit-voter 100000 --vote-limit-ip 1000000 --threads "$THREADS"
         --trusted-proxy 127.0.0.1 --anon-vote-limit-ip 1000000 --new-voter-limit-ip 1000000)
-    for _ in 1 2 3; do BIN=$bin start_node "$PGD" "${lim[@]}"; done
+    for _ in 1 2 3; do BIN=$bin start_node "$PGD" "${lim[@]}" "${PG_ARGS[@]}"; done
     start_haproxy
     measure after "postgresql fsync on, 3 nodes, delay proxy" "$HA_PORT"
     measure_open after "postgresql fsync on, 3 nodes, delay proxy" "$HA_PORT"

@@ -26,11 +26,7 @@ static int cli_lease(const char *path)
 {
     const char *e = getenv("WHISTLE_VERSION_LEASE");
     int64_t us = 0;
-    if (e && opt_duration(e, OPT_MS, &us) < 0) {
-        cli_refuse("WHISTLE_VERSION_LEASE must be a duration from 0 to 1000 ms (or with ms/s)");
-        return -1;
-    }
-    if (us > 1000 * OPT_MS) {
+    if (e && (opt_duration(e, OPT_MS, &us) < 0 || us > 1000 * OPT_MS)) {
         cli_refuse("WHISTLE_VERSION_LEASE must be a duration from 0 to 1000 ms (or with ms/s)");
         return -1;
     }

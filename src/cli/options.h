@@ -79,15 +79,15 @@ enum opt_result {
     OPT_USAGE = -2,
 };
 
+/* A duration as an OPT_DURATION row reads it (a bare number in unit, or with ms/s/m/h) into
+ * *out_us: 0, or -1 when it is not one. */
+int opt_duration(const char *s, int64_t unit, int64_t *out_us);
+
 /* Fills dest with the defaults of cmd's rows, then argv[1..argc-1] (argv[0] is the
  * command's name), then the environment for the rows absent from argv. On a negative
  * result err holds the reason, naming the option ("option --threads must be an integer
  * from 1 to 256"); the caller prefixes the command. Strings point into argv or the
  * environment. */
-/* A duration as an OPT_DURATION row reads it (a bare number in unit, or with ms/s/m/h) into
- * *out_us: 0, or -1 when it is not one. */
-int opt_duration(const char *s, int64_t unit, int64_t *out_us);
-
 enum opt_result opt_parse(const struct opt_spec *rows, size_t n, const struct opt_command *cmd,
                           int argc, char **argv, void *dest, char *err, size_t errlen);
 

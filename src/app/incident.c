@@ -303,10 +303,13 @@ static int rebuild_one(const struct app_ctx *c, incident_fragment_fn render, con
 int incident_fragments_rebuild(const struct app_ctx *c, incident_fragment_fn render, size_t max,
                                size_t *done)
 {
-    /* SQLite has one writer: a batch per transaction. PostgreSQL: one incident per
-     * transaction, so a rebuild holds one stale row's lock at a time and never deadlocks
-     * with a write whose triggers mark several (migration 023). */
-    size_t batch = store_is_pg(c->s) ? 1 : 256;
+    /* A batch of up to 256 stale IDs a read (the read scans past the rows claimed before
+     * it; one read per incident made a million renders quadratic on PostgreSQL: 40 a
+     * second past 100,000). SQLite has one writer: the batch in one transaction.
+     * PostgreSQL: one incident per transaction, so a rebuild holds one stale row's lock at
+     * a time and never deadlocks with a write whose triggers mark several (migration 023);
+     * an ID another rebuild claimed meanwhile is skipped (rebuild_one). */
+    size_t per_tx = store_is_pg(c->s) ? 1 : 256;
     *done = 0;
     int rc = 0;
     while (rc >= 0 && *done < max) {
@@ -317,12 +320,14 @@ int incident_fragments_rebuild(const struct app_ctx *c, incident_fragment_fn ren
         bc.a = &a;
         const char **ids;
         size_t n = 0;
-        size_t want = max - *done < batch ? max - *done : batch;
+        size_t want = max - *done < 256 ? max - *done : 256;
         rc = fragments_stale(c->s, &a, want, &ids, &n);
-        if (rc >= 0 && n > 0 && (rc = store_begin_row_write(c->s)) >= 0) {
+        for (size_t i = 0; rc >= 0 && i < n; i += per_tx) {
+            if ((rc = store_begin_row_write(c->s)) < 0)
+                break;
             store_write_derived(c->s);
-            for (size_t i = 0; rc >= 0 && i < n; i++)
-                rc = rebuild_one(&bc, render, ids[i]);
+            for (size_t k = i; rc >= 0 && k < n && k < i + per_tx; k++)
+                rc = rebuild_one(&bc, render, ids[k]);
             if (rc >= 0)
                 rc = store_commit(c->s);
             else

@@ -325,6 +325,43 @@ static void render_fragments(struct db *d)
     assert_int_equal(render_stale(d), N_INCIDENTS);
 }
 
+/* What a rebuild sends (test_rebuild_reads_the_stale_list_a_batch_at_a_time). */
+struct rebuild_trace {
+    int stale_reads, commits;
+};
+
+static void count_rebuild(void *arg, const char *what)
+{
+    struct rebuild_trace *t = arg;
+    if (strstr(what, "FROM fragment_stale LIMIT"))
+        t->stale_reads++;
+    else if (strcmp(what, "COMMIT") == 0)
+        t->commits++;
+}
+
+/* incident_fragments_rebuild reads the stale IDs 256 at a time (a read per incident made a
+ * rebuild of a million quadratic on PostgreSQL: each read scans past the rows claimed before
+ * it, 40 renders a second past 100,000), renders each incident in a transaction of its own
+ * on PostgreSQL and a batch per transaction on SQLite, and leaves nothing stale. */
+static void test_rebuild_reads_the_stale_list_a_batch_at_a_time(void **state)
+{
+    struct db *d = db(state);
+    struct rebuild_trace t = {0};
+    store_trace(d->s, count_rebuild, &t);
+    size_t done = render_stale(d); /* all N_INCIDENTS: 256, then 144 */
+    store_trace(d->s, NULL, NULL);
+    assert_int_equal(done, N_INCIDENTS);
+    assert_int_equal(t.stale_reads, 2);
+    assert_int_equal(t.commits, store_is_pg(d->s) ? N_INCIDENTS : 2);
+    struct arena a;
+    arena_init(&a);
+    const char **ids;
+    size_t n = 1;
+    assert_int_equal(fragments_stale(d->s, &a, 10, &ids, &n), 0);
+    assert_int_equal(n, 0);
+    arena_release(&a);
+}
+
 static void test_list_items_from_the_index(void **state)
 {
     struct db *d = db(state);
@@ -1081,6 +1118,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_game_write_moves_the_copies, setup_pg, teardown),
         cmocka_unit_test_setup_teardown(test_incident_pages_from_the_index, setup_pg, teardown),
         cmocka_unit_test_setup_teardown(test_list_items_from_the_index, setup_pg, teardown),
+        cmocka_unit_test_setup_teardown(test_rebuild_reads_the_stale_list_a_batch_at_a_time, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_rebuild_reads_the_stale_list_a_batch_at_a_time,
+                                        setup_pg, teardown),
         cmocka_unit_test_setup_teardown(test_read_over_budget_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_select_ids_any_text, setup, teardown),
         cmocka_unit_test_setup_teardown(test_select_ids_any_text, setup_pg, teardown),

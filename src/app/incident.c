@@ -300,16 +300,19 @@ static int rebuild_one(const struct app_ctx *c, incident_fragment_fn render, con
     return rc;
 }
 
+/* Stale IDs a read, and SQLite's incidents a transaction (incident_fragments_rebuild). */
+enum { REBUILD_BATCH = 256 };
+
 int incident_fragments_rebuild(const struct app_ctx *c, incident_fragment_fn render, size_t max,
                                size_t *done)
 {
-    /* A batch of up to 256 stale IDs a read (the read scans past the rows claimed before
+    /* A batch of up to REBUILD_BATCH stale IDs a read (the read scans past the rows claimed before
      * it; one read per incident made a million renders quadratic on PostgreSQL: 40 a
      * second past 100,000). SQLite has one writer: the batch in one transaction.
      * PostgreSQL: one incident per transaction, so a rebuild holds one stale row's lock at
      * a time and never deadlocks with a write whose triggers mark several (migration 023);
      * an ID another rebuild claimed meanwhile is skipped (rebuild_one). */
-    size_t per_tx = store_is_pg(c->s) ? 1 : 256;
+    size_t per_tx = store_is_pg(c->s) ? 1 : REBUILD_BATCH;
     *done = 0;
     int rc = 0;
     while (rc >= 0 && *done < max) {
@@ -320,7 +323,7 @@ int incident_fragments_rebuild(const struct app_ctx *c, incident_fragment_fn ren
         bc.a = &a;
         const char **ids;
         size_t n = 0;
-        size_t want = max - *done < 256 ? max - *done : 256;
+        size_t want = max - *done < REBUILD_BATCH ? max - *done : REBUILD_BATCH;
         rc = fragments_stale(c->s, &a, want, &ids, &n);
         for (size_t i = 0; rc >= 0 && i < n; i += per_tx) {
             if ((rc = store_begin_row_write(c->s)) < 0)

@@ -789,6 +789,7 @@ void store_lease_stop(void)
     pthread_cond_signal(&lease.wake);
     pthread_mutex_unlock(&lease.mu);
     pthread_join(lease.thread, NULL);
+    pthread_cond_destroy(&lease.wake); /* store_lease_setup makes it anew */
     lease.running = lease.valid = false;
     free(lease.uri);
     lease.uri = NULL;

@@ -430,6 +430,16 @@ static void test_lease_answers_reads_and_sees_every_answered_write(void **state)
     assert_int_equal(store_data_version(t, v), 0);
     assert_int_equal(r.own, 1);
     assert_int_equal(r.leased, 0);
+    /* and a watcher started again after the stop answers reads again (its condition
+     * variable was destroyed by the stop and is made anew) */
+    assert_int_equal(store_lease_setup(f->uri, lease, true), 0);
+    for (int i = 0; i < 400 && r.leased == 0; i++) {
+        assert_int_equal(store_data_version(t, v), 0);
+        if (r.leased == 0)
+            usleep(10000);
+    }
+    assert_true(r.leased > 0);
+    store_lease_stop();
     store_trace(t, NULL, NULL);
     store_thread_setup(f->uri); /* closes the thread's connection before teardown drops the db */
 }

@@ -368,6 +368,19 @@ static void count_version_reads(void *arg, const char *what)
         r->own++;
 }
 
+/* Reads the versions on T until one comes from the watcher's lease (its first poll: at most
+ * 4 s), then checks that one did. */
+static void wait_leased(struct store *t, const struct version_reads *r)
+{
+    uint64_t v[2];
+    for (int i = 0; i < 400 && r->leased == 0; i++) {
+        assert_int_equal(store_data_version(t, v), 0);
+        if (r->leased == 0)
+            usleep(10000);
+    }
+    assert_true(r->leased > 0);
+}
+
 static void commit_insert(struct store *s, const char *name, bool tallies_only)
 {
     char sql[128];
@@ -395,13 +408,8 @@ static void test_lease_answers_reads_and_sees_every_answered_write(void **state)
     assert_int_equal(store_lease_setup(f->uri, lease, true), 0);
     struct version_reads r = {0};
     store_trace(t, count_version_reads, &r);
+    wait_leased(t, &r);
     uint64_t v[2], w[2];
-    for (int i = 0; i < 400 && r.leased == 0; i++) { /* the watcher's first poll, at most 4 s */
-        assert_int_equal(store_data_version(t, v), 0);
-        if (r.leased == 0)
-            usleep(10000);
-    }
-    assert_true(r.leased > 0);
     int64_t leased0, own0, waits0, leased1, own1, waits1;
     store_lease_counts(&leased0, &own0, &waits0);
     struct store *other = NULL;
@@ -433,12 +441,7 @@ static void test_lease_answers_reads_and_sees_every_answered_write(void **state)
     /* and a watcher started again after the stop answers reads again (its condition
      * variable was destroyed by the stop and is made anew) */
     assert_int_equal(store_lease_setup(f->uri, lease, true), 0);
-    for (int i = 0; i < 400 && r.leased == 0; i++) {
-        assert_int_equal(store_data_version(t, v), 0);
-        if (r.leased == 0)
-            usleep(10000);
-    }
-    assert_true(r.leased > 0);
+    wait_leased(t, &r);
     store_lease_stop();
     store_trace(t, NULL, NULL);
     store_thread_setup(f->uri); /* closes the thread's connection before teardown drops the db */

@@ -34,9 +34,9 @@
 
 static const struct route *routes;
 static size_t nroutes;
-/* Atomic: http_serve replaces it once the daemon's threads run (the base URL of the port
- * bound), and each read of it by those threads must see the struct written before. */
-static const struct server_config *_Atomic config;
+/* Set by http_serve before it starts the daemons' threads (with the base URL of the port it
+ * bound), and never changed while they run. */
+static const struct server_config *config;
 static atomic_long in_flight;
 /* set on SIGINT/SIGTERM: new connections are refused while in-flight requests finish */
 static atomic_bool draining;
@@ -1236,11 +1236,39 @@ static struct MHD_Daemon *metrics_start(const struct server_config *cfg)
     return d;
 }
 
+/* The public listener's socket for ss, bound and listening (non-blocking, IPv6 only for an
+ * IPv6 address, as libmicrohttpd makes its own), and the port bound in *port: made before the
+ * daemon starts, so that the configuration its threads read names that port from the first
+ * request on. The socket, or -1 (logged). */
+static int listen_socket(const struct sockaddr_storage *ss, socklen_t sslen, const char *where,
+                         unsigned *port)
+{
+    int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        log_error("http", "cannot make a socket for %s: %s", where, strerror(errno));
+        return -1;
+    }
+    int one = 1;
+    struct sockaddr_storage got;
+    socklen_t gotlen = sizeof got;
+    if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0 ||
+        (ss->ss_family == AF_INET6 &&
+         setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one) < 0) ||
+        bind(fd, (const struct sockaddr *)ss, sslen) < 0 || listen(fd, 1024) < 0 ||
+        getsockname(fd, (struct sockaddr *)&got, &gotlen) < 0) {
+        log_error("http", "cannot listen on %s: %s", where, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    *port = ntohs(got.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&got)->sin6_port
+                                            : ((struct sockaddr_in *)&got)->sin_port);
+    return fd;
+}
+
 int http_serve(const struct server_config *cfg, const struct route *table, size_t n)
 {
     routes = table;
     nroutes = n;
-    config = cfg;
     http_metrics_init(table, n);
 
     struct sockaddr_storage ss;
@@ -1248,6 +1276,25 @@ int http_serve(const struct server_config *cfg, const struct route *table, size_
     if (resolve_listen(cfg->listen, &ss, &sslen) < 0) {
         log_error("http", "cannot use listen address %s (want HOST:PORT)", cfg->listen);
         return -1;
+    }
+    unsigned port;
+    int fd = listen_socket(&ss, sslen, cfg->listen, &port);
+    if (fd < 0)
+        return -1;
+    struct buf shown = BUF_INIT;
+    const char *colon = strrchr(cfg->listen, ':');
+    assert(colon); /* resolve_listen() refused anything but HOST:PORT */
+    buf_printf(&shown, "%.*s:%u", (int)(colon - cfg->listen), cfg->listen, port);
+    config = cfg;
+    if (cfg->base_from_listen) {
+        /* the default base URL names the port actually bound (listen port 0) */
+        static struct buf base = BUF_INIT;
+        static struct server_config bound;
+        buf_reset(&base);
+        buf_printf(&base, "http://%s", shown.p);
+        bound = *cfg;
+        bound.base_url = base.p;
+        config = &bound;
     }
 
     /* SIGINT/SIGTERM are taken by sigwait() below; threads inherit the blocked mask */
@@ -1262,21 +1309,25 @@ int http_serve(const struct server_config *cfg, const struct route *table, size_
                      MHD_ALLOW_SUSPEND_RESUME | (cfg->use_poll ? MHD_USE_POLL : MHD_USE_EPOLL);
     if (ss.ss_family == AF_INET6)
         flags |= MHD_USE_IPv6;
+    /* fd is libmicrohttpd's from here: it closes it when it stops (should it not start, the
+     * process exits: fd is not closed here, which could close another thread's new file) */
     struct MHD_Daemon *d = MHD_start_daemon(
-        flags, 0, on_accept, NULL, on_request, NULL, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+        flags, 0, on_accept, NULL, on_request, NULL, MHD_OPTION_LISTEN_SOCKET, fd,
         MHD_OPTION_THREAD_POOL_SIZE, (unsigned)(cfg->threads > 1 ? cfg->threads : 0),
         MHD_OPTION_CONNECTION_LIMIT, cfg->connection_limit, MHD_OPTION_CONNECTION_TIMEOUT,
         (unsigned)(cfg->timeout_us / 1000000), MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-        cfg->memory_limit, MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)1024,
-        MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL, MHD_OPTION_URI_LOG_CALLBACK, on_uri, NULL,
-        MHD_OPTION_NOTIFY_CONNECTION, on_connection, NULL, MHD_OPTION_END);
+        cfg->memory_limit, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+        MHD_OPTION_URI_LOG_CALLBACK, on_uri, NULL, MHD_OPTION_NOTIFY_CONNECTION, on_connection,
+        NULL, MHD_OPTION_END);
     if (!d) {
         log_error("http", "cannot listen on %s", cfg->listen);
+        buf_release(&shown);
         return -1;
     }
     struct MHD_Daemon *md = NULL;
     if (cfg->metrics_listen && cfg->metrics && !(md = metrics_start(cfg))) {
         MHD_stop_daemon(d);
+        buf_release(&shown);
         return -1;
     }
     pthread_t dog;
@@ -1285,27 +1336,12 @@ int http_serve(const struct server_config *cfg, const struct route *table, size_
         if (md)
             MHD_stop_daemon(md);
         MHD_stop_daemon(d);
+        buf_release(&shown);
         return -1;
     }
     if (cfg->password_threads > 0 &&
         http_pool_start(cfg->password_threads, cfg->password_queue, run_handler) < 0)
         log_warn("http", "cannot start the password pool: passwords are hashed inline");
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
-    unsigned port = info ? info->port : 0;
-    struct buf shown = BUF_INIT;
-    const char *colon = strrchr(cfg->listen, ':');
-    assert(colon); /* resolve_listen() refused anything but HOST:PORT */
-    buf_printf(&shown, "%.*s:%u", (int)(colon - cfg->listen), cfg->listen, port);
-    if (cfg->base_from_listen) {
-        /* the default base URL names the port actually bound (listen port 0) */
-        static struct buf base = BUF_INIT;
-        static struct server_config bound;
-        buf_reset(&base);
-        buf_printf(&base, "http://%s", shown.p);
-        bound = *cfg;
-        bound.base_url = base.p;
-        config = &bound;
-    }
     fprintf(stderr, "whistle: listening on http://%s\n", shown.p);
     buf_release(&shown);
     fflush(stderr);

@@ -56,14 +56,20 @@
 
 /* One incident's facts and fragment as read at versions (content, tally), in one block:
  * the strings of f point into data. Immutable once in the table but for list (set once,
- * under cache_lock) and the use order. Counted references: the table's own while it is in
- * it, and one per request that read from it (its arena lets go when it is released), so a
- * request reads the entry's bytes where they are, without a copy, even after the entry has
- * left the table. */
+ * under the write lock), its place in the order and used. Counted references: the table's
+ * own while it is in it, and one per request that read from it (its arena lets go when it is
+ * released), so a request reads the entry's bytes where they are, without a copy, even after
+ * the entry has left the table.
+ *
+ * The order is a second chance's (CLOCK): entries join at the newest end, and a hit only
+ * sets its entry's used (under the read lock, so that reads of the cache run side by side
+ * and write no other entry's memory). Eviction, under the write lock, takes the oldest: a
+ * used one loses its mark and goes to the newest end instead, an unused one goes. */
 struct cached {
     struct cached *next;          /* in its bucket */
-    struct cached *newer, *older; /* in the use order */
+    struct cached *newer, *older; /* in the order (write lock) */
     atomic_int refs;
+    atomic_bool used; /* read since it joined or last had its second chance */
     uint64_t content, tally;
     size_t bytes; /* this block's and list's */
     char *list;   /* fragments_keep_list's bytes, or NULL; f.list_len long */
@@ -92,7 +98,10 @@ static void let_go(void *arg)
         unref(h->e[i]);
 }
 
-static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Readers (cache_get, the counts) share it; whatever changes the table or the order takes
+ * it alone, ahead of readers that come after it (a steady stream of hits cannot starve a
+ * put). */
+static pthread_rwlock_t cache_lock = PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
 static struct cached **buckets; /* under cache_lock, as everything below */
 static size_t nbuckets, cache_bytes, cache_max;
 static struct cached *newest, *oldest;
@@ -102,16 +111,16 @@ void fragments_cache_counts(int64_t *hits, int64_t *misses, size_t *bytes)
 {
     *hits = atomic_load(&cache_hits);
     *misses = atomic_load(&cache_misses);
-    pthread_mutex_lock(&cache_lock);
+    pthread_rwlock_rdlock(&cache_lock);
     *bytes = cache_bytes;
-    pthread_mutex_unlock(&cache_lock);
+    pthread_rwlock_unlock(&cache_lock);
 }
 
 bool fragments_cache_enabled(void)
 {
-    pthread_mutex_lock(&cache_lock);
+    pthread_rwlock_rdlock(&cache_lock);
     bool on = cache_max > 0;
-    pthread_mutex_unlock(&cache_lock);
+    pthread_rwlock_unlock(&cache_lock);
     return on;
 }
 
@@ -158,7 +167,7 @@ static void link_newest(struct cached *e)
 
 void fragments_cache_setup(size_t max_bytes)
 {
-    pthread_mutex_lock(&cache_lock);
+    pthread_rwlock_wrlock(&cache_lock);
     while (oldest) {
         struct cached *e = oldest;
         unlink_use(e);
@@ -175,7 +184,7 @@ void fragments_cache_setup(size_t max_bytes)
         buckets = calloc(nbuckets, sizeof *buckets);
         cache_max = buckets ? max_bytes : 0;
     }
-    pthread_mutex_unlock(&cache_lock);
+    pthread_rwlock_unlock(&cache_lock);
 }
 
 /* Takes e out of the cache and frees it. */
@@ -187,12 +196,20 @@ static void drop(struct cached *e, struct cached **link)
     unref(e); /* the table's; a request that read it may still hold it */
 }
 
-/* Drops the least recently used entries while the cache is over its budget. */
+/* Drops the oldest unused entries while the cache is over its budget; a used one it passes
+ * loses its mark and goes to the newest end (a second chance). Under the write lock, so no
+ * hit sets a mark meanwhile: each entry is passed at most once before one goes. */
 static void evict(void)
 {
-    struct cached **link;
     while (cache_bytes > cache_max && oldest) {
-        struct cached *x = find(oldest->f.id, &link);
+        struct cached *x = oldest;
+        if (atomic_exchange_explicit(&x->used, false, memory_order_relaxed)) {
+            unlink_use(x);
+            link_newest(x);
+            continue;
+        }
+        struct cached **link;
+        find(x->f.id, &link);
         drop(x, link);
     }
 }
@@ -237,6 +254,7 @@ static void cache_put(const uint64_t v[2], const struct incident_facts *f)
         return;
     e->newer = e->older = NULL;
     atomic_init(&e->refs, 1);
+    atomic_init(&e->used, false);
     e->list = NULL;
     e->content = v[0];
     e->tally = v[1];
@@ -249,9 +267,9 @@ static void cache_put(const uint64_t v[2], const struct incident_facts *f)
     e->f.fragment = keep(&at, f->fragment, f->fragment_len);
     e->f.list_json = NULL;
     e->f.list_len = 0;
-    pthread_mutex_lock(&cache_lock);
+    pthread_rwlock_wrlock(&cache_lock);
     if (!cache_max) { /* emptied and turned off since (a test) */
-        pthread_mutex_unlock(&cache_lock);
+        pthread_rwlock_unlock(&cache_lock);
         free(e);
         return;
     }
@@ -264,7 +282,7 @@ static void cache_put(const uint64_t v[2], const struct incident_facts *f)
     link_newest(e);
     cache_bytes += e->bytes;
     evict();
-    pthread_mutex_unlock(&cache_lock);
+    pthread_rwlock_unlock(&cache_lock);
 }
 
 void fragments_keep_list(const uint64_t at[2], const char *id, const char *json, size_t len)
@@ -274,7 +292,7 @@ void fragments_keep_list(const uint64_t at[2], const char *id, const char *json,
         return;
     memcpy(copy, json, len);
     copy[len] = '\0';
-    pthread_mutex_lock(&cache_lock);
+    pthread_rwlock_wrlock(&cache_lock);
     struct cached **link;
     struct cached *e = cache_max ? find(id, &link) : NULL;
     if (e && !e->list && e->content == at[0] && e->tally == at[1]) {
@@ -285,7 +303,7 @@ void fragments_keep_list(const uint64_t at[2], const char *id, const char *json,
         copy = NULL;
         evict();
     }
-    pthread_mutex_unlock(&cache_lock);
+    pthread_rwlock_unlock(&cache_lock);
     free(copy);
 }
 
@@ -298,9 +316,9 @@ static long cache_get(struct arena *a, const uint64_t v[2], const char *const *i
     long hits = 0;
     struct held *held = arena_alloc(a, sizeof *held + n * sizeof held->e[0]);
     held->n = 0;
-    pthread_mutex_lock(&cache_lock);
+    pthread_rwlock_rdlock(&cache_lock);
     if (!cache_max) {
-        pthread_mutex_unlock(&cache_lock);
+        pthread_rwlock_unlock(&cache_lock);
         return -1;
     }
     for (size_t i = 0; i < n; i++) {
@@ -322,10 +340,10 @@ static long cache_get(struct arena *a, const uint64_t v[2], const char *const *i
         f->fragment = kept ? NULL : e->f.fragment;
         f->fragment_len = kept ? 0 : e->f.fragment_len;
         f->from_cache = true;
-        unlink_use(e);
-        link_newest(e);
+        if (!atomic_load_explicit(&e->used, memory_order_relaxed)) /* its line stays shared */
+            atomic_store_explicit(&e->used, true, memory_order_relaxed);
     }
-    pthread_mutex_unlock(&cache_lock);
+    pthread_rwlock_unlock(&cache_lock);
     if (held->n)
         arena_defer(a, let_go, held);
     atomic_fetch_add(&cache_hits, (long long)hits);

@@ -501,6 +501,68 @@ static void test_fragments_cache(void **state)
     }
 }
 
+/* Whether the cache answered incident id at versions v (one read; a miss keeps it). */
+static bool cache_hit(struct db *d, const uint64_t v[2], const char *id)
+{
+    struct arena a;
+    arena_init(&a);
+    struct incident_facts f;
+    assert_int_equal(fragments_read(d->s, &a, v, &id, NULL, 1, false, &f), 0);
+    assert_true(f.found && f.fragment);
+    bool hit = f.from_cache;
+    arena_release(&a);
+    return hit;
+}
+
+/* Eviction by second chance: with nothing read, the oldest entry goes first; an entry read
+ * since it joined outlives an older one that was not, and the next to go is then the oldest
+ * unread one. The budget holds exactly four entries, the fifth the smallest of them all. */
+static void test_fragments_cache_second_chance(void **state)
+{
+    struct db *d = db(state);
+    render_fragments(d);
+    char ids[5][40];
+    assert_int_equal(
+        plain(d->s, "SELECT incident_id FROM incident_fragments ORDER BY 1 LIMIT 5", ids, 5), 5);
+    uint64_t v[2];
+    assert_int_equal(store_data_version(d->s, v), 0);
+    size_t size[5], small = 0;
+    for (size_t i = 0; i < 5; i++) { /* each entry's bytes, alone in the cache */
+        int64_t hits, misses;
+        fragments_cache_setup(1 << 20);
+        assert_false(cache_hit(d, v, ids[i]));
+        fragments_cache_counts(&hits, &misses, &size[i]);
+        assert_true(size[i] > 0);
+        if (size[i] < size[small])
+            small = i;
+    }
+    const char *e = ids[small], *abcd[4]; /* the other four, in the order they join */
+    size_t budget = 0;
+    for (size_t i = 0, k = 0; i < 5; i++)
+        if (i != small) {
+            abcd[k++] = ids[i];
+            budget += size[i];
+        }
+    /* nothing read: the fifth pushes the oldest out */
+    fragments_cache_setup(budget);
+    for (int i = 0; i < 4; i++)
+        assert_false(cache_hit(d, v, abcd[i]));
+    assert_false(cache_hit(d, v, e));
+    assert_true(cache_hit(d, v, abcd[3]));
+    assert_false(cache_hit(d, v, abcd[0]));
+    /* the oldest read once: the second goes instead, then the third */
+    fragments_cache_setup(budget);
+    for (int i = 0; i < 4; i++)
+        assert_false(cache_hit(d, v, abcd[i]));
+    assert_true(cache_hit(d, v, abcd[0]));
+    assert_false(cache_hit(d, v, e));
+    assert_true(cache_hit(d, v, abcd[0]));
+    assert_false(cache_hit(d, v, abcd[1]));
+    assert_true(cache_hit(d, v, abcd[0])); /* abcd[2] went for abcd[1] */
+    assert_false(cache_hit(d, v, abcd[2]));
+    fragments_cache_setup(0);
+}
+
 /* The list form kept with an entry (fragments_keep_list): a read with list at the entry's
  * versions answers it instead of the fragment, a read without list the fragment; nothing is
  * kept for an entry read at other versions, a second keep leaves the first, and once the
@@ -1134,6 +1196,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_fragments_by_key, setup_pg, teardown),
         cmocka_unit_test_setup_teardown(test_fragments_cache, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fragments_cache, setup_pg, teardown),
+        cmocka_unit_test_setup_teardown(test_fragments_cache_second_chance, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fragments_cache_second_chance, setup_pg, teardown),
         cmocka_unit_test_setup_teardown(test_fragments_cache_list_form, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fragments_cache_list_form, setup_pg, teardown),
     };

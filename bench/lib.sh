@@ -1,11 +1,15 @@
 # bench/lib.sh: shell functions shared by bench/run.sh, bench/pg.sh and bench/writes.sh
 # (sourced; each script defines its own die()).
 
-# free_port: a TCP port on 127.0.0.1 that nothing listens on (checked, not reserved).
+# free_port: a TCP port on 127.0.0.1 that nothing listens on (checked, not reserved), below
+# the kernel's ephemeral range: the benchmarks' client sockets take their ports from that
+# range, and a port one of them holds cannot be bound (a node failed to start so)
 free_port() {
-    local p i
+    local p i lo
+    lo=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+    [ "$lo" -gt 21000 ] 2>/dev/null || lo=32768
     for i in $(seq 1 200); do
-        p=$((20000 + RANDOM % 40000))
+        p=$((20000 + RANDOM % (lo - 20000)))
         if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
             echo "$p"
             return 0

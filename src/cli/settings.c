@@ -152,8 +152,9 @@ static const struct opt_spec rows[] = {
              "operators.md); beyond, or 0, lists are answered from SQL"},
     {"fragment-cache-mb", OPT_INT, S, "MIB", 0, 65536, .def = 512, AT(fragment_cache_mb),
      .help = "memory for the cache of incidents' facts and pre-rendered JSON that API reads "
-             "share (about 4 KiB an incident, 7 with its list form; the oldest go first, but one read "
-             "since it last came round gets a second chance; operators.md); 0: every read from the database"},
+             "share (about 4 KiB an incident, 7 with its list form; the oldest go first, "
+             "but one read since it last came round gets a second chance; operators.md); "
+             "0: every read from the database"},
     {"version-lease", OPT_DURATION, S | W, "MS", 0, 1000, OPT_MS, .def = 0,
      .env = "WHISTLE_VERSION_LEASE", AT(version_lease_us),
      .help = "PostgreSQL: requests take the store's versions from a poll at most this old "

@@ -77,10 +77,10 @@ const char *fragments_facts_sql(bool pg);
 void fragments_keep_list(const uint64_t at[2], const char *id, const char *json, size_t len);
 
 /* The process's cache of fragments_read's answers, of at most max_bytes (0: none; the
- * oldest go first, but one read since it last came round is kept a second time), emptied. At
- * start-up, before any read (whistle serve
- * --fragment-cache-mb; a test between two databases); without it nothing is cached (CLI
- * commands). One process, one database: the versions tell the states of one store apart. */
+ * oldest go first, but one read since it last came round is kept a second time), emptied.
+ * At start-up, before any read (whistle serve --fragment-cache-mb; a test between two
+ * databases); without it nothing is cached (CLI commands). One process, one database: the
+ * versions tell the states of one store apart. */
 void fragments_cache_setup(size_t max_bytes);
 /* Whether fragments_cache_setup made a cache. */
 bool fragments_cache_enabled(void);

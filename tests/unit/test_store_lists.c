@@ -558,8 +558,8 @@ static void test_fragments_cache_second_chance(void **state)
     assert_false(cache_hit(d, v, e));
     assert_true(cache_hit(d, v, abcd[0]));
     assert_false(cache_hit(d, v, abcd[1]));
-    assert_true(cache_hit(d, v, abcd[0])); /* abcd[2] went for abcd[1] */
-    assert_false(cache_hit(d, v, abcd[2]));
+    assert_true(cache_hit(d, v, abcd[0]));
+    assert_false(cache_hit(d, v, abcd[2])); /* it went when abcd[1] came back */
     fragments_cache_setup(0);
 }
 

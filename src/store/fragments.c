@@ -52,6 +52,25 @@
     " AND f.n"
 #define KEY_COL 13
 
+/* PostgreSQL's statement by ID from valid fragments alone (migration 027: their own copy of
+ * the facts, without the incident's row), then, in the same statement and snapshot, the tally
+ * rows of every question version of those incidents, each with its version in the question
+ * version's column and no visibility (read_facts keeps those of each incident's current
+ * version): a row per incident and one per tally row, the fragment on its own row once, and
+ * neither the incident's row nor a lateral subquery per incident (BENCHMARKS.md session 27).
+ * $1 is the ID array store_select_ids binds. */
+#define KEYED_PG                                                                                   \
+    "SELECT f.incident_id, f.visibility, f.slug, f.duplicate_of, d.slug, d.visibility,"            \
+    " f.comment_count, f.question_version, f.body, NULL, NULL, NULL, NULL"                         \
+    " FROM incident_fragments f LEFT JOIN incidents d ON d.id = f.duplicate_of"                    \
+    " WHERE f.body IS NOT NULL"                                                                    \
+    " AND NOT EXISTS (SELECT 1 FROM fragment_stale x WHERE x.incident_id = f.incident_id)"         \
+    " AND f.incident_id"
+#define KEYED_PG_TALLIES                                                                           \
+    " UNION ALL SELECT t.incident_id, NULL, NULL, NULL, NULL, NULL, NULL, t.question_version,"     \
+    " NULL, t.rooting, t.correct, t.incorrect, t.unsure FROM vote_tallies t"                       \
+    " WHERE t.incident_id = ANY (CAST($1 AS text[]))"
+
 /* ---- the process's cache of what the statement below reads ----------------------------- */
 
 /* One incident's facts and fragment as read at versions (content, tally), in one block:
@@ -124,12 +143,17 @@ bool fragments_cache_enabled(void)
     return on;
 }
 
-static size_t bucket_of(const char *id)
+static uint64_t id_hash(const char *id)
 {
     uint64_t h = 14695981039346656037u; /* FNV-1a */
     for (const unsigned char *p = (const unsigned char *)id; *p; p++)
         h = (h ^ *p) * 1099511628211u;
-    return (size_t)(h & (nbuckets - 1));
+    return h;
+}
+
+static size_t bucket_of(const char *id)
+{
+    return (size_t)(id_hash(id) & (nbuckets - 1));
 }
 
 /* The entry of id, NULL when none; *link the pointer that holds it (or the bucket's end). */
@@ -374,21 +398,89 @@ static long cache_get(struct arena *a, const uint64_t v[2], const char *const *i
 
 /* ---- the statement --------------------------------------------------------------------- */
 
-/* The rows of st into out (out[i] for ids[i], and with keys only the row of key keys[i]):
- * each incident's facts, its fragment and its tallies' sums. 0 or a negative store_rc. */
-static int read_facts(struct store_stmt *st, struct arena *a, const char *const *ids,
-                      const int64_t *keys, size_t n, struct incident_facts *out)
+/* Where each of n IDs is in a page (a small open-addressed table, so that a page's rows find
+ * their incident without comparing every ID of the page). */
+struct id_table {
+    size_t mask;
+    uint32_t *slot; /* index + 1, 0 empty */
+};
+
+static void id_table_init(struct id_table *t, struct arena *a, const char *const *ids, size_t n)
 {
+    size_t size = 16;
+    while (size < 2 * n)
+        size <<= 1;
+    t->mask = size - 1;
+    t->slot = arena_alloc(a, sizeof *t->slot * size);
+    memset(t->slot, 0, sizeof *t->slot * size);
+    for (size_t i = 0; i < n; i++) {
+        size_t k = (size_t)id_hash(ids[i]) & t->mask;
+        while (t->slot[k])
+            k = (k + 1) & t->mask;
+        t->slot[k] = (uint32_t)(i + 1);
+    }
+}
+
+/* The index of id among ids, or -1. */
+static long id_table_find(const struct id_table *t, const char *const *ids, const char *id)
+{
+    for (size_t k = (size_t)id_hash(id) & t->mask; t->slot[k]; k = (k + 1) & t->mask)
+        if (strcmp(ids[t->slot[k] - 1], id) == 0)
+            return (long)t->slot[k] - 1;
+    return -1;
+}
+
+/* A tally row of KEYED_PG, kept until the statement's last row (its incident's current
+ * question version is known only from the incident's own row). */
+struct tally_row {
+    struct tally_row *next;
+    size_t i;
+    int64_t version;
+    int rooting;
+    int64_t correct, incorrect, unsure;
+};
+
+static void add_tally(struct incident_facts *f, int r, int64_t correct, int64_t incorrect,
+                      int64_t unsure)
+{
+    f->votes.by_rooting[r].correct += correct;
+    f->votes.by_rooting[r].incorrect += incorrect;
+    f->votes.by_rooting[r].unsure += unsure;
+}
+
+/* The rows of st into out (out[i] for ids[i], and with keys only the row of key keys[i]):
+ * each incident's facts, its fragment and its tallies' sums. split: the rows of KEYED_PG (a
+ * row without a visibility is a tally row of the question version in its column 7). 0 or a
+ * negative store_rc. */
+static int read_facts(struct store_stmt *st, struct arena *a, const char *const *ids,
+                      const int64_t *keys, size_t n, bool split, struct incident_facts *out)
+{
+    struct id_table where;
+    id_table_init(&where, a, ids, n);
+    struct tally_row *pending = NULL;
     int rc;
     while ((rc = store_step(st)) == STORE_ROW) {
         const char *id = store_col_text(st, 0);
-        int64_t key = keys ? store_col_int(st, KEY_COL) : 0;
-        struct incident_facts *f = NULL;
-        for (size_t i = 0; id && i < n && !f; i++)
-            if ((!keys || keys[i] == key) && strcmp(ids[i], id) == 0)
-                f = &out[i];
-        if (!f)
+        long i = id ? id_table_find(&where, ids, id) : -1;
+        if (i < 0 || (keys && keys[i] != store_col_int(st, KEY_COL)))
             continue;
+        struct incident_facts *f = &out[i];
+        const char *rooting = store_col_text(st, 9);
+        int r = rooting ? rooting_from_name(rooting) : -1; /* NULL: no tally row */
+        if (split && !store_col_text(st, 1)) {
+            if (r < 0)
+                continue;
+            struct tally_row *t = arena_alloc(a, sizeof *t);
+            *t = (struct tally_row){pending,
+                                    (size_t)i,
+                                    store_col_int(st, 7),
+                                    r,
+                                    store_col_int(st, 10),
+                                    store_col_int(st, 11),
+                                    store_col_int(st, 12)};
+            pending = t;
+            continue;
+        }
         if (!f->found) {
             f->found = true;
             f->visibility = arena_strdup(a, store_col_text(st, 1));
@@ -404,15 +496,15 @@ static int read_facts(struct store_stmt *st, struct arena *a, const char *const 
             f->fragment_len = strlen(body);
             f->fragment = arena_strndup(a, body, f->fragment_len);
         }
-        const char *rooting = store_col_text(st, 9);
-        int r = rooting ? rooting_from_name(rooting) : -1; /* NULL: no tally row */
-        if (r < 0)
-            continue;
-        f->votes.by_rooting[r].correct += store_col_int(st, 10);
-        f->votes.by_rooting[r].incorrect += store_col_int(st, 11);
-        f->votes.by_rooting[r].unsure += store_col_int(st, 12);
+        if (r >= 0)
+            add_tally(f, r, store_col_int(st, 10), store_col_int(st, 11), store_col_int(st, 12));
     }
     store_reset(st);
+    for (struct tally_row *t = pending; rc >= 0 && t; t = t->next) {
+        struct incident_facts *f = &out[t->i];
+        if (f->found && f->question_version != STORE_NULL_INT && f->question_version == t->version)
+            add_tally(f, t->rooting, t->correct, t->incorrect, t->unsure);
+    }
     return rc < 0 ? rc : 0;
 }
 
@@ -423,8 +515,8 @@ const char *fragments_facts_sql(bool pg)
 
 /* The facts of the n incidents of ids from the database by ID (see fragments_read) into
  * out. */
-static int read_rows(struct store *s, struct arena *a, const char *const *ids, size_t n,
-                     struct incident_facts *out)
+int fragments_read_rows(struct store *s, struct arena *a, const char *const *ids, size_t n,
+                        struct incident_facts *out)
 {
     memset(out, 0, n * sizeof *out);
     for (size_t i = 0; i < n; i++)
@@ -441,7 +533,7 @@ static int read_rows(struct store *s, struct arena *a, const char *const *ids, s
                    : store_select_ids(s, fragments_facts_sql(pg), "", ids, n, slots);
     if (!st)
         return STORE_ERR;
-    return read_facts(st, a, ids, NULL, n, out);
+    return read_facts(st, a, ids, NULL, n, false, out);
 }
 
 /* Reads the incidents i of ids with todo[i] (with their keys[i], when there are keys) through
@@ -478,22 +570,24 @@ static int read_by_id(struct store *s, struct arena *a, const char *const *ids, 
                       size_t n, struct incident_facts *out)
 {
     (void)keys;
-    return read_rows(s, a, ids, n, out);
+    return fragments_read_rows(s, a, ids, n, out);
 }
 
-/* As read_rows, the incidents whose keys (SQLite rowids, from the list index) hold a valid
- * fragment of theirs by key, the others (a stale or missing fragment, a key that is no
- * longer the incident's) by ID. */
+/* As fragments_read_rows, the incidents that hold a valid fragment from it alone: on SQLite by key
+ * (their rowids, from the list index), on PostgreSQL by ID; the others (a stale or missing
+ * fragment, a key that is no longer the incident's) by ID through the incident's row. */
 static int read_keyed(struct store *s, struct arena *a, const char *const *ids, const int64_t *keys,
                       size_t n, struct incident_facts *out)
 {
-    if (!keys || n == 0 || store_is_pg(s))
-        return read_rows(s, a, ids, n, out);
+    bool pg = store_is_pg(s);
+    if (n == 0 || (!keys && !pg))
+        return fragments_read_rows(s, a, ids, n, out);
     memset(out, 0, n * sizeof *out);
     for (size_t i = 0; i < n; i++)
         out[i].id = ids[i];
-    struct store_stmt *st = store_select_keys(s, KEYED_SQL, "", keys, n, store_id_slots(n, 1));
-    int rc = st ? read_facts(st, a, ids, keys, n, out) : STORE_ERR;
+    struct store_stmt *st = pg ? store_select_ids(s, KEYED_PG, KEYED_PG_TALLIES, ids, n, 1)
+                               : store_select_keys(s, KEYED_SQL, "", keys, n, store_id_slots(n, 1));
+    int rc = st ? read_facts(st, a, ids, pg ? NULL : keys, n, pg, out) : STORE_ERR;
     if (rc < 0)
         return rc;
     bool *todo = arena_alloc(a, sizeof *todo * n);
@@ -553,6 +647,8 @@ int fragments_put(struct store *s, const char *id, const char *body)
         if (!body)
             return STORE_RUN(s, "DELETE FROM incident_fragments WHERE incident_id = ?",
                              STORE_TEXT(id));
+        /* the row's copy of the facts (and a new row's comment count) is the trigger's
+         * (migration 027) */
         return STORE_RUN(s,
                          "INSERT INTO incident_fragments (incident_id, body) VALUES (?, ?)"
                          " ON CONFLICT (incident_id) DO UPDATE SET body = excluded.body",

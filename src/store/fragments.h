@@ -58,7 +58,9 @@ struct incident_facts {
  * statement that reads a valid fragment's own copy of the facts and no incident row or ID
  * index (migration 026), and those without a valid fragment under their key (stale, not
  * rendered, a key that is no longer theirs) by ID in a second: each incident's facts are
- * one snapshot's, a page's at most two. */
+ * one snapshot's, a page's at most two. On PostgreSQL (keys ignored) the same by ID: the
+ * valid fragments with their own copy of the facts and the incidents' tally rows in one
+ * statement (migration 027), then the others through their incidents' rows. */
 int fragments_read(struct store *s, struct arena *a, const uint64_t *at, const char *const *ids,
                    const int64_t *keys, size_t n, bool list, struct incident_facts *out);
 /* The statement fragments_read reads by ID with on the driver (pg: PostgreSQL's), up to its
@@ -68,6 +70,11 @@ int fragments_read(struct store *s, struct arena *a, const uint64_t *at, const c
  * each of the current question's tally rows, or one. On PostgreSQL only the first of an
  * incident's rows carries its fragment. For the tests that check what it sends. */
 const char *fragments_facts_sql(bool pg);
+/* The facts of n incidents through that statement alone, by ID and the incident's row: no
+ * cache, no read from the fragments' own copy of the facts. What the tests compare
+ * fragments_read with. 0 or a negative store_rc. */
+int fragments_read_rows(struct store *s, struct arena *a, const char *const *ids, size_t n,
+                        struct incident_facts *out);
 /* Keeps json (len bytes), the list form the API wrote for incident id from what
  * fragments_read answered at versions at, with the cache's entry of id read at exactly those
  * versions (nothing when there is none, or it holds one already): a later fragments_read with

@@ -618,11 +618,12 @@ static void test_fragments_cache_list_form(void **state)
     fragments_cache_setup(0);
 }
 
-/* Reads by key (the list index's SQLite rowids, migration 026) answer exactly what reads by
- * ID answer: every incident, with a rendered fragment or not; a key that is not the
- * incident's (a rowid VACUUM renumbered) or names no row, a stale fragment, a comment count
- * moved since the fragment was rendered, a withdrawal, a merge (the survivor's facts), a
- * question. On PostgreSQL (no rowids) the keys are ignored. */
+/* Reads from the fragments' own copy of the facts (by key: the list index's SQLite rowids,
+ * migration 026; by ID on PostgreSQL, migration 027) answer exactly what reads through the
+ * incidents' rows answer: every incident, with a rendered fragment or not; a key that is not
+ * the incident's (a rowid VACUUM renumbered) or names no row, a stale fragment, a comment
+ * count moved since the fragment was rendered, a withdrawal, a merge (the survivor's facts),
+ * a question. On PostgreSQL (no rowids) the keys are ignored. */
 static void keyed_round(struct db *d, const char ids[][40], const int64_t *keys, size_t n)
 {
     for (size_t at = 0; at < n; at += 16) {
@@ -636,7 +637,7 @@ static void keyed_round(struct db *d, const char ids[][40], const int64_t *keys,
             page_keys[i] = keys[at + i];
         }
         struct incident_facts want[16], got[16];
-        assert_int_equal(fragments_read(d->s, &a, NULL, page, NULL, k, false, want), 0);
+        assert_int_equal(fragments_read_rows(d->s, &a, page, k, want), 0);
         assert_int_equal(fragments_read(d->s, &a, NULL, page, page_keys, k, false, got), 0);
         for (size_t i = 0; i < k; i++) {
             assert_string_equal(got[i].id, page[i]);
@@ -674,7 +675,7 @@ static void test_fragments_by_key(void **state)
     keyed_round(d, ids, keys, n); /* no fragment rendered yet: all by ID */
     render_fragments(d);
     keyed_round(d, ids, keys, n);
-    if (!pg) { /* every valid fragment read by key, without its incident's row */
+    { /* every valid fragment read by key (by ID on PostgreSQL), without its incident's row */
         struct arena a;
         arena_init(&a);
         const char *page[1] = {ids[0]};
@@ -722,6 +723,78 @@ static void test_fragments_by_key(void **state)
                  " incidents WHERE question_version IS NOT NULL",
                  true);
     keyed_round(d, ids, keys, n);
+}
+
+/* One incident's fragment row: its comment count and whether it holds a body. */
+static int64_t fragment_count_of(struct db *d, const char *id, bool *body)
+{
+    struct store_stmt *st = STORE_SELECT(
+        d->s,
+        "SELECT comment_count, body IS NOT NULL FROM incident_fragments WHERE incident_id = ?",
+        STORE_TEXT(id));
+    assert_non_null(st);
+    assert_int_equal(store_step(st), STORE_ROW);
+    int64_t count = store_col_int(st, 0);
+    *body = store_col_int(st, 1) != 0;
+    store_reset(st);
+    return count;
+}
+
+/* The comment count in a fragment's row (spliced in at read time, so a comment stales no
+ * fragment) follows the incident's: moved before the incident was first rendered (on
+ * PostgreSQL a row with the count alone, which a read does not take for a fragment), after,
+ * and across a re-render. On PostgreSQL a re-render leaves the row's count as it is (the
+ * trigger that moves it is its only writer once the row exists, so a rebuild that read the
+ * count before a comment committed cannot put the old one back): a count edited into the
+ * row by hand survives it. And on PostgreSQL the stale list's vacuums always clean its index. */
+static void test_fragment_keeps_the_comment_count(void **state)
+{
+    struct db *d = db(state);
+    bool pg = store_is_pg(d->s);
+    static char ids[1][40];
+    assert_int_equal(plain(d->s,
+                           "SELECT id FROM incidents WHERE visibility = 'published'"
+                           " ORDER BY id LIMIT 1",
+                           ids, 1),
+                     1);
+    const char *page[1] = {ids[0]};
+    struct arena a;
+    arena_init(&a);
+    struct incident_facts f[1];
+    char sql[160];
+    bool body;
+    snprintf(sql, sizeof sql, "UPDATE incidents SET comment_count = 9 WHERE id = '%.39s'", ids[0]);
+    run(d->s, sql);
+    if (pg) {
+        assert_int_equal(fragment_count_of(d, ids[0], &body), 9);
+        assert_false(body);
+        /* and the stale list's vacuums clean its index (migration 027) */
+        assert_int_equal(tmpdb_int(d->s, "SELECT count(*) FROM pg_class WHERE relname ="
+                                         " 'fragment_stale' AND 'vacuum_index_cleanup=on' ="
+                                         " ANY (reloptions)"),
+                         1);
+    }
+    assert_int_equal(fragments_read(d->s, &a, NULL, page, NULL, 1, false, f), 0);
+    assert_true(f[0].found && !f[0].fragment);
+    assert_int_equal(f[0].comment_count, 9);
+    render_fragments(d);
+    assert_int_equal(fragment_count_of(d, ids[0], &body), 9);
+    assert_true(body);
+    snprintf(sql, sizeof sql, "UPDATE incidents SET comment_count = 12 WHERE id = '%.39s'", ids[0]);
+    run(d->s, sql);
+    assert_int_equal(fragments_read(d->s, &a, NULL, page, NULL, 1, false, f), 0);
+    assert_true(f[0].found && f[0].fragment);
+    assert_int_equal(f[0].comment_count, 12);
+    snprintf(sql, sizeof sql,
+             "UPDATE incident_fragments SET comment_count = 77 WHERE incident_id = '%.39s'",
+             ids[0]);
+    run(d->s, sql);
+    snprintf(sql, sizeof sql, "INSERT INTO fragment_stale (incident_id) VALUES ('%.39s')", ids[0]);
+    run(d->s, sql);
+    assert_int_equal(render_stale(d), 1);
+    assert_int_equal(fragment_count_of(d, ids[0], &body), pg ? 77 : 12);
+    assert_true(body);
+    arena_release(&a);
 }
 
 /* Migration 026 on a SQLite database at 025 that holds incidents, fragments (some stale)
@@ -1194,6 +1267,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_fragments_by_key, setup, teardown),
         cmocka_unit_test_teardown(test_migration_026_moves_fragments, teardown),
         cmocka_unit_test_setup_teardown(test_fragments_by_key, setup_pg, teardown),
+        cmocka_unit_test_setup_teardown(test_fragment_keeps_the_comment_count, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fragment_keeps_the_comment_count, setup_pg, teardown),
         cmocka_unit_test_setup_teardown(test_fragments_cache, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fragments_cache, setup_pg, teardown),
         cmocka_unit_test_setup_teardown(test_fragments_cache_second_chance, setup, teardown),

@@ -56,9 +56,10 @@ static int cache_fresh(const char *const *ids, size_t n, const uint64_t *fps)
  * KiB or more (a page of 100 incidents, libpq's result for it, the response) from a mapping
  * of its own: a large page then faulted every one of its pages in again, zeroed by the
  * kernel, on every request (perf on a PostgreSQL node answering pages of 100: clear_page and
- * the page faults were a third of the node's time, and a page's p99 halved without them;
- * BENCHMARKS.md session 27). Blocks up to 4 MiB now come from the heaps, and a heap keeps up
- * to 64 MiB free at its top; larger blocks (an export) still have their own mapping. */
+ * the page faults were a third of the node's time, and a page's p99 fell by about a third
+ * without them; BENCHMARKS.md session 27). Blocks up to 4 MiB now come from the heaps, and
+ * a heap keeps up to 64 MiB free at its top; larger blocks (an export) still have their own
+ * mapping. */
 static void keep_freed_memory(void)
 {
     mallopt(M_MMAP_THRESHOLD, 4 << 20);

@@ -1,8 +1,8 @@
 -- 027: PostgreSQL's fragments carry the facts a read needs (issue 13, store/fragments.h), as
 -- SQLite's have since 026: a page of incidents that no cache holds then reads each one's
 -- fragment row and tally rows by ID, without the incident's row (one index descent and one
--- heap fetch fewer an incident: a page of 100 cold incidents at a million cost 5 ms of
--- PostgreSQL's time, BENCHMARKS.md session 27).
+-- heap fetch fewer an incident, and no lateral subquery: 100 cold incidents at a million
+-- cost PostgreSQL 6.0-8.4 ms before and 4.8 after, BENCHMARKS.md session 27).
 --   * visibility, slug, duplicate_of and question_version are the incident's as they were
 --     when the fragment was rendered: a trigger copies them from the incident's row in the
 --     statement that stores the body, whatever wrote it (so a node of the previous release,

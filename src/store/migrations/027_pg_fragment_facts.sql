@@ -14,8 +14,8 @@
 --     upsert; a row with no body yet (an incident not rendered) holds only the count. A new
 --     row's count is copied from the incident with its facts; a body stored over an existing
 --     row leaves the count alone. Either order of a render and a comment then ends with the
---     comment's count: whichever writes the row second waits for the first's commit and
---     keeps the count the first wrote (or wrote it).
+--     comment's count: whichever writes the row second waits for the first's commit, and a
+--     render that comes second keeps the count the comment wrote.
 -- The table is copied rather than altered in place, so that it stays one row version per
 -- incident on its pages (21 s at a million incidents).
 -- And the stale list's vacuums always clean its index: the list is a queue (a million rows
@@ -48,13 +48,14 @@ ALTER INDEX incident_fragments_027_pkey RENAME TO incident_fragments_pkey;
 ANALYZE incident_fragments;
 
 CREATE FUNCTION whistle_fragment_facts() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    comments BIGINT;
 BEGIN
-    SELECT i.visibility, i.slug, i.duplicate_of, i.question_version
-        INTO NEW.visibility, NEW.slug, NEW.duplicate_of, NEW.question_version
+    SELECT i.visibility, i.slug, i.duplicate_of, i.question_version, i.comment_count
+        INTO NEW.visibility, NEW.slug, NEW.duplicate_of, NEW.question_version, comments
         FROM incidents i WHERE i.id = NEW.incident_id;
     IF TG_OP = 'INSERT' THEN
-        NEW.comment_count := coalesce((SELECT i.comment_count FROM incidents i
-                                       WHERE i.id = NEW.incident_id), 0);
+        NEW.comment_count := coalesce(comments, 0);
     END IF;
     RETURN NEW;
 END $$;

@@ -6,6 +6,7 @@
  */
 #include "api/api.h"
 #include "app/metrics.h"
+#include "store/bodies.h"
 #include "store/fragments.h"
 #include "store/listindex.h"
 #include "util/timefmt.h"
@@ -90,6 +91,22 @@ void api_metrics_write(struct buf *out)
             "cache", hits, "database", misses);
     single(out, "whistle_fragment_cache_bytes", "gauge",
            "Memory the fragments' cache holds (at most --fragment-cache-mb).", (long long)bytes);
+
+    size_t kept;
+    bool loaded;
+    bodies_counts(&hits, &misses, &kept, &bytes, &loaded);
+    answers(out, "whistle_fragment_bodies_reads_total",
+            "PostgreSQL: bodies of valid fragments a read asked the node's copy for, by what "
+            "answered them: copy (held under the hash read with the facts) or database.",
+            "copy", hits, "database", misses);
+    single(out, "whistle_fragment_bodies", "gauge",
+           "Fragments' bodies the node's copy holds (PostgreSQL, --fragment-bodies-mb).",
+           (long long)kept);
+    single(out, "whistle_fragment_bodies_bytes", "gauge",
+           "Memory the node's copy of the fragments' bodies holds, compressed.", (long long)bytes);
+    single(out, "whistle_fragment_bodies_loaded", "gauge",
+           "1 once the node's copy has read every stored body at start (or has none to read).",
+           (long long)loaded);
 
     struct arena a;
     arena_init(&a);

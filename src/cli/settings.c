@@ -155,6 +155,11 @@ static const struct opt_spec rows[] = {
              "share (about 4 KiB an incident, 7 with its list form; the oldest go first, "
              "but one read since it last came round gets a second chance; operators.md); "
              "0: every read from the database"},
+    {"fragment-bodies-mb", OPT_INT, S, "MIB", 0, 65536, .def = 1024, AT(fragment_bodies_mb),
+     .help = "PostgreSQL: memory for the node's copy of the pre-rendered incidents, compressed "
+             "and loaded at start (about 330 bytes an incident at the seeded million; the "
+             "least read go first; operators.md), so that a page's read asks the database for "
+             "the facts and tallies alone; 0: the bodies come with every read"},
     {"version-lease", OPT_DURATION, S | W, "MS", 0, 1000, OPT_MS, .def = 0,
      .env = "WHISTLE_VERSION_LEASE", AT(version_lease_us),
      .help = "PostgreSQL: requests take the store's versions from a poll at most this old "

@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "domain/votes.h"
+#include "store/bodies.h"
+#include "util/str.h"
 
 /* One statement, so one snapshot on either driver without a transaction around it: the
  * facts and fragment of each incident, joined with its current question version's tally
@@ -58,18 +60,25 @@
  * version's column and no visibility (read_facts keeps those of each incident's current
  * version): a row per incident and one per tally row, the fragment on its own row once, and
  * neither the incident's row nor a lateral subquery per incident (BENCHMARKS.md session 27).
- * $1 is the ID array store_select_ids binds. */
-#define KEYED_PG                                                                                   \
+ * The body's hash (migration 028) in the last column. KEYED_PG_HASHES leaves the bodies out:
+ * the node's copy (store/bodies.h) has them under their hashes. $1 is the ID array
+ * store_select_ids binds. */
+#define KEYED_PG_COLS(body)                                                                        \
     "SELECT f.incident_id, f.visibility, f.slug, f.duplicate_of, d.slug, d.visibility,"            \
-    " f.comment_count, f.question_version, f.body, NULL, NULL, NULL, NULL"                         \
+    " f.comment_count, f.question_version, " body ", NULL, NULL, NULL, NULL, f.body_hash"          \
     " FROM incident_fragments f LEFT JOIN incidents d ON d.id = f.duplicate_of"                    \
     " WHERE f.body IS NOT NULL"                                                                    \
     " AND NOT EXISTS (SELECT 1 FROM fragment_stale x WHERE x.incident_id = f.incident_id)"         \
     " AND f.incident_id"
+#define KEYED_PG        KEYED_PG_COLS("f.body")
+#define KEYED_PG_HASHES KEYED_PG_COLS("NULL")
 #define KEYED_PG_TALLIES                                                                           \
     " UNION ALL SELECT t.incident_id, NULL, NULL, NULL, NULL, NULL, NULL, t.question_version,"     \
-    " NULL, t.rooting, t.correct, t.incorrect, t.unsure FROM vote_tallies t"                       \
+    " NULL, t.rooting, t.correct, t.incorrect, t.unsure, NULL FROM vote_tallies t"                 \
     " WHERE t.incident_id = ANY (CAST($1 AS text[]))"
+#define HASH_COL 13
+/* The bodies of some of those, for the node's copy to miss */
+#define BODIES_PG "SELECT incident_id, body_hash, body FROM incident_fragments WHERE incident_id"
 
 /* ---- the process's cache of what the statement below reads ----------------------------- */
 
@@ -143,17 +152,9 @@ bool fragments_cache_enabled(void)
     return on;
 }
 
-static uint64_t id_hash(const char *id)
-{
-    uint64_t h = 14695981039346656037u; /* FNV-1a */
-    for (const unsigned char *p = (const unsigned char *)id; *p; p++)
-        h = (h ^ *p) * 1099511628211u;
-    return h;
-}
-
 static size_t bucket_of(const char *id)
 {
-    return (size_t)(id_hash(id) & (nbuckets - 1));
+    return (size_t)(str_hash(id) & (nbuckets - 1));
 }
 
 /* The entry of id, NULL when none; *link the pointer that holds it (or the bucket's end). */
@@ -414,7 +415,7 @@ static void id_table_init(struct id_table *t, struct arena *a, const char *const
     t->slot = arena_alloc(a, sizeof *t->slot * size);
     memset(t->slot, 0, sizeof *t->slot * size);
     for (size_t i = 0; i < n; i++) {
-        size_t k = (size_t)id_hash(ids[i]) & t->mask;
+        size_t k = (size_t)str_hash(ids[i]) & t->mask;
         while (t->slot[k])
             k = (k + 1) & t->mask;
         t->slot[k] = (uint32_t)(i + 1);
@@ -424,7 +425,7 @@ static void id_table_init(struct id_table *t, struct arena *a, const char *const
 /* The index of id among ids, or -1. */
 static long id_table_find(const struct id_table *t, const char *const *ids, const char *id)
 {
-    for (size_t k = (size_t)id_hash(id) & t->mask; t->slot[k]; k = (k + 1) & t->mask)
+    for (size_t k = (size_t)str_hash(id) & t->mask; t->slot[k]; k = (k + 1) & t->mask)
         if (strcmp(ids[t->slot[k] - 1], id) == 0)
             return (long)t->slot[k] - 1;
     return -1;
@@ -490,6 +491,10 @@ static int read_facts(struct store_stmt *st, struct arena *a, const char *const 
             f->survivor_visibility = arena_strdup(a, store_col_text(st, 5));
             f->comment_count = store_col_int(st, 6);
             f->question_version = store_col_int(st, 7);
+            if (split && !store_col_null(st, HASH_COL)) {
+                f->hashed = true;
+                f->body_hash = store_col_int(st, HASH_COL);
+            }
         }
         const char *body = store_col_text(st, 8); /* on one of the incident's rows */
         if (body && !f->fragment) {
@@ -573,8 +578,47 @@ static int read_by_id(struct store *s, struct arena *a, const char *const *ids, 
     return fragments_read_rows(s, a, ids, n, out);
 }
 
-/* As fragments_read_rows, the incidents that hold a valid fragment from it alone: on SQLite by key
- * (their rowids, from the list index), on PostgreSQL by ID; the others (a stale or missing
+/* The bodies of the incidents of out (out[i] for ids[i]) read with a hash and without a
+ * body: from the node's copy (store/bodies.h), then those it has not in one statement, each
+ * used only when its hash is the one read with the facts (and then kept in the copy); those
+ * still without one are read by ID after. 0 or a negative store_rc. */
+static int fill_bodies(struct store *s, struct arena *a, const char *const *ids, size_t n,
+                       struct incident_facts *out)
+{
+    const char **need = arena_alloc(a, sizeof *need * n);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct incident_facts *f = &out[i];
+        if (f->found && !f->fragment && f->hashed &&
+            !bodies_get(a, ids[i], f->body_hash, &f->fragment, &f->fragment_len))
+            need[m++] = ids[i];
+    }
+    if (m == 0)
+        return 0;
+    struct store_stmt *st = store_select_ids(s, BODIES_PG, "", need, m, 1);
+    if (!st)
+        return STORE_ERR;
+    struct id_table where;
+    id_table_init(&where, a, ids, n);
+    int rc;
+    while ((rc = store_step(st)) == STORE_ROW) {
+        const char *id = store_col_text(st, 0);
+        const char *body = store_col_text(st, 2);
+        long i = id ? id_table_find(&where, ids, id) : -1;
+        if (i < 0 || !body || out[i].fragment || store_col_int(st, 1) != out[i].body_hash)
+            continue; /* rendered again since the facts were read: read by ID */
+        struct incident_facts *f = &out[i];
+        f->fragment_len = strlen(body);
+        f->fragment = arena_strndup(a, body, f->fragment_len);
+        bodies_put(ids[i], f->body_hash, f->fragment, f->fragment_len);
+    }
+    store_reset(st);
+    return rc < 0 ? rc : 0;
+}
+
+/* As fragments_read_rows, the incidents that hold a valid fragment from it alone: on SQLite by
+ * key (their rowids, from the list index), on PostgreSQL by ID, the bodies from the node's
+ * copy once it is loaded (else with the facts, and kept in it); the others (a stale or missing
  * fragment, a key that is no longer the incident's) by ID through the incident's row. */
 static int read_keyed(struct store *s, struct arena *a, const char *const *ids, const int64_t *keys,
                       size_t n, struct incident_facts *out)
@@ -585,14 +629,22 @@ static int read_keyed(struct store *s, struct arena *a, const char *const *ids, 
     memset(out, 0, n * sizeof *out);
     for (size_t i = 0; i < n; i++)
         out[i].id = ids[i];
-    struct store_stmt *st = pg ? store_select_ids(s, KEYED_PG, KEYED_PG_TALLIES, ids, n, 1)
-                               : store_select_keys(s, KEYED_SQL, "", keys, n, store_id_slots(n, 1));
+    bool copy = pg && bodies_enabled();
+    bool hashes = copy && bodies_loaded();
+    struct store_stmt *st =
+        pg ? store_select_ids(s, hashes ? KEYED_PG_HASHES : KEYED_PG, KEYED_PG_TALLIES, ids, n, 1)
+           : store_select_keys(s, KEYED_SQL, "", keys, n, store_id_slots(n, 1));
     int rc = st ? read_facts(st, a, ids, pg ? NULL : keys, n, pg, out) : STORE_ERR;
+    if (rc >= 0 && hashes)
+        rc = fill_bodies(s, a, ids, n, out);
     if (rc < 0)
         return rc;
     bool *todo = arena_alloc(a, sizeof *todo * n);
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         todo[i] = !out[i].found || !out[i].fragment;
+        if (copy && !hashes && !todo[i] && out[i].hashed)
+            bodies_put(ids[i], out[i].body_hash, out[i].fragment, out[i].fragment_len);
+    }
     return read_todo(s, a, ids, NULL, n, todo, read_by_id, out);
 }
 

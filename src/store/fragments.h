@@ -36,6 +36,9 @@ struct incident_facts {
     const char *list_json;
     size_t list_len;
     bool from_cache; /* answered by the cache (else by the statement, and kept in it) */
+    /* PostgreSQL's keyed read: the fragment's body hash (migration 028), when hashed */
+    bool hashed;
+    int64_t body_hash;
 };
 
 /* The facts of n incidents by ID in one statement, one snapshot without a transaction

@@ -18,3 +18,11 @@ const char *str_trim(const char *s, size_t *len)
     *len = n;
     return s;
 }
+
+uint64_t str_hash(const char *s)
+{
+    uint64_t h = 14695981039346656037u;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        h = (h ^ *p) * 1099511628211u;
+    return h;
+}

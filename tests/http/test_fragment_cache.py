@@ -13,6 +13,11 @@ is rendered:
 - a small budget keeps the cache within it (the least recently used go) and changes no byte.
 """
 
+import time
+
+import pytest
+
+import helpers
 from helpers import I1, I2, db_rows, run_cli
 from pagekit import Voter
 from test_metrics import METRICS_RE, scrape, value
@@ -113,3 +118,57 @@ def test_a_small_budget_stays_within_it(server_factory):
         assert same(small, plain, ps) == first
     held = value(scrape(small), "whistle_fragment_cache_bytes")
     assert 0 < held <= 1 << 20
+
+
+def loaded(s):
+    """Waits (bounded) for the node's copy of the bodies to finish loading; its entries."""
+    for _ in range(100):
+        text = scrape(s)
+        if value(text, "whistle_fragment_bodies_loaded") == 1:
+            return value(text, "whistle_fragment_bodies")
+        time.sleep(0.05)
+    raise AssertionError("the copy of the bodies did not load")
+
+
+@pytest.mark.skipif(not helpers.PG, reason="the node's copy of the bodies is PostgreSQL's")
+def test_the_copy_of_the_bodies_answers_by_hash(server_factory):
+    """PostgreSQL (store/bodies.h): a node loads every body at start, then asks the database
+    for the facts and hashes alone and takes the bodies from its copy, byte for byte what a
+    node without it (and without the fragments' cache) sends; a body changed in the database,
+    by a command of another process or by hand, is the one served on the next request, on
+    both; a withdrawal is never answered from the copy."""
+    db = server_factory.new_db()
+    copy = node(server_factory, db)
+    plain = node(server_factory, db, "--fragment-bodies-mb", "0", "--fragment-cache-mb", "0")
+    n = db_rows(db, "SELECT count(*) FROM incident_fragments WHERE body IS NOT NULL")[0][0]
+    assert loaded(copy) == n > 0
+    assert loaded(plain) == 0
+    ps = paths(db)
+    first = same(copy, plain, ps)
+    asked = value(scrape(copy), "whistle_fragment_bodies_reads_total", answer="copy")
+    assert asked > 0
+    assert value(scrape(copy), "whistle_fragment_bodies_reads_total", answer="database") == 0
+    assert same(copy, plain, ps) == first
+
+    one = f"/api/v1/incidents/{I1}"
+    title = copy.json(one)["data"]["title"]
+    from helpers import db_sql
+    # the body itself edited by hand: its hash moves with it (the trigger), and a node with
+    # the old body in its copy asks for the new one (the fragments' cache flushed, as
+    # docs/operators.md says for a hand edit)
+    db_sql(db, f"UPDATE incident_fragments SET body = replace(body, '{title}', 'FROM THE BODY')"
+               f" WHERE incident_id = '{I1}'")
+    run_cli("cache", "flush", "--db", db)
+    assert copy.json(one)["data"]["title"] == "FROM THE BODY" == plain.json(one)["data"]["title"]
+    assert value(scrape(copy), "whistle_fragment_bodies_reads_total", answer="database") == 1
+    same(copy, plain, ps)
+    r = run_cli("incident", "set-status", I2, "resolved", "--db", db)
+    assert r.returncode == 0, (r.stdout, r.stderr)
+    assert copy.json(f"/api/v1/incidents/{I2}")["data"]["status"] == "resolved"
+    same(copy, plain, ps)
+    r = run_cli("incident", "withdraw", I2, "--db", db)
+    assert r.returncode == 0, (r.stdout, r.stderr)
+    assert copy.get(f"/api/v1/incidents/{I2}").status_code == 404
+    page = copy.json("/api/v1/incidents?limit=100")["data"]
+    assert I2 not in [i["id"] for i in page]
+    same(copy, plain, ps)

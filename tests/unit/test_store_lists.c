@@ -17,6 +17,7 @@
 #include "api/render.h"
 #include "domain/votes.h"
 #include "app/incident.h"
+#include "store/bodies.h"
 #include "store/fragments.h"
 #include "store/games.h"
 #include "store/incidents.h"
@@ -638,7 +639,17 @@ static void keyed_round(struct db *d, const char ids[][40], const int64_t *keys,
         }
         struct incident_facts want[16], got[16];
         assert_int_equal(fragments_read_rows(d->s, &a, page, k, want), 0);
-        assert_int_equal(fragments_read(d->s, &a, NULL, page, page_keys, k, false, got), 0);
+        /* with the node's copy of the bodies (setup_pg_copy; kept from round to round, so
+         * that bodies kept under an earlier hash are asked for after each write): as while
+         * it loads (the bodies with the facts, kept), then as once it has (the hashes alone,
+         * the bodies from it) */
+        for (int pass = bodies_enabled() ? 0 : 1; pass < 2; pass++) {
+            if (bodies_enabled())
+                bodies_set_loaded(pass == 1);
+            assert_int_equal(fragments_read(d->s, &a, NULL, page, page_keys, k, false, got), 0);
+            for (size_t i = 0; i < k; i++)
+                same_facts(&got[i], &want[i]);
+        }
         for (size_t i = 0; i < k; i++) {
             assert_string_equal(got[i].id, page[i]);
             same_facts(&got[i], &want[i]);
@@ -723,6 +734,110 @@ static void test_fragments_by_key(void **state)
                  " incidents WHERE question_version IS NOT NULL",
                  true);
     keyed_round(d, ids, keys, n);
+}
+
+/* The node's copy of the fragments' bodies (store/bodies.h, PostgreSQL): every read answers
+ * what the incidents' rows answer; once loaded, a read takes its bodies from the copy (hits
+ * counted) and asks the database only for those it has not, or has under another hash: a
+ * re-rendered incident's new body, never the one kept before; a ballot and a content write
+ * leave the copy's entries; and the copy keeps within its budget. */
+static void same_as_rows(struct db *d, const char ids[][40], size_t n)
+{
+    for (size_t at = 0; at < n; at += 50) {
+        struct arena a;
+        arena_init(&a);
+        const char *page[50];
+        size_t k = n - at < 50 ? n - at : 50;
+        for (size_t i = 0; i < k; i++)
+            page[i] = ids[at + i];
+        struct incident_facts want[50], got[50];
+        assert_int_equal(fragments_read_rows(d->s, &a, page, k, want), 0);
+        assert_int_equal(fragments_read(d->s, &a, NULL, page, NULL, k, false, got), 0);
+        for (size_t i = 0; i < k; i++)
+            same_facts(&got[i], &want[i]);
+        arena_release(&a);
+    }
+}
+
+static void test_fragment_bodies_by_hash(void **state)
+{
+    struct db *d = db(state);
+    static char ids[N_INCIDENTS][40];
+    size_t n = plain(d->s, "SELECT id FROM incidents ORDER BY id", ids, N_INCIDENTS);
+    render_fragments(d);
+    int64_t hits, misses;
+    size_t kept, bytes, kept_before;
+    bool loaded;
+    bodies_set_loaded(false);
+    same_as_rows(d, ids, n); /* the bodies with the facts, kept */
+    bodies_counts(&hits, &misses, &kept, &bytes, &loaded);
+    assert_false(loaded);
+    assert_int_equal(hits + misses, 0); /* none asked for while loading */
+    /* the first 16 make the dictionary (not kept); a stale or withdrawn one has no body */
+    assert_true(kept > n / 2);
+    bodies_set_loaded(true);
+    same_as_rows(d, ids, n);
+    int64_t hits_before = hits;
+    bodies_counts(&hits, &misses, &kept_before, &bytes, &loaded);
+    assert_true(loaded);
+    assert_true(hits - hits_before >= (int64_t)kept);
+    /* those not kept (the dictionary's 16, when this process had none yet) came from the
+     * database, and are kept now */
+    assert_true(misses <= 16);
+    assert_int_equal((int64_t)kept_before, (int64_t)kept + misses);
+
+    /* a ballot and a comment leave every entry where it was */
+    commit_write(d, "UPDATE vote_tallies SET correct = correct + 1", true);
+    commit_write(d, "UPDATE incidents SET comment_count = comment_count + 1", false);
+    int64_t misses_before = misses;
+    same_as_rows(d, ids, n);
+    bodies_counts(&hits, &misses, &kept, &bytes, &loaded);
+    assert_int_equal(misses, misses_before);
+
+    /* a re-render with another body: its new body, asked of the database once */
+    char sql[200];
+    snprintf(sql, sizeof sql,
+             "UPDATE incidents SET title = 'A title changed since' WHERE id = '%.39s'", ids[3]);
+    commit_write(d, sql, false);
+    assert_int_equal(render_stale(d), 1);
+    same_as_rows(d, ids, n);
+    bodies_counts(&hits, &misses, &kept, &bytes, &loaded);
+    assert_int_equal(misses, misses_before + 1);
+    struct arena a;
+    arena_init(&a);
+    const char *one[1] = {ids[3]};
+    struct incident_facts f[1];
+    assert_int_equal(fragments_read(d->s, &a, NULL, one, NULL, 1, false, f), 0);
+    assert_non_null(strstr(f[0].fragment, "A title changed since"));
+    /* a body kept under another hash is never used */
+    bodies_put(ids[3], f[0].body_hash + 1, "{\"wrong\":true}", 14);
+    assert_int_equal(fragments_read(d->s, &a, NULL, one, NULL, 1, false, f), 0);
+    assert_non_null(strstr(f[0].fragment, "A title changed since"));
+    arena_release(&a);
+
+    /* within its budget: the first entries go */
+    bodies_setup_empty(16 << 10);
+    bodies_set_loaded(false);
+    same_as_rows(d, ids, n);
+    bodies_counts(&hits, &misses, &kept, &bytes, &loaded);
+    assert_true(bytes <= 16 << 10);
+    assert_true(kept > 0 && kept < n / 2);
+    bodies_set_loaded(true);
+    same_as_rows(d, ids, n);
+}
+
+static int setup_pg_copy(void **state)
+{
+    int rc = setup_pg(state);
+    if (*state)
+        bodies_setup_empty(4 << 20);
+    return rc;
+}
+
+static int teardown_copy(void **state)
+{
+    bodies_setup_empty(0);
+    return teardown(state);
 }
 
 /* One incident's fragment row: its comment count and whether it holds a body. */
@@ -1267,6 +1382,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_fragments_by_key, setup, teardown),
         cmocka_unit_test_teardown(test_migration_026_moves_fragments, teardown),
         cmocka_unit_test_setup_teardown(test_fragments_by_key, setup_pg, teardown),
+        cmocka_unit_test_setup_teardown(test_fragments_by_key, setup_pg_copy, teardown_copy),
+        cmocka_unit_test_setup_teardown(test_fragment_bodies_by_hash, setup_pg_copy, teardown_copy),
         cmocka_unit_test_setup_teardown(test_fragment_keeps_the_comment_count, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fragment_keeps_the_comment_count, setup_pg, teardown),
         cmocka_unit_test_setup_teardown(test_fragments_cache, setup, teardown),

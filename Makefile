@@ -1,6 +1,6 @@
 # Whistle — build, test, run, bench. See README.md.
 CC      ?= cc
-PKGS    := libmicrohttpd jansson sqlite3 libpq libsodium liburiparser libxml-2.0 libcurl libpsl libzstd \
+PKGS    := libmicrohttpd jansson sqlite3 libpq libsodium liburiparser libxml-2.0 libcurl libpsl liblz4 \
            liboath zlib
 BUILD   ?= build
 CFLAGS  ?= -O2 -g
@@ -44,7 +44,7 @@ FUZZ_SECONDS ?= 60
 # Debian packages: build, test and bench needs (make deps installs what is missing)
 DEPS_BUILD := build-essential pkg-config libmicrohttpd-dev libjansson-dev libsqlite3-dev \
               libsodium-dev liburiparser-dev libxml2-dev libcurl4-openssl-dev libpsl-dev libpq-dev \
-              libcsv-dev liboath-dev zlib1g-dev libroaring-dev libzstd-dev
+              libcsv-dev liboath-dev zlib1g-dev libroaring-dev liblz4-dev
 DEPS_TEST  := libcmocka-dev python3 python3-pytest python3-requests python3-jsonschema \
               python3-feedparser python3-bs4 python3-aiosmtpd python3-prometheus-client \
               chromium curl jq \

@@ -157,7 +157,7 @@ static const struct opt_spec rows[] = {
              "0: every read from the database"},
     {"fragment-bodies-mb", OPT_INT, S, "MIB", 0, 65536, .def = 1024, AT(fragment_bodies_mb),
      .help = "PostgreSQL: memory for the node's copy of the pre-rendered incidents, compressed "
-             "and loaded at start (about 330 bytes an incident at the seeded million; the "
+             "and loaded at start (about 450 bytes an incident at the seeded million; the "
              "least read go first; operators.md), so that a page's read asks the database for "
              "the facts and tallies alone; 0: the bodies come with every read"},
     {"version-lease", OPT_DURATION, S | W, "MS", 0, 1000, OPT_MS, .def = 0,

@@ -9,12 +9,12 @@
 
 /*
  * The process's copy of the fragments' bodies (PostgreSQL, issue 13; store/fragments.h): each
- * incident's pre-rendered JSON as last seen, compressed (zstd, with a dictionary of the first
+ * incident's pre-rendered JSON as last seen, compressed (LZ4, with a dictionary of the first
  * bodies the process saw: a fragment is mostly the keys and URLs every other one has, about
- * 4 KiB in 260 bytes), under its incident's ID and the body's hash (migration 028:
- * hashtextextended(body, 0), kept by the database's trigger in the statement that stores the
- * body). A read asks PostgreSQL for a page's facts, tallies and hashes without the bodies,
- * and takes each body from here when the hash is the one it read, so that a page of 100
+ * 4 KiB in 384 bytes, decompressed in under a microsecond), under its incident's ID and the body's
+ * hash (migration 028: hashtextextended(body, 0), kept by the database's trigger in the statement
+ * that stores the body). A read asks PostgreSQL for a page's facts, tallies and hashes without the
+ * bodies, and takes each body from here when the hash is the one it read, so that a page of 100
  * incidents no cache holds costs PostgreSQL a hundred small rows, not 400 KB of bodies.
  *
  * What makes an entry right is the hash alone, read in the same statement as the facts that

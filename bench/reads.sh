@@ -98,15 +98,25 @@ trap pg_cleanup EXIT
 
 load() { cut -d' ' -f1 /proc/loadavg; }
 
-# wait_list_index LOG: until the node's list index is built (bounded: 300 s)
+# wait_list_index LOG [pg]: until the node's list index is built, and with pg (a node on
+# PostgreSQL) its copy of the bodies loaded (each bounded: 300 s)
 SERVE_ARGS=${BENCH_READS_SERVE_ARGS:-}
 wait_list_index() {
-    case " $SERVE_ARGS " in *" --list-index-max 0 "*) return 0 ;; esac
+    case " $SERVE_ARGS " in *" --list-index-max 0 "*) ;; *)
+        for _ in $(seq 1 3000); do
+            grep -qs "listindex: .* built" "$1" && { say "$(grep -m1 'listindex: .* built' "$1")"; break; }
+            sleep 0.1
+        done
+        grep -qs "listindex: .* built" "$1" || say "no list index after 300 s: lists are answered from SQL" ;;
+    esac
+    # and, on PostgreSQL, the node's copy of the bodies (store/bodies.h; a million: ~30 s)
+    [ "${2:-}" = pg ] || return 0
+    case " $SERVE_ARGS " in *" --fragment-bodies-mb 0 "*) return 0 ;; esac
     for _ in $(seq 1 3000); do
-        grep -qs "listindex: .* built" "$1" && { say "$(grep -m1 'listindex: .* built' "$1")"; return 0; }
+        grep -qs "bodies: " "$1" && { say "$(grep -m1 'bodies: ' "$1")"; return 0; }
         sleep 0.1
     done
-    say "no list index after 300 s: lists are answered from SQL"
+    say "the copy of the bodies did not load in 300 s"
 }
 
 # wrk_run URL PATHS|- [WRK_OPTION...]: a warm-up, then the measured run, cycling through the
@@ -185,13 +195,13 @@ stop_nginx() {
     NPID=""
 }
 
-# filter_rotation WHAT: bench/list_rotation.py (COUNT random valid list queries, every filter
+# filter_rotation WHAT [pg]: bench/list_rotation.py (COUNT random valid list queries, every filter
 # of the spec, deep offsets, one at a time) against the node just started; its server time
 # p50/p99 from the node's access log and its CPU a request, a line of NOTES
 filter_rotation() {
     local port=${NODE_PORTS[0]} pid=${PIDS[0]} log l rot server
     log="$TMP/node-$port.log"
-    wait_list_index "$log"
+    wait_list_index "$log" "$2"
     l=$(load)
     rot=$(python3 bench/list_rotation.py "http://127.0.0.1:$port" "$COUNT" 13 "$N" 0 "$pid" | head -1)
     server=$(python3 - "$log" <<'PY'
@@ -256,7 +266,7 @@ for N in $SCALES; do
     cat "$DB" >/dev/null
     # shellcheck disable=SC2086
     start_node "$DB" --no-cache $SERVE_ARGS
-    filter_rotation ""
+    filter_rotation "" ""
     port=${NODE_PORTS[0]}
 
     # 2-4. the rotations' paths, the bodies Whistle sends, the same files for nginx
@@ -336,7 +346,7 @@ PY
             say "no pg_prewarm: PostgreSQL's reads start from a cold cache"
         # shellcheck disable=SC2086
         start_node "$PG_DB" --no-cache $SERVE_ARGS
-        filter_rotation " on PostgreSQL"
+        filter_rotation " on PostgreSQL" pg
         port=${NODE_PORTS[0]}
         same_bodies "$port" "Whistle on PostgreSQL"
         say "PostgreSQL bodies checked with cmp (every 100th path): the same as on SQLite"
@@ -349,7 +359,7 @@ PY
         # shellcheck disable=SC2086
         start_node "$PG_DB" --no-cache --version-lease "$LEASE" $SERVE_ARGS
         port=${NODE_PORTS[0]}
-        wait_list_index "$TMP/node-$port.log"
+        wait_list_index "$TMP/node-$port.log" pg
         same_bodies "$port" "Whistle on PostgreSQL with a version lease"
         for kind in single list; do
             compare "$COUNT different ${kind}s" "whistle --no-cache, PostgreSQL, lease $LEASE ms" \
@@ -374,7 +384,7 @@ PY
                 # shellcheck disable=SC2086
                 start_node "$PGD" --no-cache "${extra[@]}" $SERVE_ARGS
                 port=${NODE_PORTS[0]}
-                wait_list_index "$TMP/node-$port.log"
+                wait_list_index "$TMP/node-$port.log" pg
                 for kind in single list; do
                     compare "$COUNT different ${kind}s" "$label" nginx "$port" "$TMP/$kind.paths" ""
                 done

@@ -387,8 +387,10 @@ void bodies_setup(const char *uri, size_t max)
     bodies_setup_empty(max);
     atomic_store(&loaded, false);
     char *copy = strdup(uri);
-    if (!copy)
+    if (!copy) {
+        atomic_store(&loaded, true); /* reads fill it */
         return;
+    }
     /* the loader takes none of the server's signals (sigwait in http_serve) */
     sigset_t sigs, old;
     sigfillset(&sigs);

@@ -63,7 +63,10 @@ struct incident_facts {
  * rendered, a key that is no longer theirs) by ID in a second: each incident's facts are
  * one snapshot's, a page's at most two. On PostgreSQL (keys ignored) the same by ID: the
  * valid fragments with their own copy of the facts and the incidents' tally rows in one
- * statement (migration 027), then the others through their incidents' rows. */
+ * statement (migration 027), then the others through their incidents' rows. Once the node's
+ * copy of the bodies has loaded (store/bodies.h), that statement reads each body's hash
+ * instead of the body (migration 028): the bodies come from the copy under those hashes, and
+ * those it lacks from a second statement, each only while its hash is still the one read. */
 int fragments_read(struct store *s, struct arena *a, const uint64_t *at, const char *const *ids,
                    const int64_t *keys, size_t n, bool list, struct incident_facts *out);
 /* The statement fragments_read reads by ID with on the driver (pg: PostgreSQL's), up to its

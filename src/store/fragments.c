@@ -449,20 +449,19 @@ static void add_tally(struct incident_facts *f, int r, int64_t correct, int64_t 
     f->votes.by_rooting[r].unsure += unsure;
 }
 
-/* The rows of st into out (out[i] for ids[i], and with keys only the row of key keys[i]):
- * each incident's facts, its fragment and its tallies' sums. split: the rows of KEYED_PG (a
- * row without a visibility is a tally row of the question version in its column 7). 0 or a
- * negative store_rc. */
+/* The rows of st into out (out[i] for ids[i], found through where, and with keys only the
+ * row of key keys[i]): each incident's facts, its fragment and its tallies' sums. split: the
+ * rows of KEYED_PG (a row without a visibility is a tally row of the question version in its
+ * column 7). 0 or a negative store_rc. */
 static int read_facts(struct store_stmt *st, struct arena *a, const char *const *ids,
-                      const int64_t *keys, size_t n, bool split, struct incident_facts *out)
+                      const struct id_table *where, const int64_t *keys, bool split,
+                      struct incident_facts *out)
 {
-    struct id_table where;
-    id_table_init(&where, a, ids, n);
     struct tally_row *pending = NULL;
     int rc;
     while ((rc = store_step(st)) == STORE_ROW) {
         const char *id = store_col_text(st, 0);
-        long i = id ? id_table_find(&where, ids, id) : -1;
+        long i = id ? id_table_find(where, ids, id) : -1;
         if (i < 0 || (keys && keys[i] != store_col_int(st, KEY_COL)))
             continue;
         struct incident_facts *f = &out[i];
@@ -538,7 +537,9 @@ int fragments_read_rows(struct store *s, struct arena *a, const char *const *ids
                    : store_select_ids(s, fragments_facts_sql(pg), "", ids, n, slots);
     if (!st)
         return STORE_ERR;
-    return read_facts(st, a, ids, NULL, n, false, out);
+    struct id_table where;
+    id_table_init(&where, a, ids, n);
+    return read_facts(st, a, ids, &where, NULL, false, out);
 }
 
 /* Reads the incidents i of ids with todo[i] (with their keys[i], when there are keys) through
@@ -578,12 +579,12 @@ static int read_by_id(struct store *s, struct arena *a, const char *const *ids, 
     return fragments_read_rows(s, a, ids, n, out);
 }
 
-/* The bodies of the incidents of out (out[i] for ids[i]) read with a hash and without a
- * body: from the node's copy (store/bodies.h), then those it has not in one statement, each
- * used only when its hash is the one read with the facts (and then kept in the copy); those
- * still without one are read by ID after. 0 or a negative store_rc. */
-static int fill_bodies(struct store *s, struct arena *a, const char *const *ids, size_t n,
-                       struct incident_facts *out)
+/* The bodies of the incidents of out (out[i] for ids[i], found through where) read with a
+ * hash and without a body: from the node's copy (store/bodies.h), then those it has not in one
+ * statement, each used only when its hash is the one read with the facts (and then kept in the
+ * copy); those still without one are read by ID after. 0 or a negative store_rc. */
+static int fill_bodies(struct store *s, struct arena *a, const char *const *ids,
+                       const struct id_table *where, size_t n, struct incident_facts *out)
 {
     const char **need = arena_alloc(a, sizeof *need * n);
     size_t m = 0;
@@ -598,13 +599,11 @@ static int fill_bodies(struct store *s, struct arena *a, const char *const *ids,
     struct store_stmt *st = store_select_ids(s, BODIES_PG, "", need, m, 1);
     if (!st)
         return STORE_ERR;
-    struct id_table where;
-    id_table_init(&where, a, ids, n);
     int rc;
     while ((rc = store_step(st)) == STORE_ROW) {
         const char *id = store_col_text(st, 0);
         const char *body = store_col_text(st, 2);
-        long i = id ? id_table_find(&where, ids, id) : -1;
+        long i = id ? id_table_find(where, ids, id) : -1;
         if (i < 0 || !body || out[i].fragment || store_col_int(st, 1) != out[i].body_hash)
             continue; /* rendered again since the facts were read: read by ID */
         struct incident_facts *f = &out[i];
@@ -634,9 +633,11 @@ static int read_keyed(struct store *s, struct arena *a, const char *const *ids, 
     struct store_stmt *st =
         pg ? store_select_ids(s, hashes ? KEYED_PG_HASHES : KEYED_PG, KEYED_PG_TALLIES, ids, n, 1)
            : store_select_keys(s, KEYED_SQL, "", keys, n, store_id_slots(n, 1));
-    int rc = st ? read_facts(st, a, ids, pg ? NULL : keys, n, pg, out) : STORE_ERR;
+    struct id_table where;
+    id_table_init(&where, a, ids, n);
+    int rc = st ? read_facts(st, a, ids, &where, pg ? NULL : keys, pg, out) : STORE_ERR;
     if (rc >= 0 && hashes)
-        rc = fill_bodies(s, a, ids, n, out);
+        rc = fill_bodies(s, a, ids, &where, n, out);
     if (rc < 0)
         return rc;
     bool *todo = arena_alloc(a, sizeof *todo * n);

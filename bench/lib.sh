@@ -30,6 +30,23 @@ bench_need_pg() {
     [ -n "$PSQL" ] || PSQL=psql
 }
 
+# bench_pg_huge_pages URI: how much of the shared memory of the PostgreSQL server at URI sits in
+# huge pages ("6328 MiB in huge pages", "none: 4 KiB pages"), read from its postmaster's
+# mappings (this user must be able to read /proc/PID/smaps: root, or the server's owner);
+# "unknown" when it cannot be told. Needs PSQL.
+bench_pg_huge_pages() {
+    local data pid
+    data=$("$PSQL" -X -A -t -q -d "$1" -c "SHOW data_directory" 2>/dev/null) || data=""
+    pid=$(head -1 "$data/postmaster.pid" 2>/dev/null) || pid=""
+    if [ -z "$pid" ] || [ ! -r "/proc/$pid/smaps" ]; then
+        echo unknown
+        return
+    fi
+    awk '/^Size:/ { s = $2 } /^KernelPageSize:/ { if ($2 > 4) t += s }
+        END { if (t) printf "%d MiB in huge pages\n", t / 1024; else print "none: 4 KiB pages" }' \
+        "/proc/$pid/smaps"
+}
+
 # The functions below use the caller's TMP, BIN, PIDS (an array) and die(), and PSQL for
 # bench_copy_to_pg.
 

@@ -34,7 +34,9 @@
 # WARMUP (default 3s), BENCH_READS_CONNS (default 32), BENCH_READS_COUNT (default 2000),
 # BENCH_READS_SERVE_ARGS (more `whistle serve` options for the --no-cache node), BENCH_READS_LEASE
 # (the lease of 3c in ms, default 2), BENCH_READS_PG
-# (1: add the PostgreSQL rotations, 0: skip them; default 1 when PostgreSQL is installed).
+# (1: add the PostgreSQL rotations, 0: skip them; default 1 when PostgreSQL is installed),
+# PGCLUSTER_SHARED_BUFFERS and PGCLUSTER_HUGE_PAGES (the throwaway cluster's, tests/pgcluster.sh;
+# defaults 4GB and auto).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -86,6 +88,10 @@ PG_BASE=""
 # the throwaway cluster's shared_buffers (tests/pgcluster.sh; its tests' default is 64MB): what
 # a deployment would give it, so that a million incidents' hot rows stay in its own memory
 export PGCLUSTER_SHARED_BUFFERS=${PGCLUSTER_SHARED_BUFFERS:-4GB}
+# and in huge pages when they can be had (as root: tests/pgcluster.sh reserves them), as the
+# PostgreSQL documentation advises for large shared memory: with 4 KiB pages the filter
+# rotation's p99 at a million was twice as long (BENCHMARKS.md, session 29)
+export PGCLUSTER_HUGE_PAGES=${PGCLUSTER_HUGE_PAGES:-auto}
 if [ "$PG_ON" = 1 ]; then
     bench_need_pg psql
     PGDIR=$(mktemp -d /tmp/whistle-benchreads-pg.XXXXXX)
@@ -344,6 +350,7 @@ PY
                 'incident_fragments', 'incident_fragments_pkey', 'vote_tallies',
                 'vote_tally_slots_pkey', 'fragment_stale'] AS regclass[])) r" >/dev/null 2>&1 ||
             say "no pg_prewarm: PostgreSQL's reads start from a cold cache"
+        echo "- $N incidents, PostgreSQL's shared memory: $(bench_pg_huge_pages "$PG_DB")" >>"$NOTES"
         # shellcheck disable=SC2086
         start_node "$PG_DB" --no-cache $SERVE_ARGS
         filter_rotation " on PostgreSQL" pg

@@ -8,7 +8,12 @@
 # fsync, synchronous_commit and full_page_writes: every commit waits for its WAL flush (a
 # benchmark's durable row; the tests run without). PGCLUSTER_SHARED_BUFFERS (start and up;
 # default 64MB) is its shared_buffers (a benchmark at a million incidents gives it gigabytes,
-# as a deployment would).
+# as a deployment would). PGCLUSTER_HUGE_PAGES (start and up; default off): 1 runs it with
+# huge_pages=on, reserving the huge pages its shared memory needs first (vm.nr_hugepages,
+# raised as root and never lowered; the server refuses to start without them); auto does the
+# same when the pages can be had and falls back to PostgreSQL's default (try) when not. A
+# million incidents' random reads touch gigabytes of shared buffers, and with 4 KiB pages each
+# backend faults in every page it touches (BENCHMARKS.md, session 29).
 # As root the cluster runs as the postgres user (initdb refuses root).
 set -euo pipefail
 cmd=${1:-}
@@ -16,10 +21,44 @@ dir=${2:-}
 bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1 || true)
 if [ -z "$bindir" ] && command -v pg_config >/dev/null 2>&1; then bindir=$(pg_config --bindir); fi
 
+# huge_pages_opt: the huge_pages setting of PGCLUSTER_HUGE_PAGES, after reserving the pages
+# shared_buffers needs (and 256 MiB more for the rest of the server's shared memory)
+huge_pages_opt() {
+    local want=${PGCLUSTER_HUGE_PAGES:-0} sb=${PGCLUSTER_SHARED_BUFFERS:-64MB} mb page need have
+    [ "$want" = 1 ] || [ "$want" = auto ] || { echo ""; return; }
+    case "$sb" in
+    *GB) mb=$((${sb%GB} * 1024)) ;;
+    *MB) mb=${sb%MB} ;;
+    *kB) mb=$((${sb%kB} / 1024)) ;;
+    *) echo "PGCLUSTER_SHARED_BUFFERS=$sb: give it in kB, MB or GB" >&2; exit 2 ;;
+    esac
+    page=$(awk '/^Hugepagesize:/ {print int($2 / 1024)}' /proc/meminfo 2>/dev/null || true)
+    if [ -z "$page" ] || [ "$page" -le 0 ]; then
+        [ "$want" = 1 ] && { echo "this kernel has no huge pages" >&2; exit 1; }
+        echo ""
+        return
+    fi
+    need=$(((mb + 256 + page - 1) / page))
+    have=$(cat /proc/sys/vm/nr_hugepages)
+    if [ "$have" -lt "$need" ] && [ "$(id -u)" = 0 ]; then
+        echo "$need" > /proc/sys/vm/nr_hugepages || true
+        have=$(cat /proc/sys/vm/nr_hugepages)
+    fi
+    if [ "$have" -ge "$need" ]; then
+        echo "-c huge_pages=on"
+    elif [ "$want" = 1 ]; then
+        echo "PGCLUSTER_HUGE_PAGES=1: $need huge pages needed, vm.nr_hugepages is $have" >&2
+        exit 1
+    else
+        echo ""
+    fi
+}
+
 opts() {
-    local fast="-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+    local fast="-c fsync=off -c synchronous_commit=off -c full_page_writes=off" huge
     if [ "${PGCLUSTER_DURABLE:-0}" = 1 ]; then fast=""; fi
-    echo "-k $1 -c listen_addresses= $fast -c max_connections=600 -c shared_buffers=${PGCLUSTER_SHARED_BUFFERS:-64MB}"
+    huge=$(huge_pages_opt) || return 1
+    echo "-k $1 -c listen_addresses= $fast $huge -c max_connections=600 -c shared_buffers=${PGCLUSTER_SHARED_BUFFERS:-64MB}"
 }
 
 as_owner() {
@@ -36,12 +75,14 @@ start)
     if [ "$(id -u)" = 0 ]; then chown postgres "$dir"; fi
     as_owner "$bindir/initdb" -D "$dir/data" -A trust -U whistle -E UTF8 --locale=C --no-sync \
         > "$dir/initdb.log" 2>&1 || { cat "$dir/initdb.log" >&2; exit 1; }
-    as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 -o "$(opts "$dir")" \
+    o=$(opts "$dir") || exit 1
+    as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 -o "$o" \
         start > /dev/null || { cat "$dir/server.log" >&2; exit 1; }
     echo "postgresql://whistle@/postgres?host=$dir"
     ;;
 up)
-    as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 -o "$(opts "$dir")" \
+    o=$(opts "$dir") || exit 1
+    as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 -o "$o" \
         start > /dev/null || { cat "$dir/server.log" >&2; exit 1; }
     ;;
 down)

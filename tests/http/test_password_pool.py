@@ -89,9 +89,11 @@ def test_past_the_queue_a_signin_gets_503_with_retry_after(server_factory):
             t.join(timeout=120)
         codes = sorted(a.status_code for a in done["answers"])
         assert len(codes) == SIGNINS
-        # one hashing, one waiting: the rest were refused at once, nothing else went wrong
+        # one hashing, at most one waiting: the rest were refused at once, nothing else went
+        # wrong (the second may be refused too when it comes while the first still waits in the
+        # queue for the hash thread to take it: a loaded machine)
         assert set(codes) <= {403, 503}, codes
-        assert codes.count(403) >= 2 and codes.count(503) >= 1, codes
+        assert codes.count(403) >= 1 and codes.count(503) >= 1, codes
         busy = [a for a in done["answers"] if a.status_code == 503]
         for a in busy:
             assert a.headers["Retry-After"] == "2"

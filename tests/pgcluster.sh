@@ -25,7 +25,7 @@ if [ -z "$bindir" ] && command -v pg_config >/dev/null 2>&1; then bindir=$(pg_co
 # shared_buffers needs (and 256 MiB more for the rest of the server's shared memory)
 huge_pages_opt() {
     local want=${PGCLUSTER_HUGE_PAGES:-0} sb=${PGCLUSTER_SHARED_BUFFERS:-64MB} mb page need have
-    [ "$want" = 1 ] || [ "$want" = auto ] || { echo ""; return; }
+    [ "$want" = 1 ] || [ "$want" = auto ] || return 0
     case "$sb" in
     *GB) mb=$((${sb%GB} * 1024)) ;;
     *MB) mb=${sb%MB} ;;
@@ -35,8 +35,7 @@ huge_pages_opt() {
     page=$(awk '/^Hugepagesize:/ {print int($2 / 1024)}' /proc/meminfo 2>/dev/null || true)
     if [ -z "$page" ] || [ "$page" -le 0 ]; then
         [ "$want" = 1 ] && { echo "this kernel has no huge pages" >&2; exit 1; }
-        echo ""
-        return
+        return 0
     fi
     need=$(((mb + 256 + page - 1) / page))
     have=$(cat /proc/sys/vm/nr_hugepages)
@@ -49,8 +48,6 @@ huge_pages_opt() {
     elif [ "$want" = 1 ]; then
         echo "PGCLUSTER_HUGE_PAGES=1: $need huge pages needed, vm.nr_hugepages is $have" >&2
         exit 1
-    else
-        echo ""
     fi
 }
 
@@ -65,6 +62,14 @@ as_owner() {
     if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
 }
 
+# start_server DIR: start the initialised cluster in DIR with opts (start and up)
+start_server() {
+    local o
+    o=$(opts "$1") || exit 1
+    as_owner "$bindir/pg_ctl" -D "$1/data" -l "$1/server.log" -w -t 60 -o "$o" \
+        start > /dev/null || { cat "$1/server.log" >&2; exit 1; }
+}
+
 case "$cmd" in
 available)
     [ -n "$bindir" ] && [ -x "$bindir/initdb" ] && { [ "$(id -u)" != 0 ] || id postgres >/dev/null 2>&1; }
@@ -75,15 +80,11 @@ start)
     if [ "$(id -u)" = 0 ]; then chown postgres "$dir"; fi
     as_owner "$bindir/initdb" -D "$dir/data" -A trust -U whistle -E UTF8 --locale=C --no-sync \
         > "$dir/initdb.log" 2>&1 || { cat "$dir/initdb.log" >&2; exit 1; }
-    o=$(opts "$dir") || exit 1
-    as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 -o "$o" \
-        start > /dev/null || { cat "$dir/server.log" >&2; exit 1; }
+    start_server "$dir"
     echo "postgresql://whistle@/postgres?host=$dir"
     ;;
 up)
-    o=$(opts "$dir") || exit 1
-    as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 -o "$o" \
-        start > /dev/null || { cat "$dir/server.log" >&2; exit 1; }
+    start_server "$dir"
     ;;
 down)
     as_owner "$bindir/pg_ctl" -D "$dir/data" -m fast -w stop > /dev/null

@@ -9,6 +9,7 @@
 #include "store/bodies.h"
 #include "store/fragments.h"
 #include "store/listindex.h"
+#include "store/tallies.h"
 #include "util/timefmt.h"
 
 /* One labelled sample line. */
@@ -107,6 +108,27 @@ void api_metrics_write(struct buf *out)
     single(out, "whistle_fragment_bodies_loaded", "gauge",
            "1 once the node's copy has read every stored body at start (or has none to read).",
            (long long)loaded);
+
+    struct tallies_counts tc;
+    tallies_counts(&tc);
+    single(out, "whistle_tally_copy_reads_total", "counter",
+           "SQLite: incidents whose tallies a read took from the process's copy "
+           "(--tally-copy-mb) instead of the database.",
+           tc.hits);
+    answers(out, "whistle_tally_copy_checks_total",
+            "SQLite: reads that asked whether the tally copy holds their versions, by answer: "
+            "caught_up (it ran a catch-up over the change feed) or behind (it could not, and "
+            "the read took its tallies from the database).",
+            "caught_up", tc.catch_ups, "behind", tc.behind);
+    single(out, "whistle_tally_copy_loads_total", "counter",
+           "Whole reads of the tally copy (at start, and when a catch-up found too much).",
+           tc.loads);
+    single(out, "whistle_tally_copy_incidents", "gauge",
+           "Incident question versions with ballots the tally copy holds (0: none, or not "
+           "loaded).",
+           (long long)tc.entries);
+    single(out, "whistle_tally_copy_bytes", "gauge", "Memory the tally copy holds.",
+           (long long)tc.bytes);
 
     struct arena a;
     arena_init(&a);

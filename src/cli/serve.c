@@ -15,6 +15,7 @@
 #include "app/ballot.h"
 #include "domain/voter.h"
 #include "store/bodies.h"
+#include "store/tallies.h"
 #include "store/incidents.h"
 #include "store/fragments.h"
 #include "store/listindex.h"
@@ -146,6 +147,7 @@ int cli_serve(int argc, char **argv)
     listindex_setup(path, st.list_index_max);
     fragments_cache_setup((size_t)st.fragment_cache_mb << 20);
     bodies_setup(path, (size_t)st.fragment_bodies_mb << 20);
+    tallies_setup(path, (size_t)st.tally_copy_mb << 20);
     wcfg->db = path;
     wcfg->base_url = b;
     bool with_worker = !st.no_worker;

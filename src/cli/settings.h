@@ -26,6 +26,7 @@ struct cli_settings {
     int list_index_max;        /* --list-index-max: 0 no list index (store/listindex.h) */
     int fragment_cache_mb;     /* --fragment-cache-mb: 0 none (store/fragments.h) */
     int fragment_bodies_mb;    /* --fragment-bodies-mb: 0 none (store/bodies.h) */
+    int tally_copy_mb;         /* --tally-copy-mb: 0 none (store/tallies.h) */
     int64_t version_lease_us;  /* --version-lease: 0 off (store.h store_lease_setup) */
     struct server_config http; /* serve: listen, threads, connection limits, timeout */
     struct worker_config worker;

@@ -1,7 +1,6 @@
 #include "store/bodies.h"
 
 #include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +9,7 @@
 #include "store/store.h"
 #include "util/log.h"
 #include "util/str.h"
+#include "util/thread.h"
 #include "util/timefmt.h"
 
 /* The dictionary: the first bodies the process keeps, as LZ4's dictionary (any bytes will
@@ -392,17 +392,8 @@ void bodies_setup(const char *uri, size_t max)
         return;
     }
     /* the loader takes none of the server's signals (sigwait in http_serve) */
-    sigset_t sigs, old;
-    sigfillset(&sigs);
-    pthread_sigmask(SIG_BLOCK, &sigs, &old);
-    pthread_t t;
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    if (pthread_create(&t, &attr, load, copy) != 0) {
+    if (thread_detached(load, copy) < 0) {
         free(copy);
         atomic_store(&loaded, true);
     }
-    pthread_attr_destroy(&attr);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
 }

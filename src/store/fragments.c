@@ -7,6 +7,7 @@
 
 #include "domain/votes.h"
 #include "store/bodies.h"
+#include "store/tallies.h"
 #include "util/str.h"
 
 /* One statement, so one snapshot on either driver without a transaction around it: the
@@ -43,16 +44,20 @@
 /* The same columns by key (SQLite, the list index's rowids), from valid fragments alone:
  * their own copy of the incident's facts (true while no stale row names it, migration 026),
  * without the incident's row or an ID index; the key last. */
-#define KEYED_SQL                                                                                  \
+#define KEYED_SQL_COLS(tallies, join)                                                              \
     "SELECT f.incident_id, f.visibility, f.slug, f.duplicate_of, d.slug, d.visibility,"            \
-    " f.comment_count, f.question_version, f.body,"                                                \
-    " t.rooting, t.correct, t.incorrect, t.unsure, f.n"                                            \
-    " FROM incident_fragments f LEFT JOIN incidents d ON d.id = f.duplicate_of"                    \
-    " LEFT JOIN vote_tallies t"                                                                    \
-    " ON t.incident_id = f.incident_id AND t.question_version = f.question_version"                \
+    " f.comment_count, f.question_version, f.body, " tallies ", f.n"                               \
+    " FROM incident_fragments f LEFT JOIN incidents d ON d.id = f.duplicate_of" join               \
     " WHERE NOT EXISTS (SELECT 1 FROM fragment_stale x WHERE x.incident_id = f.incident_id)"       \
     " AND f.n"
-#define KEY_COL 13
+#define KEYED_SQL                                                                                  \
+    KEYED_SQL_COLS(                                                                                \
+        "t.rooting, t.correct, t.incorrect, t.unsure",                                             \
+        " LEFT JOIN vote_tallies t"                                                                \
+        " ON t.incident_id = f.incident_id AND t.question_version = f.question_version")
+/* without the tallies: the process's copy has them (store/tallies.h) */
+#define KEYED_SQL_BARE KEYED_SQL_COLS("NULL, NULL, NULL, NULL", "")
+#define KEY_COL        13
 
 /* PostgreSQL's statement by ID from valid fragments alone (migration 027: their own copy of
  * the facts, without the incident's row), then, in the same statement and snapshot, the tally
@@ -545,10 +550,11 @@ int fragments_read_rows(struct store *s, struct arena *a, const char *const *ids
 /* Reads the incidents i of ids with todo[i] (with their keys[i], when there are keys) through
  * read, in one call, into out[i]; the others' out[i] are left as they are. 0 or a negative
  * store_rc. */
-typedef int reader(struct store *s, struct arena *a, const char *const *ids, const int64_t *keys,
-                   size_t n, struct incident_facts *out);
-static int read_todo(struct store *s, struct arena *a, const char *const *ids, const int64_t *keys,
-                     size_t n, const bool *todo, reader *read, struct incident_facts *out)
+typedef int reader(struct store *s, struct arena *a, const uint64_t *at, const char *const *ids,
+                   const int64_t *keys, size_t n, struct incident_facts *out);
+static int read_todo(struct store *s, struct arena *a, const uint64_t *at, const char *const *ids,
+                     const int64_t *keys, size_t n, const bool *todo, reader *read,
+                     struct incident_facts *out)
 {
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
@@ -565,16 +571,17 @@ static int read_todo(struct store *s, struct arena *a, const char *const *ids, c
                 sub_keys[m] = keys[i];
             sub[m++] = ids[i];
         }
-    int rc = read(s, a, sub, sub_keys, m, got);
+    int rc = read(s, a, at, sub, sub_keys, m, got);
     for (size_t i = 0, k = 0; rc >= 0 && i < n; i++)
         if (todo[i])
             out[i] = got[k++];
     return rc < 0 ? rc : 0;
 }
 
-static int read_by_id(struct store *s, struct arena *a, const char *const *ids, const int64_t *keys,
-                      size_t n, struct incident_facts *out)
+static int read_by_id(struct store *s, struct arena *a, const uint64_t *at, const char *const *ids,
+                      const int64_t *keys, size_t n, struct incident_facts *out)
 {
+    (void)at;
     (void)keys;
     return fragments_read_rows(s, a, ids, n, out);
 }
@@ -616,11 +623,13 @@ static int fill_bodies(struct store *s, struct arena *a, const char *const *ids,
 }
 
 /* As fragments_read_rows, the incidents that hold a valid fragment from it alone: on SQLite by
- * key (their rowids, from the list index), on PostgreSQL by ID, the bodies from the node's
+ * key (their rowids, from the list index), with the tallies from the process's copy when it
+ * holds the versions at (store/tallies.h); on PostgreSQL by ID, the bodies from the node's
  * copy once it is loaded (else with the facts, and kept in it); the others (a stale or missing
- * fragment, a key that is no longer the incident's) by ID through the incident's row. */
-static int read_keyed(struct store *s, struct arena *a, const char *const *ids, const int64_t *keys,
-                      size_t n, struct incident_facts *out)
+ * fragment, a key that is no longer the incident's, tallies the copy cannot tell) by ID
+ * through the incident's row. */
+static int read_keyed(struct store *s, struct arena *a, const uint64_t *at, const char *const *ids,
+                      const int64_t *keys, size_t n, struct incident_facts *out)
 {
     bool pg = store_is_pg(s);
     if (n == 0 || (!keys && !pg))
@@ -630,9 +639,11 @@ static int read_keyed(struct store *s, struct arena *a, const char *const *ids, 
         out[i].id = ids[i];
     bool copy = pg && bodies_enabled();
     bool hashes = copy && bodies_loaded();
+    bool tallies = !pg && tallies_cover(s, at);
     struct store_stmt *st =
         pg ? store_select_ids(s, hashes ? KEYED_PG_HASHES : KEYED_PG, KEYED_PG_TALLIES, ids, n, 1)
-           : store_select_keys(s, KEYED_SQL, "", keys, n, store_id_slots(n, 1));
+           : store_select_keys(s, tallies ? KEYED_SQL_BARE : KEYED_SQL, "", keys, n,
+                               store_id_slots(n, 1));
     struct id_table where;
     id_table_init(&where, a, ids, n);
     int rc = st ? read_facts(st, a, ids, &where, pg ? NULL : keys, pg, out) : STORE_ERR;
@@ -642,11 +653,15 @@ static int read_keyed(struct store *s, struct arena *a, const char *const *ids, 
         return rc;
     bool *todo = arena_alloc(a, sizeof *todo * n);
     for (size_t i = 0; i < n; i++) {
-        todo[i] = !out[i].found || !out[i].fragment;
-        if (copy && !hashes && !todo[i] && out[i].hashed)
-            bodies_put(ids[i], out[i].body_hash, out[i].fragment, out[i].fragment_len);
+        struct incident_facts *f = &out[i];
+        todo[i] = !f->found || !f->fragment;
+        if (!todo[i] && tallies && f->question_version != STORE_NULL_INT &&
+            !tallies_get(ids[i], f->question_version, &f->votes))
+            todo[i] = true;
+        if (copy && !hashes && !todo[i] && f->hashed)
+            bodies_put(ids[i], f->body_hash, f->fragment, f->fragment_len);
     }
-    return read_todo(s, a, ids, NULL, n, todo, read_by_id, out);
+    return read_todo(s, a, at, ids, NULL, n, todo, read_by_id, out);
 }
 
 int fragments_read(struct store *s, struct arena *a, const uint64_t *at, const char *const *ids,
@@ -655,14 +670,14 @@ int fragments_read(struct store *s, struct arena *a, const uint64_t *at, const c
     bool *hit = at && n > 0 ? arena_alloc(a, sizeof *hit * n) : NULL;
     long hits = hit ? cache_get(a, at, ids, n, list, out, hit) : -1;
     if (hits < 0) /* no versions, or no cache */
-        return read_keyed(s, a, ids, keys, n, out);
+        return read_keyed(s, a, at, ids, keys, n, out);
     if ((size_t)hits == n)
         return 0;
     /* the others in one statement, then kept */
     bool *miss = arena_alloc(a, sizeof *miss * n);
     for (size_t i = 0; i < n; i++)
         miss[i] = !hit[i];
-    int rc = read_todo(s, a, ids, keys, n, miss, read_keyed, out);
+    int rc = read_todo(s, a, at, ids, keys, n, miss, read_keyed, out);
     if (rc < 0)
         return rc;
     for (size_t i = 0; i < n; i++)

@@ -2,7 +2,6 @@
 #include "store/listindex.h"
 
 #include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +11,7 @@
 #include <roaring/roaring.h>
 
 #include "util/log.h"
+#include "util/thread.h"
 #include "util/timefmt.h"
 
 /* One filter value: kind (a letter: T team, s season, w week, l league, t season type,
@@ -645,24 +645,13 @@ void listindex_setup(const char *uri, int64_t max)
 {
     if (max <= 0 || enabled)
         return;
-    /* the builder takes none of the server's signals (sigwait in http_serve) */
-    sigset_t sigs, old;
-    sigemptyset(&sigs);
-    sigaddset(&sigs, SIGINT);
-    sigaddset(&sigs, SIGTERM);
-    sigaddset(&sigs, SIGHUP);
-    sigaddset(&sigs, SIGPIPE);
-    pthread_sigmask(SIG_BLOCK, &sigs, &old);
     struct builder_config *cfg = malloc(sizeof *cfg);
     if (cfg) {
         cfg->db_uri = strdup(uri);
         cfg->max_incidents = max;
     }
-    pthread_t t;
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    if (cfg && cfg->db_uri && pthread_create(&t, &attr, builder, cfg) == 0) {
+    /* the builder takes none of the server's signals (sigwait in http_serve) */
+    if (cfg && cfg->db_uri && thread_detached(builder, cfg) == 0) {
         pthread_mutex_lock(&lock);
         enabled = wanted = true;
         pthread_cond_signal(&asked);
@@ -671,8 +660,6 @@ void listindex_setup(const char *uri, int64_t max)
         free(cfg->db_uri);
         free(cfg);
     }
-    pthread_attr_destroy(&attr);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 void listindex_counts(int64_t *served, int64_t *missed)

@@ -172,3 +172,72 @@ def test_the_copy_of_the_bodies_answers_by_hash(server_factory):
     page = copy.json("/api/v1/incidents?limit=100")["data"]
     assert I2 not in [i["id"] for i in page]
     same(copy, plain, ps)
+
+
+def tally_copy_ready(s, loads=1):
+    """Waits (bounded: 30 s) until the node has read its tally copy (loads: how many times)
+    and a list page is answered from its list index of the current content version, so that
+    its list pages read their incidents by key with the tallies from the copy."""
+    deadline = time.monotonic() + 30
+    k = 0
+    while time.monotonic() < deadline:
+        text = scrape(s)
+        if value(text, "whistle_tally_copy_loads_total") >= loads:
+            before = value(text, "whistle_list_index_requests_total", answer="index")
+            k += 1
+            assert s.get(f"/api/v1/incidents?limit=1&offset={k}&week=0").status_code == 200
+            if value(scrape(s), "whistle_list_index_requests_total", answer="index") > before:
+                return
+        time.sleep(0.05)
+    raise AssertionError(f"no tally copy and list index: {s.lines[-5:]}")
+
+
+def copy_reads(s):
+    return value(scrape(s), "whistle_tally_copy_reads_total")
+
+
+@pytest.mark.skipif(helpers.PG, reason="the tally copy is SQLite's (store/tallies.h)")
+def test_the_tally_copy_answers_what_the_database_holds(server_factory):
+    """SQLite (store/tallies.h, migration 029): a node reads every incident's tallies at start
+    and its list pages take them from that copy instead of the tally rows, sending exactly the
+    bytes of a node without it (and without the fragments' cache, so that every page is read);
+    a ballot on this node, one on the other node (another process: the change feed brings it),
+    and a hand edit followed by the content version's move each show on the very next list
+    page."""
+    db = server_factory.new_db()
+    copy = node(server_factory, db, "--fragment-cache-mb", "0")
+    plain = node(server_factory, db, "--tally-copy-mb", "0", "--fragment-cache-mb", "0")
+    tally_copy_ready(copy)
+    tally_copy_ready(plain, loads=0)  # its list index (it has no copy)
+    ps = paths(db)
+    same(copy, plain, ps)
+    assert copy_reads(copy) > 0
+    assert copy_reads(plain) == 0
+    assert value(scrape(plain), "whistle_tally_copy_incidents") == 0
+
+    def listed(s):
+        page = s.json("/api/v1/incidents?limit=100")["data"]
+        return [i["votes"] for i in page if i["id"] == I1]
+
+    for voting in (copy, plain, copy):
+        before = listed(copy)
+        caught = value(scrape(copy), "whistle_tally_copy_checks_total", answer="caught_up")
+        v = Voter(voting)
+        v.view(f"/incidents/{SLUG}")
+        r = v.vote(SLUG, "incorrect" if voting is plain else "correct")
+        assert r.status_code in (200, 303), r.text[:300]
+        v.close()
+        reads_before = copy_reads(copy)
+        after = listed(copy)
+        assert after != before and after == listed(plain)
+        assert copy_reads(copy) > reads_before  # from the copy, caught up
+        assert value(scrape(copy), "whistle_tally_copy_checks_total", answer="caught_up") > caught
+        same(copy, plain, ps)
+
+    # a hand edit of the tally rows, then the content version moved (helpers.db_sql, as
+    # docs/operators.md says for any hand edit)
+    from helpers import db_sql
+    db_sql(db, f"UPDATE vote_tallies SET correct = correct + 40 WHERE incident_id = '{I1}'")
+    edited = listed(copy)
+    assert edited == listed(plain) and edited != after
+    same(copy, plain, ps)

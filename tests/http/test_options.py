@@ -11,7 +11,7 @@ import pytest
 from helpers import BIN, REPO, run_cli
 
 SERVE_OPTIONS = ["--db", "--listen", "--base-url", "--threads", "--poll", "--no-cache", "--list-index-max",
-                 "--fragment-cache-mb", "--fragment-bodies-mb",
+                 "--fragment-cache-mb", "--fragment-bodies-mb", "--tally-copy-mb",
                  "--max-connections", "--max-per-ip", "--timeout", "--head-timeout", "--crowded-per-ip",
                  "--vote-limit-voter",
                  "--vote-limit-ip", "--max-agent-keys", "--lead-quota-minute", "--lead-quota-day",

@@ -22,6 +22,7 @@
 #include "store/games.h"
 #include "store/incidents.h"
 #include "store/listindex.h"
+#include "store/tallies.h"
 #include "store/store.h"
 #include "pgtmp.h"
 #include "tmpdb.h"
@@ -1354,6 +1355,156 @@ static void test_read_over_budget_is_refused(void **state)
     store_reset(st);
 }
 
+/* The process's copy of the tallies (store/tallies.h, SQLite): a list page's read by key at
+ * the store's versions takes its tallies from the copy and answers exactly what the rows
+ * answer, after ballots of this connection and of another one (another process), a tally
+ * row deleted, a question version moved, a count past the copy's width; a hand edit moves no
+ * version and reaches the copy with the next write that does; more marks than a catch-up
+ * takes leave the copy unused until it is read whole; past its budget it is not kept. */
+#define copy_round(d, ids, keys, n, want_copy) copy_round_at(__LINE__, d, ids, keys, n, want_copy)
+static void copy_round_at(int line, struct db *d, const char ids[][40], const int64_t *keys,
+                          size_t n, bool want_copy)
+{
+    print_message("copy_round at line %d\n", line);
+    struct tallies_counts before, after;
+    tallies_counts(&before);
+    uint64_t v[2];
+    assert_int_equal(store_data_version(d->s, v), 0);
+    for (size_t at = 0; at < n; at += 32) {
+        struct arena a;
+        arena_init(&a);
+        const char *page[32];
+        int64_t page_keys[32];
+        size_t k = n - at < 32 ? n - at : 32;
+        for (size_t i = 0; i < k; i++) {
+            page[i] = ids[at + i];
+            page_keys[i] = keys[at + i];
+        }
+        struct incident_facts want[32], got[32];
+        assert_int_equal(fragments_read_rows(d->s, &a, page, k, want), 0);
+        assert_int_equal(fragments_read(d->s, &a, v, page, page_keys, k, false, got), 0);
+        for (size_t i = 0; i < k; i++)
+            same_facts(&got[i], &want[i]);
+        arena_release(&a);
+    }
+    tallies_counts(&after);
+    assert_int_equal(after.hits > before.hits, want_copy);
+}
+
+static int64_t rowid_of(struct store *s, const char *id)
+{
+    struct store_stmt *st =
+        STORE_SELECT(s, "SELECT rowid FROM incidents WHERE id = ?", STORE_TEXT(id));
+    assert_non_null(st);
+    assert_int_equal(store_step(st), STORE_ROW);
+    int64_t k = store_col_int(st, 0);
+    store_reset(st);
+    return k;
+}
+
+static void test_tally_copy(void **state)
+{
+    struct db *d = db(state);
+    static char ids[N_INCIDENTS][40];
+    static int64_t keys[N_INCIDENTS];
+    size_t n = plain(d->s, "SELECT id FROM incidents ORDER BY id", ids, N_INCIDENTS);
+    for (size_t i = 0; i < n; i++)
+        keys[i] = rowid_of(d->s, ids[i]);
+    run(d->s, "UPDATE incidents SET question_version = 1 WHERE rowid % 3 > 0");
+    run(d->s, "INSERT INTO vote_tallies (incident_id, question_version, rooting, slot, correct,"
+              " incorrect, unsure) SELECT id, 1, 'home', rowid % 16, rowid % 7, 2, 1 FROM"
+              " incidents WHERE rowid % 3 = 1");
+    render_fragments(d);
+    fragments_cache_setup(0);
+    struct tallies_counts c;
+    tallies_setup_empty(64 << 20, 4);
+    assert_int_equal(tallies_load(d->s), 0);
+    tallies_counts(&c);
+    assert_true(c.loaded && c.entries > 0);
+    copy_round(d, ids, keys, n, true);
+
+    /* ballots of this connection: new rows, moved rows, another slot, a second group */
+    const char *ballots[] = {
+        "INSERT INTO vote_tallies (incident_id, question_version, rooting, slot, correct,"
+        " incorrect, unsure) SELECT id, 1, 'away', 3, 1, 0, 0 FROM incidents"
+        " WHERE rowid IN (2, 5)",
+        "UPDATE vote_tallies SET correct = correct + 5 WHERE incident_id = (SELECT id FROM"
+        " incidents WHERE rowid = 4)",
+        "INSERT INTO vote_tallies (incident_id, question_version, rooting, slot, correct,"
+        " incorrect, unsure) SELECT id, 1, 'neutral', 9, 0, 0, 4 FROM incidents WHERE rowid = 7",
+    };
+    for (size_t b = 0; b < sizeof ballots / sizeof ballots[0]; b++) {
+        tallies_counts(&c);
+        int64_t catch_ups = c.catch_ups;
+        commit_write(d, ballots[b], true);
+        copy_round(d, ids, keys, n, true);
+        tallies_counts(&c);
+        assert_int_equal(c.catch_ups, catch_ups + 1); /* once, by the first page */
+    }
+
+    /* another process's ballot (another connection to the file, its own commit) */
+    struct store *other = NULL;
+    char err[256];
+    assert_int_equal(store_open(d->tmp->path, false, &other, err, sizeof err), 0);
+    assert_int_equal(store_begin_write(other), 0);
+    store_write_tallies_only(other);
+    assert_int_equal(store_exec(other,
+                                "UPDATE vote_tallies SET unsure = unsure + 11 WHERE"
+                                " incident_id = (SELECT id FROM incidents WHERE rowid = 10)"),
+                     STORE_DONE);
+    assert_int_equal(store_commit(other), 0);
+    copy_round(d, ids, keys, n, true);
+
+    /* a deleted row (an import's replacement), on the other connection too */
+    assert_int_equal(store_begin_write(other), 0);
+    assert_int_equal(store_exec(other, "DELETE FROM vote_tallies WHERE incident_id = (SELECT id"
+                                       " FROM incidents WHERE rowid = 4)"),
+                     STORE_DONE);
+    assert_int_equal(store_commit(other), 0);
+    copy_round(d, ids, keys, n, true);
+    store_close(other);
+
+    /* a count past 32 bits: that incident from its rows, the others from the copy */
+    commit_write(d,
+                 "UPDATE vote_tallies SET correct = 5000000000 WHERE incident_id = (SELECT id"
+                 " FROM incidents WHERE rowid = 13)",
+                 true);
+    copy_round(d, ids, keys, n, true);
+
+    /* a hand edit moves no version: the copy still holds what it read; the next write that
+     * moves a version brings the edit in */
+    run(d->s, "UPDATE vote_tallies SET incorrect = incorrect + 100 WHERE incident_id = (SELECT"
+              " id FROM incidents WHERE rowid = 16)");
+    commit_write(d, "UPDATE incidents SET comment_count = comment_count + 1 WHERE rowid = 1",
+                 false);
+    copy_round(d, ids, keys, n, true);
+
+    /* a question version moved: the fragment is stale (read by ID), then rendered again with
+     * the new version, whose tallies are none yet */
+    commit_write(d, "UPDATE incidents SET question_version = 2 WHERE rowid = 2", false);
+    copy_round(d, ids, keys, n, true);
+    render_stale(d);
+    copy_round(d, ids, keys, n, true);
+
+    /* more marks than a catch-up takes: nothing answers from the copy until it is read again
+     * whole, and every read is still exact */
+    commit_write(d, "UPDATE vote_tallies SET unsure = unsure + 1", true);
+    copy_round(d, ids, keys, n, false);
+    tallies_counts(&c);
+    assert_false(c.loaded);
+    assert_int_equal(tallies_load(d->s), 0);
+    copy_round(d, ids, keys, n, true);
+
+    /* past its budget the copy is not kept */
+    tallies_setup_empty(4096, 0);
+    assert_int_equal(tallies_load(d->s), 0);
+    tallies_counts(&c);
+    assert_false(c.loaded);
+    assert_false(tallies_enabled());
+    copy_round(d, ids, keys, n, false);
+    tallies_setup_empty(0, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1392,6 +1543,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_fragments_cache_second_chance, setup_pg, teardown),
         cmocka_unit_test_setup_teardown(test_fragments_cache_list_form, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fragments_cache_list_form, setup_pg, teardown),
+        cmocka_unit_test_setup_teardown(test_tally_copy, setup, teardown),
     };
     return cmocka_run_group_tests_name("store/lists", tests, NULL, NULL);
 }

@@ -1,0 +1,64 @@
+#ifndef WHISTLE_STORE_TALLIES_H
+#define WHISTLE_STORE_TALLIES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "domain/model.h"
+#include "store/store.h"
+
+/*
+ * The process's copy of the Fan Verdict tallies (SQLite, issue 13; store/fragments.h): every
+ * incident's tally rows summed over their slots, per question version, in memory. A list page
+ * of incidents that no cache holds then reads each one's fragment by key and takes its
+ * tallies from here, where it read the tallies' b-tree too (at a million incidents a page
+ * from the kernel's cache past SQLite's map per incident: about 2 ms of a cold page of 100).
+ *
+ * It follows the database through the change feed of migration 029: every write of
+ * vote_tallies, by any connection or process, sets its incident's row of tally_marks to a
+ * number above every other, in its own transaction. The copy knows the largest mark it has
+ * applied and the store's versions (store_data_version: content, tally) it read in the same
+ * snapshot. A read at versions v uses the copy only when it holds at least v (tallies_cover):
+ * every write that moved a version up to v, ballots and whatever else writes tallies, is in
+ * it. When it holds less, the request's thread applies the marks above its own in one
+ * statement (bounded: past TALLIES_CATCH_UP marks the copy is read again whole, on the
+ * loading thread), unless another thread is doing so, and then reads the tallies from the
+ * database as before. A hand edit of vote_tallies moves no version: it reaches the copy with
+ * the next write that does (as it reaches the response cache, docs/operators.md).
+ *
+ * Memory: about 125 bytes an incident with tallies (a million: 120 MiB), at most max_bytes;
+ * past it the copy is dropped and every read takes its tallies from the database.
+ */
+
+/* The marks one request's thread applies at most; more are read whole by the loading thread. */
+#define TALLIES_CATCH_UP 1000
+
+/* Starts the copy for the SQLite database at uri with at most max_bytes (0, or a PostgreSQL
+ * uri: none) and its loading thread. Call once, before the threads that read start. */
+void tallies_setup(const char *uri, size_t max_bytes);
+/* The tests: an empty copy of at most max_bytes (0: none) without a thread, then loaded on s
+ * (tallies_load); a catch-up applies at most catch_up marks (0: TALLIES_CATCH_UP), past which
+ * nothing answers until tallies_load. */
+void tallies_setup_empty(size_t max_bytes, size_t catch_up);
+/* Reads every tally and the versions in one snapshot on s, replacing the copy: 0, or a
+ * negative store_rc (the copy is then not used until it loads). */
+int tallies_load(struct store *s);
+bool tallies_enabled(void);
+/* Whether the copy holds at least versions at (catching up on s when it holds less, unless
+ * another thread is): true when tallies_get may answer for a read at those versions. */
+bool tallies_cover(struct store *s, const uint64_t at[2]);
+/* The tallies of incident id's question version qv into *v (zeros with none): false when the
+ * copy cannot say (a count past its width, no copy), and then *v is untouched. */
+bool tallies_get(const char *id, int64_t qv, struct votes *v);
+/* Incidents answered from the copy, catch-ups run, reads that found it behind (and read the
+ * database), whole loads, incidents and bytes held, whether it holds the database: GET
+ * /metrics, the log. */
+struct tallies_counts {
+    int64_t hits, catch_ups, behind, loads;
+    size_t entries, bytes;
+    bool loaded;
+};
+void tallies_counts(struct tallies_counts *c);
+
+#endif

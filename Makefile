@@ -46,7 +46,7 @@ DEPS_BUILD := build-essential pkg-config libmicrohttpd-dev libjansson-dev libsql
               libsodium-dev liburiparser-dev libxml2-dev libcurl4-openssl-dev libpsl-dev libpq-dev \
               libcsv-dev liboath-dev zlib1g-dev libroaring-dev liblz4-dev
 DEPS_TEST  := libcmocka-dev python3 python3-pytest python3-requests python3-jsonschema \
-              python3-feedparser python3-bs4 python3-aiosmtpd python3-prometheus-client \
+              python3-feedparser python3-bs4 python3-aiosmtpd python3-prometheus-client python3-lz4 \
               chromium curl jq \
               sqlite3 clang-format
 DEPS_BENCH := wrk nginx-light curl sqlite3

@@ -230,9 +230,18 @@ int cli_migrate(int argc, char **argv)
     int v = store_schema_version(s);
     /* the fragments of every incident imported or changed behind Whistle's back */
     long built = api_fragments_rebuild(s, SIZE_MAX);
+    /* and SQLite's stored plain, compressed (migration 030) */
+    size_t packed = 0;
+    int packed_rc = built < 0 || store_is_pg(s) ? 0 : fragments_compress(s, &packed);
+    if (packed_rc >= 0 && packed > 0)
+        packed_rc = fragments_pack(s); /* their pages shared, not one each */
     store_close(s);
     if (built < 0)
         return cli_refuse("could not render the incidents' fragments");
+    if (packed_rc < 0)
+        return cli_refuse("could not compress the incidents' fragments");
+    if (packed > 0)
+        fprintf(stderr, "whistle: %zu fragments compressed\n", packed);
     if (o.json)
         cli_printf_json("{\"schema_version\":%d}", v);
     else

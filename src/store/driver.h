@@ -20,10 +20,14 @@ struct store_driver {
     void (*bind_int)(struct store_stmt *st, int idx, int64_t v);
     void (*bind_null)(struct store_stmt *st, int idx);
     void (*bind_double)(struct store_stmt *st, int idx, double v);
+    /* bytes as a BLOB (SQLite); NULL: the driver stores none (PostgreSQL) */
+    void (*bind_blob)(struct store_stmt *st, int idx, const void *p, size_t n);
     int (*step)(struct store_stmt *st);
     const char *(*col_text)(struct store_stmt *st, int col);
     int64_t (*col_int)(struct store_stmt *st, int col);
     bool (*col_null)(struct store_stmt *st, int col);
+    /* a column's bytes, text or blob, and their length; NULL for null */
+    const void *(*col_bytes)(struct store_stmt *st, int col, size_t *len);
     void (*reset)(struct store_stmt *st);
     int64_t (*changes)(struct store *s);
     int (*exec)(struct store *s, const char *sql);

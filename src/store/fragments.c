@@ -2,11 +2,13 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "domain/votes.h"
 #include "store/bodies.h"
+#include "store/fragcodec.h"
 #include "store/tallies.h"
 #include "util/str.h"
 
@@ -458,9 +460,9 @@ static void add_tally(struct incident_facts *f, int r, int64_t correct, int64_t 
  * row of key keys[i]): each incident's facts, its fragment and its tallies' sums. split: the
  * rows of KEYED_PG (a row without a visibility is a tally row of the question version in its
  * column 7). 0 or a negative store_rc. */
-static int read_facts(struct store_stmt *st, struct arena *a, const char *const *ids,
-                      const struct id_table *where, const int64_t *keys, bool split,
-                      struct incident_facts *out)
+static int read_facts(struct store *s, struct store_stmt *st, struct arena *a,
+                      const char *const *ids, const struct id_table *where, const int64_t *keys,
+                      bool split, struct incident_facts *out)
 {
     struct tally_row *pending = NULL;
     int rc;
@@ -500,10 +502,16 @@ static int read_facts(struct store_stmt *st, struct arena *a, const char *const 
                 f->body_hash = store_col_int(st, HASH_COL);
             }
         }
-        const char *body = store_col_text(st, 8); /* on one of the incident's rows */
-        if (body && !f->fragment) {
-            f->fragment_len = strlen(body);
-            f->fragment = arena_strndup(a, body, f->fragment_len);
+        size_t stored_len;
+        const void *stored = store_col_bytes(st, 8, &stored_len); /* on one of its rows */
+        if (stored && !f->fragment) {
+            /* SQLite's may be compressed (store/fragcodec.h); one it cannot read is none:
+             * the incident is read from its rows */
+            int got = fragcodec_decode(s, a, stored, stored_len, &f->fragment, &f->fragment_len);
+            if (got < 0) {
+                rc = got;
+                break;
+            }
         }
         if (r >= 0)
             add_tally(f, r, store_col_int(st, 10), store_col_int(st, 11), store_col_int(st, 12));
@@ -544,7 +552,7 @@ int fragments_read_rows(struct store *s, struct arena *a, const char *const *ids
         return STORE_ERR;
     struct id_table where;
     id_table_init(&where, a, ids, n);
-    return read_facts(st, a, ids, &where, NULL, false, out);
+    return read_facts(s, st, a, ids, &where, NULL, false, out);
 }
 
 /* Reads the incidents i of ids with todo[i] (with their keys[i], when there are keys) through
@@ -646,7 +654,7 @@ static int read_keyed(struct store *s, struct arena *a, const uint64_t *at, cons
                                store_id_slots(n, 1));
     struct id_table where;
     id_table_init(&where, a, ids, n);
-    int rc = st ? read_facts(st, a, ids, &where, pg ? NULL : keys, pg, out) : STORE_ERR;
+    int rc = st ? read_facts(s, st, a, ids, &where, pg ? NULL : keys, pg, out) : STORE_ERR;
     if (rc >= 0 && hashes)
         rc = fill_bodies(s, a, ids, &where, n, out);
     if (rc < 0)
@@ -729,15 +737,139 @@ int fragments_put(struct store *s, const char *id, const char *body)
                          "DELETE FROM incident_fragments"
                          " WHERE n = (SELECT rowid FROM incidents WHERE id = ?)",
                          STORE_TEXT(id));
-    return STORE_RUN(s,
-                     "INSERT INTO incident_fragments (n, incident_id, visibility, slug,"
-                     " duplicate_of, question_version, comment_count, body)"
-                     " SELECT rowid, id, visibility, slug, duplicate_of, question_version,"
-                     " comment_count, ? FROM incidents WHERE id = ?"
-                     " ON CONFLICT (n) DO UPDATE SET incident_id = excluded.incident_id,"
-                     " visibility = excluded.visibility, slug = excluded.slug,"
-                     " duplicate_of = excluded.duplicate_of,"
-                     " question_version = excluded.question_version,"
-                     " comment_count = excluded.comment_count, body = excluded.body",
-                     STORE_TEXT(body), STORE_TEXT(id));
+    struct store_stmt *st =
+        store_prepare(s, "INSERT INTO incident_fragments (n, incident_id, visibility, slug,"
+                         " duplicate_of, question_version, comment_count, body)"
+                         " SELECT rowid, id, visibility, slug, duplicate_of, question_version,"
+                         " comment_count, ? FROM incidents WHERE id = ?"
+                         " ON CONFLICT (n) DO UPDATE SET incident_id = excluded.incident_id,"
+                         " visibility = excluded.visibility, slug = excluded.slug,"
+                         " duplicate_of = excluded.duplicate_of,"
+                         " question_version = excluded.question_version,"
+                         " comment_count = excluded.comment_count, body = excluded.body");
+    if (!st)
+        return STORE_ERR;
+    /* compressed once the database has a dictionary (migration 030, store/fragcodec.h) */
+    unsigned char *z;
+    size_t zlen;
+    int rc = fragcodec_encode(s, body, strlen(body), &z, &zlen);
+    if (rc < 0)
+        return rc;
+    if (rc == 1)
+        store_bind_blob(st, 1, z, zlen);
+    else
+        store_bind_text(st, 1, body);
+    store_bind_text(st, 2, id);
+    rc = store_run(st);
+    free(z);
+    return rc;
+}
+
+int fragments_compress(struct store *s, size_t *done)
+{
+    *done = 0;
+    int64_t after = -1;
+    for (;;) {
+        /* a batch a write transaction that moves no version: the bytes a reader gets are the
+         * same, so no cache holds anything wrong */
+        int rc = store_begin_write(s);
+        if (rc < 0)
+            return rc;
+        store_write_derived(s);
+        struct store_stmt *st = STORE_SELECT(s,
+                                             "SELECT n, body FROM incident_fragments WHERE n > ?"
+                                             " AND typeof(body) = 'text' ORDER BY n LIMIT 256",
+                                             STORE_INT(after));
+        size_t got = 0, shrunk = 0;
+        struct {
+            int64_t n;
+            unsigned char *z;
+            size_t zlen;
+        } batch[256];
+        while (st && (rc = store_step(st)) == STORE_ROW && got < 256) {
+            after = store_col_int(st, 0);
+            const char *body = store_col_text(st, 1);
+            batch[got].n = after;
+            batch[got].z = NULL;
+            if (body &&
+                (rc = fragcodec_encode(s, body, strlen(body), &batch[got].z, &batch[got].zlen)) < 0)
+                break;
+            got++;
+        }
+        if (st)
+            store_reset(st);
+        else
+            rc = STORE_ERR;
+        for (size_t i = 0; rc >= 0 && i < got; i++) {
+            if (!batch[i].z)
+                continue;
+            struct store_stmt *up = store_prepare(
+                s, "UPDATE incident_fragments SET body = ? WHERE n = ? AND typeof(body) = 'text'");
+            if (!up) {
+                rc = STORE_ERR;
+                break;
+            }
+            store_bind_blob(up, 1, batch[i].z, batch[i].zlen);
+            store_bind_int(up, 2, batch[i].n);
+            rc = store_run(up);
+            shrunk++;
+        }
+        for (size_t i = 0; i < got; i++)
+            free(batch[i].z);
+        if (rc < 0) {
+            store_rollback(s);
+            return rc;
+        }
+        if ((rc = store_commit(s)) < 0)
+            return rc;
+        *done += shrunk;
+        /* none left, or none can be compressed yet (no dictionary: too few bodies) */
+        if (got < 256 || shrunk == 0)
+            return 0;
+    }
+}
+
+int fragments_pack(struct store *s)
+{
+    /* the table's own definition, under another name (a copy of it written here could
+     * drift from the migrations') */
+    struct store_stmt *st = store_prepare(
+        s, "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'incident_fragments'");
+    if (!st)
+        return STORE_ERR;
+    int rc = store_step(st);
+    const char *sql = rc == STORE_ROW ? store_col_text(st, 0) : NULL;
+    const char *cols = sql ? strchr(sql, '(') : NULL;
+    char *create = NULL;
+    if (cols && asprintf(&create, "CREATE TABLE incident_fragments_packed %s", cols) < 0)
+        create = NULL;
+    store_reset(st);
+    if (rc < 0 || !create) {
+        free(create);
+        return rc < 0 ? rc : STORE_ERR;
+    }
+    /* legacy renaming: the comment count's trigger (on incidents) names the table, and SQLite
+     * would refuse the drop that leaves it naming none until the rename */
+    rc = store_exec(s, "PRAGMA legacy_alter_table = ON") == STORE_DONE ? 0 : STORE_ERR;
+    if (rc >= 0)
+        rc = store_begin_write(s);
+    if (rc >= 0) {
+        store_write_derived(s);
+        const char *steps[] = {
+            create,
+            "INSERT INTO incident_fragments_packed SELECT * FROM incident_fragments ORDER BY n",
+            "DROP TABLE incident_fragments",
+            "ALTER TABLE incident_fragments_packed RENAME TO incident_fragments",
+        };
+        for (size_t i = 0; rc >= 0 && i < sizeof steps / sizeof steps[0]; i++)
+            if (store_exec(s, steps[i]) != STORE_DONE)
+                rc = STORE_ERR;
+        if (rc >= 0)
+            rc = store_commit(s);
+        else
+            store_rollback(s);
+    }
+    store_exec(s, "PRAGMA legacy_alter_table = OFF");
+    free(create);
+    return rc < 0 ? rc : 0;
 }

@@ -105,7 +105,17 @@ int fragments_stale(struct store *s, struct arena *a, size_t max, const char ***
 /* Inside a write transaction: takes the incident off the stale list; 1 taken (this
  * transaction renders it), 0 another took it, or a negative store_rc. */
 int fragments_claim(struct store *s, const char *id);
-/* Stores the fragment of an incident (a NUL-terminated body); body NULL removes it. */
+/* Stores the fragment of an incident (a NUL-terminated body); body NULL removes it. On
+ * SQLite compressed once the database has a dictionary (store/fragcodec.h). */
 int fragments_put(struct store *s, const char *id, const char *body);
+/* SQLite: compresses the fragments stored plain (before migration 030, or before the
+ * database had a dictionary), 256 a write transaction that moves no version; *done of them.
+ * Stops early when none can be (fewer than 8 bodies stored). 0 or a negative store_rc. */
+int fragments_compress(struct store *s, size_t *done);
+/* SQLite: the fragments' table written again in key order, so that rows compressed in place
+ * share pages (SQLite does not merge the pages an update shrinks: a million compressed in
+ * place kept their million leaves). One write transaction that moves no version; the table's
+ * definition is its own (sqlite_master). 0 or a negative store_rc. */
+int fragments_pack(struct store *s);
 
 #endif

@@ -690,6 +690,14 @@ static const char *pg_col_text(struct store_stmt *st, int col)
     return has_value(p, col) ? PQgetvalue(p->res, p->row, col) : NULL;
 }
 
+static const void *pg_col_bytes(struct store_stmt *st, int col, size_t *len)
+{
+    struct pg_stmt *p = stmt_of(st);
+    bool has = has_value(p, col);
+    *len = has ? (size_t)PQgetlength(p->res, p->row, col) : 0;
+    return has ? PQgetvalue(p->res, p->row, col) : NULL;
+}
+
 static int64_t pg_col_int(struct store_stmt *st, int col)
 {
     const char *v = pg_col_text(st, col);
@@ -1091,6 +1099,7 @@ static const struct store_driver pg_driver = {
     .bind_double = pg_bind_double,
     .step = pg_step,
     .col_text = pg_col_text,
+    .col_bytes = pg_col_bytes,
     .col_int = pg_col_int,
     .col_null = pg_col_null,
     .reset = pg_reset,

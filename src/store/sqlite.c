@@ -248,6 +248,11 @@ static void sq_bind_text(struct store_stmt *st, int idx, const char *v)
         sqlite3_bind_null(raw(st), idx);
 }
 
+static void sq_bind_blob(struct store_stmt *st, int idx, const void *p, size_t n)
+{
+    sqlite3_bind_blob64(raw(st), idx, p, n, SQLITE_TRANSIENT);
+}
+
 static void sq_bind_int(struct store_stmt *st, int idx, int64_t v)
 {
     if (v == STORE_NULL_INT)
@@ -290,6 +295,15 @@ static int sq_step(struct store_stmt *st)
 static const char *sq_col_text(struct store_stmt *st, int col)
 {
     return (const char *)sqlite3_column_text(raw(st), col);
+}
+
+static const void *sq_col_bytes(struct store_stmt *st, int col, size_t *len)
+{
+    sqlite3_stmt *stmt = raw(st);
+    const void *p = sqlite3_column_type(stmt, col) == SQLITE_BLOB ? sqlite3_column_blob(stmt, col)
+                                                                  : sqlite3_column_text(stmt, col);
+    *len = p ? (size_t)sqlite3_column_bytes(stmt, col) : 0;
+    return p;
 }
 
 static int64_t sq_col_int(struct store_stmt *st, int col)
@@ -553,11 +567,13 @@ static const struct store_driver sqlite_driver = {
     .close = sq_close,
     .prepare = sq_prepare,
     .bind_text = sq_bind_text,
+    .bind_blob = sq_bind_blob,
     .bind_int = sq_bind_int,
     .bind_null = sq_bind_null,
     .bind_double = sq_bind_double,
     .step = sq_step,
     .col_text = sq_col_text,
+    .col_bytes = sq_col_bytes,
     .col_int = sq_col_int,
     .col_null = sq_col_null,
     .reset = sq_reset,

@@ -161,6 +161,19 @@ void store_bind_text(struct store_stmt *st, int idx, const char *v)
     st->drv->bind_text(st, idx, v);
 }
 
+bool store_bind_blob(struct store_stmt *st, int idx, const void *p, size_t n)
+{
+    if (!st->drv->bind_blob)
+        return false;
+    st->drv->bind_blob(st, idx, p, n);
+    return true;
+}
+
+const void *store_col_bytes(struct store_stmt *st, int col, size_t *len)
+{
+    return st->drv->col_bytes(st, col, len);
+}
+
 void store_bind_int(struct store_stmt *st, int idx, int64_t v)
 {
     st->drv->bind_int(st, idx, v);

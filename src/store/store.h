@@ -70,11 +70,17 @@ void store_bind_int(struct store_stmt *st, int idx, int64_t v);      /* STORE_NU
  * store_bind_int(STORE_NULL_INT), which declares an integer, not with store_bind_null. */
 void store_bind_null(struct store_stmt *st, int idx);
 void store_bind_double(struct store_stmt *st, int idx, double v);
+/* Bytes as a BLOB: SQLite only (the fragments' compressed bodies, store/fragments.h); false,
+ * with nothing bound, on a driver that stores none. */
+bool store_bind_blob(struct store_stmt *st, int idx, const void *p, size_t n);
 int store_step(struct store_stmt *st); /* STORE_ROW, STORE_DONE or a negative store_rc */
 const char *store_col_text(struct store_stmt *st,
                            int col);                   /* NULL for null; valid until next step */
 int64_t store_col_int(struct store_stmt *st, int col); /* STORE_NULL_INT for null */
 bool store_col_null(struct store_stmt *st, int col);
+/* A column's bytes as stored (text or blob: a blob may hold NUL bytes) and their length in
+ * *len; NULL for null. Valid until the next step. */
+const void *store_col_bytes(struct store_stmt *st, int col, size_t *len);
 void store_reset(struct store_stmt *st);
 /* Steps a statement that returns no rows and resets it: 0 or a negative store_rc. */
 int store_run(struct store_stmt *st);

@@ -345,6 +345,7 @@ static int catch_up_locked(struct store *s)
     pthread_rwlock_rdlock(&lock);
     int64_t from = last_mark;
     bool had = have;
+    uint64_t held[2] = {ver[0], ver[1]};
     pthread_rwlock_unlock(&lock);
     if (!had)
         return 0;
@@ -397,6 +398,11 @@ static int catch_up_locked(struct store *s)
     if (rc < 0 || mark < 0) {
         free_changed(list);
         return rc < 0 ? rc : STORE_ERR;
+    }
+    /* a snapshot older than the copy (a read transaction's): nothing to learn from it */
+    if (v[0] < held[0] || v[1] < held[1]) {
+        free_changed(list);
+        return 0;
     }
     /* more marks than one catch-up takes, or marks gone (a hand edit): read it whole */
     if (marks > atomic_load(&catch_up_max) || mark < from) {

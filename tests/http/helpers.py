@@ -134,6 +134,29 @@ BUMP_SQL = {"postgresql": "SELECT nextval(to_regclass('whistle_content_seq'))",
             "sqlite": "UPDATE cache_versions SET n = n + 1 WHERE name = 'content'"}
 
 
+def fragment_body(db, incident_id):
+    """The fragment body stored for an incident, as text: on SQLite a compressed one
+    (migration 030, store/fragcodec.h: a byte 1, the dictionary's ID and the plain length,
+    little endian, then an LZ4 block against that dictionary) is decompressed here."""
+    body = db_rows(db, f"SELECT body FROM incident_fragments WHERE incident_id = '{incident_id}'")[0][0]
+    if isinstance(body, str):
+        return body
+    import lz4.block
+    import struct
+
+    assert body[0] == 1, body[:1]
+    dict_id, plain = struct.unpack("<qI", body[1:13])
+    d = db_rows(db, f"SELECT dict FROM fragment_dicts WHERE id = {dict_id}")[0][0]
+    return lz4.block.decompress(body[13:], uncompressed_size=plain, dict=d).decode()
+
+
+def set_fragment_body(db, incident_id, text):
+    """Stores a plain fragment body for an incident behind Whistle's back (db_sql)."""
+    quoted = text.replace("'", "''")
+    return db_sql(db, f"UPDATE incident_fragments SET body = '{quoted}'"
+                      f" WHERE incident_id = '{incident_id}'")
+
+
 def db_sql(db, sql):
     """Runs one SQL statement on the database of a test path, behind Whistle's back (to set
     up states the API cannot reach, e.g. a newer schema), then moves the cache content

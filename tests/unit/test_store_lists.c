@@ -18,6 +18,7 @@
 #include "domain/votes.h"
 #include "app/incident.h"
 #include "store/bodies.h"
+#include "store/fragcodec.h"
 #include "store/fragments.h"
 #include "store/games.h"
 #include "store/incidents.h"
@@ -1505,6 +1506,106 @@ static void test_tally_copy(void **state)
     tallies_setup_empty(0, 0);
 }
 
+/* SQLite's compressed fragment bodies (store/fragcodec.h, migration 030): the first 8 bodies
+ * stored plain make the database's dictionary, every later one is stored compressed, and
+ * fragments_compress packs the plain ones; every read answers the same fragment bytes before
+ * and after; a body decodes only with its own database's dictionary (IDs are random); a
+ * damaged blob is not read (0), a plain body is read as it is. */
+static void all_fragments(struct db *d, const char ids[][40], size_t n, struct arena *a,
+                          struct incident_facts *out)
+{
+    for (size_t at = 0; at < n; at += 50) {
+        const char *page[50];
+        size_t k = n - at < 50 ? n - at : 50;
+        for (size_t i = 0; i < k; i++)
+            page[i] = ids[at + i];
+        assert_int_equal(fragments_read_rows(d->s, a, page, k, out + at), 0);
+    }
+}
+
+static void test_compressed_fragments(void **state)
+{
+    struct db *d = db(state);
+    static char ids[N_INCIDENTS][40];
+    size_t n = plain(d->s, "SELECT id FROM incidents ORDER BY id", ids, N_INCIDENTS);
+    assert_int_equal(tmpdb_int(d->s, "SELECT count(*) FROM fragment_dicts"), 0);
+    render_fragments(d);
+    assert_int_equal(tmpdb_int(d->s, "SELECT count(*) FROM fragment_dicts"), 1);
+    assert_int_equal(
+        tmpdb_int(d->s, "SELECT count(*) FROM incident_fragments WHERE typeof(body) = 'text'"), 8);
+    int64_t blobs =
+        tmpdb_int(d->s, "SELECT count(*) FROM incident_fragments WHERE typeof(body) = 'blob'");
+    assert_int_equal(blobs, N_INCIDENTS - 8);
+    /* smaller: a tenth or so of the plain bytes */
+    assert_true(tmpdb_int(d->s, "SELECT sum(length(body)) FROM incident_fragments WHERE"
+                                " typeof(body) = 'blob'") *
+                    3 <
+                tmpdb_int(d->s, "SELECT avg(length(body)) FROM incident_fragments WHERE"
+                                " typeof(body) = 'text'") *
+                    blobs);
+    struct arena a;
+    arena_init(&a);
+    static struct incident_facts before[N_INCIDENTS], after[N_INCIDENTS];
+    all_fragments(d, ids, n, &a, before);
+    size_t done = 0;
+    assert_int_equal(fragments_compress(d->s, &done), 0);
+    assert_int_equal(done, 8);
+    assert_int_equal(
+        tmpdb_int(d->s, "SELECT count(*) FROM incident_fragments WHERE typeof(body) = 'text'"), 0);
+    assert_int_equal(fragments_compress(d->s, &done), 0);
+    assert_int_equal(done, 0);
+    all_fragments(d, ids, n, &a, after);
+    for (size_t i = 0; i < n; i++) {
+        same_facts(&after[i], &before[i]);
+        assert_true(after[i].fragment && after[i].fragment[0] == '{');
+    }
+
+    /* the codec itself: a round trip; a damaged blob; a plain body as it is */
+    const char *body = after[0].fragment;
+    size_t len = after[0].fragment_len;
+    assert_int_equal(store_begin_write(d->s), 0);
+    unsigned char *z;
+    size_t zlen;
+    assert_int_equal(fragcodec_encode(d->s, body, len, &z, &zlen), 1);
+    assert_true(zlen < len && z[0] == FRAGCODEC_V1);
+    const char *back;
+    size_t back_len;
+    assert_int_equal(fragcodec_decode(d->s, &a, z, zlen, &back, &back_len), 1);
+    assert_int_equal(back_len, len);
+    assert_memory_equal(back, body, len);
+    assert_int_equal(fragcodec_decode(d->s, &a, z, zlen - 5, &back, &back_len), 0);
+    assert_int_equal(fragcodec_decode(d->s, &a, z, FRAGCODEC_HEAD, &back, &back_len), 0);
+    z[1] ^= 1; /* another dictionary's ID: none here */
+    assert_int_equal(fragcodec_decode(d->s, &a, z, zlen, &back, &back_len), 0);
+    z[1] ^= 1;
+    z[9] ^= 1; /* another plain length */
+    assert_int_equal(fragcodec_decode(d->s, &a, z, zlen, &back, &back_len), 0);
+    assert_int_equal(fragcodec_decode(d->s, &a, "{\"a\":1}", 7, &back, &back_len), 1);
+    assert_string_equal(back, "{\"a\":1}");
+    store_rollback(d->s);
+    free(z);
+
+    /* another database: its own dictionary, under another ID */
+    int64_t mine = tmpdb_int(d->s, "SELECT id FROM fragment_dicts");
+    struct tmpdb *other = tmpdb_open(NULL);
+    assert_non_null(other);
+    struct db od = {.s = other->s, .tmp = other};
+    seed(&od);
+    render_fragments(&od);
+    int64_t theirs = tmpdb_int(other->s, "SELECT id FROM fragment_dicts");
+    assert_true(theirs != mine && theirs > 0 && mine > 0);
+    assert_int_equal(store_begin_write(d->s), 0);
+    assert_int_equal(fragcodec_encode(d->s, body, len, &z, &zlen), 1);
+    store_rollback(d->s);
+    /* read through the other database's connection, it still decodes with this one's
+     * dictionary (the process keeps each by its ID), never with the other's */
+    assert_int_equal(fragcodec_decode(other->s, &a, z, zlen, &back, &back_len), 1);
+    assert_memory_equal(back, body, len);
+    free(z);
+    tmpdb_close(other);
+    arena_release(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1544,6 +1645,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_fragments_cache_list_form, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fragments_cache_list_form, setup_pg, teardown),
         cmocka_unit_test_setup_teardown(test_tally_copy, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_compressed_fragments, setup, teardown),
     };
     return cmocka_run_group_tests_name("store/lists", tests, NULL, NULL);
 }

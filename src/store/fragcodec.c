@@ -163,7 +163,9 @@ int fragcodec_decode(struct store *s, struct arena *a, const void *p, size_t n, 
     const unsigned char *b = p;
     *body = NULL;
     *len = 0;
-    if (n == 0 || b[0] != FRAGCODEC_V1) { /* plain */
+    if (n == 0 || b[0] != FRAGCODEC_V1) { /* plain: JSON has no NUL (a hand edit may) */
+        if (memchr(p, '\0', n))
+            return 0;
         char *copy = arena_alloc(a, n + 1);
         memcpy(copy, p, n);
         copy[n] = '\0';
@@ -175,7 +177,10 @@ int fragcodec_decode(struct store *s, struct arena *a, const void *p, size_t n, 
         return 0;
     int64_t id = (int64_t)get_le(b + 1, 8);
     size_t plain = (size_t)get_le(b + 9, 4);
-    if (plain == 0 || plain > LZ4_MAX_INPUT_SIZE || n - FRAGCODEC_HEAD > INT32_MAX)
+    /* LZ4 expands a byte to at most 255: a head that states more is damaged, and must not
+     * make a read allocate it */
+    if (plain == 0 || plain > LZ4_MAX_INPUT_SIZE || n - FRAGCODEC_HEAD > INT32_MAX ||
+        plain > (n - FRAGCODEC_HEAD) * 255)
         return 0;
     int rc;
     const struct dict *d = dict_of(s, id, &rc);

@@ -29,8 +29,8 @@ int fragcodec_encode(struct store *s, const char *body, size_t len, unsigned cha
                      size_t *outlen);
 /* The plain body of stored bytes p (n of them): plain text as it is, compressed decompressed
  * into a (NUL-terminated): 1 with *body and *len; 0 when it cannot be read (an unknown
- * dictionary, a damaged blob: the caller reads the incident from its rows); or a negative
- * store_rc (its dictionary could not be read from s). */
+ * dictionary, a damaged blob, a NUL byte: the caller reads the incident from its rows); or a
+ * negative store_rc (its dictionary could not be read from s). */
 int fragcodec_decode(struct store *s, struct arena *a, const void *p, size_t n, const char **body,
                      size_t *len);
 

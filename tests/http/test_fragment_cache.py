@@ -196,7 +196,7 @@ def copy_reads(s):
     return value(scrape(s), "whistle_tally_copy_reads_total")
 
 
-@pytest.mark.skipif(helpers.PG, reason="the tally copy is SQLite's (store/tallies.h)")
+@pytest.mark.skipif(bool(helpers.PG), reason="the tally copy is SQLite's (store/tallies.h)")
 def test_the_tally_copy_answers_what_the_database_holds(server_factory):
     """SQLite (store/tallies.h, migration 029): a node reads every incident's tallies at start
     and its list pages take them from that copy instead of the tally rows, sending exactly the

@@ -168,7 +168,7 @@ def test_migrate_renders_the_stale_fragments(server_factory):
     assert fragment_count(db) == db_rows(db, "SELECT count(*) FROM incidents")[0][0]
 
 
-@pytest.mark.skipif(helpers.PG, reason="SQLite's bodies are compressed (store/fragcodec.h)")
+@pytest.mark.skipif(bool(helpers.PG), reason="SQLite's bodies are compressed (store/fragcodec.h)")
 def test_a_damaged_compressed_body_is_read_from_the_rows(server_factory):
     db = server_factory.new_db()
     r = run_cli("migrate", "--db", db)

@@ -202,9 +202,47 @@ static void link_newest(struct cached *e)
         oldest = e;
 }
 
+/* The doorkeeper (TinyLFU's): an incident read from the database enters the cache only when
+ * it was read once before within the window, so that a walk over many incidents read once (a
+ * client paging to the end, a filter rotation, a cold page of 100) neither pays a copy and the
+ * fresh memory for each of them nor pushes out the incidents read again and again. A bit per
+ * hash of the ID, eight per entry the budget holds; once half are set they are all cleared
+ * (the window: about four budgets' worth of first reads). Set and read without the cache's
+ * lock: a lost race admits one incident early or late. Off: every incident read is kept. */
+static _Atomic uint64_t *door;
+static size_t door_mask; /* bits - 1 */
+static atomic_size_t door_set;
+static atomic_bool door_on = true;
+
+static bool door_admits(const char *id)
+{
+    if (!door || !atomic_load_explicit(&door_on, memory_order_relaxed))
+        return true;
+    uint64_t h = str_hash(id) * 0x9e3779b97f4a7c15u;
+    size_t bit = (size_t)(h >> 17) & door_mask;
+    uint64_t m = (uint64_t)1 << (bit & 63);
+    if (atomic_fetch_or_explicit(&door[bit >> 6], m, memory_order_relaxed) & m)
+        return true;
+    if (atomic_fetch_add_explicit(&door_set, 1, memory_order_relaxed) + 1 >= (door_mask + 1) / 2) {
+        for (size_t w = 0; w <= door_mask >> 6; w++)
+            atomic_store_explicit(&door[w], 0, memory_order_relaxed);
+        atomic_store(&door_set, 0);
+    }
+    return false;
+}
+
+void fragments_cache_doorkeeper(bool on)
+{
+    atomic_store(&door_on, on);
+}
+
 void fragments_cache_setup(size_t max_bytes)
 {
     pthread_rwlock_wrlock(&cache_lock);
+    free((void *)door);
+    door = NULL;
+    door_mask = 0;
+    atomic_store(&door_set, 0);
     while (oldest) {
         struct cached *e = oldest;
         unlink_use(e);
@@ -220,6 +258,11 @@ void fragments_cache_setup(size_t max_bytes)
             nbuckets <<= 1;
         buckets = calloc(nbuckets, sizeof *buckets);
         cache_max = buckets ? max_bytes : 0;
+        size_t bits = 4096;
+        while (bits < 8 * (max_bytes / 4096) && bits < ((size_t)1 << 30))
+            bits <<= 1;
+        door = calloc(bits / 64, sizeof *door);
+        door_mask = door ? bits - 1 : 0;
     }
     pthread_rwlock_unlock(&cache_lock);
 }
@@ -689,7 +732,7 @@ int fragments_read(struct store *s, struct arena *a, const uint64_t *at, const c
     if (rc < 0)
         return rc;
     for (size_t i = 0; i < n; i++)
-        if (miss[i] && out[i].found && out[i].fragment)
+        if (miss[i] && out[i].found && out[i].fragment && door_admits(ids[i]))
             cache_put(at, &out[i]);
     return 0;
 }

@@ -95,6 +95,10 @@ void fragments_keep_list(const uint64_t at[2], const char *id, const char *json,
  * databases); without it nothing is cached (CLI commands). One process, one database: the
  * versions tell the states of one store apart. */
 void fragments_cache_setup(size_t max_bytes);
+/* An incident read from the database is kept only on its second read within a window (the
+ * doorkeeper: a walk over incidents read once neither costs a copy each nor pushes out those
+ * read often); on by default. Off, every read is kept: the tests of the cache's own rules. */
+void fragments_cache_doorkeeper(bool on);
 /* Whether fragments_cache_setup made a cache. */
 bool fragments_cache_enabled(void);
 /* Incidents answered from the cache and not, and the bytes it holds (GET /metrics). */

@@ -530,7 +530,8 @@ static void test_fragments_cache_second_chance(void **state)
     uint64_t v[2];
     assert_int_equal(store_data_version(d->s, v), 0);
     size_t size[5], small = 0;
-    for (size_t i = 0; i < 5; i++) { /* each entry's bytes, alone in the cache */
+    fragments_cache_doorkeeper(false); /* the order's rules: every read kept */
+    for (size_t i = 0; i < 5; i++) {   /* each entry's bytes, alone in the cache */
         int64_t hits, misses;
         fragments_cache_setup(1 << 20);
         assert_false(cache_hit(d, v, ids[i]));
@@ -564,6 +565,7 @@ static void test_fragments_cache_second_chance(void **state)
     assert_true(cache_hit(d, v, abcd[0]));
     assert_false(cache_hit(d, v, abcd[2])); /* it went when abcd[1] came back */
     fragments_cache_setup(0);
+    fragments_cache_doorkeeper(true);
 }
 
 /* The list form kept with an entry (fragments_keep_list): a read with list at the entry's
@@ -579,6 +581,7 @@ static void test_fragments_cache_list_form(void **state)
         plain(d->s, "SELECT incident_id FROM incident_fragments ORDER BY 1 LIMIT 4", ids, 5), 4);
     const char *page[3] = {ids[0], ids[1], ids[2]};
     fragments_cache_setup(1 << 20);
+    fragments_cache_doorkeeper(false); /* the list form's rules: every read kept */
     uint64_t v[2];
     assert_int_equal(store_data_version(d->s, v), 0);
     struct arena a;
@@ -619,6 +622,7 @@ static void test_fragments_cache_list_form(void **state)
     assert_true(f[0].fragment && !f[0].list_json);
     arena_release(&a);
     fragments_cache_setup(0);
+    fragments_cache_doorkeeper(true);
 }
 
 /* Reads from the fragments' own copy of the facts (by key: the list index's SQLite rowids,
@@ -1606,6 +1610,45 @@ static void test_compressed_fragments(void **state)
     arena_release(&a);
 }
 
+/* The doorkeeper (fragments_cache_doorkeeper): an incident read from the database is kept on
+ * its second read, not its first, so a walk over incidents read once keeps none of them and
+ * leaves those read twice in place; what it answers is the database's either way. */
+static void test_fragments_cache_doorkeeper(void **state)
+{
+    struct db *d = db(state);
+    render_fragments(d);
+    static char ids[N_INCIDENTS][40];
+    size_t n =
+        plain(d->s, "SELECT incident_id FROM incident_fragments ORDER BY 1", ids, N_INCIDENTS);
+    assert_true(n > 100);
+    uint64_t v[2];
+    assert_int_equal(store_data_version(d->s, v), 0);
+    fragments_cache_setup(64 << 10); /* a dozen entries or so */
+    int64_t hits, misses;
+    size_t bytes;
+    assert_false(cache_hit(d, v, ids[0])); /* first read: not kept */
+    fragments_cache_counts(&hits, &misses, &bytes);
+    assert_int_equal(bytes, 0);
+    assert_false(cache_hit(d, v, ids[0])); /* second: kept */
+    fragments_cache_counts(&hits, &misses, &bytes);
+    assert_true(bytes > 0);
+    assert_true(cache_hit(d, v, ids[0]));
+    /* a walk over a hundred others read once: none kept, ids[0] still answered */
+    for (size_t i = 1; i <= 100; i++)
+        assert_false(cache_hit(d, v, ids[i]));
+    size_t after_walk;
+    fragments_cache_counts(&hits, &misses, &after_walk);
+    assert_int_equal(after_walk, bytes);
+    assert_true(cache_hit(d, v, ids[0]));
+    /* the same walk again: now kept (within the budget, the oldest going) */
+    for (size_t i = 1; i <= 100; i++)
+        assert_false(cache_hit(d, v, ids[i]));
+    fragments_cache_counts(&hits, &misses, &after_walk);
+    assert_true(after_walk > bytes && after_walk <= 64 << 10);
+    assert_true(cache_hit(d, v, ids[100]));
+    fragments_cache_setup(0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1644,6 +1687,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_fragments_cache_second_chance, setup_pg, teardown),
         cmocka_unit_test_setup_teardown(test_fragments_cache_list_form, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fragments_cache_list_form, setup_pg, teardown),
+        cmocka_unit_test_setup_teardown(test_fragments_cache_doorkeeper, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tally_copy, setup, teardown),
         cmocka_unit_test_setup_teardown(test_compressed_fragments, setup, teardown),
     };

@@ -11,25 +11,27 @@
 #include "util/thread.h"
 #include "util/timefmt.h"
 
-/* The versions row first (no incident: the store's versions and the largest mark, in the
- * statement's snapshot), then one row per tally row: incident, mark (catch-up) or nothing,
- * question version, rooting and counts. One statement, so one snapshot on SQLite. */
+/* The versions row first (no incident: the store's versions and the log's largest and
+ * smallest numbers, in the statement's snapshot), then one row per tally row: incident, log
+ * number (catch-up) or nothing, question version, rooting and counts. One statement, so one
+ * snapshot on SQLite. */
 #define VERSIONS_ROW                                                                               \
     "SELECT NULL, (SELECT n FROM cache_versions WHERE name = 'content'),"                          \
     " (SELECT n FROM cache_versions WHERE name = 'tally'),"                                        \
-    " (SELECT coalesce(max(seq), 0) FROM tally_marks), NULL, NULL, NULL, NULL, NULL"
+    " (SELECT coalesce(max(seq), 0) FROM tally_log), (SELECT min(seq) FROM tally_log),"            \
+    " NULL, NULL, NULL, NULL"
 /* every tally row, in the primary key's order (an incident's rows together) */
 #define LOAD_SQL                                                                                   \
     VERSIONS_ROW " UNION ALL SELECT incident_id, NULL, NULL, NULL, question_version, rooting,"     \
                  " correct, incorrect, unsure FROM vote_tallies"
-/* the tally rows of the incidents marked above ?1 (at most ?2 of them); an incident whose
- * rows are gone comes once with none */
+/* the tally rows of the incidents logged above ?1, up to ?1 + ?2 (an incident once, its rows
+ * together); an incident whose rows are gone comes once with none */
 #define CATCH_UP_SQL                                                                               \
     VERSIONS_ROW " UNION ALL SELECT m.incident_id, m.seq, NULL, NULL, t.question_version,"         \
                  " t.rooting, t.correct, t.incorrect, t.unsure"                                    \
-                 " FROM (SELECT incident_id, seq FROM tally_marks WHERE seq > ?"                   \
-                 " ORDER BY seq LIMIT ?) m LEFT JOIN vote_tallies t"                               \
-                 " ON t.incident_id = m.incident_id"
+                 " FROM (SELECT incident_id, max(seq) AS seq FROM tally_log"                       \
+                 " WHERE seq > ?1 AND seq <= ?1 + ?2 GROUP BY incident_id) m"                      \
+                 " LEFT JOIN vote_tallies t ON t.incident_id = m.incident_id"
 
 /* One incident's tallies for one question version, summed over the slots. A count that does
  * not fit (negative, or past 32 bits) makes the entry one the copy cannot answer for. */
@@ -52,7 +54,7 @@ static pthread_rwlock_t lock = PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP
 static struct table tab;  /* under lock, as the three below */
 static bool have;         /* tab holds the database at versions ver (else nothing answers) */
 static uint64_t ver[2];   /* content, tally */
-static int64_t last_mark; /* the largest mark applied */
+static int64_t last_mark; /* the largest log number applied */
 static atomic_size_t max_bytes, catch_up_max = TALLIES_CATCH_UP;
 static atomic_bool enabled, loaded;
 /* one catch-up or load at a time; a request's thread never waits for it */
@@ -188,12 +190,13 @@ static void row_counts(struct store_stmt *st, int64_t c[3])
         c[k] = store_col_int(st, 6 + k);
 }
 
-/* The versions row: the versions and the largest mark. */
-static void row_versions(struct store_stmt *st, uint64_t v[2], int64_t *mark)
+/* The versions row: the versions, the log's largest number and its smallest (0: none). */
+static void row_versions(struct store_stmt *st, uint64_t v[2], int64_t *mark, int64_t *low)
 {
     v[0] = (uint64_t)store_col_int(st, 1);
     v[1] = (uint64_t)store_col_int(st, 2);
     *mark = store_col_int(st, 3);
+    *low = store_col_null(st, 4) ? 0 : store_col_int(st, 4);
 }
 
 bool tallies_enabled(void)
@@ -201,7 +204,7 @@ bool tallies_enabled(void)
     return atomic_load(&enabled);
 }
 
-/* Replaces the copy with t read at versions v, marks up to mark (t is the copy's after). */
+/* Replaces the copy with t read at versions v, the log up to mark (t is the copy's after). */
 static void install(struct table *t, const uint64_t v[2], int64_t mark)
 {
     struct table old;
@@ -251,14 +254,14 @@ static int load_locked(struct store *s)
         return STORE_ERR;
     }
     uint64_t v[2] = {0, 0};
-    int64_t mark = -1;
+    int64_t mark = -1, low = 0;
     bool over = false;
     struct tally *cur = NULL;
     int rc;
     while ((rc = store_step(st)) == STORE_ROW) {
         const char *id = store_col_text(st, 0);
         if (!id) {
-            row_versions(st, v, &mark);
+            row_versions(st, v, &mark, &low);
             continue;
         }
         int64_t qv = store_col_int(st, 4);
@@ -281,6 +284,7 @@ static int load_locked(struct store *s)
         add_row(cur, store_col_text(st, 5), c);
     }
     store_reset(st);
+    (void)low; /* a load reads every tally: how far back the log goes does not matter */
     if (rc >= 0 && (over || mark < 0)) {
         table_free(&t);
         forget();
@@ -339,7 +343,7 @@ static void want_reload(void)
     pthread_mutex_unlock(&wake_mu);
 }
 
-/* Under catch_mu: the marks above the copy's, applied. */
+/* Under catch_mu: the log above the copy's number, applied. */
 static int catch_up_locked(struct store *s)
 {
     pthread_rwlock_rdlock(&lock);
@@ -349,20 +353,19 @@ static int catch_up_locked(struct store *s)
     pthread_rwlock_unlock(&lock);
     if (!had)
         return 0;
-    struct store_stmt *st = STORE_SELECT(s, CATCH_UP_SQL, STORE_INT(from),
-                                         STORE_INT((int64_t)atomic_load(&catch_up_max) + 1));
+    int64_t span = (int64_t)atomic_load(&catch_up_max);
+    struct store_stmt *st = STORE_SELECT(s, CATCH_UP_SQL, STORE_INT(from), STORE_INT(span));
     if (!st)
         return STORE_ERR;
     atomic_fetch_add(&catch_ups, 1);
     uint64_t v[2] = {0, 0};
-    int64_t mark = -1;
-    size_t marks = 0;
+    int64_t mark = -1, low = 0;
     struct changed *list = NULL;
     int rc;
     while ((rc = store_step(st)) == STORE_ROW) {
         const char *id = store_col_text(st, 0);
         if (!id) {
-            row_versions(st, v, &mark);
+            row_versions(st, v, &mark, &low);
             continue;
         }
         if (!list || strcmp(list->id, id) != 0) { /* an incident's rows come together */
@@ -374,7 +377,6 @@ static int catch_up_locked(struct store *s)
             }
             c->next = list;
             list = c;
-            marks++;
         }
         if (store_col_null(st, 4) && store_col_null(st, 5))
             continue; /* no tally row left */
@@ -404,8 +406,9 @@ static int catch_up_locked(struct store *s)
         free_changed(list);
         return 0;
     }
-    /* more marks than one catch-up takes, or marks gone (a hand edit): read it whole */
-    if (marks > atomic_load(&catch_up_max) || mark < from) {
+    /* further behind than one catch-up reads, numbers gone past the copy's (the log keeps
+     * the last million), or the log's end gone (a hand edit): read it whole */
+    if (mark - from > span || mark < from || (mark > from && low > from + 1)) {
         free_changed(list);
         want_reload();
         return 0;

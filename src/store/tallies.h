@@ -16,29 +16,31 @@
  * from the kernel's cache past SQLite's map per incident: about 2 ms of a cold page of 100).
  *
  * It follows the database through the change feed of migration 029: every write of
- * vote_tallies, by any connection or process, sets its incident's row of tally_marks to a
- * number above every other, in its own transaction. The copy knows the largest mark it has
- * applied and the store's versions (store_data_version: content, tally) it read in the same
- * snapshot. A read at versions v uses the copy only when it holds at least v (tallies_cover):
- * every write that moved a version up to v, ballots and whatever else writes tallies, is in
- * it. When it holds less, the request's thread applies the marks above its own in one
- * statement (bounded: past TALLIES_CATCH_UP marks the copy is read again whole, on the
- * loading thread), unless another thread is doing so, and then reads the tallies from the
- * database as before. A hand edit of vote_tallies moves no version: it reaches the copy with
- * the next write that does (as it reaches the response cache, docs/operators.md).
+ * vote_tallies, by any connection or process, appends its incident to tally_log under the next
+ * number, in its own transaction (the log keeps the last million). The copy knows the largest
+ * number it has applied and the store's versions (store_data_version: content, tally) it read
+ * in the same snapshot. A read at versions v uses the copy only when it holds at least v
+ * (tallies_cover): every write that moved a version up to v, ballots and whatever else writes
+ * tallies, is in it. When it holds less, the request's thread applies the log above its own
+ * number in one statement (bounded: more than TALLIES_CATCH_UP entries behind, or past what
+ * the log still keeps, the copy is read again whole, on the loading thread), unless another
+ * thread is doing so, and then reads the tallies from the database as before. A hand edit of
+ * vote_tallies moves no version: it reaches the copy with the next write that does (as it
+ * reaches the response cache, docs/operators.md).
  *
  * Memory: about 125 bytes an incident with tallies (a million: 120 MiB), at most max_bytes;
  * past it the copy is dropped and every read takes its tallies from the database.
  */
 
-/* The marks one request's thread applies at most; more are read whole by the loading thread. */
-#define TALLIES_CATCH_UP 1000
+/* The log entries one request's thread applies at most; further behind, the copy is read whole
+ * by the loading thread. */
+#define TALLIES_CATCH_UP 4096
 
 /* Starts the copy for the SQLite database at uri with at most max_bytes (0, or a PostgreSQL
  * uri: none) and its loading thread. Call once, before the threads that read start. */
 void tallies_setup(const char *uri, size_t max_bytes);
 /* The tests: an empty copy of at most max_bytes (0: none) without a thread, then loaded on s
- * (tallies_load); a catch-up applies at most catch_up marks (0: TALLIES_CATCH_UP), past which
+ * (tallies_load); a catch-up applies at most catch_up log entries (0: TALLIES_CATCH_UP), past which
  * nothing answers until tallies_load. */
 void tallies_setup_empty(size_t max_bytes, size_t catch_up);
 /* Reads every tally and the versions in one snapshot on s, replacing the copy: 0, or a

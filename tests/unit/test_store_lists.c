@@ -1364,7 +1364,7 @@ static void test_read_over_budget_is_refused(void **state)
  * the store's versions takes its tallies from the copy and answers exactly what the rows
  * answer, after ballots of this connection and of another one (another process), a tally
  * row deleted, a question version moved, a count past the copy's width; a hand edit moves no
- * version and reaches the copy with the next write that does; more marks than a catch-up
+ * version and reaches the copy with the next write that does; further behind than a catch-up
  * takes leave the copy unused until it is read whole; past its budget it is not kept. */
 #define copy_round(d, ids, keys, n, want_copy) copy_round_at(__LINE__, d, ids, keys, n, want_copy)
 static void copy_round_at(int line, struct db *d, const char ids[][40], const int64_t *keys,
@@ -1491,7 +1491,7 @@ static void test_tally_copy(void **state)
     render_stale(d);
     copy_round(d, ids, keys, n, true);
 
-    /* more marks than a catch-up takes: nothing answers from the copy until it is read again
+    /* further behind than a catch-up reads: nothing answers from the copy until it is read again
      * whole, and every read is still exact */
     commit_write(d, "UPDATE vote_tallies SET unsure = unsure + 1", true);
     copy_round(d, ids, keys, n, false);

@@ -10,50 +10,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "scratchdb.h"
 #include "store/fragcodec.h"
-#include "util/log.h"
 
 #define DICT_ID 4242
 
 static struct store *db;
-static char db_path[64];
-
-static void remove_db(void)
-{
-    static const char *const suffixes[] = {"", "-wal", "-shm"};
-    store_close(db);
-    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
-        char p[80];
-        snprintf(p, sizeof p, "%s%s", db_path, suffixes[i]);
-        unlink(p);
-    }
-}
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    char err[256];
-    log_set_level(LOG_ERROR);
-    snprintf(db_path, sizeof db_path, "/tmp/whistle-fuzz-fragcodec-XXXXXX");
-    int fd = mkstemp(db_path);
-    if (fd < 0)
-        abort();
-    close(fd);
-    if (store_open(db_path, true, &db, err, sizeof err) < 0 ||
-        store_migrate(db, err, sizeof err) < 0) {
-        fprintf(stderr, "fuzz_fragcodec: %s\n", err);
-        abort();
-    }
+    db = scratch_db_open("fragcodec");
     if (STORE_RUN(db, "INSERT INTO fragment_dicts (id, dict) VALUES (?, CAST(? AS BLOB))",
                   STORE_INT(DICT_ID),
                   STORE_TEXT("{\"id\":\"00000000-0000-4000-8000-000000000000\",\"game_id\":"
                              "\"g01\",\"title\":\"t\",\"category\":\"penalty\",\"links\":"
                              "{\"self\":\"/api/v1/incidents/\"},\"votes\":{}}")) < 0)
         abort();
-    atexit(remove_db);
     return 0;
 }
 

@@ -14,46 +14,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "app/import.h"
-#include "util/log.h"
+#include "scratchdb.h"
 
 #define NOW (INT64_C(1764000000) * 1000000)
 
 static struct store *db;
-static char db_path[64];
-
-static void remove_db(void)
-{
-    static const char *const suffixes[] = {"", "-wal", "-shm"};
-    store_close(db);
-    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
-        char p[80];
-        snprintf(p, sizeof p, "%s%s", db_path, suffixes[i]);
-        unlink(p);
-    }
-}
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    char err[256];
-    log_set_level(LOG_ERROR);
-    snprintf(db_path, sizeof db_path, "/tmp/whistle-fuzz-import-XXXXXX");
-    int fd = mkstemp(db_path);
-    if (fd < 0)
-        abort();
-    close(fd);
-    if (store_open(db_path, true, &db, err, sizeof err) < 0 ||
-        store_migrate(db, err, sizeof err) < 0) {
-        fprintf(stderr, "fuzz_import: %s\n", err);
-        abort();
-    }
-    /* a file on /tmp: synchronous=FULL would spend the run in fsync */
-    store_exec(db, "PRAGMA synchronous=OFF");
-    atexit(remove_db);
+    db = scratch_db_open("import");
     return 0;
 }
 

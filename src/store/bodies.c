@@ -8,6 +8,7 @@
 
 #include "store/store.h"
 #include "util/log.h"
+#include "util/lz4dict.h"
 #include "util/str.h"
 #include "util/thread.h"
 #include "util/timefmt.h"
@@ -46,45 +47,6 @@ static _Atomic(const char *) dict;
 static int dict_len; /* set before dict */
 static char *samples;
 static size_t samples_len, samples_n;
-
-/* Each thread's compression state and scratch, freed when it ends. */
-static pthread_key_t ctx_key;
-static pthread_once_t ctx_once = PTHREAD_ONCE_INIT;
-struct zctx {
-    LZ4_stream_t *stream;
-    char *scratch; /* a compressed body before it is copied into its entry */
-    size_t scratch_len;
-};
-
-static void free_ctx(void *p)
-{
-    struct zctx *z = p;
-    LZ4_freeStream(z->stream);
-    free(z->scratch);
-    free(z);
-}
-
-static void make_key(void)
-{
-    pthread_key_create(&ctx_key, free_ctx);
-}
-
-static struct zctx *thread_ctx(void)
-{
-    pthread_once(&ctx_once, make_key);
-    struct zctx *z = pthread_getspecific(ctx_key);
-    if (z)
-        return z;
-    z = calloc(1, sizeof *z);
-    if (!z)
-        return NULL;
-    z->stream = LZ4_createStream();
-    if (!z->stream || pthread_setspecific(ctx_key, z) != 0) {
-        free_ctx(z);
-        return NULL;
-    }
-    return z;
-}
 
 static size_t size_of(const struct body *b, size_t idlen)
 {
@@ -216,23 +178,11 @@ void bodies_put(const char *id, int64_t hash, const char *body, size_t len)
 {
     if (!bodies_enabled() || len > LZ4_MAX_INPUT_SIZE || !have_dict(body, len))
         return;
-    struct zctx *z = thread_ctx();
-    if (!z)
-        return;
-    size_t bound = (size_t)LZ4_compressBound((int)len);
-    if (z->scratch_len < bound) {
-        char *grown = realloc(z->scratch, bound);
-        if (!grown)
-            return;
-        z->scratch = grown;
-        z->scratch_len = bound;
-    }
     const char *d = atomic_load_explicit(&dict, memory_order_acquire);
-    LZ4_loadDict(z->stream, d, dict_len);
-    int c = LZ4_compress_fast_continue(z->stream, body, z->scratch, (int)len, (int)bound, 1);
-    if (c <= 0)
+    const char *packed;
+    size_t clen = lz4dict_compress(d, dict_len, body, len, &packed);
+    if (clen == 0)
         return;
-    size_t clen = (size_t)c;
     size_t idlen = strlen(id);
     struct body *b = malloc(sizeof *b + idlen + 1 + clen);
     if (!b)
@@ -242,7 +192,7 @@ void bodies_put(const char *id, int64_t hash, const char *body, size_t len)
     b->plen = (uint32_t)len;
     atomic_init(&b->used, false);
     memcpy(b->id, id, idlen + 1);
-    memcpy(b->id + idlen + 1, z->scratch, clen);
+    memcpy(b->id + idlen + 1, packed, clen);
     pthread_rwlock_wrlock(&lock);
     if (!buckets) { /* emptied in between (a test) */
         pthread_rwlock_unlock(&lock);

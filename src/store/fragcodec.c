@@ -5,6 +5,8 @@
 #include <string.h>
 #include <lz4.h>
 
+#include "util/lz4dict.h"
+
 /* The dictionary's size, and how many plain bodies make the first one (bodies.c uses the same:
  * measured on the seeded million, BENCHMARKS.md session 28) */
 #define DICT_MAX    (32 << 10)
@@ -135,25 +137,19 @@ int fragcodec_encode(struct store *s, const char *body, size_t len, unsigned cha
     const struct dict *d = dict_of(s, id, &rc);
     if (!d)
         return rc;
-    size_t bound = (size_t)LZ4_compressBound((int)len);
-    unsigned char *buf = malloc(FRAGCODEC_HEAD + bound);
-    LZ4_stream_t *z = LZ4_createStream();
-    int c = 0;
-    if (buf && z) {
-        LZ4_loadDict(z, d->bytes, d->len);
-        c = LZ4_compress_fast_continue(z, body, (char *)buf + FRAGCODEC_HEAD, (int)len, (int)bound,
-                                       1);
-    }
-    LZ4_freeStream(z);
-    if (c <= 0 || (size_t)c + FRAGCODEC_HEAD >= len) {
-        free(buf);
-        return buf ? 0 : STORE_ERR; /* plain is as short */
-    }
+    const char *packed;
+    size_t c = lz4dict_compress(d->bytes, d->len, body, len, &packed);
+    if (c == 0 || c + FRAGCODEC_HEAD >= len)
+        return 0; /* plain is as short */
+    unsigned char *buf = malloc(FRAGCODEC_HEAD + c);
+    if (!buf)
+        return STORE_ERR;
+    memcpy(buf + FRAGCODEC_HEAD, packed, c);
     buf[0] = FRAGCODEC_V1;
     put_le(buf + 1, (uint64_t)id, 8);
     put_le(buf + 9, (uint64_t)len, 4);
     *out = buf;
-    *outlen = FRAGCODEC_HEAD + (size_t)c;
+    *outlen = FRAGCODEC_HEAD + c;
     return 1;
 }
 

@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "cli/settings.h"
 #include "research/fetch.h"
+#include "store/store.h"
 #include "util/jsonw.h"
 #include "util/log.h"
 #include "worker/worker.h"
@@ -30,6 +31,10 @@ int cli_worker(int argc, char **argv)
     if (!s)
         return CLI_REFUSED;
     store_close(s);
+    /* the lanes open and close connections on their threads (store.h store_hold_file) */
+    char err[512];
+    if (store_hold_file(cfg.db, err, sizeof err) < 0)
+        return cli_refuse("%s", err);
     /* its commits wait the lease as the nodes' do (store.h store_lease_setup) */
     store_lease_setup(cfg.db, st.version_lease_us, false);
     fetch_global_init();

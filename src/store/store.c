@@ -889,6 +889,48 @@ static void thread_key_init(void)
     pthread_key_create(&thread_key, thread_destroy);
 }
 
+/*
+ * The connection store_hold_file keeps (store.h). SQLite's unix VFS (3.40.1, Debian 12) keeps
+ * the process's POSIX locks on a database file per inode and closes a connection's file
+ * descriptor only when no connection of the process holds a lock, since closing any
+ * descriptor of a file drops every lock the process holds on it. But unixClose decides that
+ * under the inode's mutex and calls close() after releasing it, and unixLock takes only that
+ * mutex: a connection closed on one thread while another thread's connection takes its first
+ * SHARED lock can close its descriptor after that lock was granted, and the process is left
+ * without the lock at the operating system's level while SQLite counts it held (and never
+ * asks for it again). In WAL mode that lock is what tells another process that the file is in
+ * use: a `whistle` command (or sqlite3) closing its last connection then takes EXCLUSIVE,
+ * checkpoints, and deletes the -wal and -shm files under the server, which goes on writing
+ * into the unlinked ones while every other process reads a new, empty log, until the server
+ * exits and checkpoints its own. Seen in the test suite as an acknowledged write another
+ * process could not read (tests/unit/test_store_sqlite.c test_the_file_stays_locked reproduces
+ * the race: 5 % of rounds without the hold). A connection that has read once in WAL mode keeps
+ * its SHARED lock until it is closed, so while the hold lives no connection of the process
+ * ever releases the file's locks or closes a descriptor of it (they wait in SQLite's list of
+ * unused descriptors, reused by the next open): the race has nothing left to drop.
+ */
+static struct store *held;
+static pthread_mutex_t held_mu = PTHREAD_MUTEX_INITIALIZER;
+
+int store_hold_file(const char *uri, char *err, size_t errlen)
+{
+    pthread_mutex_lock(&held_mu);
+    store_close(held);
+    held = NULL;
+    int rc = 0;
+    if (uri && !store_uri_is_pg(uri)) {
+        rc = store_open(uri, false, &held, err, errlen);
+        if (rc == 0 && store_exec(held, "SELECT count(*) FROM sqlite_master") < 0) {
+            snprintf(err, errlen, "cannot read %s: %s", uri, store_errmsg(held));
+            store_close(held);
+            held = NULL;
+            rc = STORE_GONE;
+        }
+    }
+    pthread_mutex_unlock(&held_mu);
+    return rc < 0 ? rc : 0;
+}
+
 void store_thread_setup(const char *uri)
 {
     pthread_once(&thread_once, thread_key_init);
@@ -899,6 +941,9 @@ void store_thread_setup(const char *uri)
     }
     free(thread_uri);
     thread_uri = strdup(uri);
+    char err[512];
+    if (store_hold_file(uri, err, sizeof err) < 0)
+        log_warn("store", "%s", err);
 }
 
 /* Opens the thread's connection, or reopens it in place when it is broken. */

@@ -357,6 +357,14 @@ int store_write_probe(struct store *s, char *why, size_t whylen);
  * PostgreSQL it would hold the deployment-wide write lock) and is rolled back and logged. */
 void store_thread_setup(const char *uri);
 
+/* SQLite: opens a connection to uri, reads once and keeps it open, replacing the one a call
+ * before kept (NULL or a PostgreSQL uri: none), so that the process holds the file's SHARED
+ * lock for as long as it runs (a race in SQLite's unix VFS can otherwise drop it, and another
+ * process then deletes the WAL under this one: store.c). store_thread_setup calls it; every
+ * long-running process that opens and closes connections on several threads (serve, worker)
+ * does, before its threads start. 0, or a negative store_rc with the reason in err. */
+int store_hold_file(const char *uri, char *err, size_t errlen);
+
 /* The budget of one read transaction on a store_thread() connection (a request's read):
  * beyond it the read fails with STORE_BUSY, answered 503, so no request shape can occupy a
  * worker for seconds. SQLite counts virtual-machine instructions (independent of the load

@@ -112,11 +112,11 @@ void api_metrics_write(struct buf *out)
     struct tallies_counts tc;
     tallies_counts(&tc);
     single(out, "whistle_tally_copy_reads_total", "counter",
-           "SQLite: incidents whose tallies a read took from the process's copy "
+           "Incidents whose tallies a read took from the process's copy "
            "(--tally-copy-mb) instead of the database.",
            tc.hits);
     answers(out, "whistle_tally_copy_checks_total",
-            "SQLite: reads that asked whether the tally copy holds their versions, by answer: "
+            "Reads that asked whether the tally copy holds their versions, by answer: "
             "caught_up (it ran a catch-up over the change feed) or behind (it could not, and "
             "the read took its tallies from the database).",
             "caught_up", tc.catch_ups, "behind", tc.behind);

@@ -161,11 +161,11 @@ static const struct opt_spec rows[] = {
              "least read go first; operators.md), so that a page's read asks the database for "
              "the facts and tallies alone; 0: the bodies come with every read"},
     {"tally-copy-mb", OPT_INT, S, "MIB", 0, 65536, .def = 512, AT(tally_copy_mb),
-     .help = "SQLite: memory for the process's copy of every incident's Fan Verdict tallies, "
-             "read at start and kept by the change feed of migration 029 (about 125 bytes an "
-             "incident with ballots; operators.md), so that a list page reads its incidents' "
-             "fragments and not their tally rows; past it, or 0, the tallies come with every "
-             "read"},
+     .help = "Memory for the process's copy of every incident's Fan Verdict tallies, read at "
+             "start and kept by the change feed of migrations 029 (SQLite) and 031 "
+             "(PostgreSQL) (about 125 bytes an incident with ballots; operators.md), so that a "
+             "list page reads its incidents' fragments and not their tally rows; past it, or 0, "
+             "the tallies come with every read"},
     {"version-lease", OPT_DURATION, S | W, "MS", 0, 1000, OPT_MS, .def = 0,
      .env = "WHISTLE_VERSION_LEASE", AT(version_lease_us),
      .help = "PostgreSQL: requests take the store's versions from a poll at most this old "

@@ -674,9 +674,9 @@ static int fill_bodies(struct store *s, struct arena *a, const char *const *ids,
 }
 
 /* As fragments_read_rows, the incidents that hold a valid fragment from it alone: on SQLite by
- * key (their rowids, from the list index), with the tallies from the process's copy when it
- * holds the versions at (store/tallies.h); on PostgreSQL by ID, the bodies from the node's
- * copy once it is loaded (else with the facts, and kept in it); the others (a stale or missing
+ * key (their rowids, from the list index), on PostgreSQL by ID, the bodies from the node's
+ * copy once it is loaded (else with the facts, and kept in it); on both, the tallies from the
+ * process's copy when it holds the versions at (store/tallies.h); the others (a stale or missing
  * fragment, a key that is no longer the incident's, tallies the copy cannot tell) by ID
  * through the incident's row. */
 static int read_keyed(struct store *s, struct arena *a, const uint64_t *at, const char *const *ids,
@@ -690,11 +690,11 @@ static int read_keyed(struct store *s, struct arena *a, const uint64_t *at, cons
         out[i].id = ids[i];
     bool copy = pg && bodies_enabled();
     bool hashes = copy && bodies_loaded();
-    bool tallies = !pg && tallies_cover(s, at);
-    struct store_stmt *st =
-        pg ? store_select_ids(s, hashes ? KEYED_PG_HASHES : KEYED_PG, KEYED_PG_TALLIES, ids, n, 1)
-           : store_select_keys(s, tallies ? KEYED_SQL_BARE : KEYED_SQL, "", keys, n,
-                               store_id_slots(n, 1));
+    bool tallies = tallies_cover(s, at);
+    struct store_stmt *st = pg ? store_select_ids(s, hashes ? KEYED_PG_HASHES : KEYED_PG,
+                                                  tallies ? "" : KEYED_PG_TALLIES, ids, n, 1)
+                               : store_select_keys(s, tallies ? KEYED_SQL_BARE : KEYED_SQL, "",
+                                                   keys, n, store_id_slots(n, 1));
     struct id_table where;
     id_table_init(&where, a, ids, n);
     int rc = st ? read_facts(s, st, a, ids, &where, pg ? NULL : keys, pg, out) : STORE_ERR;

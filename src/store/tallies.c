@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +34,40 @@
                  " WHERE seq > ?1 AND seq <= ?1 + ?2 GROUP BY incident_id) m"                      \
                  " LEFT JOIN vote_tallies t ON t.incident_id = m.incident_id"
 
+/* PostgreSQL (migration 031). The load: the versions (read before, store_data_version), then
+ * in one REPEATABLE READ snapshot that snapshot and every tally row, in batches of the primary
+ * key's order. */
+#define LOAD_PG_SNAPSHOT "SELECT CAST(pg_current_snapshot() AS text)"
+#define LOAD_PG_BATCH                                                                              \
+    "SELECT incident_id, question_version, rooting, slot, correct, incorrect, unsure"              \
+    " FROM vote_tallies WHERE (incident_id, question_version, rooting, slot) > (?, ?, ?, ?)"       \
+    " ORDER BY incident_id, question_version, rooting, slot LIMIT ?"
+#define LOAD_PG_ROWS 20000
+/* The catch-up, in one statement (one snapshot): the log rows of the transactions the copy's
+ * snapshot ?1 did not see (an ID at or past its xmax, or one it lists as in progress), at
+ * most ?2; then the versions row (this statement's snapshot, the horizon below which the log
+ * was trimmed, how many log rows were read) and, as on SQLite, the current tally rows of each
+ * incident logged, an incident's rows together. */
+#define CATCH_UP_PG                                                                                \
+    "WITH p AS (SELECT CAST(? AS pg_snapshot) AS s),"                                              \
+    " l AS (SELECT incident_id FROM tally_log WHERE xid >= (SELECT pg_snapshot_xmax(s) FROM p)"    \
+    " UNION ALL SELECT incident_id FROM tally_log"                                                 \
+    " WHERE xid = ANY (ARRAY(SELECT pg_snapshot_xip(s) FROM p)) LIMIT ?),"                         \
+    " m AS (SELECT DISTINCT incident_id FROM l)"                                                   \
+    " SELECT NULL, CAST(pg_current_snapshot() AS text),"                                           \
+    " CAST((SELECT xid FROM tally_log_horizon WHERE id = 1) AS text), (SELECT count(*) FROM l),"   \
+    " NULL, NULL, NULL, NULL, NULL"                                                                \
+    " UNION ALL SELECT m.incident_id, NULL, NULL, NULL, t.question_version, t.rooting,"            \
+    " t.correct, t.incorrect, t.unsure"                                                            \
+    " FROM m LEFT JOIN vote_tallies t ON t.incident_id = m.incident_id ORDER BY 1 NULLS FIRST"
+/* The worker's trim: the rows of transactions more than ?1 IDs before the oldest one running,
+ * and that bound as the horizon, in one statement (one transaction). */
+#define PRUNE_PG                                                                                   \
+    "WITH h AS (SELECT CAST(CAST(greatest(CAST(CAST(pg_snapshot_xmin(pg_current_snapshot())"       \
+    " AS text) AS bigint) - ?, 0) AS text) AS xid8) AS x),"                                        \
+    " d AS (DELETE FROM tally_log WHERE xid < (SELECT x FROM h))"                                  \
+    " UPDATE tally_log_horizon SET xid = greatest(xid, (SELECT x FROM h)) WHERE id = 1"
+
 /* One incident's tallies for one question version, summed over the slots. A count that does
  * not fit (negative, or past 32 bits) makes the entry one the copy cannot answer for. */
 struct tally {
@@ -54,7 +89,9 @@ static pthread_rwlock_t lock = PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP
 static struct table tab;  /* under lock, as the three below */
 static bool have;         /* tab holds the database at versions ver (else nothing answers) */
 static uint64_t ver[2];   /* content, tally */
-static int64_t last_mark; /* the largest log number applied */
+static int64_t last_mark; /* SQLite: the largest log number applied */
+static char *snap;        /* PostgreSQL: the snapshot the copy was last read in (pg_snapshot) */
+static bool on_pg;        /* the copy is a PostgreSQL database's */
 static atomic_size_t max_bytes, catch_up_max = TALLIES_CATCH_UP;
 static atomic_bool enabled, loaded;
 /* one catch-up or load at a time; a request's thread never waits for it */
@@ -204,8 +241,9 @@ bool tallies_enabled(void)
     return atomic_load(&enabled);
 }
 
-/* Replaces the copy with t read at versions v, the log up to mark (t is the copy's after). */
-static void install(struct table *t, const uint64_t v[2], int64_t mark)
+/* Replaces the copy with t read at versions v, the log up to mark or in snapshot sn (owned
+ * from here; t is the copy's after). */
+static void install(struct table *t, const uint64_t v[2], int64_t mark, char *sn, bool pg)
 {
     struct table old;
     pthread_rwlock_wrlock(&lock);
@@ -214,9 +252,13 @@ static void install(struct table *t, const uint64_t v[2], int64_t mark)
     ver[0] = v[0];
     ver[1] = v[1];
     last_mark = mark;
+    char *old_snap = snap;
+    snap = sn;
+    on_pg = pg;
     have = true;
     pthread_rwlock_unlock(&lock);
     table_free(&old);
+    free(old_snap);
     memset(t, 0, sizeof *t);
 }
 
@@ -242,62 +284,146 @@ static void over_budget(void)
              atomic_load(&max_bytes) >> 20);
 }
 
+/* Adds a tally row of incident id (question version qv, rooting, counts c) to t; *cur is the
+ * entry the row before went to (rows of one entry come together). 0, 1 when t would pass the
+ * budget, or STORE_ERR. */
+static int table_add(struct table *t, struct tally **cur, const char *id, int64_t qv,
+                     const char *rooting, const int64_t c[3])
+{
+    struct tally *e = *cur;
+    if (!e || e->qv != qv || strcmp(e->id, id) != 0) {
+        e = table_find(t, id, qv);
+        if (!e) {
+            if (t->bytes + entry_size(strlen(id)) > atomic_load(&max_bytes))
+                return 1;
+            if (!(e = new_entry(id, qv)))
+                return STORE_ERR;
+            table_link(t, e);
+        }
+        *cur = e;
+    }
+    add_row(e, rooting, c);
+    return 0;
+}
+
+/* SQLite: every tally and the versions in one statement. 0, 1 past the budget, or a negative
+ * store_rc. */
+static int load_sqlite(struct store *s, struct table *t, uint64_t v[2], int64_t *mark)
+{
+    struct store_stmt *st = store_prepare(s, LOAD_SQL);
+    if (!st)
+        return STORE_ERR;
+    int64_t low = 0;
+    struct tally *cur = NULL;
+    int rc, added = 0;
+    while (added == 0 && (rc = store_step(st)) == STORE_ROW) {
+        const char *id = store_col_text(st, 0);
+        if (!id) {
+            row_versions(st, v, mark, &low);
+            continue;
+        }
+        int64_t c[3];
+        row_counts(st, c);
+        added = table_add(t, &cur, id, store_col_int(st, 4), store_col_text(st, 5), c);
+    }
+    store_reset(st);
+    /* a load reads every tally: how far back the log goes (low) does not matter */
+    if (added != 0)
+        return added;
+    return rc < 0 ? rc : *mark < 0 ? STORE_ERR : 0;
+}
+
+/* *dst (capacity *cap) becomes a copy of src; false when memory is short. */
+static bool keep_text(char **dst, size_t *cap, const char *src)
+{
+    size_t n = strlen(src) + 1;
+    if (n > *cap) {
+        char *p = realloc(*dst, n);
+        if (!p)
+            return false;
+        *dst = p;
+        *cap = n;
+    }
+    memcpy(*dst, src, n);
+    return true;
+}
+
+/* PostgreSQL: the versions, then in one REPEATABLE READ snapshot that snapshot (*sn, owned)
+ * and every tally row, LOAD_PG_ROWS at a time by primary key. Returns as load_sqlite. */
+static int load_pg(struct store *s, struct table *t, uint64_t v[2], char **sn)
+{
+    int rc = store_data_version(s, v);
+    if (rc < 0 || (rc = store_begin_read(s)) < 0)
+        return rc;
+    struct store_stmt *st = store_prepare(s, LOAD_PG_SNAPSHOT);
+    rc = st ? store_step(st) : STORE_ERR;
+    if (rc == STORE_ROW)
+        rc = store_col_text(st, 0) && (*sn = strdup(store_col_text(st, 0))) ? 0 : STORE_ERR;
+    else if (rc >= 0)
+        rc = STORE_ERR;
+    if (st)
+        store_reset(st);
+    /* the key of the last row read: every tally row is past ('', minimum, '', minimum) */
+    char *kid = NULL, *kroot = NULL;
+    size_t kid_cap = 0, kroot_cap = 0;
+    int64_t kqv = INT64_MIN, kslot = INT64_MIN;
+    if (rc == 0 && (!keep_text(&kid, &kid_cap, "") || !keep_text(&kroot, &kroot_cap, "")))
+        rc = STORE_ERR;
+    struct tally *cur = NULL;
+    int added = 0;
+    while (rc == 0 && added == 0) {
+        st = STORE_SELECT(s, LOAD_PG_BATCH, STORE_TEXT(kid), STORE_INT(kqv), STORE_TEXT(kroot),
+                          STORE_INT(kslot), STORE_INT(LOAD_PG_ROWS));
+        if (!st) {
+            rc = STORE_ERR;
+            break;
+        }
+        int64_t got = 0;
+        while (added == 0 && (rc = store_step(st)) == STORE_ROW) {
+            const char *id = store_col_text(st, 0), *rooting = store_col_text(st, 2);
+            int64_t c[3] = {store_col_int(st, 4), store_col_int(st, 5), store_col_int(st, 6)};
+            kqv = store_col_int(st, 1);
+            kslot = store_col_int(st, 3);
+            if (!id || !rooting || !keep_text(&kid, &kid_cap, id) ||
+                !keep_text(&kroot, &kroot_cap, rooting)) {
+                rc = STORE_ERR;
+                break;
+            }
+            added = table_add(t, &cur, id, kqv, rooting, c);
+            got++;
+        }
+        store_reset(st);
+        if (rc >= 0)
+            rc = got < LOAD_PG_ROWS ? 1 : 0; /* 1: the last batch */
+    }
+    store_rollback(s);
+    free(kid);
+    free(kroot);
+    if (added != 0)
+        return added;
+    return rc < 0 ? rc : 0;
+}
+
 /* Under catch_mu. */
 static int load_locked(struct store *s)
 {
     struct table t;
     if (table_init(&t) < 0)
         return STORE_ERR;
-    struct store_stmt *st = store_prepare(s, LOAD_SQL);
-    if (!st) {
-        table_free(&t);
-        return STORE_ERR;
-    }
+    bool pg = store_is_pg(s);
     uint64_t v[2] = {0, 0};
-    int64_t mark = -1, low = 0;
-    bool over = false;
-    struct tally *cur = NULL;
-    int rc;
-    while ((rc = store_step(st)) == STORE_ROW) {
-        const char *id = store_col_text(st, 0);
-        if (!id) {
-            row_versions(st, v, &mark, &low);
-            continue;
-        }
-        int64_t qv = store_col_int(st, 4);
-        if (!cur || cur->qv != qv || strcmp(cur->id, id) != 0) {
-            cur = table_find(&t, id, qv);
-            if (!cur) {
-                if (t.bytes + entry_size(strlen(id)) > atomic_load(&max_bytes)) {
-                    over = true;
-                    break;
-                }
-                if (!(cur = new_entry(id, qv))) {
-                    rc = STORE_ERR;
-                    break;
-                }
-                table_link(&t, cur);
-            }
-        }
-        int64_t c[3];
-        row_counts(st, c);
-        add_row(cur, store_col_text(st, 5), c);
-    }
-    store_reset(st);
-    (void)low; /* a load reads every tally: how far back the log goes does not matter */
-    if (rc >= 0 && (over || mark < 0)) {
+    int64_t mark = -1;
+    char *sn = NULL;
+    int rc = pg ? load_pg(s, &t, v, &sn) : load_sqlite(s, &t, v, &mark);
+    if (rc != 0) {
         table_free(&t);
+        free(sn);
         forget();
-        if (over)
+        if (rc > 0)
             over_budget();
-        return over ? 0 : STORE_ERR;
+        return rc > 0 ? 0 : rc;
     }
-    if (rc < 0) {
-        table_free(&t);
-        forget();
-        return rc;
-    }
-    install(&t, v, mark);
+    install(&t, v, mark, sn, pg);
     return 0;
 }
 
@@ -343,77 +469,71 @@ static void want_reload(void)
     pthread_mutex_unlock(&wake_mu);
 }
 
-/* Under catch_mu: the log above the copy's number, applied. */
-static int catch_up_locked(struct store *s)
+/* The versions row of a catch-up. SQLite: the versions, the log's largest number and its
+ * smallest (0: none). PostgreSQL: the statement's snapshot, the log's horizon, how many log
+ * rows were read. */
+struct caught {
+    bool got;
+    uint64_t v[2];
+    int64_t mark, low;
+    char *snap;
+    uint64_t horizon;
+    int64_t rows;
+};
+
+/* The rows of a catch-up statement into *list (an incident's rows together, each incident
+ * once with its current entries, none when it has no tally row left) and its versions row
+ * into *k. 0 or a negative store_rc. */
+static int gather(struct store_stmt *st, bool pg, struct changed **list, struct caught *k)
 {
-    pthread_rwlock_rdlock(&lock);
-    int64_t from = last_mark;
-    bool had = have;
-    uint64_t held[2] = {ver[0], ver[1]};
-    pthread_rwlock_unlock(&lock);
-    if (!had)
-        return 0;
-    int64_t span = (int64_t)atomic_load(&catch_up_max);
-    struct store_stmt *st = STORE_SELECT(s, CATCH_UP_SQL, STORE_INT(from), STORE_INT(span));
-    if (!st)
-        return STORE_ERR;
-    atomic_fetch_add(&catch_ups, 1);
-    uint64_t v[2] = {0, 0};
-    int64_t mark = -1, low = 0;
-    struct changed *list = NULL;
     int rc;
     while ((rc = store_step(st)) == STORE_ROW) {
         const char *id = store_col_text(st, 0);
         if (!id) {
-            row_versions(st, v, &mark, &low);
+            k->got = true;
+            if (!pg) {
+                row_versions(st, k->v, &k->mark, &k->low);
+                continue;
+            }
+            const char *sn = store_col_text(st, 1), *h = store_col_text(st, 2);
+            if (!sn || !h || !(k->snap = strdup(sn)))
+                return STORE_ERR;
+            k->horizon = strtoull(h, NULL, 10);
+            k->rows = store_col_int(st, 3);
             continue;
         }
-        if (!list || strcmp(list->id, id) != 0) { /* an incident's rows come together */
+        if (!*list || strcmp((*list)->id, id) != 0) {
             struct changed *c = calloc(1, sizeof *c);
             if (!c || !(c->id = strdup(id))) {
                 free(c);
-                rc = STORE_ERR;
-                break;
+                return STORE_ERR;
             }
-            c->next = list;
-            list = c;
+            c->next = *list;
+            *list = c;
         }
         if (store_col_null(st, 4) && store_col_null(st, 5))
             continue; /* no tally row left */
         int64_t qv = store_col_int(st, 4);
-        struct tally *e = list->entries;
+        struct tally *e = (*list)->entries;
         while (e && e->qv != qv)
             e = e->next;
         if (!e) {
-            if (!(e = new_entry(id, qv))) {
-                rc = STORE_ERR;
-                break;
-            }
-            e->next = list->entries;
-            list->entries = e;
+            if (!(e = new_entry(id, qv)))
+                return STORE_ERR;
+            e->next = (*list)->entries;
+            (*list)->entries = e;
         }
         int64_t c[3];
         row_counts(st, c);
         add_row(e, store_col_text(st, 5), c);
     }
-    store_reset(st);
-    if (rc < 0 || mark < 0) {
-        free_changed(list);
-        return rc < 0 ? rc : STORE_ERR;
-    }
-    /* a snapshot older than the copy (a read transaction's): nothing to learn from it */
-    if (v[0] < held[0] || v[1] < held[1]) {
-        free_changed(list);
-        return 0;
-    }
-    /* further behind than one catch-up reads, numbers gone past the copy's (the log keeps
-     * the last million), or the log's end gone (a hand edit): read it whole */
-    if (mark - from > span || mark < from || (mark > from && low > from + 1)) {
-        free_changed(list);
-        want_reload();
-        return 0;
-    }
-    bool over = false;
+    return rc < 0 ? rc : k->got ? 0 : STORE_ERR;
+}
+
+/* Replaces the entries of every incident of list in the copy, which then holds versions v,
+ * the log up to mark or in snapshot sn (owned from here). */
+static void apply(struct changed *list, const uint64_t v[2], int64_t mark, char *sn)
+{
     pthread_rwlock_wrlock(&lock);
     for (struct changed *c = list; c; c = c->next) {
         table_drop(&tab, c->id);
@@ -426,21 +546,83 @@ static int catch_up_locked(struct store *s)
     ver[0] = v[0];
     ver[1] = v[1];
     last_mark = mark;
-    over = tab.bytes > atomic_load(&max_bytes);
+    if (sn) {
+        free(snap);
+        snap = sn;
+    }
+    bool over = tab.bytes > atomic_load(&max_bytes);
     pthread_rwlock_unlock(&lock);
-    free_changed(list);
     if (over) {
         forget();
         over_budget();
     }
+}
+
+/* Under catch_mu: the log since the copy's number (SQLite) or snapshot (PostgreSQL), applied.
+ * at: the versions the caller read before this statement (PostgreSQL: what the copy then
+ * holds, as its snapshot is taken after them). */
+static int catch_up_locked(struct store *s, const uint64_t at[2])
+{
+    pthread_rwlock_rdlock(&lock);
+    int64_t from = last_mark;
+    bool had = have, pg = on_pg;
+    uint64_t held[2] = {ver[0], ver[1]};
+    char *prev = had && pg && snap ? strdup(snap) : NULL;
+    pthread_rwlock_unlock(&lock);
+    if (!had || pg != store_is_pg(s) || (pg && !prev)) {
+        free(prev);
+        return had && pg && !prev ? STORE_ERR : 0;
+    }
+    int64_t span = (int64_t)atomic_load(&catch_up_max);
+    struct store_stmt *st = pg ? STORE_SELECT(s, CATCH_UP_PG, STORE_TEXT(prev), STORE_INT(span + 1))
+                               : STORE_SELECT(s, CATCH_UP_SQL, STORE_INT(from), STORE_INT(span));
+    if (!st) {
+        free(prev);
+        return STORE_ERR;
+    }
+    atomic_fetch_add(&catch_ups, 1);
+    struct caught k = {.mark = -1};
+    struct changed *list = NULL;
+    int rc = gather(st, pg, &list, &k);
+    store_reset(st);
+    bool reload = false;
+    if (rc >= 0 && pg) {
+        /* more than a catch-up reads, or rows the copy had not seen trimmed (below the
+         * horizon, which is past the xmin of the copy's snapshot) */
+        reload = k.rows > span || k.horizon > strtoull(prev, NULL, 10);
+        /* the snapshot of this statement was taken after the caller read at */
+        k.v[0] = at[0];
+        k.v[1] = at[1] > held[1] ? at[1] : held[1];
+    } else if (rc >= 0) {
+        /* a snapshot older than the copy (a read transaction's): nothing to learn from it */
+        if (k.v[0] < held[0] || k.v[1] < held[1]) {
+            free_changed(list);
+            return 0;
+        }
+        /* further behind than one catch-up reads, numbers gone past the copy's (the log
+         * keeps the last million), or the log's end gone (a hand edit): read it whole */
+        reload = k.mark - from > span || k.mark < from || (k.mark > from && k.low > from + 1);
+    }
+    free(prev);
+    if (rc < 0 || reload) {
+        free_changed(list);
+        free(k.snap);
+        if (reload)
+            want_reload();
+        return rc < 0 ? rc : 0;
+    }
+    apply(list, k.v, k.mark, k.snap);
+    free_changed(list);
     return 0;
 }
 
-/* Whether the copy holds versions at or later ones. */
+/* Whether the copy holds versions at or later ones. PostgreSQL's content version is not
+ * ordered (store_data_version mixes the server's start into it): there the copy holds at when
+ * it was read after that very content version, and at least at's tally version. */
 static bool covered(const uint64_t at[2])
 {
     pthread_rwlock_rdlock(&lock);
-    bool ok = have && ver[0] >= at[0] && ver[1] >= at[1];
+    bool ok = have && (on_pg ? ver[0] == at[0] : ver[0] >= at[0]) && ver[1] >= at[1];
     pthread_rwlock_unlock(&lock);
     return ok;
 }
@@ -453,7 +635,7 @@ bool tallies_cover(struct store *s, const uint64_t at[2])
         return true;
     bool ok = false;
     if (atomic_load(&loaded) && pthread_mutex_trylock(&catch_mu) == 0) {
-        if (catch_up_locked(s) < 0)
+        if (catch_up_locked(s, at) < 0)
             log_warn("tallies", "catching up failed: %s", store_errmsg(s));
         pthread_mutex_unlock(&catch_mu);
         ok = covered(at);
@@ -461,6 +643,11 @@ bool tallies_cover(struct store *s, const uint64_t at[2])
     if (!ok)
         atomic_fetch_add(&behind, 1);
     return ok;
+}
+
+int tallies_prune(struct store *s, int64_t keep)
+{
+    return store_is_pg(s) ? STORE_RUN(s, PRUNE_PG, STORE_INT(keep)) : 0;
 }
 
 bool tallies_get(const char *id, int64_t qv, struct votes *v)
@@ -546,7 +733,7 @@ static void *loader(void *arg)
 
 void tallies_setup(const char *uri, size_t max)
 {
-    if (has_thread || !max || store_uri_is_pg(uri)) {
+    if (has_thread || !max) {
         if (!has_thread)
             tallies_setup_empty(0, 0);
         return;

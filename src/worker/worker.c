@@ -20,6 +20,7 @@
 #include "store/accounts.h"
 #include "store/agents.h"
 #include "store/scout.h"
+#include "store/tallies.h"
 #include "store/votes.h"
 #include "util/log.h"
 #include "util/timefmt.h"
@@ -75,7 +76,8 @@ int worker_housekeeping(struct store *s, const struct worker_config *cfg, int64_
         (rc = rate_windows_prune(s, now - RATE_WINDOWS_RETENTION_US)) < 0 ||
         (rc = accounts_prune(s, now - ACCOUNTS_RETENTION_US)) < 0 ||
         (rc = reset_requests_prune(s, now - ACCOUNT_RESET_TTL_US)) < 0 ||
-        (rc = scout_runs_expire_all(s, now)) < 0) {
+        (rc = scout_runs_expire_all(s, now)) < 0 ||
+        (rc = tallies_prune(s, TALLIES_LOG_KEEP_XIDS)) < 0) {
         store_rollback(s);
         return rc;
     }

@@ -196,11 +196,11 @@ def copy_reads(s):
     return value(scrape(s), "whistle_tally_copy_reads_total")
 
 
-@pytest.mark.skipif(bool(helpers.PG), reason="the tally copy is SQLite's (store/tallies.h)")
 def test_the_tally_copy_answers_what_the_database_holds(server_factory):
-    """SQLite (store/tallies.h, migration 029): a node reads every incident's tallies at start
-    and its list pages take them from that copy instead of the tally rows, sending exactly the
-    bytes of a node without it (and without the fragments' cache, so that every page is read);
+    """Both drivers (store/tallies.h, migrations 029 and 031): a node reads every incident's
+    tallies at start and its list pages take them from that copy instead of the tally rows,
+    sending exactly the bytes of a node without it (and without the fragments' cache, so that
+    every page is read);
     a ballot on this node, one on the other node (another process: the change feed brings it),
     and a hand edit followed by the content version's move each show on the very next list
     page."""

@@ -10,6 +10,18 @@
 
 #include "store/store.h"
 
+/* The URI of database name on the cluster WHISTLE_TEST_PG names into uri: 0, or -1. */
+static inline int pgtmp_uri(const char *name, char *uri, size_t len)
+{
+    const char *base = getenv("WHISTLE_TEST_PG");
+    const char *scheme = base ? strstr(base, "://") : NULL;
+    const char *path = scheme ? strchr(scheme + 3, '/') : NULL;
+    if (!path)
+        return -1;
+    snprintf(uri, len, "%.*s/%s%s", (int)(path - base), base, name, path + strcspn(path, "?"));
+    return 0;
+}
+
 /* Creates the database prefix_<pid>_<n> (its name in name) over the maintenance connection
  * *admin and opens it migrated in *s: 1, or 0 when no cluster is named (the test skips), or
  * -1 on failure (said on stderr). */
@@ -24,12 +36,8 @@ static inline int pgtmp_open(const char *prefix, char name[64], struct store **a
     if (store_open(base, false, admin, err, sizeof err) != 0)
         return -1;
     snprintf(name, 64, "%s_%d_%d", prefix, (int)getpid(), ++counter);
-    const char *scheme = strstr(base, "://");
-    const char *path = scheme ? strchr(scheme + 3, '/') : NULL;
-    if (!path)
+    if (pgtmp_uri(name, uri, sizeof uri) < 0)
         return -1;
-    snprintf(uri, sizeof uri, "%.*s/%s%s", (int)(path - base), base, name,
-             path + strcspn(path, "?"));
     snprintf(sql, sizeof sql, "DROP DATABASE IF EXISTS %s", name);
     store_exec(*admin, sql);
     snprintf(sql, sizeof sql, "CREATE DATABASE %s", name);

@@ -61,12 +61,17 @@
     " t.correct, t.incorrect, t.unsure"                                                            \
     " FROM m LEFT JOIN vote_tallies t ON t.incident_id = m.incident_id ORDER BY 1 NULLS FIRST"
 /* The worker's trim: the rows of transactions more than ?1 IDs before the oldest one running,
- * and that bound as the horizon, in one statement (one transaction). */
+ * and the horizon moved just past the largest deleted, in one statement (one transaction).
+ * With nothing to delete it changes no row: no transaction ID, so no version moves (pg.c
+ * WROTE) and no cached body is dropped by a housekeeping pass. */
 #define PRUNE_PG                                                                                   \
-    "WITH h AS (SELECT CAST(CAST(greatest(CAST(CAST(pg_snapshot_xmin(pg_current_snapshot())"       \
-    " AS text) AS bigint) - ?, 0) AS text) AS xid8) AS x),"                                        \
-    " d AS (DELETE FROM tally_log WHERE xid < (SELECT x FROM h))"                                  \
-    " UPDATE tally_log_horizon SET xid = greatest(xid, (SELECT x FROM h)) WHERE id = 1"
+    "WITH d AS (DELETE FROM tally_log WHERE xid < CAST(CAST(greatest(CAST(CAST("                   \
+    "pg_snapshot_xmin(pg_current_snapshot()) AS text) AS bigint) - ?, 0) AS text) AS xid8)"        \
+    " RETURNING xid),"                                                                             \
+    " m AS (SELECT CAST(CAST(CAST(CAST(max(xid) AS text) AS bigint) + 1 AS text) AS xid8) AS x"    \
+    " FROM d)"                                                                                     \
+    " UPDATE tally_log_horizon SET xid = (SELECT x FROM m) WHERE id = 1 AND (SELECT x FROM m) > "  \
+    "xid"
 
 /* One incident's tallies for one question version, summed over the slots. A count that does
  * not fit (negative, or past 32 bits) makes the entry one the copy cannot answer for. */

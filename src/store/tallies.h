@@ -77,8 +77,9 @@ void tallies_counts(struct tallies_counts *c);
  * oldest transaction running (a node further behind reads its copy again). */
 #define TALLIES_LOG_KEEP_XIDS 1000000
 /* Housekeeping: deletes PostgreSQL's log rows of transactions more than keep IDs before the
- * oldest one running and moves the log's horizon there (SQLite's log trims itself: nothing to
- * do). 0 or a negative store_rc. */
+ * oldest one running and moves the log's horizon just past the largest it deleted; with none
+ * to delete it writes nothing (no version moves). SQLite's log trims itself: nothing to do.
+ * 0 or a negative store_rc. */
 int tallies_prune(struct store *s, int64_t keep);
 
 #endif

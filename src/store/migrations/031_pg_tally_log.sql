@@ -14,9 +14,10 @@
 --     are ranges of the index on xid, so a catch-up reads what changed and nothing else,
 --     whatever order the writers committed in.
 --   * The worker's housekeeping (once a minute) deletes the rows of transactions more than a
---     million IDs before the oldest one still running, and records that bound in
---     tally_log_horizon in the same transaction. A node whose last snapshot's xmin is below
---     the bound may have missed a deleted row: it reads every tally again.
+--     million IDs before the oldest one still running, and moves tally_log_horizon just past
+--     the largest ID it deleted, in the same transaction (nothing to delete: nothing written).
+--     A node whose last snapshot's xmin is below the horizon may have missed a deleted row: it
+--     reads every tally again.
 
 -- @postgresql-only (SQLite's feed is migration 029)
 CREATE TABLE tally_log (

@@ -592,9 +592,12 @@ static int catch_up_locked(struct store *s, const uint64_t at[2])
     store_reset(st);
     bool reload = false;
     if (rc >= 0 && pg) {
-        /* more than a catch-up reads, or rows the copy had not seen trimmed (below the
-         * horizon, which is past the xmin of the copy's snapshot) */
-        reload = k.rows > span || k.horizon > strtoull(prev, NULL, 10);
+        /* more than a catch-up reads, rows the copy had not seen trimmed (below the horizon,
+         * which is past the xmin of the copy's snapshot), or transaction IDs gone backwards
+         * (another cluster behind the same address, a restored dump: its IDs say nothing
+         * about the copy's snapshot) */
+        uint64_t was = strtoull(prev, NULL, 10);
+        reload = k.rows > span || k.horizon > was || strtoull(k.snap, NULL, 10) < was;
         /* the snapshot of this statement was taken after the caller read at */
         k.v[0] = at[0];
         k.v[1] = at[1] > held[1] ? at[1] : held[1];

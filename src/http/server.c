@@ -28,6 +28,7 @@
 #include "http/http.h"
 #include "http/pool.h"
 #include "util/log.h"
+#include "util/thread.h"
 #include "util/timefmt.h"
 
 #define URI_MAX 8192
@@ -223,14 +224,14 @@ static void watch_head(struct MHD_Connection *conn, int64_t since_us)
     pthread_mutex_unlock(&watch_lock);
 }
 
-static atomic_bool watchdog_stop;
+/* stopped when the server drains: the watchdog's sleep ends at once, not up to a tick later
+ * (which every stop of the server waited for) */
+static struct stopper watchdog_stop = STOPPER_INIT;
 
 static void *watchdog(void *arg)
 {
     (void)arg;
-    struct timespec tick = {0, 200 * 1000 * 1000};
-    while (!atomic_load(&watchdog_stop)) {
-        nanosleep(&tick, NULL);
+    while (!stopper_sleep(&watchdog_stop, 200 * 1000)) {
         int64_t now = time_mono_us(), limit = config->head_timeout_us;
         long cut = 0;
         pthread_mutex_lock(&watch_lock);
@@ -1357,7 +1358,7 @@ int http_serve(const struct server_config *cfg, const struct route *table, size_
     /* every suspended connection is resumed before the daemon stops (libmicrohttpd requires
      * it): requests still waiting for the password pool are answered 503 */
     http_pool_stop(answer_busy);
-    atomic_store(&watchdog_stop, true);
+    stopper_stop(&watchdog_stop);
     pthread_join(dog, NULL);
     if (md)
         MHD_stop_daemon(md);

@@ -23,6 +23,7 @@
 #include "store/tallies.h"
 #include "store/votes.h"
 #include "util/log.h"
+#include "util/thread.h"
 #include "util/timefmt.h"
 #include "worker/worker.h"
 
@@ -84,12 +85,6 @@ int worker_housekeeping(struct store *s, const struct worker_config *cfg, int64_
     return store_commit(s) < 0 ? -1 : 0;
 }
 
-static void sleep_ms(int ms)
-{
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
 /* One pass over a lane's table: units of work done, or a negative store_rc. */
 static int run_pass(const struct lane *l, struct store *s, const struct worker_config *cfg)
 {
@@ -116,11 +111,9 @@ static struct store *open_store(const struct worker_config *cfg)
     return s;
 }
 
-static void sleep_unless_stopped(int64_t ms, const atomic_bool *stop)
-{
-    for (int64_t waited = 0; waited < ms && !atomic_load(stop); waited += 50)
-        sleep_ms(50);
-}
+/* The lanes' sleeps between passes and after a failure, ended at once by worker_thread_stop
+ * (a stop waited up to 50 ms for them before, at every server's exit). */
+static struct stopper lanes_wake = STOPPER_INIT;
 
 /* A lane's loop until *cfg->stop: its own connection, reopened after a failure. */
 static void lane_loop(const struct lane *l, const struct worker_config *cfg)
@@ -137,12 +130,12 @@ static void lane_loop(const struct lane *l, const struct worker_config *cfg)
                 s = NULL;
             }
             backoff = backoff ? (backoff * 2 > 30000 ? 30000 : backoff * 2) : 500;
-            sleep_unless_stopped(backoff, cfg->stop);
+            stopper_sleep(&lanes_wake, (int64_t)backoff * 1000);
             continue;
         }
         backoff = 0;
         if (rc == 0)
-            sleep_unless_stopped(cfg->poll_us / 1000, cfg->stop);
+            stopper_sleep(&lanes_wake, cfg->poll_us);
     }
     if (s)
         store_close(s);
@@ -192,6 +185,7 @@ static void *thread_main(void *arg)
 int worker_thread_start(const struct worker_config *cfg)
 {
     atomic_store(&thread_stop, false);
+    stopper_reset(&lanes_wake);
     log_info("worker", "started: lanes research, mail and upkeep (auto-publish %s, mail %s)",
              cfg->auto_publish ? "on" : "off", cfg->smtp_url ? "via SMTP" : "to the log");
     for (size_t i = 0; i < WORKER_LANES; i++) {
@@ -210,6 +204,7 @@ int worker_thread_start(const struct worker_config *cfg)
 void worker_thread_stop(void)
 {
     atomic_store(&thread_stop, true);
+    stopper_stop(&lanes_wake);
     bool any = false;
     for (size_t i = 0; i < WORKER_LANES; i++) {
         if (!threads[i].running)

@@ -174,7 +174,7 @@ lint-openapi:
 unit: $(UNIT_BINS)
 
 test: deps all unit
-	@WHISTLE_BIN=$(BUILD)/whistle UNIT_BINS="$(UNIT_BINS)" TSAN=$(TSAN) bash tests/run.sh
+	@WHISTLE_BIN=$(BUILD)/whistle UNIT_BINS="$(UNIT_BINS)" TSAN=$(TSAN) SANITIZE=$(SANITIZE) bash tests/run.sh
 
 bench: deps deps-bench deps-pg all
 	WHISTLE_BIN=$(BUILD)/whistle bash bench/run.sh

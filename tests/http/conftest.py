@@ -47,6 +47,7 @@ class ServerFactory:
         d.mkdir(parents=True, exist_ok=True)
         db = d / "whistle.db"
         if doc is not None:
+            helpers.fresh_db(db)
             src = helpers.FIXTURES / doc if isinstance(doc, str) else doc
             r = import_doc(db, src, d)
             assert r.returncode == 0, f"fixture import failed: {r.stderr}"

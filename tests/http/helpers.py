@@ -94,6 +94,55 @@ def db_arg(db):
     return pg_uri(name)
 
 
+_template = None  # the database every fresh_db is copied from: migrated once a run
+_template_lock = threading.Lock()
+
+
+def _migrated_template():
+    """A database `whistle migrate` (the binary under test) made once for this process: a
+    SQLite file in a temporary directory, or a PostgreSQL database on the test cluster."""
+    global _template
+    with _template_lock:
+        if _template is None:
+            if PG:
+                name = f"tpl_{os.getpid()}"
+                psql(f"CREATE DATABASE {name}")
+                target = pg_uri(name)
+            else:
+                import atexit
+
+                d = tempfile.mkdtemp(prefix="whistle-template-")
+                atexit.register(shutil.rmtree, d, True)
+                name = target = os.path.join(d, "whistle.db")
+            r = subprocess.run([BIN, "migrate", "--db", target], capture_output=True, text=True,
+                               timeout=120)
+            assert r.returncode == 0, r.stderr
+            # the last connection's close checkpointed the log into the file and removed it:
+            # the file alone is the whole database
+            assert PG or not os.path.exists(target + "-wal"), "the template kept its WAL"
+            _template = name
+        return _template
+
+
+def fresh_db(db):
+    """Makes the database of test path db as `whistle migrate` leaves a new one, without
+    migrating it again: a copy of the file (SQLite), or a database created from the template
+    (PostgreSQL). Migrating every test's database cost 0.15 s a database on SQLite and 0.34 s on
+    PostgreSQL. Migrations from an empty database are still run by test_cli.py, by the unit
+    tests and by every command or server a test starts on a path that has no database yet."""
+    tpl = _migrated_template()
+    if not PG:
+        assert not os.path.exists(db), db
+        shutil.copyfile(tpl, db)
+        return
+    key = os.path.abspath(str(db))
+    with _pg_lock:
+        assert key not in _pg_dbs, db
+        name = "t_" + hashlib.sha1(key.encode()).hexdigest()[:24]
+        psql(f"CREATE DATABASE {name} TEMPLATE {tpl}")
+        _pg_dbs[key] = name
+
+
 def db_exists(db):
     """True when the database of a test path exists (the file, or the PostgreSQL database)."""
     if not PG:

@@ -25,6 +25,7 @@
 #include "cli/settings.h"
 #include "http/query.h"
 #include "util/jsonw.h"
+#include "util/log.h"
 #include "util/timefmt.h"
 #include "research/fetch.h"
 #include "worker/worker.h"
@@ -81,6 +82,9 @@ int cli_serve(int argc, char **argv)
         long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
         cfg->threads = ncpu > 0 ? (int)(ncpu < HTTP_THREADS_MAX ? ncpu : HTTP_THREADS_MAX) : 2;
     }
+    /* each request thread's SQLite page cache (64 MiB, store/sqlite.c) in one region */
+    if (store_sqlite_page_pool((size_t)cfg->threads * (64u << 20)) < 0)
+        log_info("store", "SQLite's page caches use the allocator");
     cfg->memory_limit = HTTP_CONNECTION_MEMORY;
     cfg->cache_token = st.no_cache ? NULL : cache_token;
     /* argon2id off the HTTP threads (http/pool.h): half the cores, so that reads keep the

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "store/driver.h"
@@ -589,3 +590,25 @@ static const struct store_driver sqlite_driver = {
     .idle_ok = sq_idle_ok,
     .reopen = sq_reopen,
 };
+
+/* SQLite's page caches, of every connection of the process, in one region mapped once: see
+ * store.h. SQLite writes a free-list link into each slot when it is given the region, so the
+ * region is resident from then on. */
+int store_sqlite_page_pool(size_t bytes)
+{
+    int hdr = 0;
+    if (bytes == 0 || sqlite3_config(SQLITE_CONFIG_PCACHE_HDRSZ, &hdr) != SQLITE_OK)
+        return -1;
+    size_t slot = ((size_t)STORE_SQLITE_PAGE + (size_t)hdr + 7) & ~(size_t)7;
+    size_t n = bytes / slot;
+    if (n == 0 || n > INT32_MAX)
+        return -1;
+    void *pool = mmap(NULL, n * slot, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (pool == MAP_FAILED)
+        return -1;
+    if (sqlite3_config(SQLITE_CONFIG_PAGECACHE, pool, (int)slot, (int)n) != SQLITE_OK) {
+        munmap(pool, n * slot);
+        return -1;
+    }
+    return 0;
+}

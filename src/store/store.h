@@ -365,6 +365,17 @@ void store_thread_setup(const char *uri);
  * does, before its threads start. 0, or a negative store_rc with the reason in err. */
 int store_hold_file(const char *uri, char *err, size_t errlen);
 
+/* The page size of the databases `whistle migrate` creates (SQLite's default). */
+#define STORE_SQLITE_PAGE 4096
+/* Gives SQLite's page caches, of every connection of the process, one region of about bytes,
+ * mapped once and never given back: a page cache that grows takes its pages from there, not
+ * from the allocator of the thread that reads, whose heaps glibc unmaps once a request has
+ * freed them and maps again for the next one. Pages a full region cannot hold come from the
+ * allocator as before. Call before the process opens any database (whistle serve does, for
+ * its request threads' caches): 0, or -1 when SQLite was already started or the memory
+ * cannot be had (the caches then use the allocator). */
+int store_sqlite_page_pool(size_t bytes);
+
 /* The budget of one read transaction on a store_thread() connection (a request's read):
  * beyond it the read fails with STORE_BUSY, answered 503, so no request shape can occupy a
  * worker for seconds. SQLite counts virtual-machine instructions (independent of the load

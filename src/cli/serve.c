@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -69,6 +70,26 @@ static void keep_freed_memory(void)
     mallopt(M_TRIM_THRESHOLD, 64 << 20);
 }
 
+/* SQLite's page caches, of the request threads, in one region (store.h store_sqlite_page_pool):
+ * 64 MiB a thread (a connection's cache, store/sqlite.c), but never more than the file and
+ * 1 MiB for it to grow (a small database's caches never hold more), nor 1 GiB in all; none
+ * on PostgreSQL. */
+static void page_pool(const char *db, int threads)
+{
+    if (store_uri_is_pg(db))
+        return;
+    size_t per = (size_t)64 << 20, grow = (size_t)1 << 20;
+    struct stat sb;
+    size_t file = stat(db, &sb) == 0 && sb.st_size > 0 ? (size_t)sb.st_size : 0;
+    if (file + grow < per)
+        per = file + grow;
+    size_t total = per * (size_t)threads;
+    if (total > (size_t)1 << 30)
+        total = (size_t)1 << 30;
+    if (store_sqlite_page_pool(total) < 0)
+        log_info("store", "SQLite's page caches use the allocator");
+}
+
 int cli_serve(int argc, char **argv)
 {
     struct cli_settings st;
@@ -82,9 +103,7 @@ int cli_serve(int argc, char **argv)
         long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
         cfg->threads = ncpu > 0 ? (int)(ncpu < HTTP_THREADS_MAX ? ncpu : HTTP_THREADS_MAX) : 2;
     }
-    /* each request thread's SQLite page cache (64 MiB, store/sqlite.c) in one region */
-    if (store_sqlite_page_pool((size_t)cfg->threads * (64u << 20)) < 0)
-        log_info("store", "SQLite's page caches use the allocator");
+    page_pool(st.db, cfg->threads);
     cfg->memory_limit = HTTP_CONNECTION_MEMORY;
     cfg->cache_token = st.no_cache ? NULL : cache_token;
     /* argon2id off the HTTP threads (http/pool.h): half the cores, so that reads keep the

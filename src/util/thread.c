@@ -44,14 +44,6 @@ void stopper_stop(struct stopper *st)
     pthread_mutex_unlock(&st->mu);
 }
 
-bool stopper_stopped(struct stopper *st)
-{
-    pthread_mutex_lock(&st->mu);
-    bool stopped = st->stop;
-    pthread_mutex_unlock(&st->mu);
-    return stopped;
-}
-
 void stopper_reset(struct stopper *st)
 {
     pthread_mutex_lock(&st->mu);

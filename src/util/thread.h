@@ -23,11 +23,10 @@ struct stopper {
         PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false                                 \
     }
 
-/* Sleeps us microseconds or until stopper_stop: true when stopped. */
+/* Sleeps us microseconds or until stopper_stop: true when stopped (us 0: whether it is). */
 bool stopper_sleep(struct stopper *st, int64_t us);
 /* Stops every sleeper, now and later. */
 void stopper_stop(struct stopper *st);
-bool stopper_stopped(struct stopper *st);
 /* Lets sleepers sleep again (a loop started anew after a stop). */
 void stopper_reset(struct stopper *st);
 

@@ -78,6 +78,11 @@ def _find_psql():
 PSQL = _find_psql() if PG else None
 
 
+def _pg_name(key):
+    """The PostgreSQL database that stands for the test path key (absolute)."""
+    return "t_" + hashlib.sha1(key.encode()).hexdigest()[:24]
+
+
 def db_arg(db):
     """The --db value for a test database path: the path itself, or with WHISTLE_TEST_PG the
     URI of the PostgreSQL database that stands for it (created empty on first use)."""
@@ -88,7 +93,7 @@ def db_arg(db):
     with _pg_lock:
         name = _pg_dbs.get(key)
         if name is None:
-            name = "t_" + hashlib.sha1(key.encode()).hexdigest()[:24]
+            name = _pg_name(key)
             psql(f"CREATE DATABASE {name}")
             _pg_dbs[key] = name
     return pg_uri(name)
@@ -138,7 +143,7 @@ def fresh_db(db):
     key = os.path.abspath(str(db))
     with _pg_lock:
         assert key not in _pg_dbs, db
-        name = "t_" + hashlib.sha1(key.encode()).hexdigest()[:24]
+        name = _pg_name(key)
         psql(f"CREATE DATABASE {name} TEMPLATE {tpl}")
         _pg_dbs[key] = name
 

@@ -69,13 +69,13 @@ static void test_a_stop_wakes_every_sleeper(void **state)
     struct sleeper z[3];
     pthread_t t[3];
     start_sleepers(&st, z, t, 3);
-    assert_false(stopper_stopped(&st));
+    assert_false(stopper_sleep(&st, 0));
     stopper_stop(&st);
     for (int i = 0; i < 3; i++) {
         join_woken(t[i]);
         assert_true(z[i].stopped);
     }
-    assert_true(stopper_stopped(&st));
+    assert_true(stopper_sleep(&st, 0));
 }
 
 static void test_a_sleep_after_the_stop_returns_at_once(void **state)
@@ -101,7 +101,7 @@ static void test_a_reset_lets_the_loop_sleep_again(void **state)
     struct stopper st = STOPPER_INIT;
     stopper_stop(&st);
     stopper_reset(&st);
-    assert_false(stopper_stopped(&st));
+    assert_false(stopper_sleep(&st, 0));
     assert_false(stopper_sleep(&st, 1000));
     struct sleeper z[1];
     pthread_t t[1];
